@@ -1,0 +1,189 @@
+//! `flushscope`: runs FlushScope scenarios headless. See DESIGN.md's CLI contract.
+//!
+//! Exit codes: 0 when the run executed (whatever the model's outcome), 1 when
+//! `explore` found a violation, 2 on bad input.
+
+use std::io::Read as _;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use flush_core::scenario::MAX_SCENARIO_BYTES;
+use flush_core::{builtin, AnyRun, Choice, ModelKind, Policy, Scenario, Version};
+
+#[derive(Parser)]
+#[command(
+    name = "flushscope",
+    version,
+    about = "Step through Milvus's datanode flush machinery (flush-2021, sync-2024), headless",
+    long_about = "Runs FlushScope scenarios: the 2021 flush manager (orderFlushQueue, flushTaskRunner, injections, drop mode) and the 2024 metacache / SyncSegments race (#34018). Every step names the Go function it models.\n\nFILE is a scenario file (JSON), `-` for standard input, or `builtin:NAME` for a built-in scenario (see `flushscope list`).\n\nExit codes: 0 the run executed (whatever the model's outcome: completed, panic, deadlock, invariant, step_limit); 1 `explore` found a violation; 2 bad input."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scenario once and print its trace, one line per step, then the outcome.
+    Run {
+        /// Scenario file, `-` for stdin, or `builtin:NAME`.
+        file: String,
+        /// Seed of the random scheduler (default: the scenario's seed).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Milvus version for sync-2024 scenarios: ca7ef26e4b, b5c9a7364b, c65f41dc60, 4cf1a358ba.
+        #[arg(long)]
+        version: Option<String>,
+        /// Replay a schedule: goroutine numbers, e.g. `0,0,1,3,3,2` (`5.1` = select case 1).
+        /// When it runs out or names a goroutine that cannot run, the seeded scheduler takes over.
+        #[arg(long, conflicts_with = "scripted")]
+        schedule: Option<String>,
+        /// Replay the schedule embedded in the scenario file.
+        #[arg(long)]
+        scripted: bool,
+        /// Stop after this many steps (default: the scenario's max_steps).
+        #[arg(long)]
+        max_steps: Option<u32>,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Also print the Milvus log lines the steps correspond to (text mode).
+        #[arg(long)]
+        logs: bool,
+    },
+    /// Search interleavings (breadth first, so each violation comes with a shortest schedule).
+    Explore {
+        /// Scenario file, `-` for stdin, or `builtin:NAME`.
+        file: String,
+        /// Milvus version for sync-2024 scenarios.
+        #[arg(long)]
+        version: Option<String>,
+        /// Longest schedule to explore.
+        #[arg(long, default_value_t = 200)]
+        max_steps: u32,
+        /// Stop after this many distinct states.
+        #[arg(long, default_value_t = 2_000_000)]
+        max_states: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the built-in scenarios.
+    List,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("flushscope: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.cmd {
+        Cmd::List => {
+            for name in builtin::names() {
+                let sc = builtin::get(name).expect("built-in");
+                println!("{name:<26} {:<10} {}", sc.model.as_str(), sc.title);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Run { file, seed, version, schedule, scripted, max_steps, json, logs } => {
+            let mut sc = load(&file)?;
+            apply_version(&mut sc, version.as_deref())?;
+            if let Some(m) = max_steps {
+                if m == 0 {
+                    return Err("--max-steps must be at least 1".into());
+                }
+                sc.max_steps = m;
+            }
+            let seed = seed.unwrap_or(sc.seed);
+            let policy = if let Some(s) = schedule {
+                Policy::Scripted { script: Choice::parse_list(&s).map_err(|e| format!("--schedule: {e}"))?, fallback_seed: seed }
+            } else if scripted {
+                let script = sc.schedule.clone().ok_or_else(|| format!("{file}: --scripted, but the scenario has no \"schedule\""))?;
+                Policy::Scripted { script, fallback_seed: seed }
+            } else {
+                Policy::Seeded(seed)
+            };
+            let mut r = AnyRun::new(Arc::new(sc), policy);
+            r.run_to_end();
+            if json {
+                let text = serde_json::to_string_pretty(&r.report()).map_err(|e| e.to_string())?;
+                println!("{text}");
+            } else {
+                print!("{}", r.text(logs));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Explore { file, version, max_steps, max_states, json } => {
+            let mut sc = load(&file)?;
+            apply_version(&mut sc, version.as_deref())?;
+            let started = std::time::Instant::now();
+            let mut report = flush_core::explore::explore(Arc::new(sc), max_steps, max_states);
+            report.time_ms = Some(started.elapsed().as_millis() as u64);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
+            } else {
+                print!("{}", report.text());
+            }
+            Ok(if report.violations.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
+    }
+}
+
+fn apply_version(sc: &mut Scenario, version: Option<&str>) -> Result<(), String> {
+    let Some(v) = version else { return Ok(()) };
+    if sc.model != ModelKind::Sync2024 {
+        return Err(format!("--version applies to sync-2024 scenarios; {} is {}", sc.name, sc.model.as_str()));
+    }
+    sc.version = Some(Version::parse(v).ok_or_else(|| format!("--version: unknown version \"{v}\"; known: {}", Version::list()))?);
+    Ok(())
+}
+
+/// Reads a scenario from a file, stdin or the built-ins, refusing oversized input
+/// before reading it whole.
+fn load(file: &str) -> Result<Scenario, String> {
+    if let Some(name) = file.strip_prefix("builtin:") {
+        return builtin::get(name)
+            .ok_or_else(|| format!("no built-in scenario \"{name}\"; known: {}", builtin::names().join(", ")));
+    }
+    let limit = MAX_SCENARIO_BYTES as u64;
+    let (text, shown) = if file == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin().take(limit + 1).read_to_end(&mut buf).map_err(|e| format!("<stdin>: {e}"))?;
+        if buf.len() as u64 > limit {
+            return Err(format!("<stdin>: more than {limit} bytes; scenario files are limited to {limit} bytes"));
+        }
+        (String::from_utf8(buf).map_err(|e| format!("<stdin>: not UTF-8 text ({e})"))?, "<stdin>".to_owned())
+    } else {
+        let path = Path::new(file);
+        let meta = std::fs::metadata(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
+        if meta.is_dir() {
+            return Err(format!("{file}: is a directory, not a scenario file"));
+        }
+        if meta.len() > limit {
+            return Err(format!(
+                "{file}: the file is {:.1} MB; scenario files are limited to {} MB",
+                meta.len() as f64 / 1e6,
+                limit / (1024 * 1024)
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
+        (String::from_utf8(bytes).map_err(|e| format!("{file}: not UTF-8 text ({e})"))?, file.to_owned())
+    };
+    Scenario::parse(&text, &shown).map_err(|e| e.to_string())
+}
+
+fn io_words(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => e.to_string(),
+    }
+}

@@ -1,0 +1,345 @@
+//! The model-independent engine: a [`Model`] is a world that knows its runnable
+//! choices and how to step; a [`Run`] drives one with a [`Scheduler`], records the
+//! trace, checks for the end, and can revisit any step (snapshots plus replay).
+
+use std::fmt;
+use std::hash::Hash;
+use std::sync::Arc;
+
+use crate::scenario::Scenario;
+use crate::sched::{Choice, Policy, SchedNote, Scheduler};
+
+/// A world that can be stepped. Implemented by the flush-2021 and sync-2024 models.
+pub trait Model: Clone + Eq + Hash {
+    /// One fact of a step.
+    type Ev: Clone;
+    /// Who ran a step, captured before it ran (the goroutine may be gone after).
+    type Who: Copy;
+
+    fn new(sc: &Scenario) -> Self;
+    /// The runnable choices, sorted by goroutine then `select` case.
+    fn runnable(&self, sc: &Scenario, out: &mut Vec<Choice>);
+    /// Runs a runnable choice; appends the facts to `ev`.
+    fn step(&mut self, sc: &Scenario, c: Choice, ev: &mut Vec<Self::Ev>);
+    fn who(&self, g: u32) -> Self::Who;
+    fn who_name(sc: &Scenario, who: &Self::Who) -> String;
+    /// The Go panic that ended the run, if any: goroutine and message.
+    fn go_panic(&self) -> Option<(u32, &str)>;
+    /// Invariant violations so far: stable name and description.
+    fn violations(&self, sc: &Scenario) -> Vec<(&'static str, String)>;
+    /// True when what is left may wait forever harmlessly (the run completed).
+    fn quiescent(&self) -> bool;
+    /// Blocked goroutines, for a deadlock report: (id, name, what it waits on).
+    fn blocked(&self, sc: &Scenario) -> Vec<(u32, String, String)>;
+    fn ev_go_fn(ev: &Self::Ev) -> &'static str;
+    fn ev_render(sc: &Scenario, ev: &Self::Ev, out: &mut String);
+    /// The Milvus log line a fact corresponds to, if Milvus logs there.
+    fn ev_log(_sc: &Scenario, _ev: &Self::Ev) -> Option<String> {
+        None
+    }
+    /// True if the fact reports an invariant violation.
+    fn ev_is_violation(ev: &Self::Ev) -> bool;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeKind {
+    Completed,
+    Panic,
+    Deadlock,
+    Invariant,
+    StepLimit,
+}
+
+impl OutcomeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutcomeKind::Completed => "completed",
+            OutcomeKind::Panic => "panic",
+            OutcomeKind::Deadlock => "deadlock",
+            OutcomeKind::Invariant => "invariant",
+            OutcomeKind::StepLimit => "step_limit",
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Outcome {
+    pub kind: OutcomeKind,
+    pub message: String,
+    /// The goroutine concerned (the panicking one), as `g3 name`.
+    pub goroutine: Option<String>,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind.as_str())?;
+        if let Some(g) = &self.goroutine {
+            write!(f, " in {g}")?;
+        }
+        if !self.message.is_empty() {
+            write!(f, ": {}", self.message)?;
+        }
+        Ok(())
+    }
+}
+
+/// One step of the trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepRecord<W> {
+    /// Steps are numbered from 1.
+    pub step: u32,
+    pub choice: Choice,
+    pub who: W,
+    /// The step's facts are `events[ev_start..ev_end]`.
+    pub ev_start: u32,
+    pub ev_end: u32,
+    pub note: Option<SchedNote>,
+}
+
+/// A world is snapshotted every `SNAPSHOT_EVERY` steps; revisiting step N costs a
+/// clone plus at most that many replayed steps.
+pub const SNAPSHOT_EVERY: u32 = 128;
+
+/// A run: the scenario, the schedule so far, the trace, and a cursor that can be
+/// moved to any recorded step.
+#[derive(Clone)]
+pub struct Run<M: Model> {
+    sc: Arc<Scenario>,
+    sched: Scheduler,
+    /// World after `cursor` steps, when the cursor is behind the head.
+    world: Option<M>,
+    cursor: u32,
+    /// World after `len()` steps (the end of the recorded run).
+    head: M,
+    records: Vec<StepRecord<M::Who>>,
+    events: Vec<M::Ev>,
+    snapshots: Vec<M>,
+    outcome: Option<Outcome>,
+    /// Runnable choices at the head.
+    head_runnable: Vec<Choice>,
+    scratch: Vec<M::Ev>,
+}
+
+/// Why `advance` did not step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The run has ended.
+    Ended,
+    /// The manual policy is waiting for the caller's choice.
+    NeedChoice,
+    /// The caller's choice is not runnable at the head.
+    NotRunnable(Choice),
+}
+
+impl<M: Model> Run<M> {
+    pub fn new(sc: Arc<Scenario>, policy: Policy) -> Run<M> {
+        let world = M::new(&sc);
+        let mut run = Run {
+            sched: Scheduler::new(policy),
+            head: world.clone(),
+            snapshots: vec![world],
+            world: None,
+            cursor: 0,
+            records: Vec::new(),
+            events: Vec::new(),
+            outcome: None,
+            head_runnable: Vec::new(),
+            scratch: Vec::new(),
+            sc,
+        };
+        run.refresh_head();
+        run
+    }
+
+    // ----- getters -----
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.sc
+    }
+    pub fn scenario_arc(&self) -> &Arc<Scenario> {
+        &self.sc
+    }
+    pub fn policy(&self) -> &Policy {
+        self.sched.policy()
+    }
+    /// Number of recorded steps.
+    pub fn len(&self) -> u32 {
+        self.records.len() as u32
+    }
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+    pub fn cursor(&self) -> u32 {
+        self.cursor
+    }
+    /// The world after `cursor()` steps.
+    pub fn world(&self) -> &M {
+        self.world.as_ref().unwrap_or(&self.head)
+    }
+    /// The world at the end of the recorded run.
+    pub fn head(&self) -> &M {
+        &self.head
+    }
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+    pub fn records(&self) -> &[StepRecord<M::Who>] {
+        &self.records
+    }
+    pub fn record(&self, step: u32) -> Option<&StepRecord<M::Who>> {
+        step.checked_sub(1).and_then(|i| self.records.get(i as usize))
+    }
+    pub fn events_of(&self, r: &StepRecord<M::Who>) -> &[M::Ev] {
+        &self.events[r.ev_start as usize..r.ev_end as usize]
+    }
+    pub fn schedule(&self) -> Vec<Choice> {
+        self.records.iter().map(|r| r.choice).collect()
+    }
+    /// Runnable choices at the cursor.
+    pub fn runnable_here(&self) -> Vec<Choice> {
+        if self.world.is_none() {
+            return self.head_runnable.clone();
+        }
+        let mut v = Vec::new();
+        self.world().runnable(&self.sc, &mut v);
+        v
+    }
+
+    // ----- stepping at the head -----
+
+    /// Takes one step at the head, chosen by the scheduler. Moves the cursor to the head.
+    pub fn advance(&mut self) -> Result<u32, Stop> {
+        if self.outcome.is_some() {
+            return Err(Stop::Ended);
+        }
+        let Some((choice, note)) = self.sched.pick(&self.head_runnable) else {
+            return Err(Stop::NeedChoice);
+        };
+        self.apply(choice, note);
+        Ok(self.len())
+    }
+
+    /// Takes `choice` as the next step after the cursor. If the cursor is behind the
+    /// head, the later history is dropped first (a new branch), and the scheduler
+    /// becomes manual.
+    pub fn advance_with(&mut self, choice: Choice) -> Result<u32, Stop> {
+        if self.cursor < self.len() {
+            self.truncate_to_cursor();
+            self.sched = Scheduler::new(Policy::Manual);
+        }
+        if self.outcome.is_some() {
+            return Err(Stop::Ended);
+        }
+        if !self.head_runnable.contains(&choice) {
+            return Err(Stop::NotRunnable(choice));
+        }
+        self.apply(choice, None);
+        Ok(self.len())
+    }
+
+    /// Steps until the run ends or the scheduler needs a manual choice.
+    pub fn run_to_end(&mut self) -> Option<&Outcome> {
+        while self.advance().is_ok() {}
+        self.outcome.as_ref()
+    }
+
+    /// Steps at most `n` times.
+    pub fn run_steps(&mut self, n: u32) {
+        for _ in 0..n {
+            if self.advance().is_err() {
+                break;
+            }
+        }
+    }
+
+    fn apply(&mut self, choice: Choice, note: Option<SchedNote>) {
+        let who = self.head.who(choice.g);
+        let start = self.events.len() as u32;
+        self.head.step(&self.sc, choice, &mut self.events);
+        let step = self.len() + 1;
+        self.records.push(StepRecord { step, choice, who, ev_start: start, ev_end: self.events.len() as u32, note });
+        if step % SNAPSHOT_EVERY == 0 {
+            self.snapshots.push(self.head.clone());
+        }
+        self.refresh_head();
+        self.world = None;
+        self.cursor = step;
+    }
+
+    fn refresh_head(&mut self) {
+        let sc = &self.sc;
+        self.head.runnable(sc, &mut self.head_runnable);
+        if let Some((g, msg)) = self.head.go_panic() {
+            let name = self.records.last().map(|r| M::who_name(sc, &r.who)).unwrap_or_default();
+            self.outcome = Some(Outcome { kind: OutcomeKind::Panic, message: msg.to_owned(), goroutine: Some(format!("g{g} {name}")) });
+            return;
+        }
+        if self.head_runnable.is_empty() {
+            let violations = self.head.violations(sc);
+            self.outcome = Some(if let Some((name, msg)) = violations.first() {
+                Outcome { kind: OutcomeKind::Invariant, message: format!("{name}: {msg}"), goroutine: None }
+            } else if self.head.quiescent() {
+                Outcome { kind: OutcomeKind::Completed, message: String::new(), goroutine: None }
+            } else {
+                let blocked = self.head.blocked(sc);
+                let words: Vec<String> = blocked.iter().map(|(g, n, w)| format!("g{g} {n} waits on {w}")).collect();
+                Outcome { kind: OutcomeKind::Deadlock, message: words.join("; "), goroutine: None }
+            });
+            return;
+        }
+        if self.len() >= sc.max_steps {
+            self.outcome = Some(Outcome {
+                kind: OutcomeKind::StepLimit,
+                message: format!("stopped after {} steps with work left", self.len()),
+                goroutine: None,
+            });
+        }
+    }
+
+    fn truncate_to_cursor(&mut self) {
+        let n = self.cursor;
+        if let Some(r) = self.records.get(n as usize) {
+            self.events.truncate(r.ev_start as usize);
+        }
+        self.records.truncate(n as usize);
+        self.snapshots.truncate((n / SNAPSHOT_EVERY) as usize + 1);
+        if let Some(w) = self.world.take() {
+            self.head = w;
+        }
+        self.outcome = None;
+        self.refresh_head();
+    }
+
+    // ----- time travel -----
+
+    /// Moves the cursor to step `n` (0 = the initial state), clamped to the run.
+    pub fn goto(&mut self, n: u32) {
+        let n = n.min(self.len());
+        if n == self.cursor {
+            return;
+        }
+        if n == self.len() {
+            self.world = None;
+            self.cursor = n;
+            return;
+        }
+        // Replay forward from the cursor when it is close behind, else from a snapshot.
+        let base = (n / SNAPSHOT_EVERY) * SNAPSHOT_EVERY;
+        let mut world = match self.world.take() {
+            Some(w) if self.cursor <= n && self.cursor >= base => w,
+            _ => {
+                self.cursor = base;
+                self.snapshots[(n / SNAPSHOT_EVERY) as usize].clone()
+            }
+        };
+        while self.cursor < n {
+            let c = self.records[self.cursor as usize].choice;
+            self.scratch.clear();
+            world.step(&self.sc, c, &mut self.scratch);
+            self.cursor += 1;
+        }
+        self.world = Some(world);
+    }
+}

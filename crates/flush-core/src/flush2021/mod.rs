@@ -1,0 +1,604 @@
+//! The 2021 flush manager (`internal/datanode/flush_manager.go` and
+//! `flush_task.go` at `891c202b73`), as a deterministic step machine.
+//!
+//! Every goroutine of the Go code is a [`Goroutine`] whose [`At`] names the
+//! blocking point it stands at (B1–B14 of MODEL.md §1.3). A step runs one
+//! goroutine past one blocking point and on to the next; [`World::step`] is the
+//! only mutator. Go channels that are only ever closed are signals (an id that is
+//! open until closed); `injectCh` is a FIFO; `injectOver` is [`Over`].
+
+mod event;
+mod step;
+
+pub use event::{Ev, Violation};
+pub use step::{retry_sleep_ms, Rpc};
+
+use std::collections::VecDeque;
+
+use crate::scenario::{InjId, PosId, ReplicaState, Scenario};
+
+pub type Gid = u32;
+pub type RunnerId = u32;
+pub type SigId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HalfKind {
+    Insert,
+    Delete,
+}
+
+impl HalfKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HalfKind::Insert => "insert",
+            HalfKind::Delete => "delete",
+        }
+    }
+}
+
+/// Where a signal (a Go channel that is only closed) came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SigOrigin {
+    /// `orderFlushQueue.init`: `tailCh = make(chan); close(tailCh)`.
+    QueueInit,
+    /// A runner's `finishSignal`; `seq` is its creation order in the queue.
+    Runner { seq: u32 },
+    /// An inject handler's `injectDone` channel.
+    InjectDone { handler: Gid },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SignalRef {
+    pub id: SigId,
+    pub origin: SigOrigin,
+}
+
+/// Where a pack comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PackSource {
+    /// A queued runner's `waitFinish`.
+    Runner,
+    /// A drop-mode ad-hoc runner of `handleInsertTask`.
+    DropInsert,
+    /// A drop-mode ad-hoc runner of `handleDeleteTask`.
+    DropDelete,
+}
+
+/// `segmentFlushPack`, without the binlog maps (all flushes of the model carry nil data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pack {
+    pub runner: RunnerId,
+    pub source: PackSource,
+    /// After any `postInjection` remap.
+    pub segment: i64,
+    pub pos: Option<PosId>,
+    pub flushed: bool,
+    pub dropped: bool,
+    /// `pack.err = errors.New("execution failed")`.
+    pub err: bool,
+}
+
+/// `flushTaskRunner`: lives from `getFlushTaskRunner` (or a drop-mode
+/// `handleXTask`) until its pack is notified (or appended to the drop packs).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Runner {
+    pub id: RunnerId,
+    pub segment: i64,
+    /// The MsgID it is keyed by in `working` (normal mode) or flushes (drop mode).
+    pub pos: PosId,
+    /// Creation order within its queue (normal mode).
+    pub seq: u32,
+    /// `Some(kind)` for a drop-mode ad-hoc runner with its single half.
+    pub adhoc: Option<HalfKind>,
+    /// The embedded `sync.WaitGroup` (2 normally, 1 in drop mode).
+    pub wg: u8,
+    pub insert_set: bool,
+    pub delete_set: bool,
+    /// Set by the insert half: `pos`, `flushed`, `dropped`.
+    pub has_pos: bool,
+    pub flushed: bool,
+    pub dropped: bool,
+    pub insert_err: bool,
+    pub delete_err: bool,
+    /// Set by `init` (under `tailMut`); `None` while the creator waits in B7.
+    pub start: Option<SignalRef>,
+    pub finish: Option<SigId>,
+    /// The `waitFinish` goroutine.
+    pub goroutine: Option<Gid>,
+    /// The pack built after B2 (`getFlushPack`).
+    pub pack: Option<Pack>,
+}
+
+/// `injectOver`: a buffered `chan bool` of capacity segmentCnt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Over {
+    /// Nothing sent yet: receivers block.
+    Pending,
+    /// `injectDone(true)` sent segmentCnt `true`s; `k` are left in the buffer.
+    Filled(u32),
+    /// `injectDone(false)` closed it: every receive yields `false`.
+    Closed,
+}
+
+impl Over {
+    pub fn receivable(self) -> bool {
+        !matches!(self, Over::Pending | Over::Filled(0))
+    }
+}
+
+/// `taskInjection`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Injection {
+    /// `injectFlush` has been called.
+    pub started: bool,
+    /// The `wg` counter: `injectOne` calls still missing.
+    pub remaining: u32,
+    /// `injected` closed by `waitForInjected`.
+    pub injected: bool,
+    pub over: Over,
+    /// Segments whose queue took it (`injectOne`), in order.
+    pub taken: Vec<i64>,
+}
+
+/// `injectHandler` as the queue's field sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Handler {
+    pub goroutine: Gid,
+    /// `done` has been closed (`close()` called).
+    pub done: bool,
+}
+
+/// `orderFlushQueue`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Queue {
+    pub segment: i64,
+    pub tail: SignalRef,
+    pub running: u32,
+    pub handler: Option<Handler>,
+    /// The sticky `postInjection`: the injection whose function it is.
+    pub post_inj: Option<InjId>,
+    pub inject_ch: VecDeque<InjId>,
+    /// `working`: MsgID → runner, in creation order.
+    pub working: Vec<(PosId, RunnerId)>,
+    pub next_seq: u32,
+    /// The seq of the next runner allowed to notify.
+    pub notify_seq: u32,
+    /// Holder of `injectMut` across a blocking point (B7), if any.
+    pub inject_mut: Option<Gid>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AllFlushed {
+    /// `startDropping` not called: `allFlushed` is a nil channel.
+    Unset,
+    Open,
+    Closed,
+}
+
+/// `dropHandler` plus `dropping`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DropState {
+    pub dropping: bool,
+    pub all_flushed: AllFlushed,
+    pub packs: Vec<Pack>,
+    /// The packs given to `flushAndDrop`, after the postInjection pass.
+    pub flush_and_drop: Option<Vec<Pack>>,
+}
+
+/// A segment of the datanode `Replica` (segment_replica.go).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReplicaSeg {
+    pub segment: i64,
+    pub state: ReplicaState,
+    pub rows: i64,
+    /// The last checkpoint position sent for it by SaveBinlogPaths.
+    pub checkpoint: Option<PosId>,
+}
+
+/// What a goroutine is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A scenario actor running its ops; `pc` is the op it is at.
+    Actor { actor: u16, pc: u32 },
+    /// `flushTaskRunner.waitFinish`.
+    Runner(RunnerId),
+    /// The goroutine `runFlushInsert`/`runFlushDel` spawns around `retry.Do`.
+    Half { runner: RunnerId, kind: HalfKind, fail: u8 },
+    /// `injectHandler.handleInjection` of the queue of `segment`.
+    Handler { segment: i64 },
+    /// `taskInjection.waitForInjected`.
+    WaitInjected(InjId),
+    /// The goroutine `startDropping` spawns.
+    Finaliser,
+}
+
+/// What an actor does once it holds `injectMut` again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Resume {
+    /// Finish `getFlushTaskRunner` for this new runner (init, then the half).
+    NewRunner(RunnerId),
+    /// Go on with the manager's `close()` after this queue index.
+    Close(u32),
+}
+
+/// The point a goroutine stands at. Each is a place where Go may block.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum At {
+    /// Actor: before its op at `pc` (ops that only wait block here: B9, wait_notified).
+    Ready,
+    /// Actor: `q.injectMut.Lock()` in `getFlushTaskRunner`, held by another goroutine.
+    LockInjectMut { segment: i64, then: Resume },
+    /// B7: `injectHandler.close()` → `wg.Wait()`, holding `injectMut`.
+    CloseHandler { segment: i64, handler: Gid, then: Resume },
+    /// B10: `injectCh <- inj` on a full channel; `next` indexes the injection's segments.
+    InjectSend { inj: InjId, next: u32 },
+    /// B11: a drop-mode caller in `r.Wait()`.
+    DropWait { runner: RunnerId },
+    /// Half: about to make attempt `n` (1-based).
+    Attempt { n: u8 },
+    /// B4: the retry sleep after failed attempt `n`.
+    RetrySleep { n: u8 },
+    /// B1: `t.Wait()` for both halves.
+    WaitHalves,
+    /// B2: `<-t.startSignal`.
+    WaitStart,
+    /// B3: `<-injection.injectOver` in `waitFinish`.
+    WaitInjectOver { inj: InjId },
+    /// `postTask` waiting for `injectMut`.
+    PostTaskMutex { post: Option<InjId> },
+    /// B14: `SaveBinlogPaths` attempt `n` in flight (in `flushNotifyFunc`).
+    SaveBinlogPaths { n: u8 },
+    /// B5: `select` on `injectCh` / `done`.
+    Select,
+    /// B6: `<-inject.injectOver` in the handler; `done` is its `injectDone` signal.
+    Handling { inj: InjId, done: SigId },
+    /// B8: `ti.wg.Wait()`.
+    WaitInjectOne,
+    /// B12: `<-allFlushed`.
+    WaitAllFlushed,
+    /// B13: `waitForAllFlushQueue` on the tails read when it started.
+    WaitTails { tails: Vec<SigId> },
+    /// Finaliser: waiting for `q.injectMut` before applying postInjection to pack `next`.
+    FinaliserMutex { next: u32 },
+    /// B14: `DropVirtualChannel` attempt `n` in flight (in `dropVirtualChannelFunc`).
+    DropVirtualChannel { n: u8 },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Goroutine {
+    pub id: Gid,
+    pub role: Role,
+    pub at: At,
+}
+
+/// A Go panic: the process would exit here.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GoPanic {
+    pub goroutine: Gid,
+    pub message: String,
+}
+
+/// The whole state of a flush-2021 run. Small, `Clone + Eq + Hash`: finished
+/// goroutines and notified runners leave it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct World {
+    /// Live goroutines, sorted by id.
+    pub goroutines: Vec<Goroutine>,
+    /// Live runners, sorted by id.
+    pub runners: Vec<Runner>,
+    /// Queues in creation order (the dispatcher).
+    pub queues: Vec<Queue>,
+    pub injections: Vec<Injection>,
+    pub drop: DropState,
+    /// Sorted by segment id.
+    pub replica: Vec<ReplicaSeg>,
+    /// Open signals, sorted; every other id is closed.
+    pub open_signals: Vec<SigId>,
+    pub save_binlog_faults: u32,
+    pub drop_channel_faults: u32,
+    /// Packs notified so far (SaveBinlogPaths succeeded).
+    pub notified: u32,
+    /// The manager's `close()` has started: handlers are stopped but not nil.
+    pub closing: bool,
+    pub panic: Option<GoPanic>,
+    /// Invariant violations so far (the run goes on, as Go would).
+    pub violations: Vec<Violation>,
+    next_gid: Gid,
+    next_runner: RunnerId,
+    next_sig: SigId,
+}
+
+impl World {
+    pub fn new(sc: &Scenario) -> World {
+        let mut replica: Vec<ReplicaSeg> = sc
+            .replica
+            .iter()
+            .map(|r| ReplicaSeg { segment: r.segment, state: r.state, rows: r.rows, checkpoint: None })
+            .collect();
+        if sc.replica.is_empty() {
+            // Without a declared replica, every flushed segment starts as a new one.
+            let mut segs: Vec<i64> = sc
+                .actors
+                .iter()
+                .flat_map(|a| a.ops.iter())
+                .filter_map(|op| match op {
+                    crate::scenario::Op::FlushInsert { segment, .. }
+                    | crate::scenario::Op::FlushDelete { segment, .. } => Some(*segment),
+                    _ => None,
+                })
+                .collect();
+            segs.sort_unstable();
+            segs.dedup();
+            replica = segs
+                .into_iter()
+                .map(|segment| ReplicaSeg { segment, state: ReplicaState::New, rows: 0, checkpoint: None })
+                .collect();
+        }
+        let mut w = World {
+            goroutines: Vec::new(),
+            runners: Vec::new(),
+            queues: Vec::new(),
+            injections: sc
+                .injections
+                .iter()
+                .map(|i| Injection {
+                    started: false,
+                    remaining: i.segments.len() as u32,
+                    injected: false,
+                    over: Over::Pending,
+                    taken: Vec::new(),
+                })
+                .collect(),
+            drop: DropState { dropping: false, all_flushed: AllFlushed::Unset, packs: Vec::new(), flush_and_drop: None },
+            replica,
+            open_signals: Vec::new(),
+            save_binlog_faults: sc.faults.save_binlog_paths,
+            drop_channel_faults: sc.faults.drop_virtual_channel,
+            notified: 0,
+            closing: false,
+            panic: None,
+            violations: Vec::new(),
+            next_gid: 0,
+            next_runner: 0,
+            next_sig: 0,
+        };
+        for (i, a) in sc.actors.iter().enumerate() {
+            if !a.ops.is_empty() {
+                w.spawn(Role::Actor { actor: i as u16, pc: 0 }, At::Ready);
+            }
+        }
+        w
+    }
+
+    // ----- getters ---------------------------------------------------------
+
+    pub fn goroutine(&self, g: Gid) -> Option<&Goroutine> {
+        self.goroutines.binary_search_by_key(&g, |x| x.id).ok().map(|i| &self.goroutines[i])
+    }
+
+    pub fn runner(&self, r: RunnerId) -> Option<&Runner> {
+        self.runners.binary_search_by_key(&r, |x| x.id).ok().map(|i| &self.runners[i])
+    }
+
+    pub fn queue(&self, segment: i64) -> Option<&Queue> {
+        self.queues.iter().find(|q| q.segment == segment)
+    }
+
+    pub fn is_closed(&self, s: SigId) -> bool {
+        self.open_signals.binary_search(&s).is_err()
+    }
+
+    /// Appends the runnable choices, sorted by goroutine then case.
+    pub fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
+        out.clear();
+        if self.panic.is_some() {
+            return;
+        }
+        for g in &self.goroutines {
+            let n = self.cases(sc, g);
+            for alt in 0..n {
+                out.push(crate::sched::Choice::new(g.id, alt));
+            }
+        }
+    }
+
+    /// How many ready cases goroutine `g` has (0 = blocked; 2 = a select with both ready).
+    pub fn cases(&self, sc: &Scenario, g: &Goroutine) -> u8 {
+        let ready = match (&g.role, &g.at) {
+            (Role::Actor { actor, pc }, At::Ready) => match sc.actors[*actor as usize].ops.get(*pc as usize) {
+                Some(crate::scenario::Op::WaitInjected { inj }) => self.injections[*inj as usize].injected,
+                Some(crate::scenario::Op::WaitNotified { count }) => self.notified >= *count,
+                Some(_) => true,
+                None => false,
+            },
+            (_, At::LockInjectMut { segment, .. }) => self.queue(*segment).is_some_and(|q| q.inject_mut.is_none()),
+            (_, At::CloseHandler { handler, .. }) => self.goroutine(*handler).is_none(),
+            (_, At::InjectSend { inj, next }) => {
+                let seg = sc.injections[*inj as usize].segments[*next as usize];
+                self.queue(seg).is_none_or(|q| q.inject_ch.len() < crate::scenario::INJECT_CH_CAP)
+            }
+            (_, At::DropWait { runner }) => self.runner(*runner).is_some_and(|r| r.wg == 0),
+            (_, At::Attempt { .. } | At::RetrySleep { .. }) => true,
+            (Role::Runner(r), At::WaitHalves) => self.runner(*r).is_some_and(|r| r.wg == 0),
+            (Role::Runner(r), At::WaitStart) => {
+                self.runner(*r).and_then(|r| r.start).is_some_and(|s| self.is_closed(s.id))
+            }
+            (_, At::WaitInjectOver { inj } | At::Handling { inj, .. }) => self.injections[*inj as usize].over.receivable(),
+            (Role::Runner(r), At::PostTaskMutex { .. }) => self
+                .runner(*r)
+                .and_then(|r| self.queue(r.segment))
+                .is_some_and(|q| q.inject_mut.is_none()),
+            (_, At::SaveBinlogPaths { .. } | At::DropVirtualChannel { .. }) => true,
+            (Role::Handler { segment }, At::Select) => {
+                let q = self.queue(*segment);
+                let inj_ready = q.is_some_and(|q| !q.inject_ch.is_empty());
+                let done = q
+                    .and_then(|q| q.handler)
+                    .is_none_or(|h| h.goroutine != g.id || h.done);
+                return u8::from(inj_ready) + u8::from(done);
+            }
+            (Role::WaitInjected(inj), At::WaitInjectOne) => self.injections[*inj as usize].remaining == 0,
+            (_, At::WaitAllFlushed) => self.drop.all_flushed == AllFlushed::Closed,
+            (_, At::WaitTails { tails }) => tails.iter().all(|t| self.is_closed(*t)),
+            (_, At::FinaliserMutex { next }) => {
+                let seg = self.drop.packs[*next as usize].segment;
+                self.queue(seg).is_none_or(|q| q.inject_mut.is_none())
+            }
+            _ => false,
+        };
+        u8::from(ready)
+    }
+
+    /// True when nothing but idle inject handlers is left (Go lets them wait forever).
+    pub fn only_idle_handlers_left(&self) -> bool {
+        self.goroutines.iter().all(|g| matches!((&g.role, &g.at), (Role::Handler { .. }, At::Select)))
+    }
+
+    // ----- names -----------------------------------------------------------
+
+    /// A short name for a goroutine, e.g. `runner seg=2 pos=a`.
+    pub fn goroutine_name(&self, sc: &Scenario, g: &Goroutine) -> String {
+        match g.role {
+            Role::Actor { actor, .. } => sc.actors[actor as usize].name.clone(),
+            Role::Runner(r) => match self.runner(r) {
+                Some(r) => format!("runner seg={} pos={}", r.segment, sc.pos_name(r.pos)),
+                None => "runner".to_owned(),
+            },
+            Role::Half { runner, kind, .. } => match self.runner(runner) {
+                Some(r) if r.adhoc.is_some() => {
+                    format!("{} half seg={} pos={} (drop mode)", kind.as_str(), r.segment, sc.pos_name(r.pos))
+                }
+                Some(r) => format!("{} half seg={} pos={}", kind.as_str(), r.segment, sc.pos_name(r.pos)),
+                None => format!("{} half", kind.as_str()),
+            },
+            Role::Handler { segment } => format!("inject handler seg={segment}"),
+            Role::WaitInjected(inj) => format!("waitForInjected {}", sc.inj_name(inj)),
+            Role::Finaliser => "drop finaliser".to_owned(),
+        }
+    }
+
+    /// What a goroutine waits on, in words, with the Go function it sits in.
+    pub fn waits_on(&self, sc: &Scenario, g: &Goroutine) -> (String, &'static str) {
+        event::waits_on(self, sc, g)
+    }
+
+    // ----- internal helpers used by step -----------------------------------
+
+    fn spawn(&mut self, role: Role, at: At) -> Gid {
+        let id = self.next_gid;
+        self.next_gid += 1;
+        self.goroutines.push(Goroutine { id, role, at });
+        id
+    }
+
+    fn new_signal(&mut self, open: bool) -> SigId {
+        let id = self.next_sig;
+        self.next_sig += 1;
+        if open {
+            self.open_signals.push(id); // ids grow, so the vector stays sorted
+        }
+        id
+    }
+
+    fn close_signal(&mut self, s: SigId) {
+        if let Ok(i) = self.open_signals.binary_search(&s) {
+            self.open_signals.remove(i);
+        }
+    }
+
+    fn gi(&self, g: Gid) -> usize {
+        self.goroutines.binary_search_by_key(&g, |x| x.id).expect("live goroutine")
+    }
+
+    fn ri(&self, r: RunnerId) -> usize {
+        self.runners.binary_search_by_key(&r, |x| x.id).expect("live runner")
+    }
+
+    fn qi(&self, segment: i64) -> Option<usize> {
+        self.queues.iter().position(|q| q.segment == segment)
+    }
+}
+
+/// Who ran a step (captured before the step, since runners leave the world).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Who {
+    Actor(u16),
+    Runner { segment: i64, pos: PosId },
+    Half { segment: i64, pos: PosId, kind: HalfKind, adhoc: bool },
+    Handler { segment: i64 },
+    WaitInjected(InjId),
+    Finaliser,
+    Gone,
+}
+
+impl crate::engine::Model for World {
+    type Ev = Ev;
+    type Who = Who;
+
+    fn new(sc: &Scenario) -> Self {
+        World::new(sc)
+    }
+    fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
+        World::runnable(self, sc, out)
+    }
+    fn step(&mut self, sc: &Scenario, c: crate::sched::Choice, ev: &mut Vec<Ev>) {
+        World::step(self, sc, c, ev)
+    }
+    fn who(&self, g: u32) -> Who {
+        let Some(g) = self.goroutine(g) else { return Who::Gone };
+        match g.role {
+            Role::Actor { actor, .. } => Who::Actor(actor),
+            Role::Runner(r) => self.runner(r).map_or(Who::Gone, |r| Who::Runner { segment: r.segment, pos: r.pos }),
+            Role::Half { runner, kind, .. } => self.runner(runner).map_or(Who::Gone, |r| Who::Half {
+                segment: r.segment,
+                pos: r.pos,
+                kind,
+                adhoc: r.adhoc.is_some(),
+            }),
+            Role::Handler { segment } => Who::Handler { segment },
+            Role::WaitInjected(i) => Who::WaitInjected(i),
+            Role::Finaliser => Who::Finaliser,
+        }
+    }
+    fn who_name(sc: &Scenario, who: &Who) -> String {
+        match *who {
+            Who::Actor(a) => sc.actors[a as usize].name.clone(),
+            Who::Runner { segment, pos } => format!("runner seg={segment} pos={}", sc.pos_name(pos)),
+            Who::Half { segment, pos, kind, adhoc } => format!(
+                "{} half seg={segment} pos={}{}",
+                kind.as_str(),
+                sc.pos_name(pos),
+                if adhoc { " (drop mode)" } else { "" }
+            ),
+            Who::Handler { segment } => format!("inject handler seg={segment}"),
+            Who::WaitInjected(i) => format!("waitForInjected {}", sc.inj_name(i)),
+            Who::Finaliser => "drop finaliser".to_owned(),
+            Who::Gone => "?".to_owned(),
+        }
+    }
+    fn go_panic(&self) -> Option<(u32, &str)> {
+        self.panic.as_ref().map(|p| (p.goroutine, p.message.as_str()))
+    }
+    fn violations(&self, sc: &Scenario) -> Vec<(&'static str, String)> {
+        self.violations.iter().map(|v| (v.name(), v.describe(sc))).collect()
+    }
+    fn quiescent(&self) -> bool {
+        self.only_idle_handlers_left()
+    }
+    fn blocked(&self, sc: &Scenario) -> Vec<(u32, String, String)> {
+        self.goroutines
+            .iter()
+            .filter(|g| !matches!((&g.role, &g.at), (Role::Handler { .. }, At::Select)))
+            .map(|g| (g.id, self.goroutine_name(sc, g), self.waits_on(sc, g).0))
+            .collect()
+    }
+    fn ev_go_fn(ev: &Ev) -> &'static str {
+        ev.go_fn()
+    }
+    fn ev_render(sc: &Scenario, ev: &Ev, out: &mut String) {
+        ev.render(sc, out)
+    }
+    fn ev_is_violation(ev: &Ev) -> bool {
+        matches!(ev, Ev::Invariant(_))
+    }
+}

@@ -1,0 +1,208 @@
+//! `metaCacheImpl` (`internal/datanode/metacache/meta_cache.go`): segments by id
+//! plus a per-state index. Go ranges over maps in random order; here everything is
+//! kept sorted by segment id, so logs come out in id order.
+
+use crate::scenario::{DnSegment, Level, SegState};
+
+/// `SegmentInfo` (`segment.go`), without the bloom filters.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MetaSeg {
+    pub segment: i64,
+    pub partition: i64,
+    pub state: SegState,
+    pub level: Level,
+    pub flushed_rows: i64,
+    pub buffer_rows: i64,
+    pub syncing_rows: i64,
+    pub syncing_tasks: i32,
+    pub start_pos_recorded: bool,
+}
+
+impl MetaSeg {
+    /// `NumOfRows = flushedRows + syncingRows + bufferRows`.
+    pub fn num_rows(&self) -> i64 {
+        self.flushed_rows + self.syncing_rows + self.buffer_rows
+    }
+}
+
+/// A `SegmentAction` of `actions.go`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    UpdateState(SegState),
+    UpdateBufferedRows(i64),
+    StartSyncing(i64),
+    FinishSyncing(i64),
+    SetStartPosRecorded(bool),
+    RollStats,
+}
+
+impl Action {
+    fn apply(self, s: &mut MetaSeg) {
+        match self {
+            Action::UpdateState(st) => s.state = st,
+            Action::UpdateBufferedRows(n) => s.buffer_rows = n,
+            Action::StartSyncing(n) => {
+                s.syncing_rows += n;
+                s.buffer_rows -= n;
+                s.syncing_tasks += 1;
+            }
+            Action::FinishSyncing(n) => {
+                s.flushed_rows += n;
+                s.syncing_rows -= n;
+                s.syncing_tasks -= 1;
+            }
+            Action::SetStartPosRecorded(b) => s.start_pos_recorded = b,
+            Action::RollStats => {}
+        }
+    }
+}
+
+/// The metacache: `segmentInfos` and `stateSegments` are one sorted vector here;
+/// the per-state index is derived ([`MetaCache::ids_in_state`]), so the two can
+/// never disagree — except where Go's `AddSegment` leaves a stale index entry,
+/// which the model does not need.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct MetaCache {
+    segs: Vec<MetaSeg>,
+}
+
+impl MetaCache {
+    /// The metacache as the scenario declares it at the start.
+    pub fn from_setup(dn: &[DnSegment]) -> MetaCache {
+        let mut segs: Vec<MetaSeg> = dn
+            .iter()
+            .map(|d| MetaSeg {
+                segment: d.segment,
+                partition: d.partition,
+                state: d.state,
+                level: d.level,
+                flushed_rows: d.rows,
+                buffer_rows: 0,
+                syncing_rows: 0,
+                syncing_tasks: 0,
+                start_pos_recorded: true,
+            })
+            .collect();
+        segs.sort_by_key(|s| s.segment);
+        MetaCache { segs }
+    }
+
+    pub fn segments(&self) -> &[MetaSeg] {
+        &self.segs
+    }
+
+    fn index(&self, id: i64) -> Result<usize, usize> {
+        self.segs.binary_search_by_key(&id, |s| s.segment)
+    }
+
+    /// `GetSegmentByID` (no filters).
+    pub fn get(&self, id: i64) -> Option<&MetaSeg> {
+        self.index(id).ok().map(|i| &self.segs[i])
+    }
+
+    /// `AddSegment` / `addSegment`: inserts or overwrites.
+    pub fn add(&mut self, seg: MetaSeg) {
+        match self.index(seg.segment) {
+            Ok(i) => self.segs[i] = seg,
+            Err(i) => self.segs.insert(i, seg),
+        }
+    }
+
+    /// `UpdateSegments(action, WithSegmentIDs(id), [WithSegmentState(states...)])`:
+    /// applies to the segment if present (and in one of `states`, when given).
+    /// Returns whether it applied.
+    pub fn update(&mut self, id: i64, states: Option<&[SegState]>, actions: &[Action]) -> bool {
+        let Ok(i) = self.index(id) else { return false };
+        if let Some(st) = states {
+            if !st.contains(&self.segs[i].state) {
+                return false;
+            }
+        }
+        for a in actions {
+            a.apply(&mut self.segs[i]);
+        }
+        true
+    }
+
+    /// `RemoveSegments(WithSegmentIDs(id))`.
+    pub fn remove(&mut self, id: i64) -> Option<MetaSeg> {
+        self.index(id).ok().map(|i| self.segs.remove(i))
+    }
+
+    /// `GetSegmentIDsBy(WithSegmentState(state))`.
+    pub fn ids_in_state(&self, state: SegState) -> Vec<i64> {
+        self.segs.iter().filter(|s| s.state == state).map(|s| s.segment).collect()
+    }
+
+    /// `DetectMissingSegments`: ids of `set` that are not cached, sorted.
+    pub fn detect_missing(&self, set: &[i64]) -> Vec<i64> {
+        let mut v: Vec<i64> = set.iter().copied().filter(|id| self.get(*id).is_none()).collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(id: i64, state: SegState) -> MetaSeg {
+        MetaSeg {
+            segment: id,
+            partition: 1,
+            state,
+            level: Level::L1,
+            flushed_rows: 0,
+            buffer_rows: 0,
+            syncing_rows: 0,
+            syncing_tasks: 0,
+            start_pos_recorded: true,
+        }
+    }
+
+    #[test]
+    fn add_get_remove_and_state_index() {
+        let mut m = MetaCache::default();
+        m.add(seg(3, SegState::Growing));
+        m.add(seg(1, SegState::Flushed));
+        assert_eq!(m.segments().iter().map(|s| s.segment).collect::<Vec<_>>(), vec![1, 3]);
+        assert_eq!(m.ids_in_state(SegState::Growing), vec![3]);
+        assert!(m.get(2).is_none());
+        assert_eq!(m.remove(3).map(|s| s.segment), Some(3));
+        assert!(m.get(3).is_none());
+        assert_eq!(m.ids_in_state(SegState::Growing), Vec::<i64>::new());
+        assert_eq!(m.remove(3), None);
+    }
+
+    #[test]
+    fn update_respects_state_filter_and_moves_state() {
+        let mut m = MetaCache::default();
+        m.add(seg(7, SegState::Growing));
+        // sealSegments: only Growing -> Sealed.
+        assert!(m.update(7, Some(&[SegState::Growing]), &[Action::UpdateState(SegState::Sealed)]));
+        assert!(!m.update(7, Some(&[SegState::Growing]), &[Action::UpdateState(SegState::Sealed)]));
+        assert_eq!(m.ids_in_state(SegState::Sealed), vec![7]);
+        assert!(!m.update(8, None, &[Action::UpdateState(SegState::Sealed)]));
+    }
+
+    #[test]
+    fn syncing_actions_move_rows() {
+        let mut m = MetaCache::default();
+        m.add(seg(7, SegState::Growing));
+        m.update(7, None, &[Action::UpdateBufferedRows(10)]);
+        m.update(7, None, &[Action::StartSyncing(10)]);
+        let s = m.get(7).unwrap();
+        assert_eq!((s.buffer_rows, s.syncing_rows, s.syncing_tasks, s.num_rows()), (0, 10, 1, 10));
+        m.update(7, None, &[Action::FinishSyncing(10)]);
+        let s = m.get(7).unwrap();
+        assert_eq!((s.flushed_rows, s.syncing_rows, s.syncing_tasks), (10, 0, 0));
+    }
+
+    #[test]
+    fn detect_missing_is_sorted_and_exact() {
+        let mut m = MetaCache::default();
+        m.add(seg(1, SegState::Flushed));
+        assert_eq!(m.detect_missing(&[9, 1, 4]), vec![4, 9]);
+        assert_eq!(m.detect_missing(&[1]), Vec::<i64>::new());
+    }
+}

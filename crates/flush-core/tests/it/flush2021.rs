@@ -1,0 +1,453 @@
+//! flush-2021 behaviour, one test per gotcha of MODEL.md §1.5 and per Go test of
+//! flush_manager_test.go at 891c202b73. Most tests run a scenario under many seeds
+//! and assert what must hold in every interleaving; a few pin one interleaving
+//! with a schedule.
+
+use flush_core::flush2021::{At, Ev, HalfKind, PackSource, Role, SigOrigin, World};
+use flush_core::scenario::ReplicaState;
+use flush_core::{Choice, OutcomeKind};
+
+use crate::common::*;
+
+const SEEDS: std::ops::Range<u64> = 0..60;
+
+fn notified(r: &flush_core::engine::Run<World>) -> Vec<flush_core::flush2021::Pack> {
+    events(r)
+        .into_iter()
+        .filter_map(|(_, e)| match e {
+            Ev::Notified { pack, .. } => Some(pack),
+            _ => None,
+        })
+        .collect()
+}
+
+/// §1.5.1: postTask (with the remap) runs before notify, and finishSignal closes after notify.
+#[test]
+fn post_task_before_notify_and_finish_after() {
+    let sc = builtin("handoff");
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let packs = notified(&r);
+        assert_eq!(packs.len(), 2, "seed {seed}");
+        assert!(packs.iter().all(|p| p.segment == 4), "seed {seed}: notify sees the remap: {packs:?}");
+        let evs = events(&r);
+        for pos in ["a", "b"] {
+            let p = sc.positions.iter().position(|x| x == pos).unwrap() as u32;
+            let post = pos_of(&evs, |e| matches!(e, Ev::PostTask { pos, .. } if *pos == p)).unwrap();
+            let call = pos_of(&evs, |e| matches!(e, Ev::SaveBinlogPathsCall { pack } if pack.pos == Some(p))).unwrap();
+            let done = pos_of(&evs, |e| matches!(e, Ev::Notified { pack, .. } if pack.pos == Some(p))).unwrap();
+            let fin = pos_of(&evs, |e| matches!(e, Ev::FinishClosed { pos, .. } if *pos == p)).unwrap();
+            assert!(post < call && call < done && done < fin, "seed {seed} pos {pos}: {post} {call} {done} {fin}");
+        }
+    }
+}
+
+/// §1.5.2: a failed injection does not clear the sticky postInjection (TestRendezvousFlushManager_Inject).
+#[test]
+fn failed_injection_keeps_sticky_remap() {
+    let sc = builtin("failed-injection-sticky");
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let packs = notified(&r);
+        assert_eq!(packs.iter().map(|p| p.segment).collect::<Vec<_>>(), vec![4, 4, 4], "seed {seed}: {packs:?}");
+        let c = sc.positions.iter().position(|x| x == "c").unwrap() as u32;
+        assert_eq!(packs[2].pos, Some(c));
+        // c2 was taken and answered false.
+        let evs = events(&r);
+        assert!(evs.iter().any(|(_, e)| matches!(e,
+            Ev::RunnerInjectOver { inj: 1, ok: false, .. } | Ev::HandlerInjectOver { inj: 1, ok: false, .. })));
+    }
+}
+
+/// §1.5.3: the runner's poll is non-blocking; an injection queued after a runner passed
+/// its poll is taken by the next runner or by the handler once runningTasks is 0.
+#[test]
+fn injection_after_poll_goes_to_handler() {
+    let sc = parse(
+        r#"{"name":"late","model":"flush-2021","injections":{"c":{"segments":[2]}},
+        "actors":[{"name":"fg","ops":[{"op":"flush_insert","segment":2,"pos":"a"},{"op":"flush_delete","segment":2,"pos":"a"}]},
+                  {"name":"comp","ops":[{"op":"inject","id":"c"},{"op":"wait_injected","id":"c"},{"op":"inject_done","id":"c","success":true}]}]}"#,
+    );
+    // g0 fg, g1 comp. fg creates the runner (closing handler g2), g2 exits, fg inits runner g3 + half g4,
+    // g4 done, fg delete half g5, g5 done, g3 passes B1, g3 passes B2 (poll: empty) -> PostTask.
+    // Only then does the compactor inject.
+    let r = flush_run(&sc, script("0,2,0,4,0,5,3,3,1", 1));
+    let evs = events(&r);
+    let started = pos_of(&evs, |e| matches!(e, Ev::RunnerStarted { .. })).expect("runner polled an empty injectCh");
+    let queued = pos_of(&evs, |e| matches!(e, Ev::InjectQueued { .. })).unwrap();
+    assert!(started < queued);
+    assert!(!evs.iter().any(|(_, e)| matches!(e, Ev::RunnerTookInjection { .. })));
+    assert!(evs.iter().any(|(_, e)| matches!(e, Ev::HandlerTookInjection { segment: 2, .. })));
+    assert_eq!(kind(&r), OutcomeKind::Completed);
+}
+
+/// §1.5.4: the handler replaces the tail with its own injectDone without chaining the old
+/// tail; it can take an injection while the last runner is still notifying.
+#[test]
+fn handler_takes_injection_while_last_runner_notifies() {
+    let sc = parse(
+        r#"{"name":"overlap","model":"flush-2021","injections":{"c":{"segments":[2]}},
+        "actors":[{"name":"fg","ops":[{"op":"flush_insert","segment":2,"pos":"a"},{"op":"flush_delete","segment":2,"pos":"a"},
+                                       {"op":"inject","id":"c"}]},
+                  {"name":"comp","ops":[{"op":"wait_injected","id":"c"},{"op":"inject_done","id":"c","success":true}]}]}"#,
+    );
+    // ... g3 passes B2 and postTask spawns handler g6; fg injects; g6 takes it before g3 notifies.
+    let r = flush_run(&sc, script("0,2,0,4,0,5,3,3,0,6", 1));
+    let evs = events(&r);
+    let took = pos_of(&evs, |e| matches!(e, Ev::HandlerTookInjection { .. })).expect("handler took it");
+    let notified = pos_of(&evs, |e| matches!(e, Ev::Notified { .. })).unwrap();
+    let post = pos_of(&evs, |e| matches!(e, Ev::PostTask { handler: Some(6), .. })).unwrap();
+    assert!(post < took && took < notified, "{post} {took} {notified}");
+    assert_eq!(kind(&r), OutcomeKind::Completed);
+}
+
+/// §1.5.5: creating a runner while the handler is mid-injection blocks the caller (B7)
+/// until injectDone; the runner then starts on the handler's injectDone.
+#[test]
+fn new_runner_waits_for_handler_mid_injection() {
+    let sc = builtin("idle-handler-injection");
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let evs = events(&r);
+        let done = pos_of(&evs, |e| matches!(e, Ev::InjectDone { .. })).unwrap();
+        let over = pos_of(&evs, |e| matches!(e, Ev::HandlerInjectOver { ok: true, .. })).unwrap();
+        let init = pos_of(&evs, |e| matches!(e, Ev::RunnerInit { .. })).unwrap();
+        assert!(done < over && over < init, "seed {seed}");
+        assert!(matches!(evs[init].1, Ev::RunnerInit { start: SigOrigin::InjectDone { .. }, .. }), "seed {seed}");
+        assert_eq!(notified(&r)[0].segment, 7, "seed {seed}");
+    }
+    // And at some step the flow graph is seen blocked in B7.
+    let mut r = flush_core::engine::Run::<World>::new(std::sync::Arc::new(sc), seeded(3));
+    let mut saw_b7 = false;
+    while r.advance().is_ok() {
+        saw_b7 |= r.world().goroutines.iter().any(|g| matches!(g.at, At::CloseHandler { .. }));
+    }
+    assert!(saw_b7);
+}
+
+/// §1.5.6: the "insert drop / delete normal" split leaves a normal runner waiting forever.
+#[test]
+fn insert_in_drop_mode_after_normal_delete_deadlocks() {
+    let sc = parse(
+        r#"{"name":"split","model":"flush-2021","actors":[{"name":"fg","ops":[
+        {"op":"flush_delete","segment":1,"pos":"p"},{"op":"start_dropping"},
+        {"op":"flush_insert","segment":1,"pos":"p"},{"op":"notify_all_flushed"}]}]}"#,
+    );
+    for seed in 0..10 {
+        let r = flush_run(&sc, seeded(seed));
+        let o = r.outcome().unwrap();
+        assert_eq!(o.kind, OutcomeKind::Deadlock, "seed {seed}: {o}");
+        assert!(o.message.contains("B1: t.Wait()"), "{}", o.message);
+        assert!(o.message.contains("B13"), "{}", o.message);
+    }
+}
+
+/// §1.5.7 and the Go test "test drop mode": the half-normal position is notified, the rest
+/// reach flushAndDrop, two packs per (segment, position), delete packs with pos nil.
+#[test]
+fn drop_mode_packs() {
+    let sc = builtin("drop-mode");
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let n = notified(&r);
+        assert_eq!(n.len(), 1);
+        assert_eq!(n[0].segment, -1);
+        let packs = r.head().drop.flush_and_drop.clone().expect("flushAndDrop called");
+        assert_eq!(packs.len(), 4);
+        assert!(packs.iter().all(|p| p.segment != -1));
+        for seg in [1, 2] {
+            let of: Vec<_> = packs.iter().filter(|p| p.segment == seg).collect();
+            assert_eq!(of.len(), 2);
+            assert!(of.iter().any(|p| p.source == PackSource::DropInsert && p.pos.is_some() && p.dropped));
+            assert!(of.iter().any(|p| p.source == PackSource::DropDelete && p.pos.is_none() && !p.dropped));
+        }
+        // dropVirtualChannelFunc marks every segment of the request flushed.
+        for s in &r.head().replica {
+            if s.segment != -1 {
+                assert_eq!(s.state, ReplicaState::Flushed, "seed {seed}");
+            }
+        }
+    }
+}
+
+/// §1.5.8: drop-mode callers block until their half is done, so every drop pack exists
+/// before notifyAllFlushed; retries included.
+#[test]
+fn drop_packs_exist_before_notify_all_flushed() {
+    let sc = parse(
+        r#"{"name":"d","model":"flush-2021","actors":[{"name":"fg","ops":[{"op":"start_dropping"},
+        {"op":"flush_insert","segment":1,"pos":"x","dropped":true,"fail":3},{"op":"flush_delete","segment":1,"pos":"x","fail":1},
+        {"op":"notify_all_flushed"}]}]}"#,
+    );
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        let evs = events(&r);
+        let all = pos_of(&evs, |e| matches!(e, Ev::NotifyAllFlushed)).unwrap();
+        let appended: Vec<usize> =
+            evs.iter().enumerate().filter(|(_, (_, e))| matches!(e, Ev::DropPackAppended { .. })).map(|(i, _)| i).collect();
+        assert_eq!(appended.len(), 2);
+        assert!(appended.iter().all(|i| *i < all), "seed {seed}");
+        assert_eq!(evs.iter().filter(|(_, e)| matches!(e, Ev::HalfAttemptFailed { .. })).count(), 4);
+    }
+}
+
+/// §1.5.9: a second half for a MsgID still in working is dropped by sync.Once; after
+/// postTask removes it, the same MsgID creates a new runner.
+#[test]
+fn duplicate_msgid_halves() {
+    let sc = parse(
+        r#"{"name":"dup","model":"flush-2021","actors":[{"name":"fg","ops":[
+        {"op":"flush_insert","segment":2,"pos":"a"},{"op":"flush_insert","segment":2,"pos":"a","flushed":true},
+        {"op":"flush_delete","segment":2,"pos":"a"},{"op":"wait_notified","count":1},
+        {"op":"flush_insert","segment":2,"pos":"a","flushed":true},{"op":"flush_delete","segment":2,"pos":"a"}]}]}"#,
+    );
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed);
+        let evs = events(&r);
+        assert_eq!(evs.iter().filter(|(_, e)| matches!(e, Ev::HalfIgnored { kind: HalfKind::Insert, .. })).count(), 1);
+        assert_eq!(evs.iter().filter(|(_, e)| matches!(e, Ev::RunnerStored { .. })).count(), 2);
+        let n = notified(&r);
+        // The ignored half said flushed=true; its data (and flag) never made it.
+        assert_eq!(n.iter().map(|p| p.flushed).collect::<Vec<_>>(), vec![false, true]);
+    }
+}
+
+/// §1.5.10: flushNotifyFunc panics on a pack with an error; the failed half still counts
+/// down, so the runner reaches notify; retry sleeps follow retry.Do (200 ms doubling to 3 s).
+#[test]
+fn failed_half_panics_at_notify() {
+    let sc = builtin("retries");
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        let o = r.outcome().unwrap();
+        assert_eq!(o.kind, OutcomeKind::Panic, "seed {seed}");
+        assert!(o.message.starts_with("execution failed"), "{}", o.message);
+        assert!(o.goroutine.as_deref().unwrap().contains("runner seg=5 pos=b"));
+        let evs = events(&r);
+        let sleeps: Vec<u32> = evs
+            .iter()
+            .filter_map(|(_, e)| match e {
+                Ev::HalfAttemptFailed { kind: HalfKind::Delete, sleep_ms, .. } => Some(*sleep_ms),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sleeps, vec![200, 400, 800, 1600, 3000, 3000, 3000, 3000, 3000, 3000]);
+        // The first pack (insert a failed twice, then succeeded) was notified without error.
+        assert_eq!(notified(&r).len(), 1);
+    }
+}
+
+/// §1.5.10: SaveBinlogPaths failures are retried; after 10 the notify panics.
+/// Replica: the first notify moves new segments to normal, a flushed pack moves its segment to flushed.
+#[test]
+fn save_binlog_paths_retries_and_replica() {
+    let base = r#"{"name":"rpc","model":"flush-2021","faults":{"save_binlog_paths":N},
+        "replica":[{"segment":1,"state":"new","rows":5},{"segment":2,"state":"new","rows":0}],
+        "actors":[{"name":"fg","ops":[{"op":"flush_insert","segment":1,"pos":"a","flushed":true},{"op":"flush_delete","segment":1,"pos":"a"}]}]}"#;
+    let r = flush_run(&parse(&base.replace('N', "3")), seeded(1));
+    assert_eq!(kind(&r), OutcomeKind::Completed);
+    let fails = events(&r).iter().filter(|(_, e)| matches!(e, Ev::RpcFailed { .. })).count();
+    assert_eq!(fails, 3);
+    let rep = &r.head().replica;
+    assert_eq!(rep[0].state, ReplicaState::Flushed);
+    assert_eq!(rep[0].checkpoint, Some(0));
+    assert_eq!(rep[1].state, ReplicaState::Normal, "listNewSegmentsStartPositions moves every new segment");
+    let r = flush_run(&parse(&base.replace('N', "10")), seeded(1));
+    let o = r.outcome().unwrap();
+    assert_eq!(o.kind, OutcomeKind::Panic);
+    assert!(o.message.contains("SaveBinlogPaths"));
+}
+
+/// §1.5.11: DropVirtualChannel is retried, then every segment of the request is flushed.
+#[test]
+fn drop_virtual_channel_retries() {
+    let sc = parse(
+        r#"{"name":"dvc","model":"flush-2021","faults":{"drop_virtual_channel":2},"actors":[{"name":"fg","ops":[
+        {"op":"start_dropping"},{"op":"flush_insert","segment":3,"pos":"x","dropped":true},{"op":"notify_all_flushed"}]}]}"#,
+    );
+    let r = flush_run(&sc, seeded(1));
+    assert_eq!(kind(&r), OutcomeKind::Completed);
+    let evs = events(&r);
+    assert_eq!(evs.iter().filter(|(_, e)| matches!(e, Ev::RpcFailed { .. })).count(), 2);
+    assert!(evs.iter().any(|(_, e)| matches!(e, Ev::FlushAndDropDone)));
+    assert_eq!(r.head().replica[0].state, ReplicaState::Flushed);
+}
+
+/// Drop mode with injections: every drop pack is remapped by its queue's postInjection.
+#[test]
+fn drop_mode_with_injection_remaps_packs() {
+    let sc = builtin("drop-mode-injection");
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let packs = r.head().drop.flush_and_drop.clone().unwrap();
+        assert_eq!(packs.len(), 4);
+        assert!(packs.iter().all(|p| p.segment == 100), "seed {seed}: {packs:?}");
+    }
+}
+
+/// TestOrderFlushQueue_Order: delete then insert for each position, sequentially;
+/// notify order is the order of the positions. Checked from the FinishClosed events.
+#[test]
+fn order_flush_queue_order() {
+    let mut ops = Vec::new();
+    for i in 0..40 {
+        ops.push(format!(r#"{{"op":"flush_delete","segment":1,"pos":"{i}"}}"#));
+        ops.push(format!(r#"{{"op":"flush_insert","segment":1,"pos":"{i}"}}"#));
+    }
+    let sc = parse(&format!(r#"{{"name":"order","model":"flush-2021","actors":[{{"name":"fg","ops":[{}]}}]}}"#, ops.join(",")));
+    for seed in 0..20 {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed);
+        let order: Vec<String> = events(&r)
+            .into_iter()
+            .filter_map(|(_, e)| match e {
+                Ev::FinishClosed { pos, .. } => Some(sc.pos_name(pos).to_owned()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(order, (0..40).map(|i| i.to_string()).collect::<Vec<_>>());
+    }
+}
+
+/// A full injectCh (100 queued) blocks the injector in B10.
+#[test]
+fn full_inject_ch_blocks_sender() {
+    let mut injections = Vec::new();
+    let mut ops = vec![r#"{"op":"flush_insert","segment":1,"pos":"a"}"#.to_owned()];
+    for i in 0..101 {
+        injections.push(format!(r#""c{i}":{{"segments":[1]}}"#));
+        ops.push(format!(r#"{{"op":"inject","id":"c{i}"}}"#));
+    }
+    let sc = parse(&format!(
+        r#"{{"name":"full","model":"flush-2021","injections":{{{}}},"actors":[{{"name":"fg","ops":[{}]}}]}}"#,
+        injections.join(","),
+        ops.join(",")
+    ));
+    let r = flush_run(&sc, seeded(1));
+    let o = r.outcome().unwrap();
+    assert_eq!(o.kind, OutcomeKind::Deadlock, "{o}");
+    assert!(o.message.contains("B10: room in queue 1's injectCh"), "{}", o.message);
+    assert_eq!(r.head().queue(1).unwrap().inject_ch.len(), 100);
+}
+
+/// notifyAllFlushed before startDropping closes a nil channel: a Go panic.
+#[test]
+fn notify_all_flushed_without_dropping_panics() {
+    let sc = parse(r#"{"name":"nil","model":"flush-2021","actors":[{"name":"fg","ops":[{"op":"notify_all_flushed"}]}]}"#);
+    let r = flush_run(&sc, seeded(1));
+    let o = r.outcome().unwrap();
+    assert_eq!(o.kind, OutcomeKind::Panic);
+    assert!(o.message.contains("close of nil channel"));
+}
+
+/// The manager's close() waits (B7) for a handler that is handling an injection.
+#[test]
+fn close_waits_for_handler_mid_injection() {
+    let sc = parse(
+        r#"{"name":"close","model":"flush-2021","injections":{"c":{"segments":[1]}},"actors":[
+        {"name":"comp","ops":[{"op":"inject","id":"c"},{"op":"wait_injected","id":"c"},{"op":"inject_done","id":"c","success":false}]},
+        {"name":"dn","ops":[{"op":"wait_injected","id":"c"},{"op":"close"}]}]}"#,
+    );
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let evs = events(&r);
+        let done = pos_of(&evs, |e| matches!(e, Ev::InjectDone { .. })).unwrap();
+        let stopped = pos_of(&evs, |e| matches!(e, Ev::HandlerStopped { .. })).unwrap();
+        assert!(done < stopped, "seed {seed}");
+        assert!(r.head().queue(1).unwrap().handler.is_some(), "close() does not set the handler to nil");
+    }
+}
+
+/// Go's select: a handler with both an injection and done ready offers two choices.
+#[test]
+fn select_with_both_cases_ready_is_a_choice() {
+    let sc = parse(
+        r#"{"name":"sel","model":"flush-2021","injections":{"c":{"segments":[1]}},"actors":[
+        {"name":"fg","ops":[{"op":"inject","id":"c"},{"op":"flush_insert","segment":1,"pos":"a"}]}]}"#,
+    );
+    // g0 injects (queue 1, handler g2, waiter g1); g0 creates the runner and closes the handler.
+    let mut r = flush_core::engine::Run::<World>::new(std::sync::Arc::new(sc), flush_core::Policy::Manual);
+    r.advance_with(Choice::new(0, 0)).unwrap();
+    r.advance_with(Choice::new(0, 0)).unwrap();
+    let here = r.runnable_here();
+    assert!(here.contains(&Choice::new(2, 0)) && here.contains(&Choice::new(2, 1)), "{here:?}");
+    // Case 1 (done): the handler exits with the injection still queued; the runner will take it.
+    r.advance_with(Choice::new(2, 1)).unwrap();
+    assert!(r.world().goroutine(2).is_none());
+    assert_eq!(r.world().queue(1).unwrap().inject_ch.len(), 1);
+    let mut branch = r.clone();
+    branch.goto(2);
+    branch.advance_with(Choice::new(2, 0)).unwrap();
+    assert!(matches!(branch.world().goroutine(2).unwrap().at, At::Handling { .. }));
+}
+
+/// The checker catches a corrupted world: a queue that lost its handler while idle.
+#[test]
+fn invariant_checker_reports_handler_without_idle() {
+    let sc = builtin("idle-handler-injection");
+    let mut w = World::new(&sc);
+    let mut evs = Vec::new();
+    // Compactor injects: queue 2 is created with an idle handler.
+    w.step(&sc, Choice::new(0, 0), &mut evs);
+    assert!(w.violations.is_empty());
+    let q = w.queues.iter_mut().find(|q| q.segment == 2).unwrap();
+    q.handler = None; // corrupt: running == 0 but no handler
+    w.step(&sc, Choice::new(3, 0), &mut evs); // the handler goroutine takes c1
+    assert_eq!(w.violations.len(), 1);
+    assert_eq!(w.violations[0].name(), "handler-iff-idle");
+    assert!(evs.iter().any(|e| matches!(e, Ev::Invariant(_))));
+}
+
+/// Every goroutine role appears in some built-in run, each step names a Go function.
+#[test]
+fn every_step_names_a_go_function() {
+    for name in flush_core::builtin::names() {
+        let sc = builtin(name);
+        let r = any_run(&sc, seeded(sc.seed));
+        for l in r.lines() {
+            assert!(l.go.contains(".go: ") || l.go.starts_with("scenario:"), "{name} step {}: {:?}", l.step, l.go);
+            assert!(!l.event.is_empty());
+        }
+    }
+    let roles = [
+        builtin("handoff"),
+        builtin("drop-mode"),
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    for sc in roles {
+        let mut r = flush_core::engine::Run::<World>::new(std::sync::Arc::new(sc), seeded(1));
+        while r.advance().is_ok() {
+            for g in &r.world().goroutines {
+                seen.insert(match g.role {
+                    Role::Actor { .. } => "actor",
+                    Role::Runner(_) => "runner",
+                    Role::Half { .. } => "half",
+                    Role::Handler { .. } => "handler",
+                    Role::WaitInjected(_) => "waiter",
+                    Role::Finaliser => "finaliser",
+                });
+            }
+        }
+    }
+    assert_eq!(seen.len(), 6, "{seen:?}");
+}
+
+/// Found by the checker: two goroutines creating runners at once can chain them out of
+/// creation order (the creator of b waits for injectMut while c is created and chained).
+#[test]
+fn runner_creation_race_breaks_notify_order() {
+    let sc = builtin("runner-creation-race");
+    let r = flush_run(&sc, flush_core::Policy::Scripted { script: sc.schedule.clone().unwrap(), fallback_seed: 2 });
+    let names: Vec<&str> = r.head().violations.iter().map(|v| v.name()).collect();
+    assert_eq!(names, vec!["start-signal-is-tail", "start-signal-is-tail", "notify-order"]);
+    let order: Vec<&str> = notified(&r).iter().map(|p| sc.pos_name(p.pos.unwrap())).collect();
+    assert_eq!(order, vec!["a", "c", "b"]);
+    assert_eq!(kind(&r), OutcomeKind::Invariant);
+}

@@ -1,0 +1,10 @@
+//! flush-core's integration tests, in one binary (see matklad's "delete cargo
+//! integration tests"). Each module starts with what it checks and how.
+
+mod bad_input;
+mod common;
+mod flush2021;
+mod golden;
+mod props;
+mod sync2024;
+mod timetravel;

@@ -1,0 +1,45 @@
+//! Time travel: going to step N (backwards, forwards, far, near) gives the very
+//! world a fresh run has after N steps; branching from step N keeps steps 1..N.
+
+use std::sync::Arc;
+
+use flush_core::engine::Run;
+use flush_core::{flush2021, Choice, Policy};
+
+use crate::common::*;
+
+fn fresh(sc: &flush_core::Scenario, seed: u64, n: u32) -> flush2021::World {
+    let mut r = Run::<flush2021::World>::new(Arc::new(sc.clone()), Policy::Seeded(seed));
+    r.run_steps(n);
+    r.head().clone()
+}
+
+#[test]
+fn goto_matches_a_fresh_run() {
+    let sc = flush_core::builtin::pairs(300);
+    let mut r = Run::<flush2021::World>::new(Arc::new(sc.clone()), Policy::Seeded(5));
+    r.run_to_end();
+    let len = r.len();
+    assert!(len > 2000, "{len}");
+    for n in [len, 0, 1, 129, 128, 127, len - 1, 1000, 1001, 999, 5, len / 2] {
+        r.goto(n);
+        assert_eq!(r.cursor(), n);
+        assert_eq!(r.world(), &fresh(&sc, 5, n), "step {n}");
+    }
+}
+
+#[test]
+fn branching_keeps_the_prefix_and_switches_to_manual() {
+    let sc = builtin("handoff");
+    let mut r = Run::<flush2021::World>::new(Arc::new(sc.clone()), Policy::Seeded(1));
+    r.run_to_end();
+    let before: Vec<Choice> = r.schedule();
+    r.goto(8);
+    let c = r.runnable_here()[0];
+    r.advance_with(c).unwrap();
+    assert_eq!(r.len(), 9);
+    assert_eq!(&r.schedule()[..8], &before[..8]);
+    assert_eq!(r.policy(), &Policy::Manual);
+    assert_eq!(r.advance(), Err(flush_core::Stop::NeedChoice));
+    assert!(r.outcome().is_none());
+}
