@@ -1,1 +1,76 @@
-fn main(){}
+//! Figures for the engine (printed by `cargo xtask bench`):
+//! * steps per second on the 1,000-pair scenario (goal: at least 5 M steps/s on one core),
+//!   both as a recorded run (trace kept) and as bare world steps;
+//! * time to jump to a step of a 100,000-step run (goal: under 1 ms).
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use flush_core::engine::Run;
+use flush_core::{builtin, flush2021, Policy};
+
+fn steps(c: &mut Criterion) {
+    let sc = Arc::new(builtin::pairs(1000));
+    let mut probe = Run::<flush2021::World>::new(sc.clone(), Policy::Seeded(1));
+    probe.run_to_end();
+    let n = probe.len();
+    assert_eq!(probe.outcome().unwrap().kind, flush_core::OutcomeKind::Completed);
+    let schedule = probe.schedule();
+    eprintln!("pairs-1000: {n} steps per run");
+
+    let mut g = c.benchmark_group("pairs-1000");
+    g.throughput(Throughput::Elements(u64::from(n)));
+    g.bench_function("recorded run (seeded scheduler, trace kept)", |b| {
+        b.iter(|| {
+            let mut r = Run::<flush2021::World>::new(sc.clone(), Policy::Seeded(1));
+            r.run_to_end();
+            black_box(r.len())
+        })
+    });
+    g.bench_function("bare world steps (replaying the schedule)", |b| {
+        let mut evs = Vec::with_capacity(64);
+        b.iter_batched(
+            || flush2021::World::new(&sc),
+            |mut w| {
+                for c in &schedule {
+                    evs.clear();
+                    w.step(&sc, *c, &mut evs);
+                }
+                black_box(w.notified)
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    g.finish();
+}
+
+fn jump(c: &mut Criterion) {
+    let sc = Arc::new(builtin::pairs(14_500));
+    let mut r = Run::<flush2021::World>::new(sc, Policy::Seeded(1));
+    r.run_to_end();
+    let n = r.len();
+    assert!(n >= 100_000, "{n}");
+    eprintln!("pairs-14500: {n} steps");
+    let targets = [n / 2, n - 1, 37, n / 3 + 77, 99_999, 1_234];
+    let mut i = 0;
+    c.bench_function("jump to a step of a 100,000-step run", |b| {
+        b.iter(|| {
+            i = (i + 1) % targets.len();
+            r.goto(targets[i]);
+            black_box(r.world().notified)
+        })
+    });
+    let mut w = r.world().clone();
+    let mut out = Vec::new();
+    c.bench_function("runnable set of a mid-run world", |b| {
+        b.iter(|| {
+            w.runnable(r.scenario(), &mut out);
+            black_box(out.len())
+        })
+    });
+    let _ = &mut w;
+}
+
+criterion_group!(benches, steps, jump);
+criterion_main!(benches);

@@ -19,8 +19,20 @@ pub trait Model: Clone + Eq + Hash {
     fn new(sc: &Scenario) -> Self;
     /// The runnable choices, sorted by goroutine then `select` case.
     fn runnable(&self, sc: &Scenario, out: &mut Vec<Choice>);
-    /// Runs a runnable choice; appends the facts to `ev`.
-    fn step(&mut self, sc: &Scenario, c: Choice, ev: &mut Vec<Self::Ev>);
+    /// How many choices are runnable (as `runnable` would list them).
+    fn runnable_len(&self, sc: &Scenario) -> u32 {
+        let mut v = Vec::new();
+        self.runnable(sc, &mut v);
+        v.len() as u32
+    }
+    /// The `i`-th runnable choice, `i < runnable_len()`.
+    fn runnable_at(&self, sc: &Scenario, i: u32) -> Choice {
+        let mut v = Vec::new();
+        self.runnable(sc, &mut v);
+        v[i as usize]
+    }
+    /// Runs a runnable choice; appends the facts to `ev`; returns who ran.
+    fn step(&mut self, sc: &Scenario, c: Choice, ev: &mut Vec<Self::Ev>) -> Self::Who;
     fn who(&self, g: u32) -> Self::Who;
     fn who_name(sc: &Scenario, who: &Self::Who) -> String;
     /// The Go panic that ended the run, if any: goroutine and message.
@@ -100,7 +112,7 @@ pub struct StepRecord<W> {
 
 /// A world is snapshotted every `SNAPSHOT_EVERY` steps; revisiting step N costs a
 /// clone plus at most that many replayed steps.
-pub const SNAPSHOT_EVERY: u32 = 128;
+pub const SNAPSHOT_EVERY: u32 = 256;
 
 /// A run: the scenario, the schedule so far, the trace, and a cursor that can be
 /// moved to any recorded step.
@@ -117,8 +129,6 @@ pub struct Run<M: Model> {
     events: Vec<M::Ev>,
     snapshots: Vec<M>,
     outcome: Option<Outcome>,
-    /// Runnable choices at the head.
-    head_runnable: Vec<Choice>,
     scratch: Vec<M::Ev>,
 }
 
@@ -145,7 +155,6 @@ impl<M: Model> Run<M> {
             records: Vec::new(),
             events: Vec::new(),
             outcome: None,
-            head_runnable: Vec::new(),
             scratch: Vec::new(),
             sc,
         };
@@ -199,9 +208,6 @@ impl<M: Model> Run<M> {
     }
     /// Runnable choices at the cursor.
     pub fn runnable_here(&self) -> Vec<Choice> {
-        if self.world.is_none() {
-            return self.head_runnable.clone();
-        }
         let mut v = Vec::new();
         self.world().runnable(&self.sc, &mut v);
         v
@@ -214,7 +220,9 @@ impl<M: Model> Run<M> {
         if self.outcome.is_some() {
             return Err(Stop::Ended);
         }
-        let Some((choice, note)) = self.sched.pick(&self.head_runnable) else {
+        let (head, sc) = (&self.head, &self.sc);
+        let n = head.runnable_len(sc);
+        let Some((choice, note)) = self.sched.pick(n, |i| head.runnable_at(sc, i)) else {
             return Err(Stop::NeedChoice);
         };
         self.apply(choice, note);
@@ -232,7 +240,9 @@ impl<M: Model> Run<M> {
         if self.outcome.is_some() {
             return Err(Stop::Ended);
         }
-        if !self.head_runnable.contains(&choice) {
+        let mut here = Vec::new();
+        self.head.runnable(&self.sc, &mut here);
+        if !here.contains(&choice) {
             return Err(Stop::NotRunnable(choice));
         }
         self.apply(choice, None);
@@ -255,9 +265,8 @@ impl<M: Model> Run<M> {
     }
 
     fn apply(&mut self, choice: Choice, note: Option<SchedNote>) {
-        let who = self.head.who(choice.g);
         let start = self.events.len() as u32;
-        self.head.step(&self.sc, choice, &mut self.events);
+        let who = self.head.step(&self.sc, choice, &mut self.events);
         let step = self.len() + 1;
         self.records.push(StepRecord { step, choice, who, ev_start: start, ev_end: self.events.len() as u32, note });
         if step % SNAPSHOT_EVERY == 0 {
@@ -270,13 +279,12 @@ impl<M: Model> Run<M> {
 
     fn refresh_head(&mut self) {
         let sc = &self.sc;
-        self.head.runnable(sc, &mut self.head_runnable);
         if let Some((g, msg)) = self.head.go_panic() {
             let name = self.records.last().map(|r| M::who_name(sc, &r.who)).unwrap_or_default();
             self.outcome = Some(Outcome { kind: OutcomeKind::Panic, message: msg.to_owned(), goroutine: Some(format!("g{g} {name}")) });
             return;
         }
-        if self.head_runnable.is_empty() {
+        if self.head.runnable_len(sc) == 0 {
             let violations = self.head.violations(sc);
             self.outcome = Some(if let Some((name, msg)) = violations.first() {
                 Outcome { kind: OutcomeKind::Invariant, message: format!("{name}: {msg}"), goroutine: None }

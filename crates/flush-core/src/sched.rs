@@ -113,29 +113,29 @@ impl Scheduler {
         &self.policy
     }
 
-    /// Picks among `runnable` (never empty, sorted). `None` under the manual policy.
-    pub fn pick(&mut self, runnable: &[Choice]) -> Option<(Choice, Option<SchedNote>)> {
-        debug_assert!(!runnable.is_empty());
-        let n = runnable.len() as u32;
+    /// Picks among `n` runnable choices (`n > 0`, sorted), the `i`-th given by `at(i)`.
+    /// `None` under the manual policy.
+    pub fn pick(&mut self, n: u32, at: impl Fn(u32) -> Choice) -> Option<(Choice, Option<SchedNote>)> {
+        debug_assert!(n > 0);
         match &self.policy {
             Policy::Manual => None,
-            Policy::Seeded(_) => Some((runnable[self.rng.below(n) as usize], None)),
+            Policy::Seeded(_) => Some((at(self.rng.below(n)), None)),
             Policy::Scripted { script, fallback_seed } => {
                 if !self.off_script {
                     if let Some(want) = script.get(self.cursor).copied() {
                         self.cursor += 1;
-                        if runnable.contains(&want) {
+                        if (0..n).any(|i| at(i) == want) {
                             return Some((want, None));
                         }
                         self.off_script = true;
-                        let c = runnable[self.rng.below(n) as usize];
+                        let c = at(self.rng.below(n));
                         return Some((c, Some(SchedNote::ScriptDiverged { wanted: want, seed: *fallback_seed })));
                     }
                     self.off_script = true;
-                    let c = runnable[self.rng.below(n) as usize];
+                    let c = at(self.rng.below(n));
                     return Some((c, Some(SchedNote::ScriptEnded { seed: *fallback_seed })));
                 }
-                Some((runnable[self.rng.below(n) as usize], None))
+                Some((at(self.rng.below(n)), None))
             }
             Policy::Entropy(bytes) => {
                 let need = if n > 256 { 2 } else { 1 };
@@ -149,7 +149,7 @@ impl Scheduler {
                 } else {
                     0
                 };
-                Some((runnable[idx as usize], None))
+                Some((at(idx), None))
             }
         }
     }
@@ -173,19 +173,19 @@ mod tests {
     fn script_diverges_to_the_seed_and_says_so() {
         let r = [Choice::new(1, 0), Choice::new(2, 0)];
         let mut s = Scheduler::new(Policy::Scripted { script: vec![Choice::new(2, 0), Choice::new(9, 0)], fallback_seed: 7 });
-        assert_eq!(s.pick(&r), Some((Choice::new(2, 0), None)));
-        let (_, note) = s.pick(&r).unwrap();
+        assert_eq!(s.pick(r.len() as u32, |i| r[i as usize]), Some((Choice::new(2, 0), None)));
+        let (_, note) = s.pick(r.len() as u32, |i| r[i as usize]).unwrap();
         assert_eq!(note, Some(SchedNote::ScriptDiverged { wanted: Choice::new(9, 0), seed: 7 }));
-        assert_eq!(s.pick(&r).unwrap().1, None);
+        assert_eq!(s.pick(r.len() as u32, |i| r[i as usize]).unwrap().1, None);
     }
 
     #[test]
     fn entropy_takes_bytes_then_the_first_choice() {
         let r = [Choice::new(1, 0), Choice::new(2, 0), Choice::new(3, 0)];
         let mut s = Scheduler::new(Policy::Entropy(vec![5, 1]));
-        assert_eq!(s.pick(&r).unwrap().0, Choice::new(3, 0));
-        assert_eq!(s.pick(&r).unwrap().0, Choice::new(2, 0));
-        assert_eq!(s.pick(&r).unwrap().0, Choice::new(1, 0));
-        assert_eq!(Scheduler::new(Policy::Manual).pick(&r), None);
+        assert_eq!(s.pick(r.len() as u32, |i| r[i as usize]).unwrap().0, Choice::new(3, 0));
+        assert_eq!(s.pick(r.len() as u32, |i| r[i as usize]).unwrap().0, Choice::new(2, 0));
+        assert_eq!(s.pick(r.len() as u32, |i| r[i as usize]).unwrap().0, Choice::new(1, 0));
+        assert_eq!(Scheduler::new(Policy::Manual).pick(r.len() as u32, |i| r[i as usize]), None);
     }
 }

@@ -158,7 +158,7 @@ pub struct Queue {
     /// The sticky `postInjection`: the injection whose function it is.
     pub post_inj: Option<InjId>,
     pub inject_ch: VecDeque<InjId>,
-    /// `working`: MsgID → runner, in creation order.
+    /// `working`: MsgID → runner, sorted by MsgID.
     pub working: Vec<(PosId, RunnerId)>,
     pub next_seq: u32,
     /// The seq of the next runner allowed to notify.
@@ -282,10 +282,15 @@ pub struct GoPanic {
 /// goroutines and notified runners leave it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct World {
-    /// Live goroutines, sorted by id.
-    pub goroutines: Vec<Goroutine>,
-    /// Live runners, sorted by id.
-    pub runners: Vec<Runner>,
+    /// Live goroutines, sorted by id. A deque: the goroutines that finish are mostly
+    /// the newest (halves) or the oldest runners, so removal moves few elements.
+    pub goroutines: VecDeque<Goroutine>,
+    /// Live runners, sorted by id; they finish roughly oldest first.
+    pub runners: VecDeque<Runner>,
+    /// The ids of `goroutines` and `runners`, kept in step: searching 4-byte ids is
+    /// what keeps a step cheap when hundreds of goroutines are alive.
+    goroutine_ids: VecDeque<Gid>,
+    runner_ids: VecDeque<RunnerId>,
     /// Queues in creation order (the dispatcher).
     pub queues: Vec<Queue>,
     pub injections: Vec<Injection>,
@@ -306,6 +311,20 @@ pub struct World {
     next_gid: Gid,
     next_runner: RunnerId,
     next_sig: SigId,
+    /// Runnable goroutines with their ready-case counts, sorted: kept up to date
+    /// incrementally (see `touch`), so a step costs no scan of every goroutine.
+    ready: Vec<(Gid, u8)>,
+    /// How many entries of `ready` have two ready cases (a `select`).
+    two_case: u32,
+    /// Open signals with the runner goroutine waiting on each as its start signal.
+    sig_waiters: Vec<(SigId, Gid)>,
+    /// Goroutines whose readiness the current step may have changed.
+    touched: Vec<Gid>,
+    /// Actors are goroutines `0..n_actors`.
+    n_actors: u32,
+    finaliser: Option<Gid>,
+    /// Some actor has a `wait_notified` op (so a notify may wake an actor).
+    waits_notified: bool,
 }
 
 impl World {
@@ -335,8 +354,10 @@ impl World {
                 .collect();
         }
         let mut w = World {
-            goroutines: Vec::new(),
-            runners: Vec::new(),
+            goroutines: VecDeque::new(),
+            runners: VecDeque::new(),
+            goroutine_ids: VecDeque::new(),
+            runner_ids: VecDeque::new(),
             queues: Vec::new(),
             injections: sc
                 .injections
@@ -361,23 +382,38 @@ impl World {
             next_gid: 0,
             next_runner: 0,
             next_sig: 0,
+            ready: Vec::new(),
+            two_case: 0,
+            sig_waiters: Vec::new(),
+            touched: Vec::new(),
+            n_actors: 0,
+            finaliser: None,
+            waits_notified: sc.actors.iter().flat_map(|a| &a.ops).any(|o| matches!(o, crate::scenario::Op::WaitNotified { .. })),
         };
         for (i, a) in sc.actors.iter().enumerate() {
             if !a.ops.is_empty() {
                 w.spawn(Role::Actor { actor: i as u16, pc: 0 }, At::Ready);
             }
         }
+        w.n_actors = w.next_gid;
+        w.refresh_ready(sc);
         w
     }
 
     // ----- getters ---------------------------------------------------------
 
     pub fn goroutine(&self, g: Gid) -> Option<&Goroutine> {
-        self.goroutines.binary_search_by_key(&g, |x| x.id).ok().map(|i| &self.goroutines[i])
+        self.goroutine_ids.binary_search(&g).ok().map(|i| &self.goroutines[i])
     }
 
     pub fn runner(&self, r: RunnerId) -> Option<&Runner> {
-        self.runners.binary_search_by_key(&r, |x| x.id).ok().map(|i| &self.runners[i])
+        self.runner_ids.binary_search(&r).ok().map(|i| &self.runners[i])
+    }
+
+    /// The runner stored in a queue's `working` under `pos`.
+    pub fn working(&self, qi: usize, pos: PosId) -> Option<RunnerId> {
+        let w = &self.queues[qi].working;
+        w.binary_search_by_key(&pos, |x| x.0).ok().map(|i| w[i].1)
     }
 
     pub fn queue(&self, segment: i64) -> Option<&Queue> {
@@ -394,10 +430,70 @@ impl World {
         if self.panic.is_some() {
             return;
         }
-        for g in &self.goroutines {
-            let n = self.cases(sc, g);
+        for &(g, n) in &self.ready {
             for alt in 0..n {
-                out.push(crate::sched::Choice::new(g.id, alt));
+                out.push(crate::sched::Choice::new(g, alt));
+            }
+        }
+        #[cfg(debug_assertions)]
+        {
+            // The incremental set must equal a full scan (checked in every debug test run).
+            let mut full = Vec::new();
+            for g in &self.goroutines {
+                for alt in 0..self.cases(sc, g) {
+                    full.push(crate::sched::Choice::new(g.id, alt));
+                }
+            }
+            assert_eq!(*out, full, "incremental runnable set went stale");
+        }
+        let _ = sc;
+    }
+
+    /// Recomputes the readiness of the touched goroutines.
+    fn refresh_ready(&mut self, sc: &Scenario) {
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.sort_unstable();
+        touched.dedup();
+        for &g in &touched {
+            let n = match self.goroutine(g) {
+                Some(gr) => self.cases(sc, gr),
+                None => 0,
+            };
+            match self.ready.binary_search_by_key(&g, |r| r.0) {
+                Ok(i) => {
+                    self.two_case -= u32::from(self.ready[i].1 == 2);
+                    if n == 0 {
+                        self.ready.remove(i);
+                    } else {
+                        self.ready[i].1 = n;
+                    }
+                }
+                Err(i) if n > 0 => self.ready.insert(i, (g, n)),
+                Err(_) => {}
+            }
+            self.two_case += u32::from(n == 2);
+        }
+        touched.clear();
+        self.touched = touched;
+    }
+
+    fn touch(&mut self, g: Gid) {
+        self.touched.push(g);
+    }
+
+    /// Actors wait on many things (B7, B9, B10, B11, injectMut, the notify barrier).
+    fn touch_actors(&mut self) {
+        for g in 0..self.n_actors {
+            self.touched.push(g);
+        }
+    }
+
+    /// Goroutines matching `f` (for rare events: an injectDone, a mutex hand-over).
+    fn touch_where(&mut self, f: impl Fn(&Goroutine) -> bool) {
+        for i in 0..self.goroutines.len() {
+            if f(&self.goroutines[i]) {
+                let g = self.goroutines[i].id;
+                self.touched.push(g);
             }
         }
     }
@@ -477,6 +573,23 @@ impl World {
         }
     }
 
+    /// Who a goroutine is, for the trace.
+    pub fn who_of(&self, g: &Goroutine) -> Who {
+        match g.role {
+            Role::Actor { actor, .. } => Who::Actor(actor),
+            Role::Runner(r) => self.runner(r).map_or(Who::Gone, |r| Who::Runner { segment: r.segment, pos: r.pos }),
+            Role::Half { runner, kind, .. } => self.runner(runner).map_or(Who::Gone, |r| Who::Half {
+                segment: r.segment,
+                pos: r.pos,
+                kind,
+                adhoc: r.adhoc.is_some(),
+            }),
+            Role::Handler { segment } => Who::Handler { segment },
+            Role::WaitInjected(i) => Who::WaitInjected(i),
+            Role::Finaliser => Who::Finaliser,
+        }
+    }
+
     /// What a goroutine waits on, in words, with the Go function it sits in.
     pub fn waits_on(&self, sc: &Scenario, g: &Goroutine) -> (String, &'static str) {
         event::waits_on(self, sc, g)
@@ -487,7 +600,12 @@ impl World {
     fn spawn(&mut self, role: Role, at: At) -> Gid {
         let id = self.next_gid;
         self.next_gid += 1;
-        self.goroutines.push(Goroutine { id, role, at });
+        self.goroutines.push_back(Goroutine { id, role, at });
+        self.goroutine_ids.push_back(id);
+        self.touched.push(id);
+        if role == Role::Finaliser {
+            self.finaliser = Some(id);
+        }
         id
     }
 
@@ -504,14 +622,21 @@ impl World {
         if let Ok(i) = self.open_signals.binary_search(&s) {
             self.open_signals.remove(i);
         }
+        if let Ok(i) = self.sig_waiters.binary_search_by_key(&s, |w| w.0) {
+            let (_, g) = self.sig_waiters.remove(i);
+            self.touched.push(g);
+        }
+        if let Some(f) = self.finaliser {
+            self.touched.push(f);
+        }
     }
 
     fn gi(&self, g: Gid) -> usize {
-        self.goroutines.binary_search_by_key(&g, |x| x.id).expect("live goroutine")
+        self.goroutine_ids.binary_search(&g).expect("live goroutine")
     }
 
     fn ri(&self, r: RunnerId) -> usize {
-        self.runners.binary_search_by_key(&r, |x| x.id).expect("live runner")
+        self.runner_ids.binary_search(&r).expect("live runner")
     }
 
     fn qi(&self, segment: i64) -> Option<usize> {
@@ -541,24 +666,39 @@ impl crate::engine::Model for World {
     fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
         World::runnable(self, sc, out)
     }
-    fn step(&mut self, sc: &Scenario, c: crate::sched::Choice, ev: &mut Vec<Ev>) {
+    fn runnable_len(&self, sc: &Scenario) -> u32 {
+        if self.panic.is_some() {
+            return 0;
+        }
+        let n = if self.two_case == 0 { self.ready.len() as u32 } else { self.ready.iter().map(|r| u32::from(r.1)).sum() };
+        #[cfg(debug_assertions)]
+        {
+            // `runnable` cross-checks the incremental set against a full scan.
+            let mut v = Vec::new();
+            self.runnable(sc, &mut v);
+            assert_eq!(v.len() as u32, n);
+        }
+        let _ = sc;
+        n
+    }
+    fn runnable_at(&self, _sc: &Scenario, i: u32) -> crate::sched::Choice {
+        if self.two_case == 0 {
+            return crate::sched::Choice::new(self.ready[i as usize].0, 0);
+        }
+        let mut left = i;
+        for &(g, n) in &self.ready {
+            if left < u32::from(n) {
+                return crate::sched::Choice::new(g, left as u8);
+            }
+            left -= u32::from(n);
+        }
+        unreachable!("runnable_at beyond runnable_len")
+    }
+    fn step(&mut self, sc: &Scenario, c: crate::sched::Choice, ev: &mut Vec<Ev>) -> Who {
         World::step(self, sc, c, ev)
     }
     fn who(&self, g: u32) -> Who {
-        let Some(g) = self.goroutine(g) else { return Who::Gone };
-        match g.role {
-            Role::Actor { actor, .. } => Who::Actor(actor),
-            Role::Runner(r) => self.runner(r).map_or(Who::Gone, |r| Who::Runner { segment: r.segment, pos: r.pos }),
-            Role::Half { runner, kind, .. } => self.runner(runner).map_or(Who::Gone, |r| Who::Half {
-                segment: r.segment,
-                pos: r.pos,
-                kind,
-                adhoc: r.adhoc.is_some(),
-            }),
-            Role::Handler { segment } => Who::Handler { segment },
-            Role::WaitInjected(i) => Who::WaitInjected(i),
-            Role::Finaliser => Who::Finaliser,
-        }
+        self.goroutine(g).map_or(Who::Gone, |g| self.who_of(g))
     }
     fn who_name(sc: &Scenario, who: &Who) -> String {
         match *who {

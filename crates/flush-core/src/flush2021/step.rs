@@ -16,9 +16,11 @@ pub fn retry_sleep_ms(n: u8) -> u32 {
 
 impl World {
     /// Runs `choice` (which must be runnable) and appends what happened to `ev`.
-    pub fn step(&mut self, sc: &Scenario, choice: Choice, ev: &mut Vec<Ev>) {
+    /// Returns who ran (captured before the step: the goroutine may be gone after).
+    pub fn step(&mut self, sc: &Scenario, choice: Choice, ev: &mut Vec<Ev>) -> Who {
         let gi = self.gi(choice.g);
         let g = self.goroutines[gi].clone();
+        let who = self.who_of(&g);
         match g.role {
             Role::Actor { actor, pc } => self.step_actor(sc, g.id, actor, pc, g.at, ev),
             Role::Half { runner, kind, fail } => self.step_half(g.id, runner, kind, fail, g.at, ev),
@@ -27,12 +29,50 @@ impl World {
             Role::WaitInjected(inj) => {
                 // flush_task.go: waitForInjected — wg.Wait() returned; close(injected).
                 self.injections[inj as usize].injected = true;
+                self.touch_actors();
                 ev.push(Ev::InjectedClosed { inj });
                 self.finish(g.id);
             }
             Role::Finaliser => self.step_finaliser(sc, g.id, g.at, ev),
         }
+        self.touch(choice.g);
         self.check_invariants(ev);
+        self.refresh_ready(sc);
+        who
+    }
+
+    /// Takes or releases a queue's `injectMut` across a blocking point; every
+    /// goroutine that may wait for it is re-examined.
+    fn set_inject_mut(&mut self, qi: usize, holder: Option<Gid>) {
+        self.queues[qi].inject_mut = holder;
+        self.touch_actors();
+        if let Some(f) = self.finaliser {
+            self.touch(f);
+        }
+        self.touch_where(|g| matches!(g.at, At::PostTaskMutex { .. }));
+    }
+
+    /// `injectOver` of `inj` changed: its receivers are re-examined.
+    fn touch_over_waiters(&mut self, inj: InjId) {
+        self.touch_where(|g| matches!(g.at, At::WaitInjectOver { inj: i } | At::Handling { inj: i, .. } if i == inj));
+    }
+
+    /// A queue's injectCh changed: its handler, and injectors blocked on a full channel.
+    fn touch_inject_ch(&mut self, qi: usize) {
+        if let Some(h) = self.queues[qi].handler {
+            self.touch(h.goroutine);
+        }
+        if self.queues[qi].inject_ch.len() + 1 >= crate::scenario::INJECT_CH_CAP {
+            self.touch_actors();
+        }
+    }
+
+    /// A runner's WaitGroup counted down: its waitFinish (B1) or drop-mode caller (B11).
+    fn touch_runner_wg(&mut self, ri: usize) {
+        match self.runners[ri].goroutine {
+            Some(g) => self.touch(g),
+            None => self.touch_actors(),
+        }
     }
 
     fn set_at(&mut self, g: Gid, at: At) {
@@ -42,7 +82,8 @@ impl World {
 
     fn finish(&mut self, g: Gid) {
         let i = self.gi(g);
-        self.goroutines.remove(i);
+        self.goroutines.remove(i).expect("live goroutine");
+        self.goroutine_ids.remove(i);
     }
 
     fn go_panic(&mut self, g: Gid, message: String, ev: &mut Vec<Ev>) {
@@ -63,7 +104,7 @@ impl World {
             At::CloseHandler { segment, then, .. } => {
                 // flush_manager.go: injectHandler.close — wg.Wait() returned.
                 let qi = self.qi(segment).expect("queue of a closing handler");
-                self.queues[qi].inject_mut = None;
+                self.set_inject_mut(qi, None);
                 match then {
                     Resume::NewRunner(r) => {
                         self.queues[qi].handler = None;
@@ -81,7 +122,9 @@ impl World {
             At::InjectSend { inj, next } => self.inject_from(sc, g, inj, next as usize, ev),
             At::DropWait { runner } => {
                 // flush_manager.go: handleInsertTask/handleDeleteTask — r.Wait() returned; append getFlushPack().
-                let r = self.runners.remove(self.ri(runner));
+                let ri = self.ri(runner);
+                self.runner_ids.remove(ri);
+                let r = self.runners.remove(ri).expect("live runner");
                 let kind = r.adhoc.expect("ad-hoc runner");
                 let pack = Pack {
                     runner: r.id,
@@ -133,7 +176,7 @@ impl World {
                 if self.drop.dropping {
                     // flush_manager.go: handleDeleteTask, drop mode — getFlushQueue, then working.Load(pos).
                     let qi = self.get_flush_queue(segment, ev);
-                    if self.queues[qi].working.iter().any(|(p, _)| *p == pos) {
+                    if self.working(qi, pos).is_some() {
                         ev.push(Ev::DropDeleteStaysNormal { segment, pos });
                         return self.get_runner(sc, g, qi, pos, op, ev);
                     }
@@ -164,6 +207,7 @@ impl World {
                 let n = sc.injections[inj as usize].segments.len() as u32;
                 let st = &mut self.injections[inj as usize];
                 st.over = if success { Over::Filled(n) } else { Over::Closed };
+                self.touch_over_waiters(inj);
                 ev.push(Ev::InjectDone { inj, success });
                 true
             }
@@ -188,6 +232,9 @@ impl World {
                     }
                     AllFlushed::Open => {
                         self.drop.all_flushed = AllFlushed::Closed;
+                        if let Some(f) = self.finaliser {
+                            self.touch(f);
+                        }
                         ev.push(Ev::NotifyAllFlushed);
                         true
                     }
@@ -236,7 +283,8 @@ impl World {
     fn new_runner(&mut self, segment: i64, pos: PosId, seq: u32, adhoc: Option<HalfKind>) -> RunnerId {
         let id = self.next_runner;
         self.next_runner += 1;
-        self.runners.push(Runner {
+        self.runner_ids.push_back(id);
+        self.runners.push_back(Runner {
             id,
             segment,
             pos,
@@ -262,7 +310,7 @@ impl World {
     /// Returns true when the op completed.
     fn get_runner(&mut self, sc: &Scenario, g: Gid, qi: usize, pos: PosId, op: &Op, ev: &mut Vec<Ev>) -> bool {
         let segment = self.queues[qi].segment;
-        if let Some(&(_, r)) = self.queues[qi].working.iter().find(|(p, _)| *p == pos) {
+        if let Some(r) = self.working(qi, pos) {
             ev.push(Ev::RunnerLoaded { segment, pos });
             self.run_half(sc, r, op, ev);
             return true;
@@ -270,7 +318,9 @@ impl World {
         let seq = self.queues[qi].next_seq;
         self.queues[qi].next_seq += 1;
         let r = self.new_runner(segment, pos, seq, None);
-        self.queues[qi].working.push((pos, r));
+        let w = &mut self.queues[qi].working;
+        let at = w.partition_point(|x| x.0 < pos);
+        w.insert(at, (pos, r));
         ev.push(Ev::RunnerStored { segment, pos, seq });
         if self.queues[qi].inject_mut.is_some() {
             self.set_at(g, At::LockInjectMut { segment, then: Resume::NewRunner(r) });
@@ -287,10 +337,11 @@ impl World {
         if let Some(h) = self.queues[qi].handler {
             if !h.done {
                 self.queues[qi].handler = Some(Handler { done: true, ..h });
+                self.touch(h.goroutine);
                 ev.push(Ev::HandlerCloseRequested { segment, handler: h.goroutine });
             }
             if self.goroutine(h.goroutine).is_some() {
-                self.queues[qi].inject_mut = Some(g);
+                self.set_inject_mut(qi, Some(g));
                 self.set_at(g, At::CloseHandler { segment, handler: h.goroutine, then: Resume::NewRunner(r) });
                 return false;
             }
@@ -312,6 +363,10 @@ impl World {
         run.start = Some(start);
         run.finish = Some(finish);
         run.goroutine = Some(wf);
+        if !self.is_closed(start.id) {
+            let at = self.sig_waiters.partition_point(|w| w.0 < start.id);
+            self.sig_waiters.insert(at, (start.id, wf));
+        }
         self.queues[qi].tail = SignalRef { id: finish, origin: SigOrigin::Runner { seq } };
         ev.push(Ev::RunnerInit { segment: self.queues[qi].segment, pos: self.runners[ri].pos, runner: wf, start: start.origin });
         // Architecture invariant: a runner's start is the previous tail or a handler's injectDone.
@@ -365,6 +420,7 @@ impl World {
                 return false;
             }
             self.queues[qi].inject_ch.push_back(inj);
+            self.touch_inject_ch(qi);
             ev.push(Ev::InjectQueued { inj, segment: seg, queued: self.queues[qi].inject_ch.len() as u32 });
         }
         true
@@ -382,10 +438,11 @@ impl World {
             }
             if !h.done {
                 self.queues[qi].handler = Some(Handler { done: true, ..h });
+                self.touch(h.goroutine);
                 ev.push(Ev::HandlerCloseRequested { segment, handler: h.goroutine });
             }
             if self.goroutine(h.goroutine).is_some() {
-                self.queues[qi].inject_mut = Some(g);
+                self.set_inject_mut(qi, Some(g));
                 self.set_at(g, At::CloseHandler { segment, handler: h.goroutine, then: Resume::Close(qi as u32) });
                 return false;
             }
@@ -409,6 +466,7 @@ impl World {
                     HalfKind::Delete => run.delete_err = true,
                 }
                 run.wg -= 1;
+                self.touch_runner_wg(ri);
                 ev.push(Ev::HalfGaveUp { segment, pos, kind });
                 self.finish(g);
                 return;
@@ -421,6 +479,7 @@ impl World {
             self.set_at(g, At::RetrySleep { n });
         } else {
             self.runners[ri].wg -= 1;
+            self.touch_runner_wg(ri);
             ev.push(Ev::HalfDone { segment, pos, kind, n });
             self.finish(g);
         }
@@ -451,6 +510,7 @@ impl World {
                 self.runners[ri].pack = Some(pack);
                 let qi = self.qi(segment).expect("runner's queue");
                 if let Some(inj) = self.queues[qi].inject_ch.pop_front() {
+                    self.touch_inject_ch(qi);
                     self.take_injection(inj, segment, ev);
                     ev.push(Ev::RunnerTookInjection { segment, pos, inj });
                     self.set_at(g, At::WaitInjectOver { inj });
@@ -476,6 +536,7 @@ impl World {
         match st.over {
             Over::Filled(k) if k > 0 => {
                 st.over = Over::Filled(k - 1);
+                self.touch_over_waiters(inj);
                 true
             }
             Over::Closed => false,
@@ -489,6 +550,9 @@ impl World {
         st.remaining = st.remaining.saturating_sub(1);
         let twice = st.taken.contains(&segment);
         st.taken.push(segment);
+        if st.remaining == 0 {
+            self.touch_where(|g| g.role == Role::WaitInjected(inj));
+        }
         if twice {
             self.violate(Violation::InjectionTakenTwice { inj, segment }, ev);
         }
@@ -505,7 +569,7 @@ impl World {
             return;
         }
         let q = &mut self.queues[qi];
-        if let Some(i) = q.working.iter().position(|(p, _)| *p == pos) {
+        if let Ok(i) = q.working.binary_search_by_key(&pos, |x| x.0) {
             q.working.remove(i);
         }
         q.running -= 1;
@@ -583,11 +647,15 @@ impl World {
             s.checkpoint = pack.pos;
         }
         self.notified += 1;
+        if self.waits_notified {
+            self.touch_actors();
+        }
         ev.push(Ev::Notified { pack, total: self.notified });
         if pack.flushed || pack.dropped {
             self.segment_flushed(pack.segment, ev);
         }
-        let run = self.runners.remove(ri);
+        self.runner_ids.remove(ri);
+        let run = self.runners.remove(ri).expect("live runner");
         let qi = self.qi(run.segment).expect("queue");
         let q = &mut self.queues[qi];
         let expected = q.notify_seq;
@@ -613,6 +681,7 @@ impl World {
                 // With both cases ready, case 0 takes the injection and case 1 returns.
                 if inj_ready && alt == 0 {
                     let inj = self.queues[qi].inject_ch.pop_front().expect("ready");
+                    self.touch_inject_ch(qi);
                     let done = self.new_signal(true);
                     self.queues[qi].tail = SignalRef { id: done, origin: SigOrigin::InjectDone { handler: g } };
                     self.take_injection(inj, segment, ev);
@@ -621,6 +690,7 @@ impl World {
                 } else {
                     ev.push(Ev::HandlerExited { segment, both_ready: inj_ready });
                     self.finish(g);
+                    self.touch_actors();
                 }
             }
             At::Handling { inj, done } => {

@@ -260,8 +260,10 @@ impl crate::engine::Model for World {
     fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
         World::runnable(self, sc, out)
     }
-    fn step(&mut self, sc: &Scenario, c: crate::sched::Choice, ev: &mut Vec<Ev>) {
-        World::step(self, sc, c, ev)
+    fn step(&mut self, sc: &Scenario, c: crate::sched::Choice, ev: &mut Vec<Ev>) -> Who {
+        let who = crate::engine::Model::who(self, c.g);
+        World::step(self, sc, c, ev);
+        who
     }
     fn who(&self, g: u32) -> Who {
         match self.goroutine(g).map(|g| &g.role) {
