@@ -322,6 +322,37 @@ impl<M: Model> Run<M> {
 
     // ----- time travel -----
 
+    /// The world after `n` steps, without moving the cursor.
+    pub fn world_at(&self, n: u32) -> M {
+        let n = n.min(self.len());
+        if n == self.cursor {
+            return self.world().clone();
+        }
+        if n == self.len() {
+            return self.head.clone();
+        }
+        let base = (n / SNAPSHOT_EVERY) * SNAPSHOT_EVERY;
+        let mut w = self.snapshots[(n / SNAPSHOT_EVERY) as usize].clone();
+        let mut scratch = Vec::new();
+        for i in base..n {
+            scratch.clear();
+            w.step(&self.sc, self.records[i as usize].choice, &mut scratch);
+        }
+        w
+    }
+
+    /// Replays the whole recorded run once, calling `f(step, world)` for step 0..=len.
+    pub fn for_each_world(&self, mut f: impl FnMut(u32, &M)) {
+        let mut w = self.snapshots[0].clone();
+        f(0, &w);
+        let mut scratch = Vec::new();
+        for (i, r) in self.records.iter().enumerate() {
+            scratch.clear();
+            w.step(&self.sc, r.choice, &mut scratch);
+            f(i as u32 + 1, &w);
+        }
+    }
+
     /// Moves the cursor to step `n` (0 = the initial state), clamped to the run.
     pub fn goto(&mut self, n: u32) {
         let n = n.min(self.len());

@@ -1,0 +1,52 @@
+//! One or two sentences on what each modelled Go function does, shown beside the
+//! current step. Written from the Go code at the commits MODEL.md names.
+
+/// The excerpt for a `file.go: function` label, if we have one.
+pub fn excerpt(go: &str) -> Option<&'static str> {
+    let f = go.split(": ").nth(1).unwrap_or(go);
+    Some(match f {
+        "getFlushQueue" => "LoadOrStore a queue for the segment, then init once: spawn the inject handler and start with a closed tail channel (\"new queue acts like tailing task is done\").",
+        "getFlushTaskRunner" => "LoadOrStore a runner for the MsgID. A new one: under injectMut, runningTasks++ and close the inject handler (waiting for it to exit); then under tailMut, chain it: startSignal = old tail, tail = its finishSignal.",
+        "injectHandler.close" => "close(done), then wg.Wait() until the handler goroutine returns. If it is handling an injection, that means waiting for injectDone.",
+        "flushTaskRunner.init" => "startSignal = the queue's tail at this moment; finishSignal = a new channel; go waitFinish.",
+        "runFlushInsert" => "Guarded by insertOnce: record binlogs, pos, flushed, dropped, then retry.Do(flushInsertData) in a goroutine; on final error set insertErr; always Done().",
+        "runFlushDel" => "Guarded by deleteOnce: record the delta logs, then retry.Do(flushDeleteData) in a goroutine; on final error set deleteErr; always Done().",
+        "handleInsertTask" => "In drop mode: an ad-hoc runner with Add(1), runFlushInsert, Wait(), then append its pack to dropHandler.packs. It never looks at a queue.",
+        "handleDeleteTask" => "In drop mode: if the queue's working map has the MsgID, join that runner (normal mode); else an ad-hoc runner whose pack (pos nil) joins the drop packs.",
+        "injectFlush" => "go waitForInjected(), then push the injection into each target segment's injectCh (capacity 100).",
+        "orderFlushQueue.inject" => "injectCh <- inj: blocks only when 100 injections are already queued.",
+        "taskInjection.Injected" => "<-Injected(): returns when every target queue has taken the injection (injectOne).",
+        "taskInjection.injectDone" => "true: send segmentCnt trues into injectOver; false: close(injectOver), so every holder receives false.",
+        "taskInjection.waitForInjected" => "wg.Wait() for segmentCnt injectOne calls, then close(injected).",
+        "startDropping" => "dropping = true; allFlushed = make(chan); spawn the finaliser that waits for allFlushed.",
+        "startDropping (finaliser)" => "After allFlushed: wait for every queue's tail, then apply each queue's postInjection to the drop packs and call flushAndDrop once.",
+        "notifyAllFlushed" => "close(allFlushed): no more flushes will come for this channel.",
+        "rendezvousFlushManager.close" => "For each queue, under injectMut, close its inject handler (waiting if it handles an injection). The field is not set to nil.",
+        "waitFinish" => "t.Wait() for both halves; <-startSignal; build the pack; poll injectCh without blocking (take one injection and wait on injectOver); postTask; notify; close(finishSignal).",
+        "orderFlushQueue.postTask" => "Delete the MsgID from working; runningTasks--, and at 0 spawn a new inject handler; keep a successful postInjection (sticky) and apply it to the pack, before notify.",
+        "flushNotifyFunc" => "Panics on a pack with an error. Builds SaveBinlogPathsRequest (checkpoint = pack.pos, start positions of new segments) and retries it; then segmentFlushed if flushed or dropped.",
+        "dropVirtualChannelFunc" => "Groups the drop packs by segment, calls DropVirtualChannel (retried, panics on final failure), then marks every segment of the request flushed.",
+        "injectHandler.handleInjection" => "select on injectCh and done. An injection: tail = its own injectDone channel (the old tail is not chained), injectOne, wait on injectOver, keep postInjection on true, close(injectDone).",
+        "waitForAllFlushQueue" => "Wait on the tail each queue had when the wait started.",
+        "retry.Do" => "Call fn up to 10 times; after each failure (the last one too) sleep 200 ms, doubling, at most 3 s.",
+        "listNewSegmentsStartPositions" => "Report every new segment's start position and move it from new to normal.",
+        "segmentFlushed" => "Move a new or normal segment to flushed.",
+        "writeBufferBase.bufferInsert" => "If the metacache lacks the segment, AddSegment(Growing, startPosRecorded=false): a removed segment comes back with no history. Then buffer the rows.",
+        "writeBufferBase.sealSegments" => "UpdateSegments(UpdateState(Sealed)) for the listed segments that are Growing.",
+        "GetSealedSegmentsPolicy" => "Every Sealed segment becomes Flushing and is selected for sync.",
+        "writeBufferBase.syncSegments" => "For each selected segment getSyncTask; a segment missing from the metacache is skipped with a warning.",
+        "writeBufferBase.getSyncTask" => "GetSegmentByID; yield the buffer; StartSyncing; a flush if Flushing or L0; EncodeBuffer, whose setTaskMeta installs a failure callback that panics.",
+        "keyLockDispatcher.Submit" => "keyLock.Lock(segmentID) in the caller: a second task for a segment waits until the first one finishes.",
+        "syncManager.SyncData" => "Submit the task to the sync pool under its segment's key lock.",
+        "SyncTask.Run" => "First GetSegmentByID: missing and not a drop means ErrSegmentNotFound, HandleError, and the panic. Then write the binlogs, writeMeta, FinishSyncing.",
+        "SyncTask.writeLogs" => "MultiWrite the binlogs, statslogs and deltalogs to object storage.",
+        "brokerMetaWriter.UpdateSync" => "GetSegmentByID again (missing: ErrSegmentNotFound), then SaveBinlogPaths to datacoord with the checkpoint and start positions.",
+        "Server.SaveBinlogPaths" => "Datacoord records the binlogs and statslogs, the checkpoint, and Flushing (then Flushed) for a flush.",
+        "SyncSegmentsScheduler.SyncSegments" => "Select the partition's healthy segments; at ca7ef26e4b and b5c9a7364b only those with a PK statslog enter the request. Send it, then log \"sync segments success\" with all selected ids.",
+        "SessionManagerImpl.SyncSegments" => "The datacoord side of the RPC: call the datanode (with retries), log \"success to sync segments\".",
+        "DataNode.SyncSegments" => "Empty request: no-op. Else detect the segments the metacache lacks, load their PK stats, then UpdateSegmentView. No write-buffer lock is taken.",
+        "metaCacheImpl.UpdateSegmentView" => "Add the request's missing segments; remove every cached segment of the partition that is not in the request, unless the version's predicate keeps it (ca7ef26e4b: only L0 Growing).",
+        "setTaskMeta (failure callback)" => "WithFailureCallback(func(err) { panic(err) }): the datanode process exits.",
+        _ => return None,
+    })
+}

@@ -1,0 +1,303 @@
+// End-to-end tests of the FlushScope page in headless Chromium (playwright-core,
+// Debian's /usr/bin/chromium, never a downloaded browser). They wait for DOM
+// conditions, never sleep. Screenshots go to ../test-output/screenshots/.
+//
+// APP_URL: the served dist/ (default http://127.0.0.1:8089/).
+// FLUSHSCOPE_BIN: the CLI, to check that the exported trace equals `flushscope run --json`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+
+const URL = process.env.APP_URL ?? 'http://127.0.0.1:8089/';
+const SHOTS = new globalThis.URL('../test-output/screenshots/', import.meta.url).pathname;
+const FIGURES = new globalThis.URL('../test-output/figures.json', import.meta.url).pathname;
+mkdirSync(SHOTS, { recursive: true });
+const figures = {};
+let browser;
+
+before(async () => {
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+});
+after(async () => {
+  await browser?.close();
+  writeFileSync(FIGURES, JSON.stringify(figures, null, 2));
+  for (const [k, v] of Object.entries(figures)) console.log(`FIGURE ${k}: ${v}`);
+});
+
+/** A fresh page that records page errors; `hash` is the URL fragment. */
+async function open(hash = '', opts = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1600, height: 1200 }, acceptDownloads: true });
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  if (opts.storage) await page.addInitScript((s) => localStorage.setItem('flushscope.view', s), opts.storage);
+  const t0 = Date.now();
+  await page.goto(URL + (hash ? '#' + hash : ''));
+  await page.waitForSelector(opts.waitFor ?? '.app');
+  return { page, ctx, errors, loadMs: Date.now() - t0 };
+}
+
+const counter = (page) => page.textContent('#counter');
+async function waitStep(page, n) {
+  await page.waitForFunction((n) => document.querySelector('.app')?.dataset.step === String(n), n);
+}
+async function shot(page, name) {
+  await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+}
+async function noCrash(page, errors) {
+  assert.equal(await page.$('#crash'), null, 'no Rust panic banner');
+  assert.deepEqual(errors, []);
+}
+
+test('opens on the #34018 scenario and replays the panic step by step', async () => {
+  const { page, ctx, errors, loadMs } = await open('', { waitFor: '.lane' });
+  figures['first lane after navigation (ms, playwright, cold context)'] = loadMs;
+  const nav = await page.evaluate(() => performance.getEntriesByType('navigation')[0].startTime);
+  assert.ok(nav >= 0);
+  assert.match(await page.textContent('.stage-title h2'), /#34018/);
+  assert.equal(await page.getAttribute('.app', 'data-model'), 'sync-2024');
+  assert.equal(await counter(page), 'step 0 / 6');
+  assert.match(await page.textContent('#description'), /SyncSegments/);
+  assert.equal(await page.locator('.lane').count(), 3);
+  await shot(page, '01-segment-not-found-step0');
+
+  // Step with the button, then the keyboard.
+  await page.click('#step-btn');
+  await waitStep(page, 1);
+  assert.match(await page.textContent('#event'), /segment 300 not in metacache: AddSegment\(Growing, L1\)/);
+  assert.equal(await page.locator('#metacache tr.changed[data-segment="300"]').count(), 1, 'the added row flashes');
+  for (let i = 2; i <= 5; i++) { await page.keyboard.press('ArrowRight'); await waitStep(page, i); }
+  // Step 5: UpdateSegmentView removes 300 while its sync task is in flight.
+  assert.equal(await page.locator('#metacache tr.removed[data-segment="300"]').count(), 1);
+  assert.equal(await page.getAttribute('.card.task', 'data-present'), 'false');
+  assert.match(await page.textContent('.card.task .seglink'), /MISSING/);
+  assert.match(await page.textContent('#event'), /INVARIANT sync-task-segment-present/);
+  assert.ok(await page.locator('pre.log', { hasText: '"remove dropped segment"] [segmentID=300]' }).count() >= 1);
+  await shot(page, '02-segment-not-found-step5-removed');
+  await page.keyboard.press('ArrowRight');
+  await waitStep(page, 6);
+  assert.match(await page.textContent('#event'), /PANIC: segment not found\[segment=300\]/);
+  assert.match(await page.textContent('.callout.outcome'), /panic/);
+  assert.match(await page.textContent('#step .gofn'), /task\.go: SyncTask\.Run/);
+  await shot(page, '03-segment-not-found-panic');
+  await page.keyboard.press('ArrowLeft');
+  await waitStep(page, 5);
+  await page.keyboard.press('Home');
+  await waitStep(page, 0);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('the fix keeps segment 300 under the same schedule', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found&version=b5c9a7364b&mode=scripted&step=0');
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => document.querySelector('#outcome')?.textContent.includes('completed'));
+  assert.equal(await page.locator('#metacache tr[data-segment="300"]').count(), 1);
+  assert.equal(await page.inputValue('#version'), 'b5c9a7364b');
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('flush-2021 lanes: runners, tail arrows, the injection token and the meta cache', async () => {
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1&step=0');
+  assert.equal(await page.getAttribute('.app', 'data-model'), 'flush-2021');
+  // Go to the step where both runners hold c1 (runner g6 took it at step 17).
+  await page.fill('#jump', '17');
+  await page.press('#jump', 'Enter');
+  await waitStep(page, 17);
+  const lanes = page.locator('.lane');
+  assert.equal(await lanes.count(), 2);
+  assert.equal(await page.getAttribute('.lane[data-segment="2"]', 'data-holder'), 'runner pos=a (c1)');
+  assert.equal(await page.getAttribute('.lane[data-segment="3"]', 'data-holder'), 'runner pos=b (c1)');
+  assert.equal(await page.locator('.lane[data-segment="2"] .token.held').count(), 1);
+  assert.equal(await page.locator('.lane[data-segment="2"] [data-tail-of="a"]').count(), 1, 'a tail marker for pos=a');
+  assert.equal(await page.locator('.lane[data-segment="2"] .runner[data-pos="a"] .half.done').count(), 2);
+  assert.equal(await page.getAttribute('.g[data-g="3"]', 'data-state'), 'blocked');
+  assert.match(await page.textContent('.g[data-g="3"] .g-wait'), /B3: <-c1\.injectOver/);
+  await shot(page, '04-handoff-runners-hold-c1');
+  // Before the compactor answers, the handler of queue 2 is gone (a runner is running).
+  assert.equal(await page.getAttribute('.lane[data-segment="2"]', 'data-handler'), 'none');
+  // Step 22: postTask remapped the pack; notify shows segment 4; replica rows flash.
+  await page.fill('#jump', '22');
+  await page.press('#jump', 'Enter');
+  await waitStep(page, 22);
+  assert.match(await page.textContent('#notify'), /seg 4 @a flushed/);
+  assert.match(await page.textContent('#event'), /notified seg=4 pos=a flushed/);
+  await shot(page, '05-handoff-notified-remapped');
+  // An early step: tail arrow to the initial closed tail, handler idle.
+  await page.fill('#jump', '3');
+  await page.press('#jump', 'Enter');
+  await waitStep(page, 3);
+  assert.match(await page.textContent('.lane[data-segment="2"] [data-tail-of="a"]'), /init/);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('tail arrows point from a runner to its predecessor', async () => {
+  const { page, ctx, errors } = await open('scenario=ordered-flush&mode=seeded&seed=2&step=12');
+  const arrows = page.locator('.lane path.tail');
+  assert.ok(await arrows.count() >= 1, 'at least one arrow between live runners');
+  assert.equal(await page.getAttribute('.lane', 'data-segment'), '1');
+  await shot(page, '06-ordered-flush-tail-chain');
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('manual mode: runnable goroutines are buttons, a select offers both cases', async () => {
+  const { page, ctx, errors } = await open('scenario=runner-creation-race&mode=manual&step=0');
+  assert.equal(await counter(page), 'step 0 / 0');
+  await page.click('.g[data-g="0"] .run-g');
+  await waitStep(page, 1);
+  assert.equal(await counter(page), 'step 1 / 1');
+  // g0 waits in B7 for the handler g2, which is runnable (done closed).
+  assert.equal(await page.getAttribute('.g[data-g="0"]', 'data-state'), 'blocked');
+  assert.match(await page.textContent('.g[data-g="0"] .g-wait'), /B7/);
+  await page.click('.g[data-g="2"] .run-g');
+  await waitStep(page, 2);
+  await page.click('.g[data-g="1"] .run-g');
+  await waitStep(page, 3);
+  await shot(page, '07-manual');
+  // The permalink of a manual branch carries the schedule (the URL follows the view after a short debounce).
+  await page.waitForFunction(() => location.hash.includes('step=3'));
+  const hash = await page.evaluate(() => location.hash);
+  assert.match(hash, /mode=manual/);
+  assert.match(hash, /sched=0%2C2%2C1|sched=0,2,1/);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('a permalink restores the same step and view', async () => {
+  const a = await open('scenario=drop-mode-injection&mode=seeded&seed=4&step=0');
+  for (let i = 1; i <= 29; i++) { await a.page.keyboard.press('ArrowRight'); }
+  await waitStep(a.page, 29);
+  const event = await a.page.textContent('#event');
+  await a.page.waitForFunction(() => location.hash.includes('step=29'));
+  const hash = await a.page.evaluate(() => location.hash);
+  assert.match(hash, /step=29/);
+  await shot(a.page, '08-drop-mode-injection');
+  const b = await open(hash.slice(1));
+  await waitStep(b.page, 29);
+  assert.equal(await b.page.textContent('#event'), event);
+  assert.match(await b.page.textContent('#drop'), /flushAndDrop got: seg 100 @x dropped/);
+  await noCrash(b.page, b.errors);
+  await a.ctx.close(); await b.ctx.close();
+});
+
+test('bad input: a malformed upload, a tampered fragment and corrupted storage', async () => {
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1&step=5');
+  const title = await page.textContent('.stage-title h2');
+  await page.setInputFiles('#upload', { name: 'broken.json', mimeType: 'application/json',
+    buffer: Buffer.from('{\n  "name": "x",\n  "model": "flush-2021",\n  "actors": [ { "name": "a", "ops": [ { "op": "jump" } ] } ]\n}') });
+  await page.waitForSelector('#error');
+  assert.match(await page.textContent('#error-text'), /broken\.json:4:\d+: unknown variant `jump`/);
+  assert.equal(await page.textContent('.stage-title h2'), title, 'the previous scenario stays loaded');
+  assert.equal(await counter(page), 'step 5 / 24');
+  await shot(page, '09-bad-upload');
+  // A hostile file: valid JSON, absurd numbers.
+  await page.setInputFiles('#upload', { name: 'absurd.json', mimeType: 'application/json',
+    buffer: Buffer.from('{"name":"x","model":"flush-2021","actors":[{"name":"a","ops":[{"op":"wait_notified","count":99999999}]}]}') });
+  await page.waitForFunction(() => document.querySelector('#error-text')?.textContent.includes('absurd.json'));
+  assert.match(await page.textContent('#error-text'), /count must be between 1 and/);
+  // A good upload replaces the view.
+  const good = readFileSync(new globalThis.URL('../scenarios/retries.json', import.meta.url));
+  await page.setInputFiles('#upload', { name: 'retries.json', mimeType: 'application/json', buffer: good });
+  await page.waitForFunction(() => document.querySelector('.stage-title h2')?.textContent.includes('Retries'));
+  // A tampered fragment pasted into the address bar: message, view kept.
+  await page.evaluate(() => { location.hash = 'scenario=handoff&step=abc'; });
+  await page.waitForFunction(() => document.querySelector('#error-text')?.textContent.includes('step "abc" is not a number'));
+  assert.match(await page.textContent('.stage-title h2'), /Retries/);
+  await noCrash(page, errors);
+  await ctx.close();
+
+  const t = await open('scenario=nope&step=2');
+  assert.match(await t.page.textContent('#error-text'), /no built-in scenario "nope"/);
+  assert.match(await t.page.textContent('.stage-title h2'), /#34018/, 'falls back to the default scenario');
+  await t.ctx.close();
+  const s = await open('', { storage: 'scenario=handoff&step=999999' });
+  assert.match(await s.page.textContent('#error-text'), /saved view \(local storage\) could not be restored: Step 999999 is past the end/);
+  await shot(s.page, '10-corrupted-storage');
+  await noCrash(s.page, s.errors);
+  await s.ctx.close();
+});
+
+test('trace export equals the CLI JSON; SVG export is an SVG', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found&mode=scripted&step=6');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+  const exported = JSON.parse(readFileSync(await dl.path(), 'utf8'));
+  assert.equal(exported.outcome.kind, 'panic');
+  if (process.env.FLUSHSCOPE_BIN) {
+    const cli = JSON.parse(execFileSync(process.env.FLUSHSCOPE_BIN, ['run', 'builtin:segment-not-found', '--scripted', '--json']));
+    assert.deepEqual(exported, cli, 'the browser and the CLI print the same trace');
+  }
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+  const text = readFileSync(await svg.path(), 'utf8');
+  assert.match(text, /^<svg xmlns='http:\/\/www\.w3\.org\/2000\/svg'/);
+  assert.match(text, /sync task #1/);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('help overlay and keyboard play', async () => {
+  const { page, ctx, errors } = await open('scenario=retries&mode=seeded&seed=9&step=0');
+  await page.keyboard.press('?');
+  await page.waitForSelector('#help-overlay');
+  await shot(page, '11-help');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#help-overlay', { state: 'detached' });
+  await page.selectOption('#speed', '60');
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.step === document.querySelector('.app').dataset.len);
+  assert.match(await page.textContent('#outcome'), /panic/);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('figures: step latency on 1,000 pairs, jump to the end of 100,000 steps', async () => {
+  const { page, ctx, errors } = await open('scenario=pairs-1000&mode=seeded&seed=1&step=3000');
+  await shot(page, '12-pairs-1000');
+  // Time from the key press to the end of the task that rendered the step: a
+  // MessageChannel hop runs after the render task, without setTimeout's clamping.
+  const lat = await page.evaluate(async () => {
+    const hop = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
+    const times = [];
+    const app = document.querySelector('.app');
+    for (let i = 0; i < 150; i++) {
+      const want = String(Number(app.dataset.step) + 1);
+      const t0 = performance.now();
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+      while (app.dataset.step !== want) await hop();
+      times.push(performance.now() - t0);
+      await new Promise((r) => requestAnimationFrame(r));
+    }
+    times.sort((a, b) => a - b);
+    return { p50: times[Math.floor(times.length * 0.5)], p95: times[Math.floor(times.length * 0.95)] };
+  });
+  figures['step latency p50 on pairs-1000 (ms)'] = lat.p50.toFixed(1);
+  figures['step latency p95 on pairs-1000 (ms)'] = lat.p95.toFixed(1);
+  await noCrash(page, errors);
+  await ctx.close();
+
+  const big = await open('scenario=pairs-14500&mode=seeded&seed=1&step=0');
+  const len = Number(await big.page.getAttribute('.app', 'data-len'));
+  assert.ok(len >= 100000, `the run has ${len} steps`);
+  const jump = await big.page.evaluate(async (len) => {
+    const hop = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
+    const app = document.querySelector('.app');
+    const t0 = performance.now();
+    document.dispatchEvent(new KeyboardEvent('keydown', { key: 'End', bubbles: true }));
+    while (app.dataset.step !== String(len)) await hop();
+    return performance.now() - t0;
+  }, len);
+  figures[`jump to the last step of a ${len}-step run (ms)`] = jump.toFixed(1);
+  await shot(big.page, '13-pairs-14500-end');
+  await noCrash(big.page, big.errors);
+  await big.ctx.close();
+});
