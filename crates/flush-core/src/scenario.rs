@@ -677,7 +677,7 @@ impl Checker<'_> {
                 }
                 sc.replica.push(ReplicaSegment { segment: r.segment, state: r.state, rows: r.rows });
             }
-            sc.replica.sort_by_key(|r| r.segment);
+            sc.replica.sort_unstable_by_key(|r| r.segment);
         }
         if let Some(f) = &raw.faults {
             for (key, n) in [("save_binlog_paths", f.save_binlog_paths), ("drop_virtual_channel", f.drop_virtual_channel)] {
@@ -755,8 +755,8 @@ impl Checker<'_> {
                 rows: d.rows,
             });
         }
-        sc.datacoord.sort_by_key(|d| d.segment);
-        sc.datanode.sort_by_key(|d| d.segment);
+        sc.datacoord.sort_unstable_by_key(|d| d.segment);
+        sc.datanode.sort_unstable_by_key(|d| d.segment);
         Ok(())
     }
 

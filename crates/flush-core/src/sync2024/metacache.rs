@@ -83,7 +83,7 @@ impl MetaCache {
                 start_pos_recorded: true,
             })
             .collect();
-        segs.sort_by_key(|s| s.segment);
+        segs.sort_unstable_by_key(|s| s.segment);
         MetaCache { segs }
     }
 

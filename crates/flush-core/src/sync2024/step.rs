@@ -275,7 +275,7 @@ impl World {
                     statslog: false,
                     rows,
                 });
-                self.datacoord.sort_by_key(|d| d.segment);
+                self.datacoord.sort_unstable_by_key(|d| d.segment);
             }
             ev.push(Ev::DatacoordSaved { segment, state: SegState::Flushed, statslog: false });
             return;

@@ -127,7 +127,7 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
     let q = w.queue(segment).expect("queue");
     let (hwords, hclass) = handler_words(w, sc, segment);
     let mut runners: Vec<&Runner> = w.runners.iter().filter(|r| r.segment == segment && r.adhoc.is_none()).collect();
-    runners.sort_by_key(|r| r.seq);
+    runners.sort_unstable_by_key(|r| r.seq);
     let hidden = runners.len().saturating_sub(MAX_RUNNERS);
     runners.truncate(MAX_RUNNERS);
     let width = X0 + (runners.len() as f64) * (BOX_W + GAP) + 40.0;

@@ -73,7 +73,7 @@ pub fn goroutines(run: &AnyRun, dispatch: &Callback<Action>) -> Html {
     let total = rows.len();
     let mut sorted = rows;
     // Runnable ones first, then by id, so the buttons are where the eye goes.
-    sorted.sort_by_key(|r| (!runnable.iter().any(|c| c.g == r.0), r.0));
+    sorted.sort_unstable_by_key(|r| (!runnable.iter().any(|c| c.g == r.0), r.0));
     html! {
         <section class="panel goroutines" id="goroutines">
             <h3>{format!("Goroutines: {total} alive, {} runnable", runnable.iter().map(|c| c.g).collect::<std::collections::BTreeSet<_>>().len())}</h3>
