@@ -2,7 +2,8 @@
 //! plus a per-state index. Go ranges over maps in random order; here everything is
 //! kept sorted by segment id, so logs come out in id order.
 
-use crate::scenario::{DnSegment, Level, SegState};
+use super::view_keeps;
+use crate::scenario::{DnSegment, Level, SegState, Version};
 
 /// `SegmentInfo` (`segment.go`), without the bloom filters.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -134,6 +135,41 @@ impl MetaCache {
         self.segs.iter().filter(|s| s.state == state).map(|s| s.segment).collect()
     }
 
+    /// `UpdateSegmentView(partition, newSegments, _, allSegments)` under `version`:
+    /// adds each new segment that is still missing ("check again"), then removes every
+    /// cached segment of the partition that is not in `all`, unless the version's
+    /// predicate keeps it. Returns (added, removed, kept-though-absent), by id.
+    pub fn update_segment_view(
+        &mut self,
+        version: Version,
+        partition: i64,
+        new_segments: &[MetaSeg],
+        all: &[i64],
+    ) -> (Vec<i64>, Vec<MetaSeg>, Vec<MetaSeg>) {
+        let mut added = Vec::new();
+        for n in new_segments {
+            if self.get(n.segment).is_none() {
+                self.add(MetaSeg { partition, start_pos_recorded: true, ..n.clone() });
+                added.push(n.segment);
+            }
+        }
+        let mut removed = Vec::new();
+        let mut kept = Vec::new();
+        let mut i = 0;
+        while i < self.segs.len() {
+            let s = &self.segs[i];
+            let absent = !all.contains(&s.segment);
+            if absent && s.partition == partition && view_keeps(version, s, partition) {
+                kept.push(s.clone());
+            } else if absent && !view_keeps(version, s, partition) {
+                removed.push(self.segs.remove(i));
+                continue;
+            }
+            i += 1;
+        }
+        (added, removed, kept)
+    }
+
     /// `DetectMissingSegments`: ids of `set` that are not cached, sorted.
     pub fn detect_missing(&self, set: &[i64]) -> Vec<i64> {
         let mut v: Vec<i64> = set.iter().copied().filter(|id| self.get(*id).is_none()).collect();
@@ -196,6 +232,46 @@ mod tests {
         m.update(7, None, &[Action::FinishSyncing(10)]);
         let s = m.get(7).unwrap();
         assert_eq!((s.flushed_rows, s.syncing_rows, s.syncing_tasks), (10, 0, 0));
+    }
+
+    #[test]
+    fn update_segment_view_adds_removes_and_keeps_per_version() {
+        let setup = |m: &mut MetaCache| {
+            m.add(seg(1, SegState::Flushed));
+            m.add(seg(2, SegState::Growing));
+            m.add(MetaSeg { level: Level::L0, ..seg(3, SegState::Growing) });
+            m.add(MetaSeg { partition: 9, ..seg(4, SegState::Flushed) });
+            m.add(seg(5, SegState::Flushing));
+        };
+        let new = [MetaSeg { flushed_rows: 42, ..seg(6, SegState::Flushed) }];
+        let ids = |v: &[MetaSeg]| v.iter().map(|s| s.segment).collect::<Vec<_>>();
+        // The request lists 1 and 6 only.
+        let mut m = MetaCache::default();
+        setup(&mut m);
+        let (added, removed, kept) = m.update_segment_view(Version::Ca7ef26e4b, 1, &new, &[1, 6]);
+        assert_eq!(added, vec![6]);
+        assert_eq!(m.get(6).unwrap().flushed_rows, 42);
+        assert_eq!(ids(&removed), vec![2, 5], "buggy: the L1 Growing segment goes");
+        assert_eq!(ids(&kept), vec![3], "only the L0 Growing one is spared");
+        assert!(m.get(4).is_some(), "another partition is never touched");
+        let mut m = MetaCache::default();
+        setup(&mut m);
+        let (_, removed, kept) = m.update_segment_view(Version::B5c9a7364b, 1, &new, &[1, 6]);
+        assert_eq!((ids(&removed), ids(&kept)), (vec![5], vec![2, 3]));
+        let mut m = MetaCache::default();
+        setup(&mut m);
+        let (_, removed, _) = m.update_segment_view(Version::C65f41dc60, 1, &new, &[1, 6]);
+        assert_eq!(ids(&removed), vec![5], "Flushing is still removed at c65f41dc60");
+        let mut m = MetaCache::default();
+        setup(&mut m);
+        let (_, removed, kept) = m.update_segment_view(Version::V4cf1a358ba, 1, &new, &[6]);
+        assert_eq!((ids(&removed), ids(&kept)), (vec![1], vec![2, 3, 5]), "only Flushed segments go");
+        // "Check again": a segment that appeared meanwhile is not overwritten.
+        let mut m = MetaCache::default();
+        m.add(seg(6, SegState::Growing));
+        let (added, _, _) = m.update_segment_view(Version::Ca7ef26e4b, 1, &new, &[6]);
+        assert!(added.is_empty());
+        assert_eq!(m.get(6).unwrap().state, SegState::Growing);
     }
 
     #[test]

@@ -333,13 +333,11 @@ impl World {
 
     /// meta_cache.go: UpdateSegmentView(partitionID, newSegments, newSegmentsBF, allSegments).
     fn update_segment_view(&mut self, req: &SyncRequest, new_segments: &[i64], ev: &mut Vec<Ev>) {
-        for id in new_segments {
-            if self.metacache.get(*id).is_some() {
-                continue; // "check again"
-            }
-            let info = req.segments.iter().find(|s| s.segment == *id).expect("new segment is in the request");
-            self.metacache.add(MetaSeg {
-                segment: *id,
+        let new: Vec<MetaSeg> = new_segments
+            .iter()
+            .filter_map(|id| req.segments.iter().find(|s| s.segment == *id))
+            .map(|info| MetaSeg {
+                segment: info.segment,
                 partition: req.partition,
                 state: info.state,
                 level: info.level,
@@ -348,23 +346,24 @@ impl World {
                 syncing_rows: 0,
                 syncing_tasks: 0,
                 start_pos_recorded: true,
-            });
-            ev.push(Ev::MetacacheAdded { segment: *id, state: info.state });
+            })
+            .collect();
+        let all: Vec<i64> = req.segments.iter().map(|s| s.segment).collect();
+        let (added, removed, kept) = self.metacache.update_segment_view(self.version, req.partition, &new, &all);
+        for id in added {
+            let state = self.metacache.get(id).map_or(SegState::Growing, |s| s.state);
+            ev.push(Ev::MetacacheAdded { segment: id, state });
         }
-        let ids: Vec<i64> = self.metacache.segments().iter().map(|s| s.segment).collect();
-        for id in ids {
-            let s = self.metacache.get(id).expect("listed").clone();
-            let in_request = req.segments.iter().any(|r| r.segment == id);
-            if view_keeps(self.version, &s, req.partition) {
-                if !in_request && s.partition == req.partition {
-                    ev.push(Ev::ViewKept { segment: id, state: s.state, level: s.level, version: self.version });
-                }
-                continue;
-            }
-            if !in_request {
-                self.metacache.remove(id);
-                ev.push(Ev::MetacacheRemoved { segment: id, state: s.state, level: s.level, version: self.version });
-            }
+        // Go ranges over a map here; the model reports in id order, kept and removed interleaved.
+        let mut report: Vec<(MetaSeg, bool)> = removed.into_iter().map(|s| (s, true)).chain(kept.into_iter().map(|s| (s, false))).collect();
+        report.sort_unstable_by_key(|(s, _)| s.segment);
+        for (s, gone) in report {
+            let (segment, state, level, version) = (s.segment, s.state, s.level, self.version);
+            ev.push(if gone {
+                Ev::MetacacheRemoved { segment, state, level, version }
+            } else {
+                Ev::ViewKept { segment, state, level, version }
+            });
         }
     }
 
