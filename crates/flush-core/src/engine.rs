@@ -143,6 +143,16 @@ pub enum Stop {
     NotRunnable(Choice),
 }
 
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stop::Ended => f.write_str("the run has ended"),
+            Stop::NeedChoice => f.write_str("the manual scheduler waits for a choice"),
+            Stop::NotRunnable(c) => write!(f, "goroutine {c} is not runnable here"),
+        }
+    }
+}
+
 impl<M: Model> Run<M> {
     pub fn new(sc: Arc<Scenario>, policy: Policy) -> Run<M> {
         let world = M::new(&sc);

@@ -157,7 +157,7 @@ pub fn build(spec: &ViewSpec) -> Result<(AnyRun, u64), String> {
         Mode::Manual => {
             for (i, c) in spec.schedule.iter().flatten().enumerate() {
                 run.advance_with(*c).map_err(|e| {
-                    format!("The schedule's entry {} (goroutine {c}) cannot run at step {}: {e:?}.", i + 1, i + 1)
+                    format!("The schedule's entry {} (goroutine {c}) cannot run at step {}: {e}.", i + 1, i + 1)
                 })?;
             }
         }
@@ -300,7 +300,7 @@ impl Reducible for AppState {
                 let r = self.run.borrow_mut().advance_with(c);
                 match r {
                     Ok(_) => self.with(|s| s.mode = Mode::Manual),
-                    Err(e) => self.with(|s| s.error = Some(format!("Goroutine {c} cannot run here ({e:?})."))),
+                    Err(e) => self.with(|s| s.error = Some(format!("Goroutine {c} cannot run here: {e}."))),
                 }
             }
             Action::Play(p) => self.with(|s| s.playing = p),

@@ -30,7 +30,7 @@ pub struct Stats {
 
 impl Stats {
     fn with_svgs(mut self) -> Stats {
-        self.svgs = self.plots.iter().map(|(t, s)| (t.clone(), crate::plots::svg(t, s, self.len))).collect();
+        self.svgs = self.plots.iter().map(|(t, s)| (t.clone(), crate::plots::svg(s, self.len))).collect();
         self
     }
 

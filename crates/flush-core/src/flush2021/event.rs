@@ -277,7 +277,7 @@ impl Ev {
                 Ok(())
             }
             SaveBinlogPathsCall { pack } => write!(out, "SaveBinlogPaths({})", pack_words(sc, pack)),
-            RpcFailed { rpc, n, sleep_ms } => write!(out, "{rpc:?} attempt {n} failed; sleeps {sleep_ms} ms"),
+            RpcFailed { rpc, n, sleep_ms } => write!(out, "{} attempt {n} failed; sleeps {sleep_ms} ms", rpc.as_str()),
             Notified { pack, total } => write!(out, "notified {} (#{total})", pack_words(sc, pack)),
             FinishClosed { segment, pos } => write!(out, "close(finishSignal) of seg={segment} pos={}", p(*pos)),
             ReplicaNewToNormal { segment } => write!(out, "replica: segment {segment} new -> normal"),

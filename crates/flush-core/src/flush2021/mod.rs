@@ -175,6 +175,16 @@ pub enum AllFlushed {
     Closed,
 }
 
+impl AllFlushed {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AllFlushed::Unset => "nil",
+            AllFlushed::Open => "open",
+            AllFlushed::Closed => "closed",
+        }
+    }
+}
+
 /// `dropHandler` plus `dropping`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct DropState {

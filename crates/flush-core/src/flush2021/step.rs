@@ -139,7 +139,7 @@ impl World {
                 ev.push(Ev::DropPackAppended { pack });
                 true
             }
-            _ => unreachable!("actor at {at:?}"),
+            _ => unreachable!("actor: not a point this goroutine can be stepped from"),
         };
         if done {
             let next = pc + 1;
@@ -403,7 +403,7 @@ impl World {
                 self.runners[ri].delete_set = true;
                 (HalfKind::Delete, fail)
             }
-            _ => unreachable!("run_half for {op:?}"),
+            _ => unreachable!("run_half: not a point this goroutine can be stepped from"),
         };
         let h = self.spawn(Role::Half { runner: r, kind, fail: fail as u8 }, At::Attempt { n: 1 });
         ev.push(Ev::HalfStarted { segment, pos, kind, half: h });
@@ -471,7 +471,7 @@ impl World {
                 self.finish(g);
                 return;
             }
-            _ => unreachable!("half at {at:?}"),
+            _ => unreachable!("half: not a point this goroutine can be stepped from"),
         };
         if n <= fail {
             let sleep_ms = retry_sleep_ms(n);
@@ -526,7 +526,7 @@ impl World {
             }
             At::PostTaskMutex { post } => self.post_task(sc, g, ri, post, ev),
             At::SaveBinlogPaths { n } => self.save_binlog_paths(g, ri, n, ev),
-            _ => unreachable!("runner at {at:?}"),
+            _ => unreachable!("runner: not a point this goroutine can be stepped from"),
         }
     }
 
@@ -702,7 +702,7 @@ impl World {
                 ev.push(Ev::HandlerInjectOver { segment, inj, ok });
                 self.set_at(g, At::Select);
             }
-            _ => unreachable!("handler at {at:?}"),
+            _ => unreachable!("handler: not a point this goroutine can be stepped from"),
         }
         let _ = sc;
     }
@@ -743,7 +743,7 @@ impl World {
                 ev.push(Ev::FlushAndDropDone);
                 self.finish(g);
             }
-            _ => unreachable!("finaliser at {at:?}"),
+            _ => unreachable!("finaliser: not a point this goroutine can be stepped from"),
         }
     }
 
@@ -810,4 +810,13 @@ impl World {
 pub enum Rpc {
     SaveBinlogPaths,
     DropVirtualChannel,
+}
+
+impl Rpc {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rpc::SaveBinlogPaths => "SaveBinlogPaths",
+            Rpc::DropVirtualChannel => "DropVirtualChannel",
+        }
+    }
 }

@@ -46,7 +46,7 @@ impl World {
                 ev.push(Ev::SyncSegmentsSuccess { partition, selected });
                 true
             }
-            _ => unreachable!("actor at {at:?}"),
+            _ => unreachable!("actor: not a point this goroutine can be stepped from"),
         };
         if done {
             let next = pc + 1;
@@ -258,7 +258,7 @@ impl World {
                 ev.push(Ev::TaskDone { segment, n: t.n, applied, flushed: t.is_flush });
                 self.end_task(g, segment);
             }
-            _ => unreachable!("task at {at:?}"),
+            _ => unreachable!("task: not a point this goroutine can be stepped from"),
         }
     }
 
@@ -327,7 +327,7 @@ impl World {
                 self.update_segment_view(&req, &missing, ev);
                 self.finish(g);
             }
-            _ => unreachable!("handler at {at:?}"),
+            _ => unreachable!("handler: not a point this goroutine can be stepped from"),
         }
     }
 

@@ -251,13 +251,21 @@ pub fn plots(stats: &Stats, cursor: u32) -> Html {
         <section class="panel plots" id="plots">
             <h3>{"Over the run"}</h3>
             <div class="plot-row">
-                {for stats.svgs.iter().map(|(title, svg)| html! {
-                    <figure class="plot" title={title.clone()}>
-                        {Html::from_html_unchecked(AttrValue::from(svg.clone()))}
-                        <svg class="plot-cursor" width={plots::W.to_string()} height={plots::H.to_string()}>
-                            <line x1={x.to_string()} x2={x.to_string()} y1={y0.to_string()} y2={y1.to_string()} />
-                        </svg>
-                    </figure>
+                {for stats.svgs.iter().zip(&stats.plots).map(|((title, svg), (_, series))| html! {
+                    <div class="plot-box">
+                        <div class="plot-title">{title.clone()}</div>
+                        <figure class="plot" title={title.clone()}>
+                            {Html::from_html_unchecked(AttrValue::from(svg.clone()))}
+                            <svg class="plot-cursor" width={plots::W.to_string()} height={plots::H.to_string()}>
+                                <line x1={x.to_string()} x2={x.to_string()} y1={y0.to_string()} y2={y1.to_string()} />
+                            </svg>
+                        </figure>
+                        <div class="legend">
+                            {for series.iter().enumerate().map(|(i, s)| html! {
+                                <span class="legend-item"><span class="swatch" style={format!("background:{}", plots::css_color(i))}></span>{s.name.clone()}</span>
+                            })}
+                        </div>
+                    </div>
                 })}
             </div>
             if !stats.waits.is_empty() {

@@ -336,7 +336,7 @@ fn drop_panel(w: &World, sc: &Scenario, live: &BTreeMap<(u32, HalfKind), At>) ->
                 <p class="muted">{"Off: flushes go through the queues. startDropping switches to drop mode."}</p>
             } else {
                 <p>
-                    {badge("allFlushed", format!("{:?}", d.all_flushed).to_lowercase(), "allflushed")}
+                    {badge("allFlushed", d.all_flushed.as_str(), "allflushed")}
                     {badge("finaliser", fin_words, "finaliser")}
                 </p>
                 if !adhoc.is_empty() {

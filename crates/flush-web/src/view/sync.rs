@@ -85,7 +85,7 @@ pub fn stage(w: &World, sc: &Scenario, before: Option<&World>, removed_now: &[i6
                                 <div class="card-title">{format!("DataNode.SyncSegments g{} · partition {}", h.id, req.partition)}</div>
                                 <div>{format!("request: {}", if req.segments.is_empty() { "empty".to_owned() } else {
                                     req.segments.iter().map(|s| s.segment.to_string()).collect::<Vec<_>>().join(", ") })}</div>
-                                <div class="muted">{match &h.at { At::LoadStats { missing } => format!("loading PK stats of {missing:?}"), _ => "arrived".to_owned() }}</div>
+                                <div class="muted">{match &h.at { At::LoadStats { missing } => format!("loading PK stats of {}", missing.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ")), _ => "arrived".to_owned() }}</div>
                             </div>
                         }
                     }
