@@ -136,7 +136,7 @@ test('flush-2021 lanes: runners, tail arrows, the injection token and the meta c
   await page.fill('#jump', '22');
   await page.press('#jump', 'Enter');
   await waitStep(page, 22);
-  assert.match(await page.textContent('#notify'), /seg 4 @a flushed/);
+  assert.match(await page.textContent('#notify'), /seg=4 pos=a flushed/);
   assert.match(await page.textContent('#event'), /notified seg=4 pos=a flushed/);
   await shot(page, '05-handoff-notified-remapped');
   // An early step: tail arrow to the initial closed tail, handler idle.
@@ -193,7 +193,7 @@ test('a permalink restores the same step and view', async () => {
   const b = await open(hash.slice(1));
   await waitStep(b.page, 29);
   assert.equal(await b.page.textContent('#event'), event);
-  assert.match(await b.page.textContent('#drop'), /flushAndDrop got: seg 100 @x dropped/);
+  assert.match(await b.page.textContent('#drop'), /flushAndDrop got: seg=100 pos=x dropped/);
   await noCrash(b.page, b.errors);
   await a.ctx.close(); await b.ctx.close();
 });

@@ -41,7 +41,10 @@ fn main() -> ExitCode {
 }
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
 }
 
 fn cargo() -> String {
@@ -54,11 +57,18 @@ fn say(s: &str) {
 
 /// PATH with npm's binaryen first (Debian's wasm-opt is too old) and cargo's bin dir.
 fn tool_path() -> String {
-    let home = std::env::var("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|_| {
-        PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cargo")
-    });
+    let home = std::env::var("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cargo")
+        });
     let npm_bin = root().join("e2e/node_modules/.bin");
-    format!("{}:{}:{}", npm_bin.display(), home.join("bin").display(), std::env::var("PATH").unwrap_or_default())
+    format!(
+        "{}:{}:{}",
+        npm_bin.display(),
+        home.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
 }
 
 fn cmd(program: &str) -> Command {
@@ -73,7 +83,9 @@ fn cmd(program: &str) -> Command {
 
 fn run(c: &mut Command) -> Result {
     let shown = format!("{c:?}");
-    let status = c.status().map_err(|e| format!("cannot start {shown}: {e}"))?;
+    let status = c
+        .status()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -83,11 +95,14 @@ fn run(c: &mut Command) -> Result {
 
 fn output_of(c: &mut Command) -> Option<String> {
     let o = c.stderr(Stdio::null()).output().ok()?;
-    o.status.success().then(|| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    o.status
+        .success()
+        .then(|| String::from_utf8_lossy(&o.stdout).trim().to_owned())
 }
 
 fn wasm_bindgen_version() -> Result<String> {
-    let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| format!("Cargo.lock: {e}"))?;
+    let lock = std::fs::read_to_string(root().join("Cargo.lock"))
+        .map_err(|e| format!("Cargo.lock: {e}"))?;
     let mut lines = lock.lines();
     while let Some(l) = lines.next() {
         if l == "name = \"wasm-bindgen\"" {
@@ -101,17 +116,22 @@ fn wasm_bindgen_version() -> Result<String> {
 
 /// The wasm target, trunk, wasm-bindgen-cli and the npm packages, when missing.
 fn ensure_web_tools() -> Result {
-    let targets = output_of(cmd("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
+    let targets =
+        output_of(cmd("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
     if !targets.lines().any(|t| t == "wasm32-unknown-unknown") {
         say("installing the wasm32-unknown-unknown target");
         run(cmd("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
     }
-    if output_of(cmd("trunk").arg("--version")).as_deref() != Some(&format!("trunk {TRUNK_VERSION}")) {
+    if output_of(cmd("trunk").arg("--version")).as_deref()
+        != Some(&format!("trunk {TRUNK_VERSION}"))
+    {
         say(&format!("installing trunk {TRUNK_VERSION} (about 10 minutes on 2 cores; 0.22 needs a newer rustc)"));
         run(cmd(&cargo()).args(["install", "trunk", "--version", TRUNK_VERSION, "--locked"]))?;
     }
     let wbg = wasm_bindgen_version()?;
-    if output_of(cmd("wasm-bindgen").arg("--version")).as_deref() != Some(&format!("wasm-bindgen {wbg}")) {
+    if output_of(cmd("wasm-bindgen").arg("--version")).as_deref()
+        != Some(&format!("wasm-bindgen {wbg}"))
+    {
         say(&format!("installing wasm-bindgen-cli {wbg} (about 3 minutes; not --locked: its lockfile pins a crate the registry lacks)"));
         run(cmd(&cargo()).args(["install", "wasm-bindgen-cli", "--version", &wbg]))?;
     }
@@ -119,13 +139,17 @@ fn ensure_web_tools() -> Result {
     let pw = root().join("e2e/node_modules/playwright-core/package.json");
     if !opt.exists() || !pw.exists() {
         say("installing e2e/ npm packages (binaryen for wasm-opt, playwright-core; no browser download)");
-        run(cmd("npm").current_dir(root().join("e2e")).args(["ci", "--no-audit", "--no-fund"]))?;
+        run(cmd("npm")
+            .current_dir(root().join("e2e"))
+            .args(["ci", "--no-audit", "--no-fund"]))?;
     }
     Ok(())
 }
 
 fn chromium() -> Option<PathBuf> {
-    let p = std::env::var("CHROMIUM").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from("/usr/bin/chromium"));
+    let p = std::env::var("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from("/usr/bin/chromium"));
     p.exists().then_some(p)
 }
 
@@ -133,7 +157,7 @@ fn ensure_chromium() -> Result<PathBuf> {
     if let Some(p) = chromium() {
         return Ok(p);
     }
-    let root_user = output_of(&mut Command::new("id").arg("-u")).as_deref() == Some("0");
+    let root_user = output_of(Command::new("id").arg("-u")).as_deref() == Some("0");
     if root_user && Path::new("/usr/bin/apt-get").exists() {
         say("installing Debian's chromium and chromium-driver");
         run(Command::new("apt-get").args(["update", "-q"]))?;
@@ -162,7 +186,14 @@ struct Server(Child);
 impl Server {
     fn start(port: u16) -> Result<Server> {
         let child = Command::new("python3")
-            .args(["-m", "http.server", &port.to_string(), "--bind", "127.0.0.1", "--directory"])
+            .args([
+                "-m",
+                "http.server",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--directory",
+            ])
             .arg(root().join("dist"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -189,18 +220,31 @@ impl Drop for Server {
 fn serve(args: &[String]) -> Result {
     let port = match args {
         [] => 8080,
-        [flag, p] if flag == "--port" => p.parse().map_err(|_| format!("--port: \"{p}\" is not a port number"))?,
+        [flag, p] if flag == "--port" => p
+            .parse()
+            .map_err(|_| format!("--port: \"{p}\" is not a port number"))?,
         _ => return Err("usage: cargo xtask serve [--port N]".into()),
     };
     ensure_web_tools()?;
-    say(&format!("serving on http://127.0.0.1:{port}/ (opens on the #34018 scenario; Ctrl-C stops)"));
+    say(&format!(
+        "serving on http://127.0.0.1:{port}/ (opens on the #34018 scenario; Ctrl-C stops)"
+    ));
     run(cmd("trunk").args(["serve", "--release", "--port", &port.to_string()]))
 }
 
 fn test() -> Result {
     let started = Instant::now();
     say("core and CLI tests (cargo test)");
-    run(cmd(&cargo()).args(["test", "--locked", "-p", "flush-core", "-p", "flush-cli", "-p", "xtask"]))?;
+    run(cmd(&cargo()).args([
+        "test",
+        "--locked",
+        "-p",
+        "flush-core",
+        "-p",
+        "flush-cli",
+        "-p",
+        "xtask",
+    ]))?;
     ensure_web_tools()?;
     let chrome = ensure_chromium()?;
     run(cmd(&cargo()).args(["build", "--locked", "-p", "flush-cli"]))?;
@@ -248,7 +292,11 @@ fn size_report() -> Result {
         let p = e.map_err(|e| e.to_string())?.path();
         let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
         let gz = gzip_len(&bytes);
-        let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let name = p
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         if name.ends_with(".wasm") {
             wasm_gz = gz;
         }
@@ -259,12 +307,19 @@ fn size_report() -> Result {
     for (name, raw, gz) in &rows {
         println!("{name:<45} {raw:>9} B raw {gz:>9} B gzip -9");
     }
-    println!("{:<45} {:>9} B raw {:>9} B gzip -9", "total", total.0, total.1);
+    println!(
+        "{:<45} {:>9} B raw {:>9} B gzip -9",
+        "total", total.0, total.1
+    );
     println!(
         "wasm gzipped: {wasm_gz} B = {:.1} KiB (budget {} KiB: {})",
         wasm_gz as f64 / 1024.0,
         WASM_GOAL_GZIP / 1024,
-        if wasm_gz <= WASM_GOAL_GZIP { "within" } else { "OVER" }
+        if wasm_gz <= WASM_GOAL_GZIP {
+            "within"
+        } else {
+            "OVER"
+        }
     );
     Ok(())
 }
@@ -275,6 +330,21 @@ mod tests {
     fn reads_the_wasm_bindgen_version_of_the_lockfile() {
         let v = super::wasm_bindgen_version().unwrap();
         assert!(v.starts_with("0.2."), "{v}");
+    }
+
+    /// Tidy: the tree is rustfmt-clean (run `cargo fmt --all` to fix).
+    #[test]
+    fn formatting_is_tidy() {
+        let out = std::process::Command::new(super::cargo())
+            .current_dir(super::root())
+            .args(["fmt", "--all", "--", "--check"])
+            .output()
+            .expect("cargo fmt runs");
+        assert!(
+            out.status.success(),
+            "cargo fmt --check:\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     }
 
     #[test]

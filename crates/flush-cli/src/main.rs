@@ -93,7 +93,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Run { file, seed, version, schedule, scripted, max_steps, json, logs } => {
+        Cmd::Run {
+            file,
+            seed,
+            version,
+            schedule,
+            scripted,
+            max_steps,
+            json,
+            logs,
+        } => {
             let mut sc = load(&file)?;
             apply_version(&mut sc, version.as_deref())?;
             if let Some(m) = max_steps {
@@ -104,10 +113,18 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             let seed = seed.unwrap_or(sc.seed);
             let policy = if let Some(s) = schedule {
-                Policy::Scripted { script: Choice::parse_list(&s).map_err(|e| format!("--schedule: {e}"))?, fallback_seed: seed }
+                Policy::Scripted {
+                    script: Choice::parse_list(&s).map_err(|e| format!("--schedule: {e}"))?,
+                    fallback_seed: seed,
+                }
             } else if scripted {
-                let script = sc.schedule.clone().ok_or_else(|| format!("{file}: --scripted, but the scenario has no \"schedule\""))?;
-                Policy::Scripted { script, fallback_seed: seed }
+                let script = sc.schedule.clone().ok_or_else(|| {
+                    format!("{file}: --scripted, but the scenario has no \"schedule\"")
+                })?;
+                Policy::Scripted {
+                    script,
+                    fallback_seed: seed,
+                }
             } else {
                 Policy::Seeded(seed)
             };
@@ -121,18 +138,31 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Explore { file, version, max_steps, max_states, json } => {
+        Cmd::Explore {
+            file,
+            version,
+            max_steps,
+            max_states,
+            json,
+        } => {
             let mut sc = load(&file)?;
             apply_version(&mut sc, version.as_deref())?;
             let started = std::time::Instant::now();
             let mut report = flush_core::explore::explore(Arc::new(sc), max_steps, max_states);
             report.time_ms = Some(started.elapsed().as_millis() as u64);
             if json {
-                println!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+                );
             } else {
                 print!("{}", report.text());
             }
-            Ok(if report.violations.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+            Ok(if report.violations.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
     }
 }
@@ -140,9 +170,18 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 fn apply_version(sc: &mut Scenario, version: Option<&str>) -> Result<(), String> {
     let Some(v) = version else { return Ok(()) };
     if sc.model != ModelKind::Sync2024 {
-        return Err(format!("--version applies to sync-2024 scenarios; {} is {}", sc.name, sc.model.as_str()));
+        return Err(format!(
+            "--version applies to sync-2024 scenarios; {} is {}",
+            sc.name,
+            sc.model.as_str()
+        ));
     }
-    sc.version = Some(Version::parse(v).ok_or_else(|| format!("--version: unknown version \"{v}\"; known: {}", Version::list()))?);
+    sc.version = Some(Version::parse(v).ok_or_else(|| {
+        format!(
+            "--version: unknown version \"{v}\"; known: {}",
+            Version::list()
+        )
+    })?);
     Ok(())
 }
 
@@ -150,17 +189,29 @@ fn apply_version(sc: &mut Scenario, version: Option<&str>) -> Result<(), String>
 /// before reading it whole.
 fn load(file: &str) -> Result<Scenario, String> {
     if let Some(name) = file.strip_prefix("builtin:") {
-        return builtin::get(name)
-            .ok_or_else(|| format!("no built-in scenario \"{name}\"; known: {}", builtin::names().join(", ")));
+        return builtin::get(name).ok_or_else(|| {
+            format!(
+                "no built-in scenario \"{name}\"; known: {}",
+                builtin::names().join(", ")
+            )
+        });
     }
     let limit = MAX_SCENARIO_BYTES as u64;
     let (text, shown) = if file == "-" {
         let mut buf = Vec::new();
-        std::io::stdin().take(limit + 1).read_to_end(&mut buf).map_err(|e| format!("<stdin>: {e}"))?;
+        std::io::stdin()
+            .take(limit + 1)
+            .read_to_end(&mut buf)
+            .map_err(|e| format!("<stdin>: {e}"))?;
         if buf.len() as u64 > limit {
-            return Err(format!("<stdin>: more than {limit} bytes; scenario files are limited to {limit} bytes"));
+            return Err(format!(
+                "<stdin>: more than {limit} bytes; scenario files are limited to {limit} bytes"
+            ));
         }
-        (String::from_utf8(buf).map_err(|e| format!("<stdin>: not UTF-8 text ({e})"))?, "<stdin>".to_owned())
+        (
+            String::from_utf8(buf).map_err(|e| format!("<stdin>: not UTF-8 text ({e})"))?,
+            "<stdin>".to_owned(),
+        )
     } else {
         let path = Path::new(file);
         let meta = std::fs::metadata(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
@@ -175,7 +226,10 @@ fn load(file: &str) -> Result<Scenario, String> {
             ));
         }
         let bytes = std::fs::read(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
-        (String::from_utf8(bytes).map_err(|e| format!("{file}: not UTF-8 text ({e})"))?, file.to_owned())
+        (
+            String::from_utf8(bytes).map_err(|e| format!("{file}: not UTF-8 text ({e})"))?,
+            file.to_owned(),
+        )
     };
     Scenario::parse(&text, &shown).map_err(|e| e.to_string())
 }

@@ -4,7 +4,10 @@
 use std::process::{Command, Output};
 
 fn flushscope(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_flushscope")).args(args).output().expect("run flushscope")
+    Command::new(env!("CARGO_BIN_EXE_flushscope"))
+        .args(args)
+        .output()
+        .expect("run flushscope")
 }
 
 fn stdout(o: &Output) -> String {
@@ -21,7 +24,9 @@ fn scenario_path(name: &str) -> String {
 
 #[test]
 fn golden_traces_match_the_core() {
-    for entry in std::fs::read_dir(format!("{}/../../scenarios", env!("CARGO_MANIFEST_DIR"))).unwrap() {
+    for entry in
+        std::fs::read_dir(format!("{}/../../scenarios", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    {
         let path = entry.unwrap().path();
         let name = path.file_stem().unwrap().to_str().unwrap().to_owned();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -46,7 +51,16 @@ fn json_report_has_the_contract_keys() {
     let o = flushscope(&["run", &scenario_path("handoff"), "--json"]);
     assert_eq!(o.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    for key in ["scenario", "model", "seed", "steps", "outcome", "notified", "drop_packs", "trace"] {
+    for key in [
+        "scenario",
+        "model",
+        "seed",
+        "steps",
+        "outcome",
+        "notified",
+        "drop_packs",
+        "trace",
+    ] {
         assert!(v.get(key).is_some(), "missing {key}");
     }
     assert_eq!(v["scenario"], "handoff");
@@ -63,13 +77,19 @@ fn json_report_has_the_contract_keys() {
     for k in ["step", "goroutine", "go", "event"] {
         assert!(step.get(k).is_some(), "trace step lacks {k}");
     }
-    assert_eq!(v["steps"].as_u64().unwrap() as usize, v["trace"].as_array().unwrap().len());
+    assert_eq!(
+        v["steps"].as_u64().unwrap() as usize,
+        v["trace"].as_array().unwrap().len()
+    );
 
     let o = flushscope(&["run", &scenario_path("drop-mode"), "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let packs = v["drop_packs"].as_array().unwrap();
     assert_eq!(packs.len(), 4);
-    assert!(packs.iter().any(|p| p["pos"].is_null()), "drop-mode delete packs have pos null");
+    assert!(
+        packs.iter().any(|p| p["pos"].is_null()),
+        "drop-mode delete packs have pos null"
+    );
 }
 
 #[test]
@@ -78,7 +98,10 @@ fn sync_json_has_metacache_and_logs_and_version_override() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["outcome"]["kind"], "panic");
     assert_eq!(v["outcome"]["message"], "segment not found[segment=300]");
-    assert!(v["outcome"]["goroutine"].as_str().unwrap().contains("sync task"));
+    assert!(v["outcome"]["goroutine"]
+        .as_str()
+        .unwrap()
+        .contains("sync task"));
     let mc = v["metacache"].as_array().unwrap();
     assert!(mc.iter().all(|s| s["segment"] != 300), "300 was removed");
     for k in ["segment", "partition", "state", "level", "rows"] {
@@ -91,8 +114,17 @@ fn sync_json_has_metacache_and_logs_and_version_override() {
         .flat_map(|s| s["log"].as_array().cloned().unwrap_or_default())
         .map(|l| l.as_str().unwrap().to_owned())
         .collect();
-    assert!(logs.iter().any(|l| l.contains("\"remove dropped segment\"] [segmentID=300]")));
-    let o = flushscope(&["run", "builtin:segment-not-found", "--scripted", "--json", "--version", "b5c9a7364b"]);
+    assert!(logs
+        .iter()
+        .any(|l| l.contains("\"remove dropped segment\"] [segmentID=300]")));
+    let o = flushscope(&[
+        "run",
+        "builtin:segment-not-found",
+        "--scripted",
+        "--json",
+        "--version",
+        "b5c9a7364b",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["version"], "b5c9a7364b");
     assert_eq!(v["outcome"]["kind"], "completed");
@@ -100,13 +132,34 @@ fn sync_json_has_metacache_and_logs_and_version_override() {
 
 #[test]
 fn seed_and_schedule_flags() {
-    let a = stdout(&flushscope(&["run", "builtin:ordered-flush", "--seed", "5"]));
-    let b = stdout(&flushscope(&["run", "builtin:ordered-flush", "--seed", "5"]));
-    let c = stdout(&flushscope(&["run", "builtin:ordered-flush", "--seed", "6"]));
+    let a = stdout(&flushscope(&[
+        "run",
+        "builtin:ordered-flush",
+        "--seed",
+        "5",
+    ]));
+    let b = stdout(&flushscope(&[
+        "run",
+        "builtin:ordered-flush",
+        "--seed",
+        "5",
+    ]));
+    let c = stdout(&flushscope(&[
+        "run",
+        "builtin:ordered-flush",
+        "--seed",
+        "6",
+    ]));
     assert_eq!(a, b);
     assert_ne!(a, c);
-    let o = flushscope(&["run", "builtin:segment-not-found", "--schedule", "0,0,1,3,3,2"]);
-    assert!(stdout(&o).contains("outcome: panic in g2 sync task #1 seg=300: segment not found[segment=300]"));
+    let o = flushscope(&[
+        "run",
+        "builtin:segment-not-found",
+        "--schedule",
+        "0,0,1,3,3,2",
+    ]);
+    assert!(stdout(&o)
+        .contains("outcome: panic in g2 sync task #1 seg=300: segment not found[segment=300]"));
 }
 
 #[test]
@@ -120,7 +173,12 @@ fn explore_exit_codes() {
         assert!(found.get(k).is_some());
     }
     // The schedule it prints replays the violation.
-    let sched = v["violations"].as_array().unwrap().iter().find(|f| f["kind"] == "panic").unwrap()["schedule"]
+    let sched = v["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "panic")
+        .unwrap()["schedule"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -141,19 +199,70 @@ fn bad_input_exits_2_with_a_clear_message() {
         p.to_str().unwrap().to_owned()
     };
     let cases: Vec<(Vec<String>, &str)> = vec![
-        (vec!["run".into(), dir.join("nope.json").to_str().unwrap().into()], "nope.json: no such file"),
-        (vec!["run".into(), write("syntax.json", "{\n\"name\": \"x\",,\n}")], "syntax.json:2:13: key must be a string"),
         (
-            vec!["run".into(), write("unknown.json", r#"{"name":"x","model":"flush-2021","actors":[{"name":"a","ops":[{"op":"wait_injected","id":"c"}]}]}"#)],
+            vec!["run".into(), dir.join("nope.json").to_str().unwrap().into()],
+            "nope.json: no such file",
+        ),
+        (
+            vec![
+                "run".into(),
+                write("syntax.json", "{\n\"name\": \"x\",,\n}"),
+            ],
+            "syntax.json:2:13: key must be a string",
+        ),
+        (
+            vec![
+                "run".into(),
+                write(
+                    "unknown.json",
+                    r#"{"name":"x","model":"flush-2021","actors":[{"name":"a","ops":[{"op":"wait_injected","id":"c"}]}]}"#,
+                ),
+            ],
             "actors[0].ops[0].id: unknown injection \"c\"",
         ),
-        (vec!["run".into(), "builtin:nope".into()], "no built-in scenario \"nope\""),
-        (vec!["run".into(), "builtin:handoff".into(), "--version".into(), "ca7ef26e4b".into()], "--version applies to sync-2024"),
-        (vec!["run".into(), "builtin:segment-not-found".into(), "--version".into(), "zzzzzzz".into()], "unknown version \"zzzzzzz\""),
-        (vec!["run".into(), "builtin:handoff".into(), "--schedule".into(), "1,x".into()], "--schedule: \"x\" is not a schedule entry"),
-        (vec!["run".into(), "builtin:handoff".into(), "--scripted".into()], "no \"schedule\""),
-        (vec!["run".into(), dir.to_str().unwrap().into()], "is a directory"),
-        (vec!["run".into(), write("binary.json", "\u{0}\u{1}")], "binary.json:1:1"),
+        (
+            vec!["run".into(), "builtin:nope".into()],
+            "no built-in scenario \"nope\"",
+        ),
+        (
+            vec![
+                "run".into(),
+                "builtin:handoff".into(),
+                "--version".into(),
+                "ca7ef26e4b".into(),
+            ],
+            "--version applies to sync-2024",
+        ),
+        (
+            vec![
+                "run".into(),
+                "builtin:segment-not-found".into(),
+                "--version".into(),
+                "zzzzzzz".into(),
+            ],
+            "unknown version \"zzzzzzz\"",
+        ),
+        (
+            vec![
+                "run".into(),
+                "builtin:handoff".into(),
+                "--schedule".into(),
+                "1,x".into(),
+            ],
+            "--schedule: \"x\" is not a schedule entry",
+        ),
+        (
+            vec!["run".into(), "builtin:handoff".into(), "--scripted".into()],
+            "no \"schedule\"",
+        ),
+        (
+            vec!["run".into(), dir.to_str().unwrap().into()],
+            "is a directory",
+        ),
+        (
+            vec!["run".into(), write("binary.json", "\u{0}\u{1}")],
+            "binary.json:1:1",
+        ),
     ];
     for (args, want) in cases {
         let a: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
@@ -168,7 +277,11 @@ fn bad_input_exits_2_with_a_clear_message() {
     f.set_len(50 * 1000 * 1000).unwrap();
     let o = flushscope(&["run", big.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("the file is 50.0 MB; scenario files are limited to 8 MB"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the file is 50.0 MB; scenario files are limited to 8 MB"),
+        "{}",
+        stderr(&o)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -176,7 +289,10 @@ fn bad_input_exits_2_with_a_clear_message() {
 fn help_documents_run() {
     let o = flushscope(&["--help"]);
     let s = stdout(&o);
-    assert!(s.contains("run") && s.contains("explore") && s.contains("Exit codes"), "{s}");
+    assert!(
+        s.contains("run") && s.contains("explore") && s.contains("Exit codes"),
+        "{s}"
+    );
     let o = flushscope(&["run", "--help"]);
     let s = stdout(&o);
     for flag in ["--seed", "--version", "--json", "--schedule", "--scripted"] {

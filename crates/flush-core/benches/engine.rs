@@ -15,7 +15,10 @@ fn steps(c: &mut Criterion) {
     let mut probe = Run::<flush2021::World>::new(sc.clone(), Policy::Seeded(1));
     probe.run_to_end();
     let n = probe.len();
-    assert_eq!(probe.outcome().unwrap().kind, flush_core::OutcomeKind::Completed);
+    assert_eq!(
+        probe.outcome().unwrap().kind,
+        flush_core::OutcomeKind::Completed
+    );
     let schedule = probe.schedule();
     eprintln!("pairs-1000: {n} steps per run");
 

@@ -1,7 +1,7 @@
 //! Runs the 1,000-pair scenario 20 times (for profilers: `valgrind --tool=callgrind`).
-use std::sync::Arc;
 use flush_core::engine::Run;
 use flush_core::{builtin, flush2021, Policy};
+use std::sync::Arc;
 fn main() {
     let sc = Arc::new(builtin::pairs(1000));
     let mut total = 0;

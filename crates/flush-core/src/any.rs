@@ -8,8 +8,10 @@ use crate::scenario::{ModelKind, Scenario};
 use crate::sched::{Choice, Policy};
 use crate::{flush2021, sync2024};
 
-/// A run of whichever model the scenario names.
+/// A run of whichever model the scenario names. (One lives per front end, so the
+/// size difference of the variants does not matter.)
 #[derive(Clone)]
+#[allow(clippy::large_enum_variant)]
 pub enum AnyRun {
     Flush(Run<flush2021::World>),
     Sync(Run<sync2024::World>),
@@ -73,6 +75,11 @@ impl AnyRun {
     }
     pub fn goto(&mut self, n: u32) {
         each!(self, r => r.goto(n))
+    }
+
+    /// The live goroutines at the cursor.
+    pub fn goroutines(&self) -> Vec<crate::engine::GoroutineView> {
+        each!(self, r => r.world().goroutine_views(r.scenario()))
     }
 
     /// The trace line of step `n` (from 1).

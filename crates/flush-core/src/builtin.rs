@@ -5,16 +5,43 @@ use crate::scenario::{Actor, Injection, ModelKind, Op, Scenario, DEFAULT_MAX_STE
 
 /// (file stem, JSON text) of every built-in scenario file, in presentation order.
 pub const FILES: &[(&str, &str)] = &[
-    ("segment-not-found", include_str!("../../../scenarios/segment-not-found.json")),
-    ("segment-not-found-fixed", include_str!("../../../scenarios/segment-not-found-fixed.json")),
-    ("sealed-segment-flush", include_str!("../../../scenarios/sealed-segment-flush.json")),
+    (
+        "segment-not-found",
+        include_str!("../../../scenarios/segment-not-found.json"),
+    ),
+    (
+        "segment-not-found-fixed",
+        include_str!("../../../scenarios/segment-not-found-fixed.json"),
+    ),
+    (
+        "sealed-segment-flush",
+        include_str!("../../../scenarios/sealed-segment-flush.json"),
+    ),
     ("handoff", include_str!("../../../scenarios/handoff.json")),
-    ("idle-handler-injection", include_str!("../../../scenarios/idle-handler-injection.json")),
-    ("ordered-flush", include_str!("../../../scenarios/ordered-flush.json")),
-    ("runner-creation-race", include_str!("../../../scenarios/runner-creation-race.json")),
-    ("failed-injection-sticky", include_str!("../../../scenarios/failed-injection-sticky.json")),
-    ("drop-mode", include_str!("../../../scenarios/drop-mode.json")),
-    ("drop-mode-injection", include_str!("../../../scenarios/drop-mode-injection.json")),
+    (
+        "idle-handler-injection",
+        include_str!("../../../scenarios/idle-handler-injection.json"),
+    ),
+    (
+        "ordered-flush",
+        include_str!("../../../scenarios/ordered-flush.json"),
+    ),
+    (
+        "runner-creation-race",
+        include_str!("../../../scenarios/runner-creation-race.json"),
+    ),
+    (
+        "failed-injection-sticky",
+        include_str!("../../../scenarios/failed-injection-sticky.json"),
+    ),
+    (
+        "drop-mode",
+        include_str!("../../../scenarios/drop-mode.json"),
+    ),
+    (
+        "drop-mode-injection",
+        include_str!("../../../scenarios/drop-mode-injection.json"),
+    ),
     ("retries", include_str!("../../../scenarios/retries.json")),
 ];
 
@@ -29,12 +56,17 @@ pub fn names() -> Vec<&'static str> {
 /// A built-in scenario by name. `pairs-N` (N from 1 to 20000) is generated; only
 /// `pairs-1000` is listed, larger ones are for timing (pairs-14500 runs about 100,000 steps).
 pub fn get(name: &str) -> Option<Scenario> {
-    if let Some(n) = name.strip_prefix("pairs-").and_then(|n| n.parse::<u32>().ok()) {
+    if let Some(n) = name
+        .strip_prefix("pairs-")
+        .and_then(|n| n.parse::<u32>().ok())
+    {
         return (1..=20_000).contains(&n).then(|| pairs(n));
     }
     let (stem, text) = FILES.iter().find(|f| f.0 == name)?;
     // The files are checked by a test; a broken one is a build-time bug.
-    Some(Scenario::parse(text, &format!("scenarios/{stem}.json")).expect("built-in scenario parses"))
+    Some(
+        Scenario::parse(text, &format!("scenarios/{stem}.json")).expect("built-in scenario parses"),
+    )
 }
 
 /// `n` insert/delete pairs on segment 1 from two actors (the insert node and the
@@ -48,19 +80,48 @@ pub fn pairs(n: u32) -> Scenario {
     let mut comp = Vec::new();
     let mut injections = Vec::new();
     for i in 0..n {
-        ins.push(Op::FlushInsert { segment: 1, pos: i, flushed: i % 10 == 9, dropped: false, fail: 0 });
-        del.push(Op::FlushDelete { segment: 1, pos: i, fail: 0 });
+        ins.push(Op::FlushInsert {
+            segment: 1,
+            pos: i,
+            flushed: i % 10 == 9,
+            dropped: false,
+            fail: 0,
+        });
+        del.push(Op::FlushDelete {
+            segment: 1,
+            pos: i,
+            fail: 0,
+        });
         if i % 100 == 50 {
             let id = injections.len() as u16;
-            injections.push(Injection { id: format!("c{id}"), segments: vec![1], remap_to: None });
+            injections.push(Injection {
+                id: format!("c{id}"),
+                segments: vec![1],
+                remap_to: None,
+            });
             ins.push(Op::Inject { inj: id });
             comp.push(Op::WaitInjected { inj: id });
-            comp.push(Op::InjectDone { inj: id, success: true });
+            comp.push(Op::InjectDone {
+                inj: id,
+                success: true,
+            });
         }
     }
-    let mut actors = vec![Actor { name: "insert-node".into(), ops: ins }, Actor { name: "delete-node".into(), ops: del }];
+    let mut actors = vec![
+        Actor {
+            name: "insert-node".into(),
+            ops: ins,
+        },
+        Actor {
+            name: "delete-node".into(),
+            ops: del,
+        },
+    ];
     if !comp.is_empty() {
-        actors.push(Actor { name: "compactor".into(), ops: comp });
+        actors.push(Actor {
+            name: "compactor".into(),
+            ops: comp,
+        });
     }
     Scenario {
         name: format!("pairs-{n}"),

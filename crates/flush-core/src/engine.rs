@@ -43,6 +43,8 @@ pub trait Model: Clone + Eq + Hash {
     fn quiescent(&self) -> bool;
     /// Blocked goroutines, for a deadlock report: (id, name, what it waits on).
     fn blocked(&self, sc: &Scenario) -> Vec<(u32, String, String)>;
+    /// Every live goroutine, described for a reader.
+    fn goroutine_views(&self, sc: &Scenario) -> Vec<GoroutineView>;
     fn ev_go_fn(ev: &Self::Ev) -> &'static str;
     fn ev_render(sc: &Scenario, ev: &Self::Ev, out: &mut String);
     /// The Milvus log line a fact corresponds to, if Milvus logs there.
@@ -51,6 +53,18 @@ pub trait Model: Clone + Eq + Hash {
     }
     /// True if the fact reports an invariant violation.
     fn ev_is_violation(ev: &Self::Ev) -> bool;
+}
+
+/// A live goroutine as the UI lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GoroutineView {
+    pub id: u32,
+    /// e.g. `runner seg=2 pos=a`.
+    pub name: String,
+    /// What it waits on (or stands at), with the blocking point's label.
+    pub waits_on: String,
+    /// `file.go: function` it sits in.
+    pub go: &'static str,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -208,7 +222,8 @@ impl<M: Model> Run<M> {
         &self.records
     }
     pub fn record(&self, step: u32) -> Option<&StepRecord<M::Who>> {
-        step.checked_sub(1).and_then(|i| self.records.get(i as usize))
+        step.checked_sub(1)
+            .and_then(|i| self.records.get(i as usize))
     }
     pub fn events_of(&self, r: &StepRecord<M::Who>) -> &[M::Ev] {
         &self.events[r.ev_start as usize..r.ev_end as usize]
@@ -278,7 +293,14 @@ impl<M: Model> Run<M> {
         let start = self.events.len() as u32;
         let who = self.head.step(&self.sc, choice, &mut self.events);
         let step = self.len() + 1;
-        self.records.push(StepRecord { step, choice, who, ev_start: start, ev_end: self.events.len() as u32, note });
+        self.records.push(StepRecord {
+            step,
+            choice,
+            who,
+            ev_start: start,
+            ev_end: self.events.len() as u32,
+            note,
+        });
         if step % SNAPSHOT_EVERY == 0 {
             self.snapshots.push(self.head.clone());
         }
@@ -290,20 +312,43 @@ impl<M: Model> Run<M> {
     fn refresh_head(&mut self) {
         let sc = &self.sc;
         if let Some((g, msg)) = self.head.go_panic() {
-            let name = self.records.last().map(|r| M::who_name(sc, &r.who)).unwrap_or_default();
-            self.outcome = Some(Outcome { kind: OutcomeKind::Panic, message: msg.to_owned(), goroutine: Some(format!("g{g} {name}")) });
+            let name = self
+                .records
+                .last()
+                .map(|r| M::who_name(sc, &r.who))
+                .unwrap_or_default();
+            self.outcome = Some(Outcome {
+                kind: OutcomeKind::Panic,
+                message: msg.to_owned(),
+                goroutine: Some(format!("g{g} {name}")),
+            });
             return;
         }
         if self.head.runnable_len(sc) == 0 {
             let violations = self.head.violations(sc);
             self.outcome = Some(if let Some((name, msg)) = violations.first() {
-                Outcome { kind: OutcomeKind::Invariant, message: format!("{name}: {msg}"), goroutine: None }
+                Outcome {
+                    kind: OutcomeKind::Invariant,
+                    message: format!("{name}: {msg}"),
+                    goroutine: None,
+                }
             } else if self.head.quiescent() {
-                Outcome { kind: OutcomeKind::Completed, message: String::new(), goroutine: None }
+                Outcome {
+                    kind: OutcomeKind::Completed,
+                    message: String::new(),
+                    goroutine: None,
+                }
             } else {
                 let blocked = self.head.blocked(sc);
-                let words: Vec<String> = blocked.iter().map(|(g, n, w)| format!("g{g} {n} waits on {w}")).collect();
-                Outcome { kind: OutcomeKind::Deadlock, message: words.join("; "), goroutine: None }
+                let words: Vec<String> = blocked
+                    .iter()
+                    .map(|(g, n, w)| format!("g{g} {n} waits on {w}"))
+                    .collect();
+                Outcome {
+                    kind: OutcomeKind::Deadlock,
+                    message: words.join("; "),
+                    goroutine: None,
+                }
             });
             return;
         }

@@ -43,7 +43,11 @@ impl Exploration {
             self.scenario,
             self.version.map(|v| format!(" @ {v}")).unwrap_or_default(),
             self.states,
-            if self.truncated { " (budget reached: the search is incomplete)" } else { "" }
+            if self.truncated {
+                " (budget reached: the search is incomplete)"
+            } else {
+                ""
+            }
         );
         if let Some(t) = self.time_ms {
             s.push_str(&format!("time: {t} ms\n"));
@@ -52,7 +56,10 @@ impl Exploration {
             s.push_str("violations: none\n");
         }
         for v in &self.violations {
-            s.push_str(&format!("{}: {}\n  shortest schedule ({} steps): {}\n", v.kind, v.message, v.steps, v.schedule));
+            s.push_str(&format!(
+                "{}: {}\n  shortest schedule ({} steps): {}\n",
+                v.kind, v.message, v.steps, v.schedule
+            ));
         }
         s
     }
@@ -99,9 +106,17 @@ fn explore_model<M: Model>(sc: &Scenario, max_steps: u32, max_states: u64) -> Ex
         let verdict = if let Some((_, msg)) = w.go_panic() {
             Some(("panic", msg.to_owned(), format!("panic:{msg}")))
         } else if let Some((name, msg)) = w.violations(sc).into_iter().next() {
-            Some(("invariant", format!("{name}: {msg}"), format!("invariant:{name}")))
+            Some((
+                "invariant",
+                format!("{name}: {msg}"),
+                format!("invariant:{name}"),
+            ))
         } else if runnable.is_empty() && !w.quiescent() {
-            let b: Vec<String> = w.blocked(sc).into_iter().map(|(g, n, on)| format!("g{g} {n} waits on {on}")).collect();
+            let b: Vec<String> = w
+                .blocked(sc)
+                .into_iter()
+                .map(|(g, n, on)| format!("g{g} {n} waits on {on}"))
+                .collect();
             Some(("deadlock", b.join("; "), "deadlock".to_owned()))
         } else {
             None
@@ -109,7 +124,12 @@ fn explore_model<M: Model>(sc: &Scenario, max_steps: u32, max_states: u64) -> Ex
         if let Some((kind, message, key)) = verdict {
             if !keys.contains(&key) {
                 let s = schedule_of(&links, link);
-                found.push(Found { kind, message, steps: s.len() as u32, schedule: format_schedule(&s) });
+                found.push(Found {
+                    kind,
+                    message,
+                    steps: s.len() as u32,
+                    schedule: format_schedule(&s),
+                });
                 keys.push(key);
             }
             if kind != "invariant" {

@@ -121,7 +121,8 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
         }
         _ => {
             let mut j = i;
-            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            {
                 j += 1;
             }
             Some(j)
@@ -183,7 +184,10 @@ mod tests {
         let p = JsonPath::root().key("a").index(2).key("c");
         assert_eq!(p.to_string(), "a[2].c");
         assert_eq!(locate(text, &p), Some((2, 33)));
-        assert_eq!(locate(text, &JsonPath::root().key("d").key("e")), Some((3, 14)));
+        assert_eq!(
+            locate(text, &JsonPath::root().key("d").key("e")),
+            Some((3, 14))
+        );
         assert_eq!(locate(text, &JsonPath::root().key("a").index(3)), None);
         assert_eq!(locate(text, &JsonPath::root().key("zz")), None);
     }

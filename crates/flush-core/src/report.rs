@@ -66,9 +66,15 @@ pub(crate) fn line<M: Model>(run: &Run<M>, rec: &StepRecord<M::Who>) -> TraceLin
 
 /// `   12  g3    runner seg=2 pos=a        flush_task.go: waitFinish  | runner ...`
 pub fn format_line(l: &TraceLine) -> String {
-    let mut s = format!("{:>5}  g{:<4} {:<34} {:<52} {}", l.step, l.goroutine, l.name, l.go, l.event);
+    let mut s = format!(
+        "{:>5}  g{:<4} {:<34} {:<52} {}",
+        l.step, l.goroutine, l.name, l.go, l.event
+    );
     if l.goroutine >= 10_000 {
-        s = format!("{:>5}  g{} {} {} {}", l.step, l.goroutine, l.name, l.go, l.event);
+        s = format!(
+            "{:>5}  g{} {} {} {}",
+            l.step, l.goroutine, l.name, l.go, l.event
+        );
     }
     if let Some(n) = &l.note {
         let _ = write!(s, "  [scheduler: {n}]");
@@ -80,8 +86,14 @@ pub fn policy_words(p: &Policy) -> String {
     match p {
         Policy::Manual => "manual".to_owned(),
         Policy::Seeded(s) => format!("seeded random, seed {s}"),
-        Policy::Scripted { script, fallback_seed } => {
-            format!("scripted ({} entries, then seed {fallback_seed})", script.len())
+        Policy::Scripted {
+            script,
+            fallback_seed,
+        } => {
+            format!(
+                "scripted ({} entries, then seed {fallback_seed})",
+                script.len()
+            )
         }
         Policy::Entropy(b) => format!("entropy ({} bytes)", b.len()),
     }
@@ -95,7 +107,9 @@ pub(crate) fn text(run: &AnyRun, with_logs: bool) -> String {
         "# {} ({}{}), {}",
         sc.name,
         sc.model.as_str(),
-        sc.version.map(|v| format!(" @ {}", v.as_str())).unwrap_or_default(),
+        sc.version
+            .map(|v| format!(" @ {}", v.as_str()))
+            .unwrap_or_default(),
         policy_words(run.policy())
     );
     let lines = run.lines();
@@ -130,6 +144,28 @@ pub struct PackJson {
     pub flushed: bool,
     pub dropped: bool,
     pub err: bool,
+}
+
+/// `seg=4 pos=a flushed`: how the trace and the browser write a pack.
+impl std::fmt::Display for PackJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "seg={} pos={}",
+            self.segment,
+            self.pos.as_deref().unwrap_or("nil")
+        )?;
+        for (on, word) in [
+            (self.flushed, " flushed"),
+            (self.dropped, " dropped"),
+            (self.err, " err"),
+        ] {
+            if on {
+                f.write_str(word)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl PackJson {
@@ -186,7 +222,11 @@ pub struct OutcomeJson {
 
 impl From<&Outcome> for OutcomeJson {
     fn from(o: &Outcome) -> OutcomeJson {
-        OutcomeJson { kind: o.kind.as_str(), message: o.message.clone(), goroutine: o.goroutine.clone() }
+        OutcomeJson {
+            kind: o.kind.as_str(),
+            message: o.message.clone(),
+            goroutine: o.goroutine.clone(),
+        }
     }
 }
 
@@ -219,7 +259,10 @@ pub(crate) fn report(run: &AnyRun) -> Report {
     let invariants = trace
         .iter()
         .filter(|l| l.violation)
-        .map(|l| InvariantJson { step: l.step, event: l.event.clone() })
+        .map(|l| InvariantJson {
+            step: l.step,
+            event: l.event.clone(),
+        })
         .collect();
     let seed = match run.policy() {
         Policy::Seeded(s) => *s,
@@ -253,7 +296,11 @@ pub(crate) fn report(run: &AnyRun) -> Report {
                 }
             }
             let w = f.head();
-            r.drop_packs = w.drop.flush_and_drop.as_ref().map(|ps| ps.iter().map(|p| PackJson::from_pack(sc, p)).collect());
+            r.drop_packs = w
+                .drop
+                .flush_and_drop
+                .as_ref()
+                .map(|ps| ps.iter().map(|p| PackJson::from_pack(sc, p)).collect());
             r.replica = Some(
                 w.replica
                     .iter()
@@ -272,7 +319,13 @@ pub(crate) fn report(run: &AnyRun) -> Report {
                 w.metacache
                     .segments()
                     .iter()
-                    .map(|m| MetaJson { segment: m.segment, partition: m.partition, state: m.state, level: m.level, rows: m.num_rows() })
+                    .map(|m| MetaJson {
+                        segment: m.segment,
+                        partition: m.partition,
+                        state: m.state,
+                        level: m.level,
+                        rows: m.num_rows(),
+                    })
                     .collect(),
             );
             r.datacoord = Some(

@@ -59,8 +59,12 @@ pub enum Version {
 }
 
 impl Version {
-    pub const ALL: [Version; 4] =
-        [Version::Ca7ef26e4b, Version::B5c9a7364b, Version::C65f41dc60, Version::V4cf1a358ba];
+    pub const ALL: [Version; 4] = [
+        Version::Ca7ef26e4b,
+        Version::B5c9a7364b,
+        Version::C65f41dc60,
+        Version::V4cf1a358ba,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -84,25 +88,45 @@ impl Version {
     /// Accepts the short hash or any longer prefix of the full hash.
     pub fn parse(s: &str) -> Option<Version> {
         const FULL: [(&str, Version); 4] = [
-            ("ca7ef26e4bf2bfc574737b622cc5fe7703e17806", Version::Ca7ef26e4b),
-            ("b5c9a7364bf60736c2d56f7eb81a059d4ac8e69f", Version::B5c9a7364b),
-            ("c65f41dc60fe5ad2102a1bc56f1190b414389239", Version::C65f41dc60),
-            ("4cf1a358ba589dadefefb6aab7e2fcf06f9044fd", Version::V4cf1a358ba),
+            (
+                "ca7ef26e4bf2bfc574737b622cc5fe7703e17806",
+                Version::Ca7ef26e4b,
+            ),
+            (
+                "b5c9a7364bf60736c2d56f7eb81a059d4ac8e69f",
+                Version::B5c9a7364b,
+            ),
+            (
+                "c65f41dc60fe5ad2102a1bc56f1190b414389239",
+                Version::C65f41dc60,
+            ),
+            (
+                "4cf1a358ba589dadefefb6aab7e2fcf06f9044fd",
+                Version::V4cf1a358ba,
+            ),
         ];
         let s = s.trim().to_ascii_lowercase();
         if s.len() < 7 {
             return None;
         }
-        FULL.iter().find(|(full, _)| full.starts_with(&s)).map(|(_, v)| *v)
+        FULL.iter()
+            .find(|(full, _)| full.starts_with(&s))
+            .map(|(_, v)| *v)
     }
 
     pub fn list() -> String {
-        Version::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
+        Version::ALL
+            .iter()
+            .map(|v| v.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
 /// Segment state, as in `commonpb.SegmentState` (the subset the model uses).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, serde::Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, serde::Serialize,
+)]
 pub enum SegState {
     Growing,
     Sealed,
@@ -167,19 +191,49 @@ pub type InjId = u16;
 /// A checked op. Which ops a model accepts is checked at parse time.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
-    FlushInsert { segment: i64, pos: PosId, flushed: bool, dropped: bool, fail: u32 },
-    FlushDelete { segment: i64, pos: PosId, fail: u32 },
-    Inject { inj: InjId },
-    WaitInjected { inj: InjId },
-    InjectDone { inj: InjId, success: bool },
+    FlushInsert {
+        segment: i64,
+        pos: PosId,
+        flushed: bool,
+        dropped: bool,
+        fail: u32,
+    },
+    FlushDelete {
+        segment: i64,
+        pos: PosId,
+        fail: u32,
+    },
+    Inject {
+        inj: InjId,
+    },
+    WaitInjected {
+        inj: InjId,
+    },
+    InjectDone {
+        inj: InjId,
+        success: bool,
+    },
     StartDropping,
     NotifyAllFlushed,
     Close,
-    WaitNotified { count: u32 },
-    Insert { segment: i64, partition: i64, rows: i64 },
-    Seal { segment: i64 },
-    Sync { segment: i64, flush: bool },
-    SyncSegments { partition: i64 },
+    WaitNotified {
+        count: u32,
+    },
+    Insert {
+        segment: i64,
+        partition: i64,
+        rows: i64,
+    },
+    Seal {
+        segment: i64,
+    },
+    Sync {
+        segment: i64,
+        flush: bool,
+    },
+    SyncSegments {
+        partition: i64,
+    },
 }
 
 impl Op {
@@ -533,30 +587,38 @@ impl Checker<'_> {
         if raw.name.trim().is_empty() {
             return Err(self.err(&root.key("name"), "the scenario needs a non-empty name"));
         }
-        let version = match (&raw.version, raw.model) {
-            (Some(v), ModelKind::Sync2024) => Some(Version::parse(v).ok_or_else(|| {
-                self.err(
-                    &root.key("version"),
-                    format!("unknown version \"{v}\"; the sync-2024 model knows {}", Version::list()),
-                )
-            })?),
-            (None, ModelKind::Sync2024) => {
-                return Err(self.err(
-                    &root.key("model"),
-                    format!("a sync-2024 scenario names its Milvus \"version\" (one of {})", Version::list()),
-                ))
-            }
-            (Some(_), ModelKind::Flush2021) => {
-                return Err(self.err(
+        let version =
+            match (&raw.version, raw.model) {
+                (Some(v), ModelKind::Sync2024) => Some(Version::parse(v).ok_or_else(|| {
+                    self.err(
+                        &root.key("version"),
+                        format!(
+                            "unknown version \"{v}\"; the sync-2024 model knows {}",
+                            Version::list()
+                        ),
+                    )
+                })?),
+                (None, ModelKind::Sync2024) => {
+                    return Err(self.err(
+                        &root.key("model"),
+                        format!(
+                            "a sync-2024 scenario names its Milvus \"version\" (one of {})",
+                            Version::list()
+                        ),
+                    ))
+                }
+                (Some(_), ModelKind::Flush2021) => return Err(self.err(
                     &root.key("version"),
                     "\"version\" applies to sync-2024 scenarios; flush-2021 is fixed at 891c202b73",
-                ))
-            }
-            (None, ModelKind::Flush2021) => None,
-        };
+                )),
+                (None, ModelKind::Flush2021) => None,
+            };
         let max_steps = raw.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
         if max_steps == 0 || max_steps > 50_000_000 {
-            return Err(self.err(&root.key("max_steps"), "max_steps must be between 1 and 50000000"));
+            return Err(self.err(
+                &root.key("max_steps"),
+                "max_steps must be between 1 and 50000000",
+            ));
         }
         let schedule = match &raw.schedule {
             None => None,
@@ -606,7 +668,10 @@ impl Checker<'_> {
         }
         let total: usize = raw.actors.iter().map(|a| a.ops.len()).sum();
         if total > MAX_OPS {
-            return Err(self.err(&root.key("actors"), format!("{total} ops in all; the limit is {MAX_OPS}")));
+            return Err(self.err(
+                &root.key("actors"),
+                format!("{total} ops in all; the limit is {MAX_OPS}"),
+            ));
         }
         let mut names = BTreeSet::new();
         let mut pos_index: BTreeMap<String, PosId> = BTreeMap::new();
@@ -616,14 +681,20 @@ impl Checker<'_> {
                 return Err(self.err(&ap.key("name"), "an actor needs a non-empty name"));
             }
             if !names.insert(a.name.clone()) {
-                return Err(self.err(&ap.key("name"), format!("two actors are named \"{}\"", a.name)));
+                return Err(self.err(
+                    &ap.key("name"),
+                    format!("two actors are named \"{}\"", a.name),
+                ));
             }
             let mut ops = Vec::with_capacity(a.ops.len());
             for (oi, o) in a.ops.iter().enumerate() {
                 let op = self.check_op(&sc, o, &ap.key("ops").index(oi), &mut pos_index)?;
                 ops.push(op);
             }
-            sc.actors.push(Actor { name: a.name.clone(), ops });
+            sc.actors.push(Actor {
+                name: a.name.clone(),
+                ops,
+            });
         }
         let mut positions = vec![String::new(); pos_index.len()];
         for (name, id) in pos_index {
@@ -636,9 +707,15 @@ impl Checker<'_> {
 
     fn check_flush_setup(&self, raw: &RawScenario, sc: &mut Scenario) -> Result<(), ScenarioError> {
         let root = JsonPath::root();
-        for (key, here) in [("datacoord", raw.datacoord.is_some()), ("datanode", raw.datanode.is_some())] {
+        for (key, here) in [
+            ("datacoord", raw.datacoord.is_some()),
+            ("datanode", raw.datanode.is_some()),
+        ] {
             if here {
-                return Err(self.err(&root.key(key), format!("\"{key}\" belongs to sync-2024 scenarios")));
+                return Err(self.err(
+                    &root.key(key),
+                    format!("\"{key}\" belongs to sync-2024 scenarios"),
+                ));
             }
         }
         if let Some(injs) = &raw.injections {
@@ -648,7 +725,10 @@ impl Checker<'_> {
             for (id, inj) in injs {
                 let p = root.key("injections").key(id);
                 if inj.segments.is_empty() {
-                    return Err(self.err(&p.key("segments"), format!("injection \"{id}\" lists no segments")));
+                    return Err(self.err(
+                        &p.key("segments"),
+                        format!("injection \"{id}\" lists no segments"),
+                    ));
                 }
                 let mut seen = BTreeSet::new();
                 for (i, s) in inj.segments.iter().enumerate() {
@@ -660,9 +740,16 @@ impl Checker<'_> {
                     }
                 }
                 if inj.segments.len() > 1000 {
-                    return Err(self.err(&p.key("segments"), "an injection may name at most 1000 segments"));
+                    return Err(self.err(
+                        &p.key("segments"),
+                        "an injection may name at most 1000 segments",
+                    ));
                 }
-                sc.injections.push(Injection { id: id.clone(), segments: inj.segments.clone(), remap_to: inj.remap_to });
+                sc.injections.push(Injection {
+                    id: id.clone(),
+                    segments: inj.segments.clone(),
+                    remap_to: inj.remap_to,
+                });
             }
         }
         if let Some(rep) = &raw.replica {
@@ -670,22 +757,41 @@ impl Checker<'_> {
             for (i, r) in rep.iter().enumerate() {
                 let p = root.key("replica").index(i);
                 if !seen.insert(r.segment) {
-                    return Err(self.err(&p.key("segment"), format!("segment {} is in the replica twice", r.segment)));
+                    return Err(self.err(
+                        &p.key("segment"),
+                        format!("segment {} is in the replica twice", r.segment),
+                    ));
                 }
                 if r.rows < 0 || r.rows > 1_000_000_000_000 {
-                    return Err(self.err(&p.key("rows"), format!("rows must be between 0 and 10^12, not {}", r.rows)));
+                    return Err(self.err(
+                        &p.key("rows"),
+                        format!("rows must be between 0 and 10^12, not {}", r.rows),
+                    ));
                 }
-                sc.replica.push(ReplicaSegment { segment: r.segment, state: r.state, rows: r.rows });
+                sc.replica.push(ReplicaSegment {
+                    segment: r.segment,
+                    state: r.state,
+                    rows: r.rows,
+                });
             }
             sc.replica.sort_unstable_by_key(|r| r.segment);
         }
         if let Some(f) = &raw.faults {
-            for (key, n) in [("save_binlog_paths", f.save_binlog_paths), ("drop_virtual_channel", f.drop_virtual_channel)] {
+            for (key, n) in [
+                ("save_binlog_paths", f.save_binlog_paths),
+                ("drop_virtual_channel", f.drop_virtual_channel),
+            ] {
                 if n > 1000 {
-                    return Err(self.err(&root.key("faults").key(key), format!("{n} failures is absurd; the limit is 1000")));
+                    return Err(self.err(
+                        &root.key("faults").key(key),
+                        format!("{n} failures is absurd; the limit is 1000"),
+                    ));
                 }
             }
-            sc.faults = Faults { save_binlog_paths: f.save_binlog_paths, drop_virtual_channel: f.drop_virtual_channel };
+            sc.faults = Faults {
+                save_binlog_paths: f.save_binlog_paths,
+                drop_virtual_channel: f.drop_virtual_channel,
+            };
         }
         Ok(())
     }
@@ -698,11 +804,18 @@ impl Checker<'_> {
             ("faults", raw.faults.is_some()),
         ] {
             if here {
-                return Err(self.err(&root.key(key), format!("\"{key}\" belongs to flush-2021 scenarios")));
+                return Err(self.err(
+                    &root.key(key),
+                    format!("\"{key}\" belongs to flush-2021 scenarios"),
+                ));
             }
         }
         let mut partition_of: BTreeMap<i64, (i64, JsonPath)> = BTreeMap::new();
-        let mut note = |seg: i64, part: i64, p: JsonPath, this: &Self| -> Result<(), ScenarioError> {
+        let mut note = |seg: i64,
+                        part: i64,
+                        p: JsonPath,
+                        this: &Self|
+         -> Result<(), ScenarioError> {
             if let Some((other, where_)) = partition_of.get(&seg) {
                 if *other != part {
                     return Err(this.err(
@@ -721,10 +834,16 @@ impl Checker<'_> {
             for (i, d) in list.iter().enumerate() {
                 let p = root.key(key).index(i);
                 if !seen.insert(d.segment) {
-                    return Err(self.err(&p.key("segment"), format!("segment {} is listed twice in {key}", d.segment)));
+                    return Err(self.err(
+                        &p.key("segment"),
+                        format!("segment {} is listed twice in {key}", d.segment),
+                    ));
                 }
                 if !rows_ok(d.rows) {
-                    return Err(self.err(&p.key("rows"), format!("rows must be between 0 and 10^12, not {}", d.rows)));
+                    return Err(self.err(
+                        &p.key("rows"),
+                        format!("rows must be between 0 and 10^12, not {}", d.rows),
+                    ));
                 }
                 note(d.segment, d.partition, p.clone(), self)?;
                 sc.datacoord.push(DcSegment {
@@ -741,10 +860,16 @@ impl Checker<'_> {
         for (i, d) in raw.datanode.as_deref().unwrap_or(&[]).iter().enumerate() {
             let p = root.key("datanode").index(i);
             if !seen.insert(d.segment) {
-                return Err(self.err(&p.key("segment"), format!("segment {} is listed twice in datanode", d.segment)));
+                return Err(self.err(
+                    &p.key("segment"),
+                    format!("segment {} is listed twice in datanode", d.segment),
+                ));
             }
             if !rows_ok(d.rows) {
-                return Err(self.err(&p.key("rows"), format!("rows must be between 0 and 10^12, not {}", d.rows)));
+                return Err(self.err(
+                    &p.key("rows"),
+                    format!("rows must be between 0 and 10^12, not {}", d.rows),
+                ));
             }
             note(d.segment, d.partition, p.clone(), self)?;
             sc.datanode.push(DnSegment {
@@ -768,13 +893,19 @@ impl Checker<'_> {
         pos_index: &mut BTreeMap<String, PosId>,
     ) -> Result<Op, ScenarioError> {
         let (allowed, needed): (&[&str], &[&str]) = match o.op {
-            OpName::FlushInsert => (&["segment", "pos", "flushed", "dropped", "fail"], &["segment", "pos"]),
+            OpName::FlushInsert => (
+                &["segment", "pos", "flushed", "dropped", "fail"],
+                &["segment", "pos"],
+            ),
             OpName::FlushDelete => (&["segment", "pos", "fail"], &["segment", "pos"]),
             OpName::Inject | OpName::WaitInjected => (&["id"], &["id"]),
             OpName::InjectDone => (&["id", "success"], &["id", "success"]),
             OpName::StartDropping | OpName::NotifyAllFlushed | OpName::Close => (&[], &[]),
             OpName::WaitNotified => (&["count"], &["count"]),
-            OpName::Insert => (&["segment", "partition", "rows"], &["segment", "partition", "rows"]),
+            OpName::Insert => (
+                &["segment", "partition", "rows"],
+                &["segment", "partition", "rows"],
+            ),
             OpName::Seal => (&["segment"], &["segment"]),
             OpName::Sync => (&["segment", "flush"], &["segment"]),
             OpName::SyncSegments => (&["partition"], &["partition"]),
@@ -795,13 +926,17 @@ impl Checker<'_> {
             (ModelKind::Flush2021, false) => {
                 return Err(self.err(
                     &p.key("op"),
-                    format!("this op belongs to sync-2024 scenarios; flush-2021 ops are {FLUSH_OPS}"),
+                    format!(
+                        "this op belongs to sync-2024 scenarios; flush-2021 ops are {FLUSH_OPS}"
+                    ),
                 ))
             }
             (ModelKind::Sync2024, true) => {
                 return Err(self.err(
                     &p.key("op"),
-                    format!("this op belongs to flush-2021 scenarios; sync-2024 ops are {SYNC_OPS}"),
+                    format!(
+                        "this op belongs to flush-2021 scenarios; sync-2024 ops are {SYNC_OPS}"
+                    ),
                 ))
             }
             _ => {}
@@ -812,7 +947,10 @@ impl Checker<'_> {
             if !allowed.contains(f) {
                 return Err(self.err(
                     &p.key(f),
-                    format!("field \"{f}\" does not apply to op {name} (its fields: {})", list_or_none(allowed)),
+                    format!(
+                        "field \"{f}\" does not apply to op {name} (its fields: {})",
+                        list_or_none(allowed)
+                    ),
                 ));
             }
         }
@@ -823,16 +961,24 @@ impl Checker<'_> {
         }
         let inj = |this: &Self| -> Result<InjId, ScenarioError> {
             let id = o.id.as_deref().unwrap_or_default();
-            sc.injections.iter().position(|i| i.id == id).map(|i| i as InjId).ok_or_else(|| {
-                let known: Vec<&str> = sc.injections.iter().map(|i| i.id.as_str()).collect();
-                this.err(
-                    &p.key("id"),
-                    format!(
-                        "unknown injection \"{id}\"; declared injections: {}",
-                        if known.is_empty() { "none".to_owned() } else { known.join(", ") }
-                    ),
-                )
-            })
+            sc.injections
+                .iter()
+                .position(|i| i.id == id)
+                .map(|i| i as InjId)
+                .ok_or_else(|| {
+                    let known: Vec<&str> = sc.injections.iter().map(|i| i.id.as_str()).collect();
+                    this.err(
+                        &p.key("id"),
+                        format!(
+                            "unknown injection \"{id}\"; declared injections: {}",
+                            if known.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    )
+                })
         };
         let fail = |this: &Self| -> Result<u32, ScenarioError> {
             let f = o.fail.unwrap_or(0);
@@ -847,7 +993,10 @@ impl Checker<'_> {
         let mut pos = |this: &Self| -> Result<PosId, ScenarioError> {
             let s = o.pos.clone().unwrap_or_default();
             if s.is_empty() || s.len() > 64 {
-                return Err(this.err(&p.key("pos"), "a position (MsgID) is a string of 1 to 64 characters"));
+                return Err(this.err(
+                    &p.key("pos"),
+                    "a position (MsgID) is a string of 1 to 64 characters",
+                ));
             }
             let next = pos_index.len() as PosId;
             Ok(*pos_index.entry(s).or_insert(next))
@@ -860,32 +1009,54 @@ impl Checker<'_> {
                 dropped: o.dropped.unwrap_or(false),
                 fail: fail(self)?,
             },
-            OpName::FlushDelete => {
-                Op::FlushDelete { segment: o.segment.unwrap_or_default(), pos: pos(self)?, fail: fail(self)? }
-            }
+            OpName::FlushDelete => Op::FlushDelete {
+                segment: o.segment.unwrap_or_default(),
+                pos: pos(self)?,
+                fail: fail(self)?,
+            },
             OpName::Inject => Op::Inject { inj: inj(self)? },
             OpName::WaitInjected => Op::WaitInjected { inj: inj(self)? },
-            OpName::InjectDone => Op::InjectDone { inj: inj(self)?, success: o.success.unwrap_or(false) },
+            OpName::InjectDone => Op::InjectDone {
+                inj: inj(self)?,
+                success: o.success.unwrap_or(false),
+            },
             OpName::StartDropping => Op::StartDropping,
             OpName::NotifyAllFlushed => Op::NotifyAllFlushed,
             OpName::Close => Op::Close,
             OpName::WaitNotified => {
                 let count = o.count.unwrap_or(0);
                 if count == 0 || count as usize > MAX_OPS {
-                    return Err(self.err(&p.key("count"), format!("count must be between 1 and {MAX_OPS}, not {count}")));
+                    return Err(self.err(
+                        &p.key("count"),
+                        format!("count must be between 1 and {MAX_OPS}, not {count}"),
+                    ));
                 }
                 Op::WaitNotified { count }
             }
             OpName::Insert => {
                 let rows = o.rows.unwrap_or(0);
                 if !(1..=1_000_000_000).contains(&rows) {
-                    return Err(self.err(&p.key("rows"), format!("an insert carries 1 to 10^9 rows, not {rows}")));
+                    return Err(self.err(
+                        &p.key("rows"),
+                        format!("an insert carries 1 to 10^9 rows, not {rows}"),
+                    ));
                 }
-                Op::Insert { segment: o.segment.unwrap_or_default(), partition: o.partition.unwrap_or_default(), rows }
+                Op::Insert {
+                    segment: o.segment.unwrap_or_default(),
+                    partition: o.partition.unwrap_or_default(),
+                    rows,
+                }
             }
-            OpName::Seal => Op::Seal { segment: o.segment.unwrap_or_default() },
-            OpName::Sync => Op::Sync { segment: o.segment.unwrap_or_default(), flush: o.flush.unwrap_or(false) },
-            OpName::SyncSegments => Op::SyncSegments { partition: o.partition.unwrap_or_default() },
+            OpName::Seal => Op::Seal {
+                segment: o.segment.unwrap_or_default(),
+            },
+            OpName::Sync => Op::Sync {
+                segment: o.segment.unwrap_or_default(),
+                flush: o.flush.unwrap_or(false),
+            },
+            OpName::SyncSegments => Op::SyncSegments {
+                partition: o.partition.unwrap_or_default(),
+            },
         })
     }
 
@@ -953,15 +1124,20 @@ impl Checker<'_> {
                 }
             }
             ModelKind::Sync2024 => {
-                let dc: BTreeMap<i64, &DcSegment> = sc.datacoord.iter().map(|d| (d.segment, d)).collect();
-                let dn: BTreeMap<i64, &DnSegment> = sc.datanode.iter().map(|d| (d.segment, d)).collect();
-                let mut partitions: BTreeSet<i64> = sc.datacoord.iter().map(|d| d.partition).collect();
+                let dc: BTreeMap<i64, &DcSegment> =
+                    sc.datacoord.iter().map(|d| (d.segment, d)).collect();
+                let dn: BTreeMap<i64, &DnSegment> =
+                    sc.datanode.iter().map(|d| (d.segment, d)).collect();
+                let mut partitions: BTreeSet<i64> =
+                    sc.datacoord.iter().map(|d| d.partition).collect();
                 partitions.extend(sc.datanode.iter().map(|d| d.partition));
                 for (ai, a) in sc.actors.iter().enumerate() {
                     for (oi, op) in a.ops.iter().enumerate() {
                         let p = op_path(ai, oi);
                         match *op {
-                            Op::Insert { segment, partition, .. } => {
+                            Op::Insert {
+                                segment, partition, ..
+                            } => {
                                 let Some(d) = dc.get(&segment) else {
                                     return Err(self.err(
                                         &p.key("segment"),
@@ -975,21 +1151,19 @@ impl Checker<'_> {
                                     ));
                                 }
                             }
-                            Op::Seal { segment } | Op::Sync { segment, .. } => {
-                                if !dc.contains_key(&segment) && !dn.contains_key(&segment) {
-                                    return Err(self.err(
-                                        &p.key("segment"),
-                                        format!("segment {segment} is neither in datacoord's view nor in the datanode's metacache"),
-                                    ));
-                                }
+                            Op::Seal { segment } | Op::Sync { segment, .. }
+                                if !dc.contains_key(&segment) && !dn.contains_key(&segment) =>
+                            {
+                                return Err(self.err(
+                                    &p.key("segment"),
+                                    format!("segment {segment} is neither in datacoord's view nor in the datanode's metacache"),
+                                ));
                             }
-                            Op::SyncSegments { partition } => {
-                                if !partitions.contains(&partition) {
-                                    return Err(self.err(
-                                        &p.key("partition"),
-                                        format!("partition {partition} has no segments in the setup; the collection's partitions are {}", join_ids(&partitions)),
-                                    ));
-                                }
+                            Op::SyncSegments { partition } if !partitions.contains(&partition) => {
+                                return Err(self.err(
+                                    &p.key("partition"),
+                                    format!("partition {partition} has no segments in the setup; the collection's partitions are {}", join_ids(&partitions)),
+                                ));
                             }
                             _ => {}
                         }
@@ -1006,7 +1180,10 @@ fn join_ids(ids: &BTreeSet<i64>) -> String {
     if ids.is_empty() {
         return "none".to_owned();
     }
-    ids.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+    ids.iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn list_or_none(l: &[&str]) -> String {

@@ -26,14 +26,20 @@ impl Choice {
             Some((g, a)) => (g, a.parse().ok()?),
             None => (s, 0),
         };
-        Some(Choice { g: g.parse().ok()?, alt })
+        Some(Choice {
+            g: g.parse().ok()?,
+            alt,
+        })
     }
 
     /// Parses a comma- or space-separated list.
     pub fn parse_list(s: &str) -> Result<Vec<Choice>, String> {
         s.split(|c: char| c == ',' || c.is_whitespace())
             .filter(|t| !t.is_empty())
-            .map(|t| Choice::parse(t).ok_or_else(|| format!("\"{t}\" is not a schedule entry (3 or 5.1)")))
+            .map(|t| {
+                Choice::parse(t)
+                    .ok_or_else(|| format!("\"{t}\" is not a schedule entry (3 or 5.1)"))
+            })
             .collect()
     }
 }
@@ -50,7 +56,10 @@ impl fmt::Display for Choice {
 
 /// Prints a schedule as `0,3,3,5.1`.
 pub fn format_schedule(s: &[Choice]) -> String {
-    s.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+    s.iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// How the next goroutine is chosen.
@@ -62,7 +71,10 @@ pub enum Policy {
     Seeded(u64),
     /// The listed choices, in order; when the list runs out or names a goroutine
     /// that is not runnable, the seeded PRNG takes over (the trace says so).
-    Scripted { script: Vec<Choice>, fallback_seed: u64 },
+    Scripted {
+        script: Vec<Choice>,
+        fallback_seed: u64,
+    },
     /// Choices drawn from a byte string (for property tests that shrink): each
     /// step takes one byte (two when more than 256 choices are runnable) modulo
     /// the number of choices; when the bytes run out the first choice is taken.
@@ -106,7 +118,12 @@ impl Scheduler {
             Policy::Scripted { fallback_seed, .. } => *fallback_seed,
             _ => 0,
         };
-        Scheduler { policy, rng: Rng::new(seed), cursor: 0, off_script: false }
+        Scheduler {
+            policy,
+            rng: Rng::new(seed),
+            cursor: 0,
+            off_script: false,
+        }
     }
 
     pub fn policy(&self) -> &Policy {
@@ -115,12 +132,19 @@ impl Scheduler {
 
     /// Picks among `n` runnable choices (`n > 0`, sorted), the `i`-th given by `at(i)`.
     /// `None` under the manual policy.
-    pub fn pick(&mut self, n: u32, at: impl Fn(u32) -> Choice) -> Option<(Choice, Option<SchedNote>)> {
+    pub fn pick(
+        &mut self,
+        n: u32,
+        at: impl Fn(u32) -> Choice,
+    ) -> Option<(Choice, Option<SchedNote>)> {
         debug_assert!(n > 0);
         match &self.policy {
             Policy::Manual => None,
             Policy::Seeded(_) => Some((at(self.rng.below(n)), None)),
-            Policy::Scripted { script, fallback_seed } => {
+            Policy::Scripted {
+                script,
+                fallback_seed,
+            } => {
                 if !self.off_script {
                     if let Some(want) = script.get(self.cursor).copied() {
                         self.cursor += 1;
@@ -129,11 +153,22 @@ impl Scheduler {
                         }
                         self.off_script = true;
                         let c = at(self.rng.below(n));
-                        return Some((c, Some(SchedNote::ScriptDiverged { wanted: want, seed: *fallback_seed })));
+                        return Some((
+                            c,
+                            Some(SchedNote::ScriptDiverged {
+                                wanted: want,
+                                seed: *fallback_seed,
+                            }),
+                        ));
                     }
                     self.off_script = true;
                     let c = at(self.rng.below(n));
-                    return Some((c, Some(SchedNote::ScriptEnded { seed: *fallback_seed })));
+                    return Some((
+                        c,
+                        Some(SchedNote::ScriptEnded {
+                            seed: *fallback_seed,
+                        }),
+                    ));
                 }
                 Some((at(self.rng.below(n)), None))
             }
@@ -164,18 +199,36 @@ mod tests {
         assert_eq!(Choice::parse("5.1"), Some(Choice::new(5, 1)));
         assert_eq!(Choice::parse("g3"), Some(Choice::new(3, 0)));
         assert_eq!(Choice::parse("x"), None);
-        assert_eq!(Choice::parse_list("0, 3 5.1").unwrap(), vec![Choice::new(0, 0), Choice::new(3, 0), Choice::new(5, 1)]);
+        assert_eq!(
+            Choice::parse_list("0, 3 5.1").unwrap(),
+            vec![Choice::new(0, 0), Choice::new(3, 0), Choice::new(5, 1)]
+        );
         assert!(Choice::parse_list("0,zz").unwrap_err().contains("zz"));
-        assert_eq!(format_schedule(&[Choice::new(0, 0), Choice::new(5, 1)]), "0,5.1");
+        assert_eq!(
+            format_schedule(&[Choice::new(0, 0), Choice::new(5, 1)]),
+            "0,5.1"
+        );
     }
 
     #[test]
     fn script_diverges_to_the_seed_and_says_so() {
         let r = [Choice::new(1, 0), Choice::new(2, 0)];
-        let mut s = Scheduler::new(Policy::Scripted { script: vec![Choice::new(2, 0), Choice::new(9, 0)], fallback_seed: 7 });
-        assert_eq!(s.pick(r.len() as u32, |i| r[i as usize]), Some((Choice::new(2, 0), None)));
+        let mut s = Scheduler::new(Policy::Scripted {
+            script: vec![Choice::new(2, 0), Choice::new(9, 0)],
+            fallback_seed: 7,
+        });
+        assert_eq!(
+            s.pick(r.len() as u32, |i| r[i as usize]),
+            Some((Choice::new(2, 0), None))
+        );
         let (_, note) = s.pick(r.len() as u32, |i| r[i as usize]).unwrap();
-        assert_eq!(note, Some(SchedNote::ScriptDiverged { wanted: Choice::new(9, 0), seed: 7 }));
+        assert_eq!(
+            note,
+            Some(SchedNote::ScriptDiverged {
+                wanted: Choice::new(9, 0),
+                seed: 7
+            })
+        );
         assert_eq!(s.pick(r.len() as u32, |i| r[i as usize]).unwrap().1, None);
     }
 
@@ -183,9 +236,21 @@ mod tests {
     fn entropy_takes_bytes_then_the_first_choice() {
         let r = [Choice::new(1, 0), Choice::new(2, 0), Choice::new(3, 0)];
         let mut s = Scheduler::new(Policy::Entropy(vec![5, 1]));
-        assert_eq!(s.pick(r.len() as u32, |i| r[i as usize]).unwrap().0, Choice::new(3, 0));
-        assert_eq!(s.pick(r.len() as u32, |i| r[i as usize]).unwrap().0, Choice::new(2, 0));
-        assert_eq!(s.pick(r.len() as u32, |i| r[i as usize]).unwrap().0, Choice::new(1, 0));
-        assert_eq!(Scheduler::new(Policy::Manual).pick(r.len() as u32, |i| r[i as usize]), None);
+        assert_eq!(
+            s.pick(r.len() as u32, |i| r[i as usize]).unwrap().0,
+            Choice::new(3, 0)
+        );
+        assert_eq!(
+            s.pick(r.len() as u32, |i| r[i as usize]).unwrap().0,
+            Choice::new(2, 0)
+        );
+        assert_eq!(
+            s.pick(r.len() as u32, |i| r[i as usize]).unwrap().0,
+            Choice::new(1, 0)
+        );
+        assert_eq!(
+            Scheduler::new(Policy::Manual).pick(r.len() as u32, |i| r[i as usize]),
+            None
+        );
     }
 }

@@ -8,9 +8,6 @@ pub mod state;
 pub mod stats;
 pub mod view;
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use flush_core::scenario::MAX_SCENARIO_BYTES;
 use flush_core::AnyRun;
 use gloo::events::EventListener;
@@ -58,7 +55,9 @@ fn initial_state() -> AppState {
             Ok(s) => s,
             Err(e) => {
                 LocalStorage::delete(STORAGE_KEY);
-                AppState::fallback(format!("Your saved view (local storage) could not be restored: {e} It was cleared."))
+                AppState::fallback(format!(
+                    "Your saved view (local storage) could not be restored: {e} It was cleared."
+                ))
             }
         };
     }
@@ -69,8 +68,12 @@ fn download(name: &str, mime: &str, text: &str) {
     let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
     let opts = web_sys::BlobPropertyBag::new();
     opts.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else { return };
-    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
     let doc = gloo::utils::document();
     if let Ok(a) = doc.create_element("a") {
         let a: web_sys::HtmlAnchorElement = a.unchecked_into();
@@ -90,25 +93,52 @@ fn export_svg(run: &AnyRun) -> String {
     let mut width: f64 = 900.0;
     if let (Some(ser), Ok(nodes)) = (ser, doc.query_selector_all(".lane")) {
         for i in 0..nodes.length() {
-            let Some(lane) = nodes.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) else { continue };
-            let title = lane.query_selector("h3").ok().flatten().and_then(|h| h.text_content()).unwrap_or_default();
-            parts.push_str(&format!("<text x='12' y='{}' font-size='16' font-weight='bold'>{}</text>", y, esc(&title)));
+            let Some(lane) = nodes
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            else {
+                continue;
+            };
+            let title = lane
+                .query_selector("h3")
+                .ok()
+                .flatten()
+                .and_then(|h| h.text_content())
+                .unwrap_or_default();
+            parts.push_str(&format!(
+                "<text x='12' y='{}' font-size='16' font-weight='bold'>{}</text>",
+                y,
+                esc(&title)
+            ));
             y += 8.0;
             if let Some(svg) = lane.query_selector("svg").ok().flatten() {
-                let w: f64 = svg.get_attribute("width").and_then(|v| v.parse().ok()).unwrap_or(900.0);
-                let h: f64 = svg.get_attribute("height").and_then(|v| v.parse().ok()).unwrap_or(150.0);
+                let w: f64 = svg
+                    .get_attribute("width")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(900.0);
+                let h: f64 = svg
+                    .get_attribute("height")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(150.0);
                 width = width.max(w + 20.0);
                 if let Ok(s) = ser.serialize_to_string(&svg) {
                     parts.push_str(&format!("<g transform='translate(10 {y})'>{s}</g>"));
                 }
                 y += h + 24.0;
             } else if let Some(text) = lane.text_content() {
-                parts.push_str(&format!("<text x='12' y='{}' font-size='13'>{}</text>", y + 14.0, esc(&text)));
+                parts.push_str(&format!(
+                    "<text x='12' y='{}' font-size='13'>{}</text>",
+                    y + 14.0,
+                    esc(&text)
+                ));
                 y += 36.0;
             }
         }
     }
-    let line = run.line(run.cursor()).map(|l| format!("step {}: g{} {} — {}", l.step, l.goroutine, l.go, l.event)).unwrap_or_else(|| "step 0".into());
+    let line = run
+        .line(run.cursor())
+        .map(|l| format!("step {}: g{} {} — {}", l.step, l.goroutine, l.go, l.event))
+        .unwrap_or_else(|| "step 0".into());
     format!(
         "<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{}' font-family='sans-serif'><style>{}</style>{}<rect width='100%' height='100%' fill='white'/><text x='12' y='24' font-size='18' font-weight='bold'>FlushScope · {}</text><text x='12' y='44' font-size='12'>{}</text>{parts}</svg>",
         y + 20.0,
@@ -120,7 +150,9 @@ fn export_svg(run: &AnyRun) -> String {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 #[function_component(App)]
@@ -170,30 +202,43 @@ pub fn app() -> Html {
         let help = state.help;
         use_effect_with((playing, help), move |_| {
             let opts = gloo::events::EventListenerOptions::enable_prevent_default();
-            let l = EventListener::new_with_options(&gloo::utils::document(), "keydown", opts, move |e| {
-                let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else { return };
-                let typing = e
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                    .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
-                if typing {
-                    return;
-                }
-                let action = match e.key().as_str() {
-                    "ArrowRight" => Some(Action::StepForward),
-                    "ArrowLeft" => Some(Action::StepBack),
-                    " " => Some(Action::Play(!playing)),
-                    "Home" => Some(Action::Goto(0)),
-                    "End" => Some(Action::ToEnd),
-                    "?" => Some(Action::Help(!help)),
-                    "Escape" => Some(if help { Action::Help(false) } else { Action::DismissError }),
-                    _ => None,
-                };
-                if let Some(a) = action {
-                    e.prevent_default();
-                    dispatch.emit(a);
-                }
-            });
+            let l = EventListener::new_with_options(
+                &gloo::utils::document(),
+                "keydown",
+                opts,
+                move |e| {
+                    let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                        return;
+                    };
+                    let typing = e
+                        .target()
+                        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                        .is_some_and(|el| {
+                            matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                        });
+                    if typing {
+                        return;
+                    }
+                    let action = match e.key().as_str() {
+                        "ArrowRight" => Some(Action::StepForward),
+                        "ArrowLeft" => Some(Action::StepBack),
+                        " " => Some(Action::Play(!playing)),
+                        "Home" => Some(Action::Goto(0)),
+                        "End" => Some(Action::ToEnd),
+                        "?" => Some(Action::Help(!help)),
+                        "Escape" => Some(if help {
+                            Action::Help(false)
+                        } else {
+                            Action::DismissError
+                        }),
+                        _ => None,
+                    };
+                    if let Some(a) = action {
+                        e.prevent_default();
+                        dispatch.emit(a);
+                    }
+                },
+            );
             move || drop(l)
         });
     }
@@ -203,7 +248,9 @@ pub fn app() -> Html {
         use_effect_with((state.playing, state.speed), move |(playing, speed)| {
             let timer = playing.then(|| {
                 let ms = (1000 / (*speed).max(1)).max(16);
-                gloo::timers::callback::Interval::new(ms, move || dispatch.emit(Action::StepForward))
+                gloo::timers::callback::Interval::new(ms, move || {
+                    dispatch.emit(Action::StepForward)
+                })
             });
             move || drop(timer)
         });
@@ -214,7 +261,9 @@ pub fn app() -> Html {
         let reader = reader.clone();
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
-            let Some(file) = input.files().and_then(|l| l.get(0)) else { return };
+            let Some(file) = input.files().and_then(|l| l.get(0)) else {
+                return;
+            };
             input.set_value("");
             let file = gloo::file::File::from(file);
             let name = file.name();
@@ -228,14 +277,23 @@ pub fn app() -> Html {
             }
             let d = dispatch.clone();
             let task = gloo::file::callbacks::read_as_text(&file, move |res| match res {
-                Err(e) => d.emit(Action::Error(format!("{name}: could not be read as text ({e})."))),
+                Err(e) => d.emit(Action::Error(format!(
+                    "{name}: could not be read as text ({e})."
+                ))),
                 Ok(text) => match flush_core::Scenario::parse(&text, &name) {
                     Err(e) => d.emit(Action::Error(e.to_string())),
                     Ok(sc) => d.emit(Action::Load(ViewSpec {
-                        source: Source::Inline { file: name.clone(), text: text.into() },
+                        source: Source::Inline {
+                            file: name.clone(),
+                            text: text.into(),
+                        },
                         version: None,
                         seed: None,
-                        mode: if sc.schedule.is_some() { Mode::Scripted } else { Mode::Seeded },
+                        mode: if sc.schedule.is_some() {
+                            Mode::Scripted
+                        } else {
+                            Mode::Seeded
+                        },
                         schedule: None,
                         step: 0,
                     })),
@@ -249,7 +307,11 @@ pub fn app() -> Html {
         Callback::from(move |_| {
             let r = run.borrow();
             match serde_json::to_string_pretty(&r.report()) {
-                Ok(text) => download(&format!("{}.trace.json", r.scenario().name), "application/json", &text),
+                Ok(text) => download(
+                    &format!("{}.trace.json", r.scenario().name),
+                    "application/json",
+                    &text,
+                ),
                 Err(e) => gloo::console::error!(e.to_string()),
             }
         })
@@ -259,7 +321,11 @@ pub fn app() -> Html {
         Callback::from(move |_| {
             let r = run.borrow();
             let svg = export_svg(&r);
-            download(&format!("{}-step-{}.svg", r.scenario().name, r.cursor()), "image/svg+xml", &svg);
+            download(
+                &format!("{}-step-{}.svg", r.scenario().name, r.cursor()),
+                "image/svg+xml",
+                &svg,
+            );
         })
     };
     let copy_link = {
@@ -268,10 +334,18 @@ pub fn app() -> Html {
             let href = gloo::utils::window().location().href().unwrap_or_default();
             let base = href.split('#').next().unwrap_or_default().to_owned();
             let link = format!("{base}#{}", encode_fragment(&state.spec()));
-            state.dispatch(Action::Notice(Some(format!("Link to this view (the address bar shows it too): {link}"))));
+            state.dispatch(Action::Notice(Some(format!(
+                "Link to this view (the address bar shows it too): {link}"
+            ))));
         })
     };
-    let hooks = view::controls::Hooks { dispatch: dispatch.clone(), upload, export_json, export_svg: export_svg_cb, copy_link };
+    let hooks = view::controls::Hooks {
+        dispatch: dispatch.clone(),
+        upload,
+        export_json,
+        export_svg: export_svg_cb,
+        copy_link,
+    };
     render(&state, &hooks)
 }
 
@@ -283,7 +357,10 @@ fn render(state: &UseReducerHandle<AppState>, hooks: &view::controls::Hooks) -> 
     let line = run.line(cursor);
     let stage = match &*run {
         AnyRun::Flush(r) => {
-            let changed = r.record(cursor).map(|rec| view::flush::changed_segments(r.events_of(rec))).unwrap_or_default();
+            let changed = r
+                .record(cursor)
+                .map(|rec| view::flush::changed_segments(r.events_of(rec)))
+                .unwrap_or_default();
             view::flush::stage(r.world(), sc, &changed, &stats.notified, cursor)
         }
         AnyRun::Sync(r) => {
@@ -294,7 +371,9 @@ fn render(state: &UseReducerHandle<AppState>, hooks: &view::controls::Hooks) -> 
                     .events_of(rec)
                     .iter()
                     .filter_map(|e| match e {
-                        flush_core::sync2024::Ev::MetacacheRemoved { segment, .. } => Some(*segment),
+                        flush_core::sync2024::Ev::MetacacheRemoved { segment, .. } => {
+                            Some(*segment)
+                        }
                         _ => None,
                     })
                     .collect(),
@@ -333,6 +412,3 @@ fn render(state: &UseReducerHandle<AppState>, hooks: &view::controls::Hooks) -> 
         </div>
     }
 }
-
-/// Keeps `RefCell` and `Rc` imports honest for the shared run.
-pub type SharedRun = Rc<RefCell<AnyRun>>;

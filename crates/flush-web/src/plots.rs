@@ -28,7 +28,10 @@ pub fn x_range() -> (f64, f64) {
 
 /// The y pixel range of the plotting area.
 pub fn y_range() -> (f64, f64) {
-    (f64::from(MARGIN + CAPTION), f64::from(H - MARGIN - X_LABELS))
+    (
+        f64::from(MARGIN + CAPTION),
+        f64::from(H - MARGIN - X_LABELS),
+    )
 }
 
 /// The color of series `i` as CSS (the legend is HTML, beside the plot).
@@ -44,7 +47,11 @@ pub fn svg(series: &[Series], len: u32) -> String {
     let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
         let root = SVGBackend::with_string(&mut out, (W, H)).into_drawing_area();
         root.fill(&WHITE)?;
-        let ymax = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).fold(1.0f64, f64::max) * 1.1;
+        let ymax = series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .fold(1.0f64, f64::max)
+            * 1.1;
         let mut chart = ChartBuilder::on(&root)
             .margin(MARGIN)
             .x_label_area_size(X_LABELS)
@@ -54,12 +61,21 @@ pub fn svg(series: &[Series], len: u32) -> String {
             .configure_mesh()
             .x_desc("step")
             .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| if v.fract().abs() < 1e-9 { format!("{v:.0}") } else { String::new() })
+            .y_label_formatter(&|v| {
+                if v.fract().abs() < 1e-9 {
+                    format!("{v:.0}")
+                } else {
+                    String::new()
+                }
+            })
             .light_line_style(WHITE.mix(0.0))
             .label_style(("sans-serif", 13))
             .draw()?;
         for (i, s) in series.iter().enumerate() {
-            chart.draw_series(LineSeries::new(s.points.iter().map(|p| (f64::from(p.0), p.1)), COLORS[i % COLORS.len()].stroke_width(2)))?;
+            chart.draw_series(LineSeries::new(
+                s.points.iter().map(|p| (f64::from(p.0), p.1)),
+                COLORS[i % COLORS.len()].stroke_width(2),
+            ))?;
         }
         root.present()?;
         Ok(())

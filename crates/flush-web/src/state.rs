@@ -19,7 +19,10 @@ pub const DEFAULT_SCENARIO: &str = "segment-not-found";
 pub enum Source {
     Builtin(String),
     /// An uploaded (or permalinked) file: its name and text.
-    Inline { file: String, text: Rc<str> },
+    Inline {
+        file: String,
+        text: Rc<str>,
+    },
 }
 
 /// How the run is scheduled.
@@ -126,7 +129,10 @@ pub enum Action {
 pub fn scenario_of(source: &Source) -> Result<Scenario, String> {
     match source {
         Source::Builtin(name) => builtin::get(name).ok_or_else(|| {
-            format!("There is no built-in scenario \"{name}\". Built-ins: {}.", builtin::names().join(", "))
+            format!(
+                "There is no built-in scenario \"{name}\". Built-ins: {}.",
+                builtin::names().join(", ")
+            )
         }),
         Source::Inline { file, text } => Scenario::parse(text, file).map_err(|e| e.to_string()),
     }
@@ -137,7 +143,11 @@ pub fn build(spec: &ViewSpec) -> Result<(AnyRun, u64), String> {
     let mut sc = scenario_of(&spec.source)?;
     if let Some(v) = spec.version {
         if sc.model != ModelKind::Sync2024 {
-            return Err(format!("A version applies to sync-2024 scenarios; \"{}\" is {}.", sc.name, sc.model.as_str()));
+            return Err(format!(
+                "A version applies to sync-2024 scenarios; \"{}\" is {}.",
+                sc.name,
+                sc.model.as_str()
+            ));
         }
         sc.version = Some(v);
     }
@@ -147,7 +157,10 @@ pub fn build(spec: &ViewSpec) -> Result<(AnyRun, u64), String> {
     let policy = match spec.mode {
         Mode::Seeded => Policy::Seeded(seed),
         Mode::Scripted => match &sc.schedule {
-            Some(s) => Policy::Scripted { script: s.clone(), fallback_seed: seed },
+            Some(s) => Policy::Scripted {
+                script: s.clone(),
+                fallback_seed: seed,
+            },
             None => Policy::Seeded(seed),
         },
         Mode::Manual => Policy::Manual,
@@ -157,7 +170,11 @@ pub fn build(spec: &ViewSpec) -> Result<(AnyRun, u64), String> {
         Mode::Manual => {
             for (i, c) in spec.schedule.iter().flatten().enumerate() {
                 run.advance_with(*c).map_err(|e| {
-                    format!("The schedule's entry {} (goroutine {c}) cannot run at step {}: {e}.", i + 1, i + 1)
+                    format!(
+                        "The schedule's entry {} (goroutine {c}) cannot run at step {}: {e}.",
+                        i + 1,
+                        i + 1
+                    )
                 })?;
             }
         }
@@ -166,7 +183,11 @@ pub fn build(spec: &ViewSpec) -> Result<(AnyRun, u64), String> {
         }
     }
     if spec.step > run.len() {
-        return Err(format!("Step {} is past the end of this run ({} steps).", spec.step, run.len()));
+        return Err(format!(
+            "Step {} is past the end of this run ({} steps).",
+            spec.step,
+            run.len()
+        ));
     }
     run.goto(spec.step);
     Ok((run, seed))
@@ -193,7 +214,8 @@ impl AppState {
 
     /// The default view with an error message on top (when the requested view is broken).
     pub fn fallback(error: String) -> AppState {
-        let mut s = AppState::from_spec(&ViewSpec::default_view()).expect("the default view always loads");
+        let mut s =
+            AppState::from_spec(&ViewSpec::default_view()).expect("the default view always loads");
         s.error = Some(error);
         s
     }
@@ -300,7 +322,8 @@ impl Reducible for AppState {
                 let r = self.run.borrow_mut().advance_with(c);
                 match r {
                     Ok(_) => self.with(|s| s.mode = Mode::Manual),
-                    Err(e) => self.with(|s| s.error = Some(format!("Goroutine {c} cannot run here: {e}."))),
+                    Err(e) => self
+                        .with(|s| s.error = Some(format!("Goroutine {c} cannot run here: {e}."))),
                 }
             }
             Action::Play(p) => self.with(|s| s.playing = p),
@@ -351,26 +374,47 @@ pub fn decode_fragment(frag: &str) -> Result<ViewSpec, String> {
     let mut src = None;
     let mut mode_given = false;
     for pair in frag.split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = pair.split_once('=').ok_or_else(|| format!("URL fragment: \"{}\" is not key=value.", short(pair)))?;
-        let v = dec(v).ok_or_else(|| format!("URL fragment: the value of \"{k}\" is not valid percent-encoding."))?;
+        let (k, v) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("URL fragment: \"{}\" is not key=value.", short(pair)))?;
+        let v = dec(v).ok_or_else(|| {
+            format!("URL fragment: the value of \"{k}\" is not valid percent-encoding.")
+        })?;
         match k {
             "scenario" => scenario = Some(v),
             "file" => file = Some(v),
             "src" => src = Some(v),
             "version" => {
                 spec.version = Some(Version::parse(&v).ok_or_else(|| {
-                    format!("URL fragment: unknown version \"{}\" (known: {}).", short(&v), Version::list())
+                    format!(
+                        "URL fragment: unknown version \"{}\" (known: {}).",
+                        short(&v),
+                        Version::list()
+                    )
                 })?)
             }
             "mode" => {
-                spec.mode = Mode::parse(&v)
-                    .ok_or_else(|| format!("URL fragment: mode \"{}\" is not seeded, scripted or manual.", short(&v)))?;
+                spec.mode = Mode::parse(&v).ok_or_else(|| {
+                    format!(
+                        "URL fragment: mode \"{}\" is not seeded, scripted or manual.",
+                        short(&v)
+                    )
+                })?;
                 mode_given = true;
             }
-            "seed" => spec.seed = Some(v.parse().map_err(|_| format!("URL fragment: seed \"{}\" is not a number.", short(&v)))?),
-            "step" => spec.step = v.parse().map_err(|_| format!("URL fragment: step \"{}\" is not a number.", short(&v)))?,
+            "seed" => {
+                spec.seed = Some(v.parse().map_err(|_| {
+                    format!("URL fragment: seed \"{}\" is not a number.", short(&v))
+                })?)
+            }
+            "step" => {
+                spec.step = v
+                    .parse()
+                    .map_err(|_| format!("URL fragment: step \"{}\" is not a number.", short(&v)))?
+            }
             "sched" => {
-                spec.schedule = Some(Choice::parse_list(&v).map_err(|e| format!("URL fragment: sched: {e}."))?)
+                spec.schedule =
+                    Some(Choice::parse_list(&v).map_err(|e| format!("URL fragment: sched: {e}."))?)
             }
             other => return Err(format!("URL fragment: unknown key \"{}\".", short(other))),
         }
@@ -379,7 +423,10 @@ pub fn decode_fragment(frag: &str) -> Result<ViewSpec, String> {
         None => return Err("URL fragment: it names no scenario (scenario=...).".to_owned()),
         Some("inline") => {
             let text = src.ok_or("URL fragment: scenario=inline needs src=...")?;
-            spec.source = Source::Inline { file: file.unwrap_or_else(|| "linked scenario".to_owned()), text: text.into() };
+            spec.source = Source::Inline {
+                file: file.unwrap_or_else(|| "linked scenario".to_owned()),
+                text: text.into(),
+            };
         }
         Some(name) => spec.source = Source::Builtin(name.to_owned()),
     }

@@ -30,7 +30,11 @@ pub struct Stats {
 
 impl Stats {
     fn with_svgs(mut self) -> Stats {
-        self.svgs = self.plots.iter().map(|(t, s)| (t.clone(), crate::plots::svg(s, self.len))).collect();
+        self.svgs = self
+            .plots
+            .iter()
+            .map(|(t, s)| (t.clone(), crate::plots::svg(s, self.len)))
+            .collect();
         self
     }
 
@@ -43,13 +47,22 @@ impl Stats {
                 let sc = r.scenario();
                 let mut queues: Vec<i64> = Vec::new();
                 let mut running: Vec<Series> = Vec::new();
-                let mut notified = Series { name: "packs notified".into(), points: Vec::new() };
-                let mut held = Series { name: "injections held (waiting on injectOver)".into(), points: Vec::new() };
+                let mut notified = Series {
+                    name: "packs notified".into(),
+                    points: Vec::new(),
+                };
+                let mut held = Series {
+                    name: "injections held (waiting on injectOver)".into(),
+                    points: Vec::new(),
+                };
                 r.for_each_world(|step, w| {
                     for q in &w.queues {
                         if !queues.contains(&q.segment) && queues.len() < 6 {
                             queues.push(q.segment);
-                            running.push(Series { name: format!("queue {}", q.segment), points: vec![(0, 0.0)] });
+                            running.push(Series {
+                                name: format!("queue {}", q.segment),
+                                points: vec![(0, 0.0)],
+                            });
                         }
                     }
                     if !keep(step) {
@@ -63,7 +76,13 @@ impl Stats {
                     let h = w
                         .goroutines
                         .iter()
-                        .filter(|g| matches!(g.at, flush2021::At::WaitInjectOver { .. } | flush2021::At::Handling { .. }))
+                        .filter(|g| {
+                            matches!(
+                                g.at,
+                                flush2021::At::WaitInjectOver { .. }
+                                    | flush2021::At::Handling { .. }
+                            )
+                        })
                         .count();
                     held.points.push((step, h as f64));
                 });
@@ -73,12 +92,18 @@ impl Stats {
                 for rec in r.records() {
                     for e in r.events_of(rec) {
                         match e {
-                            Ev::Notified { pack, .. } => packs.push((rec.step, PackJson::from_pack(sc, pack))),
-                            Ev::RunnerTookInjection { segment, inj, .. } | Ev::HandlerTookInjection { segment, inj } => {
+                            Ev::Notified { pack, .. } => {
+                                packs.push((rec.step, PackJson::from_pack(sc, pack)))
+                            }
+                            Ev::RunnerTookInjection { segment, inj, .. }
+                            | Ev::HandlerTookInjection { segment, inj } => {
                                 taken.push((*inj, *segment, rec.step))
                             }
-                            Ev::RunnerInjectOver { segment, inj, .. } | Ev::HandlerInjectOver { segment, inj, .. } => {
-                                if let Some(i) = taken.iter().position(|t| t.0 == *inj && t.1 == *segment) {
+                            Ev::RunnerInjectOver { segment, inj, .. }
+                            | Ev::HandlerInjectOver { segment, inj, .. } => {
+                                if let Some(i) =
+                                    taken.iter().position(|t| t.0 == *inj && t.1 == *segment)
+                                {
                                     let t = taken.remove(i);
                                     waits.push((sc.inj_name(t.0).to_owned(), t.1, rec.step - t.2));
                                 }
@@ -100,17 +125,34 @@ impl Stats {
                 })
             }
             AnyRun::Sync(r) => {
-                let mut cached = Series { name: "segments in the metacache".into(), points: Vec::new() };
-                let mut tasks = Series { name: "sync tasks in flight".into(), points: Vec::new() };
-                let mut buffered = Series { name: "rows in the write buffer".into(), points: Vec::new() };
+                let mut cached = Series {
+                    name: "segments in the metacache".into(),
+                    points: Vec::new(),
+                };
+                let mut tasks = Series {
+                    name: "sync tasks in flight".into(),
+                    points: Vec::new(),
+                };
+                let mut buffered = Series {
+                    name: "rows in the write buffer".into(),
+                    points: Vec::new(),
+                };
                 r.for_each_world(|step, w| {
                     if !keep(step) {
                         return;
                     }
-                    cached.points.push((step, w.metacache.segments().len() as f64));
-                    let t = w.goroutines.iter().filter(|g| matches!(g.role, flush_core::sync2024::Role::Task(_))).count();
+                    cached
+                        .points
+                        .push((step, w.metacache.segments().len() as f64));
+                    let t = w
+                        .goroutines
+                        .iter()
+                        .filter(|g| matches!(g.role, flush_core::sync2024::Role::Task(_)))
+                        .count();
                     tasks.points.push((step, t as f64));
-                    buffered.points.push((step, w.buffers.iter().map(|b| b.1).sum::<i64>() as f64));
+                    buffered
+                        .points
+                        .push((step, w.buffers.iter().map(|b| b.1).sum::<i64>() as f64));
                 });
                 Stats::with_svgs(Stats {
                     svgs: Vec::new(),

@@ -9,67 +9,225 @@ use crate::scenario::{Op, PosId};
 /// One fact of a step. A step usually yields one to four.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Ev {
-    QueueCreated { segment: i64, handler: Gid },
-    RunnerStored { segment: i64, pos: PosId, seq: u32 },
-    RunnerLoaded { segment: i64, pos: PosId },
-    WaitInjectMut { segment: i64 },
-    LockedInjectMut { segment: i64 },
-    HandlerCloseRequested { segment: i64, handler: Gid },
-    HandlerClosed { segment: i64 },
-    HandlerStopped { segment: i64 },
-    RunnerInit { segment: i64, pos: PosId, runner: Gid, start: SigOrigin },
-    HalfStarted { segment: i64, pos: PosId, kind: HalfKind, half: Gid },
-    HalfIgnored { segment: i64, pos: PosId, kind: HalfKind },
-    DropHalfStarted { segment: i64, pos: PosId, kind: HalfKind, half: Gid },
-    DropDeleteStaysNormal { segment: i64, pos: PosId },
-    DropPackAppended { pack: Pack },
-    InjectFlush { inj: InjId, waiter: Gid },
-    InjectQueued { inj: InjId, segment: i64, queued: u32 },
-    InjectChFull { inj: InjId, segment: i64 },
-    Injected { inj: InjId },
-    InjectDone { inj: InjId, success: bool },
-    StartDropping { finaliser: Gid },
+    QueueCreated {
+        segment: i64,
+        handler: Gid,
+    },
+    RunnerStored {
+        segment: i64,
+        pos: PosId,
+        seq: u32,
+    },
+    RunnerLoaded {
+        segment: i64,
+        pos: PosId,
+    },
+    WaitInjectMut {
+        segment: i64,
+    },
+    LockedInjectMut {
+        segment: i64,
+    },
+    HandlerCloseRequested {
+        segment: i64,
+        handler: Gid,
+    },
+    HandlerClosed {
+        segment: i64,
+    },
+    HandlerStopped {
+        segment: i64,
+    },
+    RunnerInit {
+        segment: i64,
+        pos: PosId,
+        runner: Gid,
+        start: SigOrigin,
+    },
+    HalfStarted {
+        segment: i64,
+        pos: PosId,
+        kind: HalfKind,
+        half: Gid,
+    },
+    HalfIgnored {
+        segment: i64,
+        pos: PosId,
+        kind: HalfKind,
+    },
+    DropHalfStarted {
+        segment: i64,
+        pos: PosId,
+        kind: HalfKind,
+        half: Gid,
+    },
+    DropDeleteStaysNormal {
+        segment: i64,
+        pos: PosId,
+    },
+    DropPackAppended {
+        pack: Pack,
+    },
+    InjectFlush {
+        inj: InjId,
+        waiter: Gid,
+    },
+    InjectQueued {
+        inj: InjId,
+        segment: i64,
+        queued: u32,
+    },
+    InjectChFull {
+        inj: InjId,
+        segment: i64,
+    },
+    Injected {
+        inj: InjId,
+    },
+    InjectDone {
+        inj: InjId,
+        success: bool,
+    },
+    StartDropping {
+        finaliser: Gid,
+    },
     NotifyAllFlushed,
     ManagerClose,
-    WaitNotifiedPassed { count: u32 },
+    WaitNotifiedPassed {
+        count: u32,
+    },
     ActorDone,
-    HalfAttemptFailed { segment: i64, pos: PosId, kind: HalfKind, n: u8, sleep_ms: u32 },
-    HalfDone { segment: i64, pos: PosId, kind: HalfKind, n: u8 },
-    HalfGaveUp { segment: i64, pos: PosId, kind: HalfKind },
-    RunnerHalvesDone { segment: i64, pos: PosId },
-    RunnerStarted { segment: i64, pos: PosId },
-    RunnerTookInjection { segment: i64, pos: PosId, inj: InjId },
-    RunnerInjectOver { segment: i64, pos: PosId, inj: InjId, ok: bool },
-    PostTask { segment: i64, pos: PosId, running: u32, handler: Option<Gid>, sticky: Option<InjId>, remapped: Option<i64> },
-    SaveBinlogPathsCall { pack: Pack },
-    RpcFailed { rpc: Rpc, n: u8, sleep_ms: u32 },
-    Notified { pack: Pack, total: u32 },
-    FinishClosed { segment: i64, pos: PosId },
-    ReplicaNewToNormal { segment: i64 },
-    ReplicaFlushed { segment: i64 },
-    HandlerTookInjection { segment: i64, inj: InjId },
-    HandlerInjectOver { segment: i64, inj: InjId, ok: bool },
-    HandlerExited { segment: i64, both_ready: bool },
-    InjectedClosed { inj: InjId },
-    FinaliserAllFlushed { queues: u32, open_tails: u32 },
+    HalfAttemptFailed {
+        segment: i64,
+        pos: PosId,
+        kind: HalfKind,
+        n: u8,
+        sleep_ms: u32,
+    },
+    HalfDone {
+        segment: i64,
+        pos: PosId,
+        kind: HalfKind,
+        n: u8,
+    },
+    HalfGaveUp {
+        segment: i64,
+        pos: PosId,
+        kind: HalfKind,
+    },
+    RunnerHalvesDone {
+        segment: i64,
+        pos: PosId,
+    },
+    RunnerStarted {
+        segment: i64,
+        pos: PosId,
+    },
+    RunnerTookInjection {
+        segment: i64,
+        pos: PosId,
+        inj: InjId,
+    },
+    RunnerInjectOver {
+        segment: i64,
+        pos: PosId,
+        inj: InjId,
+        ok: bool,
+    },
+    PostTask {
+        segment: i64,
+        pos: PosId,
+        running: u32,
+        handler: Option<Gid>,
+        sticky: Option<InjId>,
+        remapped: Option<i64>,
+    },
+    SaveBinlogPathsCall {
+        pack: Pack,
+    },
+    RpcFailed {
+        rpc: Rpc,
+        n: u8,
+        sleep_ms: u32,
+    },
+    Notified {
+        pack: Pack,
+        total: u32,
+    },
+    FinishClosed {
+        segment: i64,
+        pos: PosId,
+    },
+    ReplicaNewToNormal {
+        segment: i64,
+    },
+    ReplicaFlushed {
+        segment: i64,
+    },
+    HandlerTookInjection {
+        segment: i64,
+        inj: InjId,
+    },
+    HandlerInjectOver {
+        segment: i64,
+        inj: InjId,
+        ok: bool,
+    },
+    HandlerExited {
+        segment: i64,
+        both_ready: bool,
+    },
+    InjectedClosed {
+        inj: InjId,
+    },
+    FinaliserAllFlushed {
+        queues: u32,
+        open_tails: u32,
+    },
     FinaliserTailsDone,
-    DropPackRemapped { from: i64, to: i64, inj: InjId },
-    FlushAndDrop { packs: u32 },
+    DropPackRemapped {
+        from: i64,
+        to: i64,
+        inj: InjId,
+    },
+    FlushAndDrop {
+        packs: u32,
+    },
     FlushAndDropDone,
-    GoPanic { message: String },
+    GoPanic {
+        message: String,
+    },
     Invariant(Violation),
 }
 
 /// A broken invariant (reported as an event; the run goes on as Go would).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Violation {
-    NotifyOrder { segment: i64, seq: u32, expected: u32 },
-    NotifiedTwice { segment: i64, seq: u32 },
-    HandlerVsRunning { segment: i64, running: u32, handler: bool },
-    InjectionTakenTwice { inj: InjId, segment: i64 },
+    NotifyOrder {
+        segment: i64,
+        seq: u32,
+        expected: u32,
+    },
+    NotifiedTwice {
+        segment: i64,
+        seq: u32,
+    },
+    HandlerVsRunning {
+        segment: i64,
+        running: u32,
+        handler: bool,
+    },
+    InjectionTakenTwice {
+        inj: InjId,
+        segment: i64,
+    },
     FlushAndDropTwice,
     FlushAndDropEarly,
-    StartSignal { segment: i64, seq: u32, origin: SigOrigin },
+    StartSignal {
+        segment: i64,
+        seq: u32,
+        origin: SigOrigin,
+    },
 }
 
 impl Violation {
@@ -116,19 +274,30 @@ impl Ev {
         use Ev::*;
         match self {
             QueueCreated { .. } => "flush_manager.go: getFlushQueue",
-            RunnerStored { .. } | RunnerLoaded { .. } | WaitInjectMut { .. } | LockedInjectMut { .. } => {
-                "flush_manager.go: getFlushTaskRunner"
-            }
+            RunnerStored { .. }
+            | RunnerLoaded { .. }
+            | WaitInjectMut { .. }
+            | LockedInjectMut { .. } => "flush_manager.go: getFlushTaskRunner",
             HandlerCloseRequested { .. } | HandlerClosed { .. } | HandlerStopped { .. } => {
                 "flush_manager.go: injectHandler.close"
             }
             RunnerInit { .. } => "flush_task.go: flushTaskRunner.init",
-            HalfStarted { kind: HalfKind::Insert, .. } | HalfIgnored { kind: HalfKind::Insert, .. } => {
-                "flush_task.go: runFlushInsert"
+            HalfStarted {
+                kind: HalfKind::Insert,
+                ..
             }
+            | HalfIgnored {
+                kind: HalfKind::Insert,
+                ..
+            } => "flush_task.go: runFlushInsert",
             HalfStarted { .. } | HalfIgnored { .. } => "flush_task.go: runFlushDel",
-            DropHalfStarted { kind: HalfKind::Insert, .. } => "flush_manager.go: handleInsertTask",
-            DropHalfStarted { .. } | DropDeleteStaysNormal { .. } => "flush_manager.go: handleDeleteTask",
+            DropHalfStarted {
+                kind: HalfKind::Insert,
+                ..
+            } => "flush_manager.go: handleInsertTask",
+            DropHalfStarted { .. } | DropDeleteStaysNormal { .. } => {
+                "flush_manager.go: handleDeleteTask"
+            }
             DropPackAppended { pack } => match pack.source {
                 PackSource::DropInsert => "flush_manager.go: handleInsertTask",
                 _ => "flush_manager.go: handleDeleteTask",
@@ -143,15 +312,22 @@ impl Ev {
             WaitNotifiedPassed { .. } => "flush_manager_test.go: notify barrier",
             ActorDone => "scenario: actor finished",
             HalfAttemptFailed { .. } | HalfGaveUp { .. } => "retry.go: retry.Do",
-            HalfDone { kind: HalfKind::Insert, .. } => "flush_task.go: runFlushInsert",
+            HalfDone {
+                kind: HalfKind::Insert,
+                ..
+            } => "flush_task.go: runFlushInsert",
             HalfDone { .. } => "flush_task.go: runFlushDel",
-            RunnerHalvesDone { .. } | RunnerStarted { .. } | RunnerTookInjection { .. } | RunnerInjectOver { .. } => {
-                "flush_task.go: waitFinish"
-            }
+            RunnerHalvesDone { .. }
+            | RunnerStarted { .. }
+            | RunnerTookInjection { .. }
+            | RunnerInjectOver { .. } => "flush_task.go: waitFinish",
             FinishClosed { .. } => "flush_task.go: waitFinish",
             PostTask { .. } => "flush_manager.go: orderFlushQueue.postTask",
             SaveBinlogPathsCall { .. } | Notified { .. } => "flush_manager.go: flushNotifyFunc",
-            RpcFailed { rpc: Rpc::SaveBinlogPaths, .. } => "flush_manager.go: flushNotifyFunc",
+            RpcFailed {
+                rpc: Rpc::SaveBinlogPaths,
+                ..
+            } => "flush_manager.go: flushNotifyFunc",
             RpcFailed { .. } => "flush_manager.go: dropVirtualChannelFunc",
             ReplicaNewToNormal { .. } => "segment_replica.go: listNewSegmentsStartPositions",
             ReplicaFlushed { .. } => "segment_replica.go: segmentFlushed",
@@ -327,23 +503,7 @@ fn origin_words(o: &SigOrigin) -> String {
 
 /// `seg=2 pos=a flushed` style words for a pack.
 pub fn pack_words(sc: &Scenario, p: &Pack) -> String {
-    let mut s = format!("seg={}", p.segment);
-    match p.pos {
-        Some(pos) => {
-            let _ = write!(s, " pos={}", sc.pos_name(pos));
-        }
-        None => s.push_str(" pos=nil"),
-    }
-    if p.flushed {
-        s.push_str(" flushed");
-    }
-    if p.dropped {
-        s.push_str(" dropped");
-    }
-    if p.err {
-        s.push_str(" err");
-    }
-    s
+    crate::report::PackJson::from_pack(sc, p).to_string()
 }
 
 /// What `g` waits on, and the Go function it sits in.
@@ -352,9 +512,10 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
     match &g.at {
         At::Ready => match g.role {
             Role::Actor { actor, pc } => match sc.actors[actor as usize].ops.get(pc as usize) {
-                Some(Op::WaitInjected { inj }) => {
-                    (format!("<-{}.Injected()", sc.inj_name(*inj)), "flush_task.go: taskInjection.Injected")
-                }
+                Some(Op::WaitInjected { inj }) => (
+                    format!("<-{}.Injected()", sc.inj_name(*inj)),
+                    "flush_task.go: taskInjection.Injected",
+                ),
                 Some(Op::WaitNotified { count }) => (
                     format!("{count} packs notified ({} so far)", w.notified),
                     "flush_manager_test.go: notify barrier",
@@ -364,10 +525,13 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
             },
             _ => ("nothing".to_owned(), "runtime"),
         },
-        At::LockInjectMut { segment, .. } => {
-            (format!("queue {segment}'s injectMut"), "flush_manager.go: getFlushTaskRunner")
-        }
-        At::CloseHandler { segment, handler, .. } => (
+        At::LockInjectMut { segment, .. } => (
+            format!("queue {segment}'s injectMut"),
+            "flush_manager.go: getFlushTaskRunner",
+        ),
+        At::CloseHandler {
+            segment, handler, ..
+        } => (
             format!("B7: inject handler g{handler} of queue {segment} to exit"),
             "flush_manager.go: injectHandler.close",
         ),
@@ -379,28 +543,54 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
             ),
             "flush_manager.go: orderFlushQueue.inject",
         ),
-        At::DropWait { .. } => ("B11: its drop-mode half".to_owned(), "flush_manager.go: handleInsertTask/handleDeleteTask"),
+        At::DropWait { .. } => (
+            "B11: its drop-mode half".to_owned(),
+            "flush_manager.go: handleInsertTask/handleDeleteTask",
+        ),
         At::Attempt { n } => (format!("nothing: attempt {n} next"), "retry.go: retry.Do"),
-        At::RetrySleep { n } => (format!("B4: retry sleep {} ms", retry_sleep_ms(*n)), "retry.go: retry.Do"),
+        At::RetrySleep { n } => (
+            format!("B4: retry sleep {} ms", retry_sleep_ms(*n)),
+            "retry.go: retry.Do",
+        ),
         At::WaitHalves => {
             let wg = runner(match g.role {
                 Role::Runner(r) => r,
                 _ => 0,
             })
             .map_or(0, |r| r.wg);
-            (format!("B1: t.Wait() ({wg} half/halves left)"), "flush_task.go: waitFinish")
+            (
+                format!("B1: t.Wait() ({wg} half/halves left)"),
+                "flush_task.go: waitFinish",
+            )
         }
         At::WaitStart => {
             let what = match g.role {
-                Role::Runner(r) => runner(r).and_then(|r| r.start).map_or("?".to_owned(), |s| origin_words(&s.origin)),
+                Role::Runner(r) => runner(r)
+                    .and_then(|r| r.start)
+                    .map_or("?".to_owned(), |s| origin_words(&s.origin)),
                 _ => "?".to_owned(),
             };
-            (format!("B2: <-startSignal ({what})"), "flush_task.go: waitFinish")
+            (
+                format!("B2: <-startSignal ({what})"),
+                "flush_task.go: waitFinish",
+            )
         }
-        At::WaitInjectOver { inj } => (format!("B3: <-{}.injectOver", sc.inj_name(*inj)), "flush_task.go: waitFinish"),
-        At::PostTaskMutex { .. } => ("injectMut (postTask)".to_owned(), "flush_manager.go: orderFlushQueue.postTask"),
-        At::SaveBinlogPaths { n } => (format!("B14: SaveBinlogPaths attempt {n}"), "flush_manager.go: flushNotifyFunc"),
-        At::Select => ("B5: select { <-injectCh, <-done }".to_owned(), "flush_manager.go: injectHandler.handleInjection"),
+        At::WaitInjectOver { inj } => (
+            format!("B3: <-{}.injectOver", sc.inj_name(*inj)),
+            "flush_task.go: waitFinish",
+        ),
+        At::PostTaskMutex { .. } => (
+            "injectMut (postTask)".to_owned(),
+            "flush_manager.go: orderFlushQueue.postTask",
+        ),
+        At::SaveBinlogPaths { n } => (
+            format!("B14: SaveBinlogPaths attempt {n}"),
+            "flush_manager.go: flushNotifyFunc",
+        ),
+        At::Select => (
+            "B5: select { <-injectCh, <-done }".to_owned(),
+            "flush_manager.go: injectHandler.handleInjection",
+        ),
         At::Handling { inj, .. } => (
             format!("B6: <-{}.injectOver", sc.inj_name(*inj)),
             "flush_manager.go: injectHandler.handleInjection",
@@ -410,16 +600,29 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
                 Role::WaitInjected(inj) => w.injections[inj as usize].remaining,
                 _ => 0,
             };
-            (format!("B8: wg.Wait() ({left} injectOne left)"), "flush_task.go: taskInjection.waitForInjected")
+            (
+                format!("B8: wg.Wait() ({left} injectOne left)"),
+                "flush_task.go: taskInjection.waitForInjected",
+            )
         }
-        At::WaitAllFlushed => ("B12: <-allFlushed".to_owned(), "flush_manager.go: startDropping (finaliser)"),
+        At::WaitAllFlushed => (
+            "B12: <-allFlushed".to_owned(),
+            "flush_manager.go: startDropping (finaliser)",
+        ),
         At::WaitTails { tails } => {
             let open = tails.iter().filter(|t| !w.is_closed(**t)).count();
-            (format!("B13: {open} queue tail(s) to close"), "flush_manager.go: waitForAllFlushQueue")
+            (
+                format!("B13: {open} queue tail(s) to close"),
+                "flush_manager.go: waitForAllFlushQueue",
+            )
         }
-        At::FinaliserMutex { .. } => ("a queue's injectMut".to_owned(), "flush_manager.go: startDropping (finaliser)"),
-        At::DropVirtualChannel { n } => {
-            (format!("B14: DropVirtualChannel attempt {n}"), "flush_manager.go: dropVirtualChannelFunc")
-        }
+        At::FinaliserMutex { .. } => (
+            "a queue's injectMut".to_owned(),
+            "flush_manager.go: startDropping (finaliser)",
+        ),
+        At::DropVirtualChannel { n } => (
+            format!("B14: DropVirtualChannel attempt {n}"),
+            "flush_manager.go: dropVirtualChannelFunc",
+        ),
     }
 }

@@ -213,7 +213,11 @@ pub enum Role {
     /// `flushTaskRunner.waitFinish`.
     Runner(RunnerId),
     /// The goroutine `runFlushInsert`/`runFlushDel` spawns around `retry.Do`.
-    Half { runner: RunnerId, kind: HalfKind, fail: u8 },
+    Half {
+        runner: RunnerId,
+        kind: HalfKind,
+        fail: u8,
+    },
     /// `injectHandler.handleInjection` of the queue of `segment`.
     Handler { segment: i64 },
     /// `taskInjection.waitForInjected`.
@@ -239,7 +243,11 @@ pub enum At {
     /// Actor: `q.injectMut.Lock()` in `getFlushTaskRunner`, held by another goroutine.
     LockInjectMut { segment: i64, then: Resume },
     /// B7: `injectHandler.close()` → `wg.Wait()`, holding `injectMut`.
-    CloseHandler { segment: i64, handler: Gid, then: Resume },
+    CloseHandler {
+        segment: i64,
+        handler: Gid,
+        then: Resume,
+    },
     /// B10: `injectCh <- inj` on a full channel; `next` indexes the injection's segments.
     InjectSend { inj: InjId, next: u32 },
     /// B11: a drop-mode caller in `r.Wait()`.
@@ -342,7 +350,12 @@ impl World {
         let mut replica: Vec<ReplicaSeg> = sc
             .replica
             .iter()
-            .map(|r| ReplicaSeg { segment: r.segment, state: r.state, rows: r.rows, checkpoint: None })
+            .map(|r| ReplicaSeg {
+                segment: r.segment,
+                state: r.state,
+                rows: r.rows,
+                checkpoint: None,
+            })
             .collect();
         if sc.replica.is_empty() {
             // Without a declared replica, every flushed segment starts as a new one.
@@ -360,7 +373,12 @@ impl World {
             segs.dedup();
             replica = segs
                 .into_iter()
-                .map(|segment| ReplicaSeg { segment, state: ReplicaState::New, rows: 0, checkpoint: None })
+                .map(|segment| ReplicaSeg {
+                    segment,
+                    state: ReplicaState::New,
+                    rows: 0,
+                    checkpoint: None,
+                })
                 .collect();
         }
         let mut w = World {
@@ -380,7 +398,12 @@ impl World {
                     taken: Vec::new(),
                 })
                 .collect(),
-            drop: DropState { dropping: false, all_flushed: AllFlushed::Unset, packs: Vec::new(), flush_and_drop: None },
+            drop: DropState {
+                dropping: false,
+                all_flushed: AllFlushed::Unset,
+                packs: Vec::new(),
+                flush_and_drop: None,
+            },
             replica,
             open_signals: Vec::new(),
             save_binlog_faults: sc.faults.save_binlog_paths,
@@ -398,11 +421,21 @@ impl World {
             touched: Vec::new(),
             n_actors: 0,
             finaliser: None,
-            waits_notified: sc.actors.iter().flat_map(|a| &a.ops).any(|o| matches!(o, crate::scenario::Op::WaitNotified { .. })),
+            waits_notified: sc
+                .actors
+                .iter()
+                .flat_map(|a| &a.ops)
+                .any(|o| matches!(o, crate::scenario::Op::WaitNotified { .. })),
         };
         for (i, a) in sc.actors.iter().enumerate() {
             if !a.ops.is_empty() {
-                w.spawn(Role::Actor { actor: i as u16, pc: 0 }, At::Ready);
+                w.spawn(
+                    Role::Actor {
+                        actor: i as u16,
+                        pc: 0,
+                    },
+                    At::Ready,
+                );
             }
         }
         w.n_actors = w.next_gid;
@@ -413,11 +446,17 @@ impl World {
     // ----- getters ---------------------------------------------------------
 
     pub fn goroutine(&self, g: Gid) -> Option<&Goroutine> {
-        self.goroutine_ids.binary_search(&g).ok().map(|i| &self.goroutines[i])
+        self.goroutine_ids
+            .binary_search(&g)
+            .ok()
+            .map(|i| &self.goroutines[i])
     }
 
     pub fn runner(&self, r: RunnerId) -> Option<&Runner> {
-        self.runner_ids.binary_search(&r).ok().map(|i| &self.runners[i])
+        self.runner_ids
+            .binary_search(&r)
+            .ok()
+            .map(|i| &self.runners[i])
     }
 
     /// The runner stored in a queue's `working` under `pos`.
@@ -511,25 +550,35 @@ impl World {
     /// How many ready cases goroutine `g` has (0 = blocked; 2 = a select with both ready).
     pub fn cases(&self, sc: &Scenario, g: &Goroutine) -> u8 {
         let ready = match (&g.role, &g.at) {
-            (Role::Actor { actor, pc }, At::Ready) => match sc.actors[*actor as usize].ops.get(*pc as usize) {
-                Some(crate::scenario::Op::WaitInjected { inj }) => self.injections[*inj as usize].injected,
-                Some(crate::scenario::Op::WaitNotified { count }) => self.notified >= *count,
-                Some(_) => true,
-                None => false,
-            },
-            (_, At::LockInjectMut { segment, .. }) => self.queue(*segment).is_some_and(|q| q.inject_mut.is_none()),
+            (Role::Actor { actor, pc }, At::Ready) => {
+                match sc.actors[*actor as usize].ops.get(*pc as usize) {
+                    Some(crate::scenario::Op::WaitInjected { inj }) => {
+                        self.injections[*inj as usize].injected
+                    }
+                    Some(crate::scenario::Op::WaitNotified { count }) => self.notified >= *count,
+                    Some(_) => true,
+                    None => false,
+                }
+            }
+            (_, At::LockInjectMut { segment, .. }) => {
+                self.queue(*segment).is_some_and(|q| q.inject_mut.is_none())
+            }
             (_, At::CloseHandler { handler, .. }) => self.goroutine(*handler).is_none(),
             (_, At::InjectSend { inj, next }) => {
                 let seg = sc.injections[*inj as usize].segments[*next as usize];
-                self.queue(seg).is_none_or(|q| q.inject_ch.len() < crate::scenario::INJECT_CH_CAP)
+                self.queue(seg)
+                    .is_none_or(|q| q.inject_ch.len() < crate::scenario::INJECT_CH_CAP)
             }
             (_, At::DropWait { runner }) => self.runner(*runner).is_some_and(|r| r.wg == 0),
             (_, At::Attempt { .. } | At::RetrySleep { .. }) => true,
             (Role::Runner(r), At::WaitHalves) => self.runner(*r).is_some_and(|r| r.wg == 0),
-            (Role::Runner(r), At::WaitStart) => {
-                self.runner(*r).and_then(|r| r.start).is_some_and(|s| self.is_closed(s.id))
+            (Role::Runner(r), At::WaitStart) => self
+                .runner(*r)
+                .and_then(|r| r.start)
+                .is_some_and(|s| self.is_closed(s.id)),
+            (_, At::WaitInjectOver { inj } | At::Handling { inj, .. }) => {
+                self.injections[*inj as usize].over.receivable()
             }
-            (_, At::WaitInjectOver { inj } | At::Handling { inj, .. }) => self.injections[*inj as usize].over.receivable(),
             (Role::Runner(r), At::PostTaskMutex { .. }) => self
                 .runner(*r)
                 .and_then(|r| self.queue(r.segment))
@@ -543,7 +592,9 @@ impl World {
                     .is_none_or(|h| h.goroutine != g.id || h.done);
                 return u8::from(inj_ready) + u8::from(done);
             }
-            (Role::WaitInjected(inj), At::WaitInjectOne) => self.injections[*inj as usize].remaining == 0,
+            (Role::WaitInjected(inj), At::WaitInjectOne) => {
+                self.injections[*inj as usize].remaining == 0
+            }
             (_, At::WaitAllFlushed) => self.drop.all_flushed == AllFlushed::Closed,
             (_, At::WaitTails { tails }) => tails.iter().all(|t| self.is_closed(*t)),
             (_, At::FinaliserMutex { next }) => {
@@ -557,7 +608,9 @@ impl World {
 
     /// True when nothing but idle inject handlers is left (Go lets them wait forever).
     pub fn only_idle_handlers_left(&self) -> bool {
-        self.goroutines.iter().all(|g| matches!((&g.role, &g.at), (Role::Handler { .. }, At::Select)))
+        self.goroutines
+            .iter()
+            .all(|g| matches!((&g.role, &g.at), (Role::Handler { .. }, At::Select)))
     }
 
     // ----- names -----------------------------------------------------------
@@ -572,9 +625,19 @@ impl World {
             },
             Role::Half { runner, kind, .. } => match self.runner(runner) {
                 Some(r) if r.adhoc.is_some() => {
-                    format!("{} half seg={} pos={} (drop mode)", kind.as_str(), r.segment, sc.pos_name(r.pos))
+                    format!(
+                        "{} half seg={} pos={} (drop mode)",
+                        kind.as_str(),
+                        r.segment,
+                        sc.pos_name(r.pos)
+                    )
                 }
-                Some(r) => format!("{} half seg={} pos={}", kind.as_str(), r.segment, sc.pos_name(r.pos)),
+                Some(r) => format!(
+                    "{} half seg={} pos={}",
+                    kind.as_str(),
+                    r.segment,
+                    sc.pos_name(r.pos)
+                ),
                 None => format!("{} half", kind.as_str()),
             },
             Role::Handler { segment } => format!("inject handler seg={segment}"),
@@ -587,13 +650,18 @@ impl World {
     pub fn who_of(&self, g: &Goroutine) -> Who {
         match g.role {
             Role::Actor { actor, .. } => Who::Actor(actor),
-            Role::Runner(r) => self.runner(r).map_or(Who::Gone, |r| Who::Runner { segment: r.segment, pos: r.pos }),
-            Role::Half { runner, kind, .. } => self.runner(runner).map_or(Who::Gone, |r| Who::Half {
+            Role::Runner(r) => self.runner(r).map_or(Who::Gone, |r| Who::Runner {
                 segment: r.segment,
                 pos: r.pos,
-                kind,
-                adhoc: r.adhoc.is_some(),
             }),
+            Role::Half { runner, kind, .. } => {
+                self.runner(runner).map_or(Who::Gone, |r| Who::Half {
+                    segment: r.segment,
+                    pos: r.pos,
+                    kind,
+                    adhoc: r.adhoc.is_some(),
+                })
+            }
             Role::Handler { segment } => Who::Handler { segment },
             Role::WaitInjected(i) => Who::WaitInjected(i),
             Role::Finaliser => Who::Finaliser,
@@ -642,7 +710,9 @@ impl World {
     }
 
     fn gi(&self, g: Gid) -> usize {
-        self.goroutine_ids.binary_search(&g).expect("live goroutine")
+        self.goroutine_ids
+            .binary_search(&g)
+            .expect("live goroutine")
     }
 
     fn ri(&self, r: RunnerId) -> usize {
@@ -658,9 +728,19 @@ impl World {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Who {
     Actor(u16),
-    Runner { segment: i64, pos: PosId },
-    Half { segment: i64, pos: PosId, kind: HalfKind, adhoc: bool },
-    Handler { segment: i64 },
+    Runner {
+        segment: i64,
+        pos: PosId,
+    },
+    Half {
+        segment: i64,
+        pos: PosId,
+        kind: HalfKind,
+        adhoc: bool,
+    },
+    Handler {
+        segment: i64,
+    },
     WaitInjected(InjId),
     Finaliser,
     Gone,
@@ -680,7 +760,11 @@ impl crate::engine::Model for World {
         if self.panic.is_some() {
             return 0;
         }
-        let n = if self.two_case == 0 { self.ready.len() as u32 } else { self.ready.iter().map(|r| u32::from(r.1)).sum() };
+        let n = if self.two_case == 0 {
+            self.ready.len() as u32
+        } else {
+            self.ready.iter().map(|r| u32::from(r.1)).sum()
+        };
         #[cfg(debug_assertions)]
         {
             // `runnable` cross-checks the incremental set against a full scan.
@@ -713,8 +797,15 @@ impl crate::engine::Model for World {
     fn who_name(sc: &Scenario, who: &Who) -> String {
         match *who {
             Who::Actor(a) => sc.actors[a as usize].name.clone(),
-            Who::Runner { segment, pos } => format!("runner seg={segment} pos={}", sc.pos_name(pos)),
-            Who::Half { segment, pos, kind, adhoc } => format!(
+            Who::Runner { segment, pos } => {
+                format!("runner seg={segment} pos={}", sc.pos_name(pos))
+            }
+            Who::Half {
+                segment,
+                pos,
+                kind,
+                adhoc,
+            } => format!(
                 "{} half seg={segment} pos={}{}",
                 kind.as_str(),
                 sc.pos_name(pos),
@@ -727,10 +818,15 @@ impl crate::engine::Model for World {
         }
     }
     fn go_panic(&self) -> Option<(u32, &str)> {
-        self.panic.as_ref().map(|p| (p.goroutine, p.message.as_str()))
+        self.panic
+            .as_ref()
+            .map(|p| (p.goroutine, p.message.as_str()))
     }
     fn violations(&self, sc: &Scenario) -> Vec<(&'static str, String)> {
-        self.violations.iter().map(|v| (v.name(), v.describe(sc))).collect()
+        self.violations
+            .iter()
+            .map(|v| (v.name(), v.describe(sc)))
+            .collect()
     }
     fn quiescent(&self) -> bool {
         self.only_idle_handlers_left()
@@ -740,6 +836,20 @@ impl crate::engine::Model for World {
             .iter()
             .filter(|g| !matches!((&g.role, &g.at), (Role::Handler { .. }, At::Select)))
             .map(|g| (g.id, self.goroutine_name(sc, g), self.waits_on(sc, g).0))
+            .collect()
+    }
+    fn goroutine_views(&self, sc: &Scenario) -> Vec<crate::engine::GoroutineView> {
+        self.goroutines
+            .iter()
+            .map(|g| {
+                let (waits_on, go) = self.waits_on(sc, g);
+                crate::engine::GoroutineView {
+                    id: g.id,
+                    name: self.goroutine_name(sc, g),
+                    waits_on,
+                    go,
+                }
+            })
             .collect()
     }
     fn ev_go_fn(ev: &Ev) -> &'static str {

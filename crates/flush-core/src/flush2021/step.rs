@@ -87,8 +87,13 @@ impl World {
     }
 
     fn go_panic(&mut self, g: Gid, message: String, ev: &mut Vec<Ev>) {
-        ev.push(Ev::GoPanic { message: message.clone() });
-        self.panic = Some(GoPanic { goroutine: g, message });
+        ev.push(Ev::GoPanic {
+            message: message.clone(),
+        });
+        self.panic = Some(GoPanic {
+            goroutine: g,
+            message,
+        });
     }
 
     // ----- actors -----------------------------------------------------------
@@ -97,7 +102,10 @@ impl World {
         let op = &sc.actors[actor as usize].ops[pc as usize];
         let done = match at {
             At::Ready => self.start_op(sc, g, op, ev),
-            At::LockInjectMut { segment, then: Resume::NewRunner(r) } => {
+            At::LockInjectMut {
+                segment,
+                then: Resume::NewRunner(r),
+            } => {
                 ev.push(Ev::LockedInjectMut { segment });
                 self.new_runner_locked(sc, g, segment, r, op, ev)
             }
@@ -118,7 +126,10 @@ impl World {
                     }
                 }
             }
-            At::LockInjectMut { then: Resume::Close(qi), .. } => self.manager_close(g, qi as usize, ev),
+            At::LockInjectMut {
+                then: Resume::Close(qi),
+                ..
+            } => self.manager_close(g, qi as usize, ev),
             At::InjectSend { inj, next } => self.inject_from(sc, g, inj, next as usize, ev),
             At::DropWait { runner } => {
                 // flush_manager.go: handleInsertTask/handleDeleteTask — r.Wait() returned; append getFlushPack().
@@ -128,7 +139,11 @@ impl World {
                 let kind = r.adhoc.expect("ad-hoc runner");
                 let pack = Pack {
                     runner: r.id,
-                    source: if kind == HalfKind::Insert { PackSource::DropInsert } else { PackSource::DropDelete },
+                    source: if kind == HalfKind::Insert {
+                        PackSource::DropInsert
+                    } else {
+                        PackSource::DropDelete
+                    },
                     segment: r.segment,
                     pos: r.has_pos.then_some(r.pos),
                     flushed: r.flushed,
@@ -157,15 +172,34 @@ impl World {
     /// Starts the op; returns true when it completed without blocking.
     fn start_op(&mut self, sc: &Scenario, g: Gid, op: &Op, ev: &mut Vec<Ev>) -> bool {
         match *op {
-            Op::FlushInsert { segment, pos, flushed, dropped, fail } => {
+            Op::FlushInsert {
+                segment,
+                pos,
+                flushed,
+                dropped,
+                fail,
+            } => {
                 if self.drop.dropping {
                     // flush_manager.go: handleInsertTask, drop mode — ad-hoc runner, Add(1), runFlushInsert, Wait.
                     let r = self.new_runner(segment, pos, 0, Some(HalfKind::Insert));
                     let ri = self.ri(r);
                     let run = &mut self.runners[ri];
-                    (run.insert_set, run.has_pos, run.flushed, run.dropped) = (true, true, flushed, dropped);
-                    let h = self.spawn(Role::Half { runner: r, kind: HalfKind::Insert, fail: fail as u8 }, At::Attempt { n: 1 });
-                    ev.push(Ev::DropHalfStarted { segment, pos, kind: HalfKind::Insert, half: h });
+                    (run.insert_set, run.has_pos, run.flushed, run.dropped) =
+                        (true, true, flushed, dropped);
+                    let h = self.spawn(
+                        Role::Half {
+                            runner: r,
+                            kind: HalfKind::Insert,
+                            fail: fail as u8,
+                        },
+                        At::Attempt { n: 1 },
+                    );
+                    ev.push(Ev::DropHalfStarted {
+                        segment,
+                        pos,
+                        kind: HalfKind::Insert,
+                        half: h,
+                    });
                     self.set_at(g, At::DropWait { runner: r });
                     return false;
                 }
@@ -183,8 +217,20 @@ impl World {
                     let r = self.new_runner(segment, pos, 0, Some(HalfKind::Delete));
                     let ri = self.ri(r);
                     self.runners[ri].delete_set = true;
-                    let h = self.spawn(Role::Half { runner: r, kind: HalfKind::Delete, fail: fail as u8 }, At::Attempt { n: 1 });
-                    ev.push(Ev::DropHalfStarted { segment, pos, kind: HalfKind::Delete, half: h });
+                    let h = self.spawn(
+                        Role::Half {
+                            runner: r,
+                            kind: HalfKind::Delete,
+                            fail: fail as u8,
+                        },
+                        At::Attempt { n: 1 },
+                    );
+                    ev.push(Ev::DropHalfStarted {
+                        segment,
+                        pos,
+                        kind: HalfKind::Delete,
+                        half: h,
+                    });
                     self.set_at(g, At::DropWait { runner: r });
                     return false;
                 }
@@ -206,7 +252,11 @@ impl World {
                 // flush_task.go: injectDone — false closes injectOver, true fills it with segmentCnt trues.
                 let n = sc.injections[inj as usize].segments.len() as u32;
                 let st = &mut self.injections[inj as usize];
-                st.over = if success { Over::Filled(n) } else { Over::Closed };
+                st.over = if success {
+                    Over::Filled(n)
+                } else {
+                    Over::Closed
+                };
                 self.touch_over_waiters(inj);
                 ev.push(Ev::InjectDone { inj, success });
                 true
@@ -223,12 +273,20 @@ impl World {
                 // flush_manager.go: notifyAllFlushed — close(allFlushed).
                 match self.drop.all_flushed {
                     AllFlushed::Unset => {
-                        self.go_panic(g, "close of nil channel (notifyAllFlushed before startDropping)".into(), ev);
-                        return false;
+                        self.go_panic(
+                            g,
+                            "close of nil channel (notifyAllFlushed before startDropping)".into(),
+                            ev,
+                        );
+                        false
                     }
                     AllFlushed::Closed => {
-                        self.go_panic(g, "close of closed channel (notifyAllFlushed twice)".into(), ev);
-                        return false;
+                        self.go_panic(
+                            g,
+                            "close of closed channel (notifyAllFlushed twice)".into(),
+                            ev,
+                        );
+                        false
                     }
                     AllFlushed::Open => {
                         self.drop.all_flushed = AllFlushed::Closed;
@@ -263,7 +321,10 @@ impl World {
         let tail = self.new_signal(false);
         self.queues.push(Queue {
             segment,
-            tail: SignalRef { id: tail, origin: SigOrigin::QueueInit },
+            tail: SignalRef {
+                id: tail,
+                origin: SigOrigin::QueueInit,
+            },
             running: 0,
             handler: None,
             post_inj: None,
@@ -275,12 +336,24 @@ impl World {
         });
         let h = self.spawn(Role::Handler { segment }, At::Select);
         let qi = self.queues.len() - 1;
-        self.queues[qi].handler = Some(Handler { goroutine: h, done: false });
-        ev.push(Ev::QueueCreated { segment, handler: h });
+        self.queues[qi].handler = Some(Handler {
+            goroutine: h,
+            done: false,
+        });
+        ev.push(Ev::QueueCreated {
+            segment,
+            handler: h,
+        });
         qi
     }
 
-    fn new_runner(&mut self, segment: i64, pos: PosId, seq: u32, adhoc: Option<HalfKind>) -> RunnerId {
+    fn new_runner(
+        &mut self,
+        segment: i64,
+        pos: PosId,
+        seq: u32,
+        adhoc: Option<HalfKind>,
+    ) -> RunnerId {
         let id = self.next_runner;
         self.next_runner += 1;
         self.runner_ids.push_back(id);
@@ -308,7 +381,15 @@ impl World {
 
     /// `getFlushTaskRunner(pos)` then the op's `runFlushInsert`/`runFlushDel`.
     /// Returns true when the op completed.
-    fn get_runner(&mut self, sc: &Scenario, g: Gid, qi: usize, pos: PosId, op: &Op, ev: &mut Vec<Ev>) -> bool {
+    fn get_runner(
+        &mut self,
+        sc: &Scenario,
+        g: Gid,
+        qi: usize,
+        pos: PosId,
+        op: &Op,
+        ev: &mut Vec<Ev>,
+    ) -> bool {
         let segment = self.queues[qi].segment;
         if let Some(r) = self.working(qi, pos) {
             ev.push(Ev::RunnerLoaded { segment, pos });
@@ -323,7 +404,13 @@ impl World {
         w.insert(at, (pos, r));
         ev.push(Ev::RunnerStored { segment, pos, seq });
         if self.queues[qi].inject_mut.is_some() {
-            self.set_at(g, At::LockInjectMut { segment, then: Resume::NewRunner(r) });
+            self.set_at(
+                g,
+                At::LockInjectMut {
+                    segment,
+                    then: Resume::NewRunner(r),
+                },
+            );
             ev.push(Ev::WaitInjectMut { segment });
             return false;
         }
@@ -331,18 +418,36 @@ impl World {
     }
 
     /// The part of `getFlushTaskRunner` under `injectMut`: runningTasks++, close the handler.
-    fn new_runner_locked(&mut self, sc: &Scenario, g: Gid, segment: i64, r: RunnerId, op: &Op, ev: &mut Vec<Ev>) -> bool {
+    fn new_runner_locked(
+        &mut self,
+        sc: &Scenario,
+        g: Gid,
+        segment: i64,
+        r: RunnerId,
+        op: &Op,
+        ev: &mut Vec<Ev>,
+    ) -> bool {
         let qi = self.qi(segment).expect("queue");
         self.queues[qi].running += 1;
         if let Some(h) = self.queues[qi].handler {
             if !h.done {
                 self.queues[qi].handler = Some(Handler { done: true, ..h });
                 self.touch(h.goroutine);
-                ev.push(Ev::HandlerCloseRequested { segment, handler: h.goroutine });
+                ev.push(Ev::HandlerCloseRequested {
+                    segment,
+                    handler: h.goroutine,
+                });
             }
             if self.goroutine(h.goroutine).is_some() {
                 self.set_inject_mut(qi, Some(g));
-                self.set_at(g, At::CloseHandler { segment, handler: h.goroutine, then: Resume::NewRunner(r) });
+                self.set_at(
+                    g,
+                    At::CloseHandler {
+                        segment,
+                        handler: h.goroutine,
+                        then: Resume::NewRunner(r),
+                    },
+                );
                 return false;
             }
             self.queues[qi].handler = None;
@@ -353,7 +458,15 @@ impl World {
     }
 
     /// `t.init(notify, postTask, q.tailCh)` under tailMut, `q.tailCh = t.finishSignal`, then the half.
-    fn init_runner_and_half(&mut self, sc: &Scenario, _g: Gid, qi: usize, r: RunnerId, op: &Op, ev: &mut Vec<Ev>) {
+    fn init_runner_and_half(
+        &mut self,
+        sc: &Scenario,
+        _g: Gid,
+        qi: usize,
+        r: RunnerId,
+        op: &Op,
+        ev: &mut Vec<Ev>,
+    ) {
         let start = self.queues[qi].tail;
         let finish = self.new_signal(true);
         let ri = self.ri(r);
@@ -367,8 +480,16 @@ impl World {
             let at = self.sig_waiters.partition_point(|w| w.0 < start.id);
             self.sig_waiters.insert(at, (start.id, wf));
         }
-        self.queues[qi].tail = SignalRef { id: finish, origin: SigOrigin::Runner { seq } };
-        ev.push(Ev::RunnerInit { segment: self.queues[qi].segment, pos: self.runners[ri].pos, runner: wf, start: start.origin });
+        self.queues[qi].tail = SignalRef {
+            id: finish,
+            origin: SigOrigin::Runner { seq },
+        };
+        ev.push(Ev::RunnerInit {
+            segment: self.queues[qi].segment,
+            pos: self.runners[ri].pos,
+            runner: wf,
+            start: start.origin,
+        });
         // Architecture invariant: a runner's start is the previous tail or a handler's injectDone.
         let ok = match start.origin {
             SigOrigin::QueueInit => seq == 0,
@@ -376,7 +497,14 @@ impl World {
             SigOrigin::InjectDone { .. } => true,
         };
         if !ok {
-            self.violate(Violation::StartSignal { segment: self.queues[qi].segment, seq, origin: start.origin }, ev);
+            self.violate(
+                Violation::StartSignal {
+                    segment: self.queues[qi].segment,
+                    seq,
+                    origin: start.origin,
+                },
+                ev,
+            );
         }
         self.run_half(sc, r, op, ev);
     }
@@ -386,18 +514,32 @@ impl World {
         let ri = self.ri(r);
         let (segment, pos) = (self.runners[ri].segment, self.runners[ri].pos);
         let (kind, fail) = match *op {
-            Op::FlushInsert { flushed, dropped, fail, .. } => {
+            Op::FlushInsert {
+                flushed,
+                dropped,
+                fail,
+                ..
+            } => {
                 if self.runners[ri].insert_set {
-                    ev.push(Ev::HalfIgnored { segment, pos, kind: HalfKind::Insert });
+                    ev.push(Ev::HalfIgnored {
+                        segment,
+                        pos,
+                        kind: HalfKind::Insert,
+                    });
                     return;
                 }
                 let run = &mut self.runners[ri];
-                (run.insert_set, run.has_pos, run.flushed, run.dropped) = (true, true, flushed, dropped);
+                (run.insert_set, run.has_pos, run.flushed, run.dropped) =
+                    (true, true, flushed, dropped);
                 (HalfKind::Insert, fail)
             }
             Op::FlushDelete { fail, .. } => {
                 if self.runners[ri].delete_set {
-                    ev.push(Ev::HalfIgnored { segment, pos, kind: HalfKind::Delete });
+                    ev.push(Ev::HalfIgnored {
+                        segment,
+                        pos,
+                        kind: HalfKind::Delete,
+                    });
                     return;
                 }
                 self.runners[ri].delete_set = true;
@@ -405,23 +547,52 @@ impl World {
             }
             _ => unreachable!("run_half: not a point this goroutine can be stepped from"),
         };
-        let h = self.spawn(Role::Half { runner: r, kind, fail: fail as u8 }, At::Attempt { n: 1 });
-        ev.push(Ev::HalfStarted { segment, pos, kind, half: h });
+        let h = self.spawn(
+            Role::Half {
+                runner: r,
+                kind,
+                fail: fail as u8,
+            },
+            At::Attempt { n: 1 },
+        );
+        ev.push(Ev::HalfStarted {
+            segment,
+            pos,
+            kind,
+            half: h,
+        });
     }
 
     /// `injectFlush`'s loop from segment index `from`: `getFlushQueue(seg).inject(inj)`.
-    fn inject_from(&mut self, sc: &Scenario, g: Gid, inj: InjId, from: usize, ev: &mut Vec<Ev>) -> bool {
+    fn inject_from(
+        &mut self,
+        sc: &Scenario,
+        g: Gid,
+        inj: InjId,
+        from: usize,
+        ev: &mut Vec<Ev>,
+    ) -> bool {
         let segs = &sc.injections[inj as usize].segments;
         for (i, &seg) in segs.iter().enumerate().skip(from) {
             let qi = self.get_flush_queue(seg, ev);
             if self.queues[qi].inject_ch.len() >= crate::scenario::INJECT_CH_CAP {
                 ev.push(Ev::InjectChFull { inj, segment: seg });
-                self.set_at(g, At::InjectSend { inj, next: i as u32 });
+                self.set_at(
+                    g,
+                    At::InjectSend {
+                        inj,
+                        next: i as u32,
+                    },
+                );
                 return false;
             }
             self.queues[qi].inject_ch.push_back(inj);
             self.touch_inject_ch(qi);
-            ev.push(Ev::InjectQueued { inj, segment: seg, queued: self.queues[qi].inject_ch.len() as u32 });
+            ev.push(Ev::InjectQueued {
+                inj,
+                segment: seg,
+                queued: self.queues[qi].inject_ch.len() as u32,
+            });
         }
         true
     }
@@ -429,21 +600,39 @@ impl World {
     /// The manager's `close()` from queue index `from`: stop each handler (blocking in B7).
     fn manager_close(&mut self, g: Gid, from: usize, ev: &mut Vec<Ev>) -> bool {
         for qi in from..self.queues.len() {
-            let Some(h) = self.queues[qi].handler else { continue };
+            let Some(h) = self.queues[qi].handler else {
+                continue;
+            };
             let segment = self.queues[qi].segment;
             if self.queues[qi].inject_mut.is_some() {
                 // Another goroutine holds injectMut across B7 on this queue: wait for it.
-                self.set_at(g, At::LockInjectMut { segment, then: Resume::Close(qi as u32) });
+                self.set_at(
+                    g,
+                    At::LockInjectMut {
+                        segment,
+                        then: Resume::Close(qi as u32),
+                    },
+                );
                 return false;
             }
             if !h.done {
                 self.queues[qi].handler = Some(Handler { done: true, ..h });
                 self.touch(h.goroutine);
-                ev.push(Ev::HandlerCloseRequested { segment, handler: h.goroutine });
+                ev.push(Ev::HandlerCloseRequested {
+                    segment,
+                    handler: h.goroutine,
+                });
             }
             if self.goroutine(h.goroutine).is_some() {
                 self.set_inject_mut(qi, Some(g));
-                self.set_at(g, At::CloseHandler { segment, handler: h.goroutine, then: Resume::Close(qi as u32) });
+                self.set_at(
+                    g,
+                    At::CloseHandler {
+                        segment,
+                        handler: h.goroutine,
+                        then: Resume::Close(qi as u32),
+                    },
+                );
                 return false;
             }
         }
@@ -452,7 +641,15 @@ impl World {
 
     // ----- halves -------------------------------------------------------------
 
-    fn step_half(&mut self, g: Gid, r: RunnerId, kind: HalfKind, fail: u8, at: At, ev: &mut Vec<Ev>) {
+    fn step_half(
+        &mut self,
+        g: Gid,
+        r: RunnerId,
+        kind: HalfKind,
+        fail: u8,
+        at: At,
+        ev: &mut Vec<Ev>,
+    ) {
         let ri = self.ri(r);
         let (segment, pos) = (self.runners[ri].segment, self.runners[ri].pos);
         let n = match at {
@@ -475,12 +672,23 @@ impl World {
         };
         if n <= fail {
             let sleep_ms = retry_sleep_ms(n);
-            ev.push(Ev::HalfAttemptFailed { segment, pos, kind, n, sleep_ms });
+            ev.push(Ev::HalfAttemptFailed {
+                segment,
+                pos,
+                kind,
+                n,
+                sleep_ms,
+            });
             self.set_at(g, At::RetrySleep { n });
         } else {
             self.runners[ri].wg -= 1;
             self.touch_runner_wg(ri);
-            ev.push(Ev::HalfDone { segment, pos, kind, n });
+            ev.push(Ev::HalfDone {
+                segment,
+                pos,
+                kind,
+                n,
+            });
             self.finish(g);
         }
     }
@@ -521,7 +729,12 @@ impl World {
             }
             At::WaitInjectOver { inj } => {
                 let ok = self.receive_over(inj);
-                ev.push(Ev::RunnerInjectOver { segment, pos, inj, ok });
+                ev.push(Ev::RunnerInjectOver {
+                    segment,
+                    pos,
+                    inj,
+                    ok,
+                });
                 self.post_task(sc, g, ri, ok.then_some(inj), ev);
             }
             At::PostTaskMutex { post } => self.post_task(sc, g, ri, post, ev),
@@ -559,7 +772,14 @@ impl World {
     }
 
     /// `q.postTask(pack, postInjection)` then the start of `notifyFunc(pack)`.
-    fn post_task(&mut self, sc: &Scenario, g: Gid, ri: usize, post: Option<InjId>, ev: &mut Vec<Ev>) {
+    fn post_task(
+        &mut self,
+        sc: &Scenario,
+        g: Gid,
+        ri: usize,
+        post: Option<InjId>,
+        ev: &mut Vec<Ev>,
+    ) {
         let segment = self.runners[ri].segment;
         let pos = self.runners[ri].pos;
         let qi = self.qi(segment).expect("runner's queue");
@@ -576,7 +796,10 @@ impl World {
         let mut spawned = None;
         if q.running == 0 {
             let h = self.spawn(Role::Handler { segment }, At::Select);
-            self.queues[qi].handler = Some(Handler { goroutine: h, done: false });
+            self.queues[qi].handler = Some(Handler {
+                goroutine: h,
+                done: false,
+            });
             spawned = Some(h);
         }
         let q = &mut self.queues[qi];
@@ -601,7 +824,12 @@ impl World {
         });
         // flush_manager.go: flushNotifyFunc.
         if pack.err {
-            self.go_panic(g, "execution failed (flushNotifyFunc: flush pack with error, data node quit now)".into(), ev);
+            self.go_panic(
+                g,
+                "execution failed (flushNotifyFunc: flush pack with error, data node quit now)"
+                    .into(),
+                ev,
+            );
             return;
         }
         self.list_new_segments_start_positions(ev);
@@ -634,11 +862,23 @@ impl World {
         if self.save_binlog_faults > 0 {
             self.save_binlog_faults -= 1;
             if u32::from(n) >= RETRY_ATTEMPTS {
-                ev.push(Ev::RpcFailed { rpc: Rpc::SaveBinlogPaths, n, sleep_ms: retry_sleep_ms(n) });
-                self.go_panic(g, "failed to SaveBinlogPaths after retries (flushNotifyFunc panics)".into(), ev);
+                ev.push(Ev::RpcFailed {
+                    rpc: Rpc::SaveBinlogPaths,
+                    n,
+                    sleep_ms: retry_sleep_ms(n),
+                });
+                self.go_panic(
+                    g,
+                    "failed to SaveBinlogPaths after retries (flushNotifyFunc panics)".into(),
+                    ev,
+                );
                 return;
             }
-            ev.push(Ev::RpcFailed { rpc: Rpc::SaveBinlogPaths, n, sleep_ms: retry_sleep_ms(n) });
+            ev.push(Ev::RpcFailed {
+                rpc: Rpc::SaveBinlogPaths,
+                n,
+                sleep_ms: retry_sleep_ms(n),
+            });
             self.set_at(g, At::SaveBinlogPaths { n: n + 1 });
             return;
         }
@@ -650,7 +890,10 @@ impl World {
         if self.waits_notified {
             self.touch_actors();
         }
-        ev.push(Ev::Notified { pack, total: self.notified });
+        ev.push(Ev::Notified {
+            pack,
+            total: self.notified,
+        });
         if pack.flushed || pack.dropped {
             self.segment_flushed(pack.segment, ev);
         }
@@ -662,18 +905,42 @@ impl World {
         if run.seq == expected {
             q.notify_seq += 1;
         } else if run.seq < expected {
-            self.violate(Violation::NotifiedTwice { segment: run.segment, seq: run.seq }, ev);
+            self.violate(
+                Violation::NotifiedTwice {
+                    segment: run.segment,
+                    seq: run.seq,
+                },
+                ev,
+            );
         } else {
-            self.violate(Violation::NotifyOrder { segment: run.segment, seq: run.seq, expected }, ev);
+            self.violate(
+                Violation::NotifyOrder {
+                    segment: run.segment,
+                    seq: run.seq,
+                    expected,
+                },
+                ev,
+            );
         }
         self.close_signal(run.finish.expect("finish"));
-        ev.push(Ev::FinishClosed { segment: run.segment, pos: run.pos });
+        ev.push(Ev::FinishClosed {
+            segment: run.segment,
+            pos: run.pos,
+        });
         self.finish(g);
     }
 
     // ----- inject handlers ----------------------------------------------------------
 
-    fn step_handler(&mut self, sc: &Scenario, g: Gid, segment: i64, at: At, alt: u8, ev: &mut Vec<Ev>) {
+    fn step_handler(
+        &mut self,
+        sc: &Scenario,
+        g: Gid,
+        segment: i64,
+        at: At,
+        alt: u8,
+        ev: &mut Vec<Ev>,
+    ) {
         let qi = self.qi(segment).expect("handler's queue");
         match at {
             At::Select => {
@@ -683,12 +950,18 @@ impl World {
                     let inj = self.queues[qi].inject_ch.pop_front().expect("ready");
                     self.touch_inject_ch(qi);
                     let done = self.new_signal(true);
-                    self.queues[qi].tail = SignalRef { id: done, origin: SigOrigin::InjectDone { handler: g } };
+                    self.queues[qi].tail = SignalRef {
+                        id: done,
+                        origin: SigOrigin::InjectDone { handler: g },
+                    };
                     self.take_injection(inj, segment, ev);
                     ev.push(Ev::HandlerTookInjection { segment, inj });
                     self.set_at(g, At::Handling { inj, done });
                 } else {
-                    ev.push(Ev::HandlerExited { segment, both_ready: inj_ready });
+                    ev.push(Ev::HandlerExited {
+                        segment,
+                        both_ready: inj_ready,
+                    });
                     self.finish(g);
                     self.touch_actors();
                 }
@@ -713,8 +986,16 @@ impl World {
         match at {
             At::WaitAllFlushed => {
                 // waitForAllFlushQueue: one goroutine per queue reads its tailCh now.
-                let tails: Vec<SigId> = self.queues.iter().map(|q| q.tail.id).filter(|t| !self.is_closed(*t)).collect();
-                ev.push(Ev::FinaliserAllFlushed { queues: self.queues.len() as u32, open_tails: tails.len() as u32 });
+                let tails: Vec<SigId> = self
+                    .queues
+                    .iter()
+                    .map(|q| q.tail.id)
+                    .filter(|t| !self.is_closed(*t))
+                    .collect();
+                ev.push(Ev::FinaliserAllFlushed {
+                    queues: self.queues.len() as u32,
+                    open_tails: tails.len() as u32,
+                });
                 self.set_at(g, At::WaitTails { tails });
             }
             At::WaitTails { .. } => {
@@ -725,7 +1006,11 @@ impl World {
             At::DropVirtualChannel { n } => {
                 if self.drop_channel_faults > 0 {
                     self.drop_channel_faults -= 1;
-                    ev.push(Ev::RpcFailed { rpc: Rpc::DropVirtualChannel, n, sleep_ms: retry_sleep_ms(n) });
+                    ev.push(Ev::RpcFailed {
+                        rpc: Rpc::DropVirtualChannel,
+                        n,
+                        sleep_ms: retry_sleep_ms(n),
+                    });
                     if u32::from(n) >= RETRY_ATTEMPTS {
                         self.go_panic(g, "failed to DropVirtualChannel after retries (dropVirtualChannelFunc panics)".into(), ev);
                     } else {
@@ -734,7 +1019,13 @@ impl World {
                     return;
                 }
                 // segmentFlushed for every segment of the request (packs and new segments' start positions).
-                let mut segs: Vec<i64> = self.drop.flush_and_drop.iter().flatten().map(|p| p.segment).collect();
+                let mut segs: Vec<i64> = self
+                    .drop
+                    .flush_and_drop
+                    .iter()
+                    .flatten()
+                    .map(|p| p.segment)
+                    .collect();
                 segs.sort_unstable();
                 segs.dedup();
                 for s in segs {
@@ -760,7 +1051,11 @@ impl World {
             if let Some(p) = self.queues[qi].post_inj {
                 if let Some(to) = sc.injections[p as usize].remap_to {
                     self.drop.packs[i].segment = to;
-                    ev.push(Ev::DropPackRemapped { from: seg, to, inj: p });
+                    ev.push(Ev::DropPackRemapped {
+                        from: seg,
+                        to,
+                        inj: p,
+                    });
                 }
             }
         }
@@ -773,7 +1068,9 @@ impl World {
         // dropVirtualChannelFunc: listNewSegmentsStartPositions, then the RPC.
         self.list_new_segments_start_positions(ev);
         let packs = self.drop.packs.clone();
-        ev.push(Ev::FlushAndDrop { packs: packs.len() as u32 });
+        ev.push(Ev::FlushAndDrop {
+            packs: packs.len() as u32,
+        });
         self.drop.flush_and_drop = Some(packs);
         self.set_at(g, At::DropVirtualChannel { n: 1 });
     }
@@ -796,7 +1093,11 @@ impl World {
                 continue; // the invariant holds under injectMut; a holder is mid-way
             }
             if q.handler.is_some() != (q.running == 0) {
-                let v = Violation::HandlerVsRunning { segment: q.segment, running: q.running, handler: q.handler.is_some() };
+                let v = Violation::HandlerVsRunning {
+                    segment: q.segment,
+                    running: q.running,
+                    handler: q.handler.is_some(),
+                };
                 if !self.violations.contains(&v) {
                     self.violate(v, ev);
                 }

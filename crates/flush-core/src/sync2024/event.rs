@@ -7,32 +7,111 @@ use super::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Ev {
-    BufferInsert { segment: i64, rows: i64, buffered: i64, added: bool },
-    Seal { segment: i64, sealed: bool },
-    SealedPolicy { segment: i64, moved: bool },
-    SyncSkipped { segment: i64 },
-    SyncTaskBuilt { segment: i64, n: u32, batch: i64, flush: bool, drop: bool },
-    KeyLockWait { segment: i64 },
-    KeyLockTaken { segment: i64 },
-    TaskSubmitted { segment: i64, n: u32, task: Gid },
-    TaskDiscarded { segment: i64 },
-    TaskSegmentMissing { segment: i64, in_write_meta: bool },
-    TaskWriteLogs { segment: i64, n: u32 },
-    SaveBinlogPathsCall { segment: i64, rows: i64, flush: bool, drop: bool },
-    DatacoordSaved { segment: i64, state: SegState, statslog: bool },
-    DatacoordSegmentNotFound { segment: i64, flush: bool },
-    TaskDone { segment: i64, n: u32, applied: bool, flushed: bool },
-    SyncSegmentsRequest { partition: i64, sent: Vec<i64>, left_out: Vec<i64>, version: Version },
-    DatanodeReceives { partition: i64 },
+    BufferInsert {
+        segment: i64,
+        rows: i64,
+        buffered: i64,
+        added: bool,
+    },
+    Seal {
+        segment: i64,
+        sealed: bool,
+    },
+    SealedPolicy {
+        segment: i64,
+        moved: bool,
+    },
+    SyncSkipped {
+        segment: i64,
+    },
+    SyncTaskBuilt {
+        segment: i64,
+        n: u32,
+        batch: i64,
+        flush: bool,
+        drop: bool,
+    },
+    KeyLockWait {
+        segment: i64,
+    },
+    KeyLockTaken {
+        segment: i64,
+    },
+    TaskSubmitted {
+        segment: i64,
+        n: u32,
+        task: Gid,
+    },
+    TaskDiscarded {
+        segment: i64,
+    },
+    TaskSegmentMissing {
+        segment: i64,
+        in_write_meta: bool,
+    },
+    TaskWriteLogs {
+        segment: i64,
+        n: u32,
+    },
+    SaveBinlogPathsCall {
+        segment: i64,
+        rows: i64,
+        flush: bool,
+        drop: bool,
+    },
+    DatacoordSaved {
+        segment: i64,
+        state: SegState,
+        statslog: bool,
+    },
+    DatacoordSegmentNotFound {
+        segment: i64,
+        flush: bool,
+    },
+    TaskDone {
+        segment: i64,
+        n: u32,
+        applied: bool,
+        flushed: bool,
+    },
+    SyncSegmentsRequest {
+        partition: i64,
+        sent: Vec<i64>,
+        left_out: Vec<i64>,
+        version: Version,
+    },
+    DatanodeReceives {
+        partition: i64,
+    },
     SyncSegmentsEmpty,
-    LoadingStats { missing: Vec<i64> },
-    MetacacheAdded { segment: i64, state: SegState },
-    MetacacheRemoved { segment: i64, state: SegState, level: Level, version: Version },
-    ViewKept { segment: i64, state: SegState, level: Level, version: Version },
+    LoadingStats {
+        missing: Vec<i64>,
+    },
+    MetacacheAdded {
+        segment: i64,
+        state: SegState,
+    },
+    MetacacheRemoved {
+        segment: i64,
+        state: SegState,
+        level: Level,
+        version: Version,
+    },
+    ViewKept {
+        segment: i64,
+        state: SegState,
+        level: Level,
+        version: Version,
+    },
     RpcSucceeded,
-    SyncSegmentsSuccess { partition: i64, selected: Vec<i64> },
+    SyncSegmentsSuccess {
+        partition: i64,
+        selected: Vec<i64>,
+    },
     ActorDone,
-    GoPanic { message: String },
+    GoPanic {
+        message: String,
+    },
     Invariant(Violation),
 }
 
@@ -40,8 +119,20 @@ pub enum Ev {
 pub enum Violation {
     /// The #34018 condition: a sync task is in flight for a segment the metacache no longer has.
     SyncTaskWithoutSegment { segment: i64, task: u32 },
-    StateBackwards { segment: i64, from: SegState, to: SegState },
-    RowCounts { segment: i64, buffered: i64, write_buffer: i64, syncing: i64, in_flight: i64, tasks: i32, live_tasks: i32 },
+    StateBackwards {
+        segment: i64,
+        from: SegState,
+        to: SegState,
+    },
+    RowCounts {
+        segment: i64,
+        buffered: i64,
+        write_buffer: i64,
+        syncing: i64,
+        in_flight: i64,
+        tasks: i32,
+        live_tasks: i32,
+    },
 }
 
 impl Violation {
@@ -86,20 +177,33 @@ impl Ev {
             SealedPolicy { .. } => "sync_policy.go: GetSealedSegmentsPolicy",
             SyncSkipped { .. } => "write_buffer.go: writeBufferBase.syncSegments",
             SyncTaskBuilt { .. } => "write_buffer.go: writeBufferBase.getSyncTask",
-            KeyLockWait { .. } | KeyLockTaken { .. } => "key_lock_dispatcher.go: keyLockDispatcher.Submit",
-            TaskSubmitted { .. } => "sync_manager.go: syncManager.SyncData",
-            TaskDiscarded { .. } | TaskSegmentMissing { in_write_meta: false, .. } | TaskWriteLogs { .. } => {
-                "task.go: SyncTask.Run"
+            KeyLockWait { .. } | KeyLockTaken { .. } => {
+                "key_lock_dispatcher.go: keyLockDispatcher.Submit"
             }
-            TaskSegmentMissing { .. } | SaveBinlogPathsCall { .. } => "meta_writer.go: brokerMetaWriter.UpdateSync",
-            DatacoordSaved { .. } | DatacoordSegmentNotFound { .. } => "datacoord/services.go: Server.SaveBinlogPaths",
+            TaskSubmitted { .. } => "sync_manager.go: syncManager.SyncData",
+            TaskDiscarded { .. }
+            | TaskSegmentMissing {
+                in_write_meta: false,
+                ..
+            }
+            | TaskWriteLogs { .. } => "task.go: SyncTask.Run",
+            TaskSegmentMissing { .. } | SaveBinlogPathsCall { .. } => {
+                "meta_writer.go: brokerMetaWriter.UpdateSync"
+            }
+            DatacoordSaved { .. } | DatacoordSegmentNotFound { .. } => {
+                "datacoord/services.go: Server.SaveBinlogPaths"
+            }
             TaskDone { .. } => "task.go: SyncTask.Run",
             SyncSegmentsRequest { .. } | SyncSegmentsSuccess { .. } => {
                 "sync_segments_scheduler.go: SyncSegmentsScheduler.SyncSegments"
             }
             RpcSucceeded => "session_manager.go: SessionManagerImpl.SyncSegments",
-            DatanodeReceives { .. } | SyncSegmentsEmpty | LoadingStats { .. } => "datanode/services.go: DataNode.SyncSegments",
-            MetacacheAdded { .. } | MetacacheRemoved { .. } | ViewKept { .. } => "meta_cache.go: metaCacheImpl.UpdateSegmentView",
+            DatanodeReceives { .. } | SyncSegmentsEmpty | LoadingStats { .. } => {
+                "datanode/services.go: DataNode.SyncSegments"
+            }
+            MetacacheAdded { .. } | MetacacheRemoved { .. } | ViewKept { .. } => {
+                "meta_cache.go: metaCacheImpl.UpdateSegmentView"
+            }
             ActorDone => "scenario: actor finished",
             GoPanic { .. } => "storage_serializer.go: setTaskMeta (failure callback)",
             Invariant(_) => "flushscope: invariant",
@@ -250,24 +354,44 @@ impl Ev {
 
 pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'static str) {
     match (&g.role, &g.at) {
-        (Role::Actor { actor, pc }, At::Ready) => match sc.actors[*actor as usize].ops.get(*pc as usize) {
-            Some(op) => (format!("nothing: next op {}", op.name()), "scenario: actor"),
-            None => ("nothing".to_owned(), "scenario: actor"),
-        },
+        (Role::Actor { actor, pc }, At::Ready) => {
+            match sc.actors[*actor as usize].ops.get(*pc as usize) {
+                Some(op) => (format!("nothing: next op {}", op.name()), "scenario: actor"),
+                None => ("nothing".to_owned(), "scenario: actor"),
+            }
+        }
         (_, At::KeyLock(t)) => (
-            format!("segment {}'s key lock (an earlier task holds it)", t.segment),
+            format!(
+                "segment {}'s key lock (an earlier task holds it)",
+                t.segment
+            ),
             "key_lock_dispatcher.go: keyLockDispatcher.Submit",
         ),
         (_, At::SyncSegmentsRpc { handler, .. }) => (
             format!("the datanode's SyncSegments handler g{handler} to return"),
             "session_manager.go: SessionManagerImpl.SyncSegments",
         ),
-        (_, At::RunStart) => ("nothing: a pool worker runs it next".to_owned(), "task.go: SyncTask.Run"),
-        (_, At::WriteLogs) => ("MultiWrite of its binlogs to object storage".to_owned(), "task.go: SyncTask.writeLogs"),
-        (_, At::SaveBinlogPaths { .. }) => ("datacoord's SaveBinlogPaths reply".to_owned(), "meta_writer.go: brokerMetaWriter.UpdateSync"),
-        (_, At::Receive) => ("nothing: the RPC has arrived".to_owned(), "datanode/services.go: DataNode.SyncSegments"),
+        (_, At::RunStart) => (
+            "nothing: a pool worker runs it next".to_owned(),
+            "task.go: SyncTask.Run",
+        ),
+        (_, At::WriteLogs) => (
+            "MultiWrite of its binlogs to object storage".to_owned(),
+            "task.go: SyncTask.writeLogs",
+        ),
+        (_, At::SaveBinlogPaths { .. }) => (
+            "datacoord's SaveBinlogPaths reply".to_owned(),
+            "meta_writer.go: brokerMetaWriter.UpdateSync",
+        ),
+        (_, At::Receive) => (
+            "nothing: the RPC has arrived".to_owned(),
+            "datanode/services.go: DataNode.SyncSegments",
+        ),
         (_, At::LoadStats { missing }) => (
-            format!("PK stats of {} missing segment(s) (conc.AwaitAll)", missing.len()),
+            format!(
+                "PK stats of {} missing segment(s) (conc.AwaitAll)",
+                missing.len()
+            ),
             "datanode/services.go: DataNode.SyncSegments",
         ),
         _ => {

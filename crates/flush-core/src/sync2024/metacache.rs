@@ -132,7 +132,11 @@ impl MetaCache {
 
     /// `GetSegmentIDsBy(WithSegmentState(state))`.
     pub fn ids_in_state(&self, state: SegState) -> Vec<i64> {
-        self.segs.iter().filter(|s| s.state == state).map(|s| s.segment).collect()
+        self.segs
+            .iter()
+            .filter(|s| s.state == state)
+            .map(|s| s.segment)
+            .collect()
     }
 
     /// `UpdateSegmentView(partition, newSegments, _, allSegments)` under `version`:
@@ -149,7 +153,11 @@ impl MetaCache {
         let mut added = Vec::new();
         for n in new_segments {
             if self.get(n.segment).is_none() {
-                self.add(MetaSeg { partition, start_pos_recorded: true, ..n.clone() });
+                self.add(MetaSeg {
+                    partition,
+                    start_pos_recorded: true,
+                    ..n.clone()
+                });
                 added.push(n.segment);
             }
         }
@@ -172,7 +180,11 @@ impl MetaCache {
 
     /// `DetectMissingSegments`: ids of `set` that are not cached, sorted.
     pub fn detect_missing(&self, set: &[i64]) -> Vec<i64> {
-        let mut v: Vec<i64> = set.iter().copied().filter(|id| self.get(*id).is_none()).collect();
+        let mut v: Vec<i64> = set
+            .iter()
+            .copied()
+            .filter(|id| self.get(*id).is_none())
+            .collect();
         v.sort_unstable();
         v
     }
@@ -201,7 +213,10 @@ mod tests {
         let mut m = MetaCache::default();
         m.add(seg(3, SegState::Growing));
         m.add(seg(1, SegState::Flushed));
-        assert_eq!(m.segments().iter().map(|s| s.segment).collect::<Vec<_>>(), vec![1, 3]);
+        assert_eq!(
+            m.segments().iter().map(|s| s.segment).collect::<Vec<_>>(),
+            vec![1, 3]
+        );
         assert_eq!(m.ids_in_state(SegState::Growing), vec![3]);
         assert!(m.get(2).is_none());
         assert_eq!(m.remove(3).map(|s| s.segment), Some(3));
@@ -215,8 +230,16 @@ mod tests {
         let mut m = MetaCache::default();
         m.add(seg(7, SegState::Growing));
         // sealSegments: only Growing -> Sealed.
-        assert!(m.update(7, Some(&[SegState::Growing]), &[Action::UpdateState(SegState::Sealed)]));
-        assert!(!m.update(7, Some(&[SegState::Growing]), &[Action::UpdateState(SegState::Sealed)]));
+        assert!(m.update(
+            7,
+            Some(&[SegState::Growing]),
+            &[Action::UpdateState(SegState::Sealed)]
+        ));
+        assert!(!m.update(
+            7,
+            Some(&[SegState::Growing]),
+            &[Action::UpdateState(SegState::Sealed)]
+        ));
         assert_eq!(m.ids_in_state(SegState::Sealed), vec![7]);
         assert!(!m.update(8, None, &[Action::UpdateState(SegState::Sealed)]));
     }
@@ -228,10 +251,16 @@ mod tests {
         m.update(7, None, &[Action::UpdateBufferedRows(10)]);
         m.update(7, None, &[Action::StartSyncing(10)]);
         let s = m.get(7).unwrap();
-        assert_eq!((s.buffer_rows, s.syncing_rows, s.syncing_tasks, s.num_rows()), (0, 10, 1, 10));
+        assert_eq!(
+            (s.buffer_rows, s.syncing_rows, s.syncing_tasks, s.num_rows()),
+            (0, 10, 1, 10)
+        );
         m.update(7, None, &[Action::FinishSyncing(10)]);
         let s = m.get(7).unwrap();
-        assert_eq!((s.flushed_rows, s.syncing_rows, s.syncing_tasks), (10, 0, 0));
+        assert_eq!(
+            (s.flushed_rows, s.syncing_rows, s.syncing_tasks),
+            (10, 0, 0)
+        );
     }
 
     #[test]
@@ -239,11 +268,20 @@ mod tests {
         let setup = |m: &mut MetaCache| {
             m.add(seg(1, SegState::Flushed));
             m.add(seg(2, SegState::Growing));
-            m.add(MetaSeg { level: Level::L0, ..seg(3, SegState::Growing) });
-            m.add(MetaSeg { partition: 9, ..seg(4, SegState::Flushed) });
+            m.add(MetaSeg {
+                level: Level::L0,
+                ..seg(3, SegState::Growing)
+            });
+            m.add(MetaSeg {
+                partition: 9,
+                ..seg(4, SegState::Flushed)
+            });
             m.add(seg(5, SegState::Flushing));
         };
-        let new = [MetaSeg { flushed_rows: 42, ..seg(6, SegState::Flushed) }];
+        let new = [MetaSeg {
+            flushed_rows: 42,
+            ..seg(6, SegState::Flushed)
+        }];
         let ids = |v: &[MetaSeg]| v.iter().map(|s| s.segment).collect::<Vec<_>>();
         // The request lists 1 and 6 only.
         let mut m = MetaCache::default();
@@ -251,7 +289,11 @@ mod tests {
         let (added, removed, kept) = m.update_segment_view(Version::Ca7ef26e4b, 1, &new, &[1, 6]);
         assert_eq!(added, vec![6]);
         assert_eq!(m.get(6).unwrap().flushed_rows, 42);
-        assert_eq!(ids(&removed), vec![2, 5], "buggy: the L1 Growing segment goes");
+        assert_eq!(
+            ids(&removed),
+            vec![2, 5],
+            "buggy: the L1 Growing segment goes"
+        );
         assert_eq!(ids(&kept), vec![3], "only the L0 Growing one is spared");
         assert!(m.get(4).is_some(), "another partition is never touched");
         let mut m = MetaCache::default();
@@ -261,11 +303,19 @@ mod tests {
         let mut m = MetaCache::default();
         setup(&mut m);
         let (_, removed, _) = m.update_segment_view(Version::C65f41dc60, 1, &new, &[1, 6]);
-        assert_eq!(ids(&removed), vec![5], "Flushing is still removed at c65f41dc60");
+        assert_eq!(
+            ids(&removed),
+            vec![5],
+            "Flushing is still removed at c65f41dc60"
+        );
         let mut m = MetaCache::default();
         setup(&mut m);
         let (_, removed, kept) = m.update_segment_view(Version::V4cf1a358ba, 1, &new, &[6]);
-        assert_eq!((ids(&removed), ids(&kept)), (vec![1], vec![2, 3, 5]), "only Flushed segments go");
+        assert_eq!(
+            (ids(&removed), ids(&kept)),
+            (vec![1], vec![2, 3, 5]),
+            "only Flushed segments go"
+        );
         // "Check again": a segment that appeared meanwhile is not overwritten.
         let mut m = MetaCache::default();
         m.add(seg(6, SegState::Growing));

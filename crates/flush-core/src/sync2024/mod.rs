@@ -32,7 +32,14 @@ pub struct DcSeg {
 
 impl From<&DcSegment> for DcSeg {
     fn from(d: &DcSegment) -> DcSeg {
-        DcSeg { segment: d.segment, partition: d.partition, state: d.state, level: d.level, statslog: d.statslog, rows: d.rows }
+        DcSeg {
+            segment: d.segment,
+            partition: d.partition,
+            state: d.state,
+            level: d.level,
+            statslog: d.statslog,
+            rows: d.rows,
+        }
     }
 }
 
@@ -72,7 +79,10 @@ pub struct SyncTask {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
-    Actor { actor: u16, pc: u32 },
+    Actor {
+        actor: u16,
+        pc: u32,
+    },
     /// A submitted sync task running in the sync manager's pool.
     Task(SyncTask),
     /// `DataNode.SyncSegments` serving one request.
@@ -92,7 +102,10 @@ pub enum At {
     /// Task: `writeLogs` (MultiWrite to object storage) in flight.
     WriteLogs,
     /// Task: `SaveBinlogPaths` to datacoord in flight (in `brokerMetaWriter.UpdateSync`).
-    SaveBinlogPaths { checkpoint_rows: i64, start_pos: Vec<i64> },
+    SaveBinlogPaths {
+        checkpoint_rows: i64,
+        start_pos: Vec<i64>,
+    },
     /// Handler: the RPC has arrived.
     Receive,
     /// Handler: loading PK stats of missing segments (`conc.AwaitAll` on the stats pool).
@@ -175,17 +188,31 @@ impl World {
             next_gid: 0,
             next_task: 0,
         };
-        w.last_state = w.metacache.segments().iter().map(|s| (s.segment, s.state)).collect();
+        w.last_state = w
+            .metacache
+            .segments()
+            .iter()
+            .map(|s| (s.segment, s.state))
+            .collect();
         for (i, a) in sc.actors.iter().enumerate() {
             if !a.ops.is_empty() {
-                w.spawn(Role::Actor { actor: i as u16, pc: 0 }, At::Ready);
+                w.spawn(
+                    Role::Actor {
+                        actor: i as u16,
+                        pc: 0,
+                    },
+                    At::Ready,
+                );
             }
         }
         w
     }
 
     pub fn goroutine(&self, g: Gid) -> Option<&Goroutine> {
-        self.goroutines.binary_search_by_key(&g, |x| x.id).ok().map(|i| &self.goroutines[i])
+        self.goroutines
+            .binary_search_by_key(&g, |x| x.id)
+            .ok()
+            .map(|i| &self.goroutines[i])
     }
 
     pub fn dc(&self, segment: i64) -> Option<&DcSeg> {
@@ -193,7 +220,10 @@ impl World {
     }
 
     pub fn buffered(&self, segment: i64) -> i64 {
-        self.buffers.iter().find(|b| b.0 == segment).map_or(0, |b| b.1)
+        self.buffers
+            .iter()
+            .find(|b| b.0 == segment)
+            .map_or(0, |b| b.1)
     }
 
     pub fn runnable(&self, _sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
@@ -237,7 +267,9 @@ impl World {
     }
 
     fn gi(&self, g: Gid) -> usize {
-        self.goroutines.binary_search_by_key(&g, |x| x.id).expect("live goroutine")
+        self.goroutines
+            .binary_search_by_key(&g, |x| x.id)
+            .expect("live goroutine")
     }
 }
 
@@ -268,8 +300,13 @@ impl crate::engine::Model for World {
     fn who(&self, g: u32) -> Who {
         match self.goroutine(g).map(|g| &g.role) {
             Some(Role::Actor { actor, .. }) => Who::Actor(*actor),
-            Some(Role::Task(t)) => Who::Task { n: t.n, segment: t.segment },
-            Some(Role::Handler(r)) => Who::Handler { partition: r.partition },
+            Some(Role::Task(t)) => Who::Task {
+                n: t.n,
+                segment: t.segment,
+            },
+            Some(Role::Handler(r)) => Who::Handler {
+                partition: r.partition,
+            },
             None => Who::Gone,
         }
     }
@@ -282,16 +319,38 @@ impl crate::engine::Model for World {
         }
     }
     fn go_panic(&self) -> Option<(u32, &str)> {
-        self.panic.as_ref().map(|p| (p.goroutine, p.message.as_str()))
+        self.panic
+            .as_ref()
+            .map(|p| (p.goroutine, p.message.as_str()))
     }
     fn violations(&self, _sc: &Scenario) -> Vec<(&'static str, String)> {
-        self.violations.iter().map(|v| (v.name(), v.to_string())).collect()
+        self.violations
+            .iter()
+            .map(|v| (v.name(), v.to_string()))
+            .collect()
     }
     fn quiescent(&self) -> bool {
         self.goroutines.is_empty()
     }
     fn blocked(&self, sc: &Scenario) -> Vec<(u32, String, String)> {
-        self.goroutines.iter().map(|g| (g.id, self.goroutine_name(sc, g), self.waits_on(sc, g).0)).collect()
+        self.goroutines
+            .iter()
+            .map(|g| (g.id, self.goroutine_name(sc, g), self.waits_on(sc, g).0))
+            .collect()
+    }
+    fn goroutine_views(&self, sc: &Scenario) -> Vec<crate::engine::GoroutineView> {
+        self.goroutines
+            .iter()
+            .map(|g| {
+                let (waits_on, go) = self.waits_on(sc, g);
+                crate::engine::GoroutineView {
+                    id: g.id,
+                    name: self.goroutine_name(sc, g),
+                    waits_on,
+                    go,
+                }
+            })
+            .collect()
     }
     fn ev_go_fn(ev: &Ev) -> &'static str {
         ev.go_fn()

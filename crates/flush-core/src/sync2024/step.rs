@@ -32,7 +32,9 @@ impl World {
         let done = match at {
             At::Ready => self.start_op(g, op, ev),
             At::KeyLock(task) => {
-                ev.push(Ev::KeyLockTaken { segment: task.segment });
+                ev.push(Ev::KeyLockTaken {
+                    segment: task.segment,
+                });
                 self.submit(g, task, ev);
                 true
             }
@@ -43,7 +45,10 @@ impl World {
                     _ => unreachable!("rpc wait outside sync_segments"),
                 };
                 ev.push(Ev::RpcSucceeded);
-                ev.push(Ev::SyncSegmentsSuccess { partition, selected });
+                ev.push(Ev::SyncSegmentsSuccess {
+                    partition,
+                    selected,
+                });
                 true
             }
             _ => unreachable!("actor: not a point this goroutine can be stepped from"),
@@ -63,7 +68,11 @@ impl World {
 
     fn start_op(&mut self, g: Gid, op: &Op, ev: &mut Vec<Ev>) -> bool {
         match *op {
-            Op::Insert { segment, partition, rows } => {
+            Op::Insert {
+                segment,
+                partition,
+                rows,
+            } => {
                 // write_buffer.go: bufferInsert — add the segment as Growing when the metacache lacks it.
                 let added = self.metacache.get(segment).is_none();
                 if added {
@@ -89,13 +98,23 @@ impl World {
                         rows
                     }
                 };
-                self.metacache.update(segment, None, &[Action::UpdateBufferedRows(total)]);
-                ev.push(Ev::BufferInsert { segment, rows, buffered: total, added });
+                self.metacache
+                    .update(segment, None, &[Action::UpdateBufferedRows(total)]);
+                ev.push(Ev::BufferInsert {
+                    segment,
+                    rows,
+                    buffered: total,
+                    added,
+                });
                 true
             }
             Op::Seal { segment } => {
                 // write_buffer.go: sealSegments — Growing -> Sealed (datacoord sealed it first).
-                let sealed = self.metacache.update(segment, Some(&[SegState::Growing]), &[Action::UpdateState(SegState::Sealed)]);
+                let sealed = self.metacache.update(
+                    segment,
+                    Some(&[SegState::Growing]),
+                    &[Action::UpdateState(SegState::Sealed)],
+                );
                 if let Some(d) = self.datacoord.iter_mut().find(|d| d.segment == segment) {
                     if d.state == SegState::Growing {
                         d.state = SegState::Sealed;
@@ -114,7 +133,9 @@ impl World {
                         continue;
                     }
                     let sel = match self.version {
-                        Version::C65f41dc60 => matches!(d.state, SegState::Flushing | SegState::Flushed),
+                        Version::C65f41dc60 => {
+                            matches!(d.state, SegState::Flushing | SegState::Flushed)
+                        }
                         _ => d.state != SegState::Dropped,
                     };
                     if !sel {
@@ -122,11 +143,24 @@ impl World {
                     }
                     selected.push(d.segment);
                     if request_includes(self.version, d) {
-                        segments.push(ReqSeg { segment: d.segment, state: d.state, level: d.level, rows: d.rows, statslog: d.statslog });
+                        segments.push(ReqSeg {
+                            segment: d.segment,
+                            state: d.state,
+                            level: d.level,
+                            rows: d.rows,
+                            statslog: d.statslog,
+                        });
                     }
                 }
-                let left_out: Vec<i64> = selected.iter().copied().filter(|s| !segments.iter().any(|r| r.segment == *s)).collect();
-                let req = SyncRequest { partition, segments };
+                let left_out: Vec<i64> = selected
+                    .iter()
+                    .copied()
+                    .filter(|s| !segments.iter().any(|r| r.segment == *s))
+                    .collect();
+                let req = SyncRequest {
+                    partition,
+                    segments,
+                };
                 ev.push(Ev::SyncSegmentsRequest {
                     partition,
                     sent: req.segments.iter().map(|s| s.segment).collect(),
@@ -134,7 +168,13 @@ impl World {
                     version: self.version,
                 });
                 let h = self.spawn(Role::Handler(req), At::Receive);
-                self.set_at(g, At::SyncSegmentsRpc { handler: h, selected });
+                self.set_at(
+                    g,
+                    At::SyncSegmentsRpc {
+                        handler: h,
+                        selected,
+                    },
+                );
                 false
             }
             _ => unreachable!("flush-2021 op in a sync-2024 run"),
@@ -145,7 +185,11 @@ impl World {
     fn sync_segment(&mut self, g: Gid, segment: i64, flush: bool, ev: &mut Vec<Ev>) -> bool {
         if flush {
             // sync_policy.go: GetSealedSegmentsPolicy — Sealed -> Flushing, selected for sync.
-            let moved = self.metacache.update(segment, Some(&[SegState::Sealed]), &[Action::UpdateState(SegState::Flushing)]);
+            let moved = self.metacache.update(
+                segment,
+                Some(&[SegState::Sealed]),
+                &[Action::UpdateState(SegState::Flushing)],
+            );
             ev.push(Ev::SealedPolicy { segment, moved });
         }
         let Some(info) = self.metacache.get(segment).cloned() else {
@@ -157,7 +201,8 @@ impl World {
             Ok(i) => self.buffers.remove(i).1,
             Err(_) => 0,
         };
-        self.metacache.update(segment, None, &[Action::StartSyncing(batch)]);
+        self.metacache
+            .update(segment, None, &[Action::StartSyncing(batch)]);
         let is_flush = info.state == SegState::Flushing || info.level == Level::L0;
         let is_drop = info.state == SegState::Dropped;
         if batch > 0 {
@@ -175,7 +220,13 @@ impl World {
             is_drop,
             reported_absent: false,
         };
-        ev.push(Ev::SyncTaskBuilt { segment, n: task.n, batch, flush: is_flush, drop: is_drop });
+        ev.push(Ev::SyncTaskBuilt {
+            segment,
+            n: task.n,
+            batch,
+            flush: is_flush,
+            drop: is_drop,
+        });
         if self.key_locks.iter().any(|k| k.0 == segment) {
             ev.push(Ev::KeyLockWait { segment });
             self.set_at(g, At::KeyLock(task));
@@ -190,7 +241,11 @@ impl World {
         let (segment, n) = (task.segment, task.n);
         let t = self.spawn(Role::Task(task), At::RunStart);
         self.key_locks.push((segment, t));
-        ev.push(Ev::TaskSubmitted { segment, n, task: t });
+        ev.push(Ev::TaskSubmitted {
+            segment,
+            n,
+            task: t,
+        });
     }
 
     fn end_task(&mut self, g: Gid, segment: i64) {
@@ -201,8 +256,13 @@ impl World {
     fn task_panic(&mut self, g: Gid, segment: i64, ev: &mut Vec<Ev>) {
         // HandleError → failureCallback set by setTaskMeta → panic(err).
         let message = format!("segment not found[segment={segment}]");
-        ev.push(Ev::GoPanic { message: message.clone() });
-        self.panic = Some(GoPanic { goroutine: g, message });
+        ev.push(Ev::GoPanic {
+            message: message.clone(),
+        });
+        self.panic = Some(GoPanic {
+            goroutine: g,
+            message,
+        });
     }
 
     fn step_task(&mut self, g: Gid, t: SyncTask, at: At, ev: &mut Vec<Ev>) {
@@ -215,7 +275,10 @@ impl World {
                         ev.push(Ev::TaskDiscarded { segment });
                         self.end_task(g, segment);
                     } else {
-                        ev.push(Ev::TaskSegmentMissing { segment, in_write_meta: false });
+                        ev.push(Ev::TaskSegmentMissing {
+                            segment,
+                            in_write_meta: false,
+                        });
                         self.task_panic(g, segment, ev);
                     }
                     return;
@@ -226,7 +289,10 @@ impl World {
             At::WriteLogs => {
                 // task.go: writeMeta → meta_writer.go: UpdateSync — GetSegmentByID again.
                 let Some(seg) = self.metacache.get(segment) else {
-                    ev.push(Ev::TaskSegmentMissing { segment, in_write_meta: true });
+                    ev.push(Ev::TaskSegmentMissing {
+                        segment,
+                        in_write_meta: true,
+                    });
                     self.task_panic(g, segment, ev);
                     return;
                 };
@@ -235,16 +301,36 @@ impl World {
                     .metacache
                     .segments()
                     .iter()
-                    .filter(|s| matches!(s.state, SegState::Growing | SegState::Sealed | SegState::Flushing) && !s.start_pos_recorded)
+                    .filter(|s| {
+                        matches!(
+                            s.state,
+                            SegState::Growing | SegState::Sealed | SegState::Flushing
+                        ) && !s.start_pos_recorded
+                    })
                     .map(|s| s.segment)
                     .collect();
-                ev.push(Ev::SaveBinlogPathsCall { segment, rows: checkpoint_rows, flush: t.is_flush, drop: t.is_drop });
-                self.set_at(g, At::SaveBinlogPaths { checkpoint_rows, start_pos });
+                ev.push(Ev::SaveBinlogPathsCall {
+                    segment,
+                    rows: checkpoint_rows,
+                    flush: t.is_flush,
+                    drop: t.is_drop,
+                });
+                self.set_at(
+                    g,
+                    At::SaveBinlogPaths {
+                        checkpoint_rows,
+                        start_pos,
+                    },
+                );
             }
-            At::SaveBinlogPaths { checkpoint_rows, start_pos } => {
+            At::SaveBinlogPaths {
+                checkpoint_rows,
+                start_pos,
+            } => {
                 self.datacoord_save_binlog_paths(&t, checkpoint_rows, ev);
                 for s in &start_pos {
-                    self.metacache.update(*s, None, &[Action::SetStartPosRecorded(true)]);
+                    self.metacache
+                        .update(*s, None, &[Action::SetStartPosRecorded(true)]);
                 }
                 // task.go: Run — FinishSyncing (+ Flushed when flushing) for WithSegmentIDs: a no-op if absent.
                 let mut actions = vec![Action::FinishSyncing(t.batch)];
@@ -255,7 +341,12 @@ impl World {
                 if t.is_drop {
                     self.metacache.remove(segment);
                 }
-                ev.push(Ev::TaskDone { segment, n: t.n, applied, flushed: t.is_flush });
+                ev.push(Ev::TaskDone {
+                    segment,
+                    n: t.n,
+                    applied,
+                    flushed: t.is_flush,
+                });
                 self.end_task(g, segment);
             }
             _ => unreachable!("task: not a point this goroutine can be stepped from"),
@@ -277,15 +368,26 @@ impl World {
                 });
                 self.datacoord.sort_unstable_by_key(|d| d.segment);
             }
-            ev.push(Ev::DatacoordSaved { segment, state: SegState::Flushed, statslog: false });
+            ev.push(Ev::DatacoordSaved {
+                segment,
+                state: SegState::Flushed,
+                statslog: false,
+            });
             return;
         }
         let Some(d) = self.datacoord.iter_mut().find(|d| d.segment == segment) else {
-            ev.push(Ev::DatacoordSegmentNotFound { segment, flush: t.is_flush });
+            ev.push(Ev::DatacoordSegmentNotFound {
+                segment,
+                flush: t.is_flush,
+            });
             return;
         };
         if d.state == SegState::Dropped {
-            ev.push(Ev::DatacoordSaved { segment, state: d.state, statslog: d.statslog });
+            ev.push(Ev::DatacoordSaved {
+                segment,
+                state: d.state,
+                statslog: d.statslog,
+            });
             return;
         }
         if t.is_drop {
@@ -300,14 +402,20 @@ impl World {
         if rows >= d.rows {
             d.rows = rows;
         }
-        ev.push(Ev::DatacoordSaved { segment, state: d.state, statslog: d.statslog });
+        ev.push(Ev::DatacoordSaved {
+            segment,
+            state: d.state,
+            statslog: d.statslog,
+        });
     }
 
     fn step_handler(&mut self, g: Gid, req: SyncRequest, at: At, ev: &mut Vec<Ev>) {
         match at {
             At::Receive => {
                 // services.go: DataNode.SyncSegments.
-                ev.push(Ev::DatanodeReceives { partition: req.partition });
+                ev.push(Ev::DatanodeReceives {
+                    partition: req.partition,
+                });
                 if req.segments.is_empty() {
                     ev.push(Ev::SyncSegmentsEmpty);
                     self.finish(g);
@@ -319,7 +427,9 @@ impl World {
                     self.update_segment_view(&req, &[], ev);
                     self.finish(g);
                 } else {
-                    ev.push(Ev::LoadingStats { missing: missing.clone() });
+                    ev.push(Ev::LoadingStats {
+                        missing: missing.clone(),
+                    });
                     self.set_at(g, At::LoadStats { missing });
                 }
             }
@@ -349,20 +459,39 @@ impl World {
             })
             .collect();
         let all: Vec<i64> = req.segments.iter().map(|s| s.segment).collect();
-        let (added, removed, kept) = self.metacache.update_segment_view(self.version, req.partition, &new, &all);
+        let (added, removed, kept) =
+            self.metacache
+                .update_segment_view(self.version, req.partition, &new, &all);
         for id in added {
-            let state = self.metacache.get(id).map_or(SegState::Growing, |s| s.state);
+            let state = self
+                .metacache
+                .get(id)
+                .map_or(SegState::Growing, |s| s.state);
             ev.push(Ev::MetacacheAdded { segment: id, state });
         }
         // Go ranges over a map here; the model reports in id order, kept and removed interleaved.
-        let mut report: Vec<(MetaSeg, bool)> = removed.into_iter().map(|s| (s, true)).chain(kept.into_iter().map(|s| (s, false))).collect();
+        let mut report: Vec<(MetaSeg, bool)> = removed
+            .into_iter()
+            .map(|s| (s, true))
+            .chain(kept.into_iter().map(|s| (s, false)))
+            .collect();
         report.sort_unstable_by_key(|(s, _)| s.segment);
         for (s, gone) in report {
             let (segment, state, level, version) = (s.segment, s.state, s.level, self.version);
             ev.push(if gone {
-                Ev::MetacacheRemoved { segment, state, level, version }
+                Ev::MetacacheRemoved {
+                    segment,
+                    state,
+                    level,
+                    version,
+                }
             } else {
-                Ev::ViewKept { segment, state, level, version }
+                Ev::ViewKept {
+                    segment,
+                    state,
+                    level,
+                    version,
+                }
             });
         }
     }
@@ -399,13 +528,25 @@ impl World {
             self.violations.push(v);
         }
         // Segment states only move forward (a removed and re-added segment included).
-        let segs: Vec<(i64, SegState)> = self.metacache.segments().iter().map(|s| (s.segment, s.state)).collect();
+        let segs: Vec<(i64, SegState)> = self
+            .metacache
+            .segments()
+            .iter()
+            .map(|s| (s.segment, s.state))
+            .collect();
         for (id, st) in segs {
             match self.last_state.binary_search_by_key(&id, |x| x.0) {
                 Ok(i) => {
                     let before = self.last_state[i].1;
                     if st < before {
-                        self.violate(Violation::StateBackwards { segment: id, from: before, to: st }, ev);
+                        self.violate(
+                            Violation::StateBackwards {
+                                segment: id,
+                                from: before,
+                                to: st,
+                            },
+                            ev,
+                        );
                     }
                     self.last_state[i].1 = st;
                 }
@@ -433,7 +574,15 @@ impl World {
             let wb = self.buffered(id);
             if buffered != wb || syncing != in_flight || tasks != n {
                 self.violate(
-                    Violation::RowCounts { segment: id, buffered, write_buffer: wb, syncing, in_flight, tasks, live_tasks: n },
+                    Violation::RowCounts {
+                        segment: id,
+                        buffered,
+                        write_buffer: wb,
+                        syncing,
+                        in_flight,
+                        tasks,
+                        live_tasks: n,
+                    },
                     ev,
                 );
             }

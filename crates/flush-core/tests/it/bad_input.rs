@@ -32,7 +32,10 @@ fn syntax_errors_name_line_and_column() {
 #[test]
 fn wrong_types_unknown_ops_and_fields() {
     let e = err(&OK_FLUSH.replace(r#""segment":1"#, r#""segment":"one""#));
-    assert!(e.contains("invalid type: string \"one\", expected i64"), "{e}");
+    assert!(
+        e.contains("invalid type: string \"one\", expected i64"),
+        "{e}"
+    );
     assert!(e.starts_with("bad.json:1:"), "{e}");
     let e = err(&OK_FLUSH.replace("flush_insert", "flush"));
     assert!(e.contains("unknown variant `flush`"), "{e}");
@@ -46,28 +49,66 @@ fn wrong_types_unknown_ops_and_fields() {
 fn semantic_errors_name_the_path() {
     let text = "{\"name\":\"x\",\"model\":\"flush-2021\",\n\"injections\":{\"c1\":{\"segments\":[2]}},\n\"actors\":[{\"name\":\"a\",\"ops\":[\n  {\"op\":\"wait_injected\",\"id\":\"c9\"}]}]}";
     let e = err(text);
-    assert_eq!(e, "bad.json:4:30: actors[0].ops[0].id: unknown injection \"c9\"; declared injections: c1");
+    assert_eq!(
+        e,
+        "bad.json:4:30: actors[0].ops[0].id: unknown injection \"c9\"; declared injections: c1"
+    );
     let e = err(&OK_FLUSH.replace(r#""pos":"p""#, r#""pos":"p","fail":11"#));
-    assert!(e.contains("actors[0].ops[0].fail: fail is 11, but retry.Do makes only 10 attempts"), "{e}");
+    assert!(
+        e.contains("actors[0].ops[0].fail: fail is 11, but retry.Do makes only 10 attempts"),
+        "{e}"
+    );
     let e = err(&OK_FLUSH.replace(r#""pos":"p""#, r#""pos":"p","id":"c1""#));
-    assert!(e.contains("field \"id\" does not apply to op flush_insert"), "{e}");
+    assert!(
+        e.contains("field \"id\" does not apply to op flush_insert"),
+        "{e}"
+    );
     let e = err(&OK_FLUSH.replace(r#","pos":"p""#, ""));
-    assert!(e.contains("actors[0].ops[0]: op flush_insert needs \"pos\""), "{e}");
-    let e = err(&OK_FLUSH.replace(r#"{"op":"flush_insert","segment":1,"pos":"p"}"#, r#"{"op":"wait_notified","count":4000000000}"#));
+    assert!(
+        e.contains("actors[0].ops[0]: op flush_insert needs \"pos\""),
+        "{e}"
+    );
+    let e = err(&OK_FLUSH.replace(
+        r#"{"op":"flush_insert","segment":1,"pos":"p"}"#,
+        r#"{"op":"wait_notified","count":4000000000}"#,
+    ));
     assert!(e.contains("count must be between 1 and"), "{e}");
-    let e = err(&OK_FLUSH.replace(r#"{"op":"flush_insert","segment":1,"pos":"p"}"#, r#"{"op":"wait_notified","count":2}"#));
+    let e = err(&OK_FLUSH.replace(
+        r#"{"op":"flush_insert","segment":1,"pos":"p"}"#,
+        r#"{"op":"wait_notified","count":2}"#,
+    ));
     assert!(e.contains("can never be reached"), "{e}");
-    let e = err(&OK_FLUSH.replace(r#"{"op":"flush_insert","segment":1,"pos":"p"}"#, r#"{"op":"insert","segment":1,"partition":1,"rows":1}"#));
+    let e = err(&OK_FLUSH.replace(
+        r#"{"op":"flush_insert","segment":1,"pos":"p"}"#,
+        r#"{"op":"insert","segment":1,"partition":1,"rows":1}"#,
+    ));
     assert!(e.contains("this op belongs to sync-2024 scenarios"), "{e}");
     let e = err(r#"{"name":"x","model":"flush-2021","actors":[]}"#);
     assert!(e.contains("at least one actor"), "{e}");
-    let e = err(r#"{"name":"x","model":"flush-2021","injections":{"c":{"segments":[1,1]}},"actors":[{"name":"a","ops":[]}]}"#);
-    assert!(e.contains("injections.c.segments[1]: injection \"c\" lists segment 1 twice"), "{e}");
-    let e = err(r#"{"name":"x","model":"flush-2021","actors":[{"name":"a","ops":[{"op":"start_dropping"},{"op":"start_dropping"}]}]}"#);
-    assert!(e.contains("actors[0].ops[1]: start_dropping is already called at actors[0].ops[0]"), "{e}");
-    let e = err(r#"{"name":"x","model":"flush-2021","injections":{"c":{"segments":[1]}},"actors":[{"name":"a","ops":[{"op":"inject","id":"c"}]},{"name":"b","ops":[{"op":"inject","id":"c"}]}]}"#);
-    assert!(e.contains("actors[1].ops[0]: injection \"c\" is already injected at actors[0].ops[0]"), "{e}");
-    let e = err(r#"{"name":"x","model":"flush-2021","faults":{"save_binlog_paths":-1},"actors":[{"name":"a","ops":[]}]}"#);
+    let e = err(
+        r#"{"name":"x","model":"flush-2021","injections":{"c":{"segments":[1,1]}},"actors":[{"name":"a","ops":[]}]}"#,
+    );
+    assert!(
+        e.contains("injections.c.segments[1]: injection \"c\" lists segment 1 twice"),
+        "{e}"
+    );
+    let e = err(
+        r#"{"name":"x","model":"flush-2021","actors":[{"name":"a","ops":[{"op":"start_dropping"},{"op":"start_dropping"}]}]}"#,
+    );
+    assert!(
+        e.contains("actors[0].ops[1]: start_dropping is already called at actors[0].ops[0]"),
+        "{e}"
+    );
+    let e = err(
+        r#"{"name":"x","model":"flush-2021","injections":{"c":{"segments":[1]}},"actors":[{"name":"a","ops":[{"op":"inject","id":"c"}]},{"name":"b","ops":[{"op":"inject","id":"c"}]}]}"#,
+    );
+    assert!(
+        e.contains("actors[1].ops[0]: injection \"c\" is already injected at actors[0].ops[0]"),
+        "{e}"
+    );
+    let e = err(
+        r#"{"name":"x","model":"flush-2021","faults":{"save_binlog_paths":-1},"actors":[{"name":"a","ops":[]}]}"#,
+    );
     assert!(e.contains("invalid value: integer `-1`"), "{e}");
 }
 
@@ -83,22 +124,40 @@ fn sync_setup_errors() {
     assert!(e.contains("version: unknown version \"deadbeef00\"; the sync-2024 model knows ca7ef26e4b, b5c9a7364b, c65f41dc60, 4cf1a358ba"), "{e}");
     let e = err(&SYNC.replace(r#""version":"ca7ef26e4b","#, ""));
     assert!(e.contains("names its Milvus \"version\""), "{e}");
-    let e = err(&SYNC.replace(r#"{"segment":1,"partition":1,"state":"Growing","level":"L1"}"#, r#"{"segment":1,"partition":2,"state":"Growing","level":"L1"}"#));
+    let e = err(&SYNC.replace(
+        r#"{"segment":1,"partition":1,"state":"Growing","level":"L1"}"#,
+        r#"{"segment":1,"partition":2,"state":"Growing","level":"L1"}"#,
+    ));
     assert!(e.contains("bad.json:3:"), "{e}");
     assert!(e.contains("datanode[0].partition: segment 1 is in partition 2 here but in partition 1 at datacoord[0]"), "{e}");
-    let e = err(&SYNC.replace(r#""segment":1,"partition":1,"rows":5"#, r#""segment":9,"partition":1,"rows":5"#));
+    let e = err(&SYNC.replace(
+        r#""segment":1,"partition":1,"rows":5"#,
+        r#""segment":9,"partition":1,"rows":5"#,
+    ));
     assert!(e.contains("segment 9 is not in datacoord's view"), "{e}");
     let e = err(&SYNC.replace(r#""rows":5"#, r#""rows":-5"#));
-    assert!(e.contains("an insert carries 1 to 10^9 rows, not -5"), "{e}");
-    let e = err(&SYNC.replace(r#"{"op":"insert","segment":1,"partition":1,"rows":5}"#, r#"{"op":"sync_segments","partition":8}"#));
+    assert!(
+        e.contains("an insert carries 1 to 10^9 rows, not -5"),
+        "{e}"
+    );
+    let e = err(&SYNC.replace(
+        r#"{"op":"insert","segment":1,"partition":1,"rows":5}"#,
+        r#"{"op":"sync_segments","partition":8}"#,
+    ));
     assert!(e.contains("partition 8 has no segments"), "{e}");
-    let e = err(&SYNC.replace(r#""state":"Growing","level":"L1","statslog""#, r#""state":"Growing","level":"L2","statslog""#));
+    let e = err(&SYNC.replace(
+        r#""state":"Growing","level":"L1","statslog""#,
+        r#""state":"Growing","level":"L2","statslog""#,
+    ));
     assert!(e.contains("unknown variant `L2`"), "{e}");
 }
 
 #[test]
 fn oversized_text_is_refused_before_parsing() {
-    let big = format!("{{\"name\":\"{}\"}}", "x".repeat(flush_core::scenario::MAX_SCENARIO_BYTES));
+    let big = format!(
+        "{{\"name\":\"{}\"}}",
+        "x".repeat(flush_core::scenario::MAX_SCENARIO_BYTES)
+    );
     let e = err(&big);
     assert!(e.contains("scenario files are limited to"), "{e}");
 }

@@ -6,7 +6,8 @@ use flush_core::engine::Run;
 use flush_core::{flush2021, sync2024, AnyRun, Choice, OutcomeKind, Policy, Scenario};
 
 pub fn parse(text: &str) -> Scenario {
-    Scenario::parse(text, "test.json").unwrap_or_else(|e| panic!("test scenario does not parse: {e}"))
+    Scenario::parse(text, "test.json")
+        .unwrap_or_else(|e| panic!("test scenario does not parse: {e}"))
 }
 
 pub fn builtin(name: &str) -> Scenario {
@@ -36,7 +37,10 @@ pub fn seeded(seed: u64) -> Policy {
 }
 
 pub fn script(s: &str, seed: u64) -> Policy {
-    Policy::Scripted { script: Choice::parse_list(s).unwrap(), fallback_seed: seed }
+    Policy::Scripted {
+        script: Choice::parse_list(s).unwrap(),
+        fallback_seed: seed,
+    }
 }
 
 pub fn kind<M: flush_core::Model>(r: &Run<M>) -> OutcomeKind {
@@ -45,7 +49,10 @@ pub fn kind<M: flush_core::Model>(r: &Run<M>) -> OutcomeKind {
 
 /// All events of a run, flattened, with their step numbers.
 pub fn events<M: flush_core::Model>(r: &Run<M>) -> Vec<(u32, M::Ev)> {
-    r.records().iter().flat_map(|rec| r.events_of(rec).iter().map(move |e| (rec.step, e.clone()))).collect()
+    r.records()
+        .iter()
+        .flat_map(|rec| r.events_of(rec).iter().map(move |e| (rec.step, e.clone())))
+        .collect()
 }
 
 /// Index of the first event matching `f`.

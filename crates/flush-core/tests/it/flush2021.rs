@@ -30,15 +30,34 @@ fn post_task_before_notify_and_finish_after() {
         assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
         let packs = notified(&r);
         assert_eq!(packs.len(), 2, "seed {seed}");
-        assert!(packs.iter().all(|p| p.segment == 4), "seed {seed}: notify sees the remap: {packs:?}");
+        assert!(
+            packs.iter().all(|p| p.segment == 4),
+            "seed {seed}: notify sees the remap: {packs:?}"
+        );
         let evs = events(&r);
         for pos in ["a", "b"] {
             let p = sc.positions.iter().position(|x| x == pos).unwrap() as u32;
-            let post = pos_of(&evs, |e| matches!(e, Ev::PostTask { pos, .. } if *pos == p)).unwrap();
-            let call = pos_of(&evs, |e| matches!(e, Ev::SaveBinlogPathsCall { pack } if pack.pos == Some(p))).unwrap();
-            let done = pos_of(&evs, |e| matches!(e, Ev::Notified { pack, .. } if pack.pos == Some(p))).unwrap();
-            let fin = pos_of(&evs, |e| matches!(e, Ev::FinishClosed { pos, .. } if *pos == p)).unwrap();
-            assert!(post < call && call < done && done < fin, "seed {seed} pos {pos}: {post} {call} {done} {fin}");
+            let post =
+                pos_of(&evs, |e| matches!(e, Ev::PostTask { pos, .. } if *pos == p)).unwrap();
+            let call = pos_of(
+                &evs,
+                |e| matches!(e, Ev::SaveBinlogPathsCall { pack } if pack.pos == Some(p)),
+            )
+            .unwrap();
+            let done = pos_of(
+                &evs,
+                |e| matches!(e, Ev::Notified { pack, .. } if pack.pos == Some(p)),
+            )
+            .unwrap();
+            let fin = pos_of(
+                &evs,
+                |e| matches!(e, Ev::FinishClosed { pos, .. } if *pos == p),
+            )
+            .unwrap();
+            assert!(
+                post < call && call < done && done < fin,
+                "seed {seed} pos {pos}: {post} {call} {done} {fin}"
+            );
         }
     }
 }
@@ -51,13 +70,27 @@ fn failed_injection_keeps_sticky_remap() {
         let r = flush_run(&sc, seeded(seed));
         assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
         let packs = notified(&r);
-        assert_eq!(packs.iter().map(|p| p.segment).collect::<Vec<_>>(), vec![4, 4, 4], "seed {seed}: {packs:?}");
+        assert_eq!(
+            packs.iter().map(|p| p.segment).collect::<Vec<_>>(),
+            vec![4, 4, 4],
+            "seed {seed}: {packs:?}"
+        );
         let c = sc.positions.iter().position(|x| x == "c").unwrap() as u32;
         assert_eq!(packs[2].pos, Some(c));
         // c2 was taken and answered false.
         let evs = events(&r);
-        assert!(evs.iter().any(|(_, e)| matches!(e,
-            Ev::RunnerInjectOver { inj: 1, ok: false, .. } | Ev::HandlerInjectOver { inj: 1, ok: false, .. })));
+        assert!(evs.iter().any(|(_, e)| matches!(
+            e,
+            Ev::RunnerInjectOver {
+                inj: 1,
+                ok: false,
+                ..
+            } | Ev::HandlerInjectOver {
+                inj: 1,
+                ok: false,
+                ..
+            }
+        )));
     }
 }
 
@@ -75,11 +108,16 @@ fn injection_after_poll_goes_to_handler() {
     // Only then does the compactor inject.
     let r = flush_run(&sc, script("0,2,0,4,0,5,3,3,1", 1));
     let evs = events(&r);
-    let started = pos_of(&evs, |e| matches!(e, Ev::RunnerStarted { .. })).expect("runner polled an empty injectCh");
+    let started = pos_of(&evs, |e| matches!(e, Ev::RunnerStarted { .. }))
+        .expect("runner polled an empty injectCh");
     let queued = pos_of(&evs, |e| matches!(e, Ev::InjectQueued { .. })).unwrap();
     assert!(started < queued);
-    assert!(!evs.iter().any(|(_, e)| matches!(e, Ev::RunnerTookInjection { .. })));
-    assert!(evs.iter().any(|(_, e)| matches!(e, Ev::HandlerTookInjection { segment: 2, .. })));
+    assert!(!evs
+        .iter()
+        .any(|(_, e)| matches!(e, Ev::RunnerTookInjection { .. })));
+    assert!(evs
+        .iter()
+        .any(|(_, e)| matches!(e, Ev::HandlerTookInjection { segment: 2, .. })));
     assert_eq!(kind(&r), OutcomeKind::Completed);
 }
 
@@ -96,9 +134,19 @@ fn handler_takes_injection_while_last_runner_notifies() {
     // ... g3 passes B2 and postTask spawns handler g6; fg injects; g6 takes it before g3 notifies.
     let r = flush_run(&sc, script("0,2,0,4,0,5,3,3,0,6", 1));
     let evs = events(&r);
-    let took = pos_of(&evs, |e| matches!(e, Ev::HandlerTookInjection { .. })).expect("handler took it");
+    let took =
+        pos_of(&evs, |e| matches!(e, Ev::HandlerTookInjection { .. })).expect("handler took it");
     let notified = pos_of(&evs, |e| matches!(e, Ev::Notified { .. })).unwrap();
-    let post = pos_of(&evs, |e| matches!(e, Ev::PostTask { handler: Some(6), .. })).unwrap();
+    let post = pos_of(&evs, |e| {
+        matches!(
+            e,
+            Ev::PostTask {
+                handler: Some(6),
+                ..
+            }
+        )
+    })
+    .unwrap();
     assert!(post < took && took < notified, "{post} {took} {notified}");
     assert_eq!(kind(&r), OutcomeKind::Completed);
 }
@@ -113,17 +161,33 @@ fn new_runner_waits_for_handler_mid_injection() {
         assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
         let evs = events(&r);
         let done = pos_of(&evs, |e| matches!(e, Ev::InjectDone { .. })).unwrap();
-        let over = pos_of(&evs, |e| matches!(e, Ev::HandlerInjectOver { ok: true, .. })).unwrap();
+        let over = pos_of(&evs, |e| {
+            matches!(e, Ev::HandlerInjectOver { ok: true, .. })
+        })
+        .unwrap();
         let init = pos_of(&evs, |e| matches!(e, Ev::RunnerInit { .. })).unwrap();
         assert!(done < over && over < init, "seed {seed}");
-        assert!(matches!(evs[init].1, Ev::RunnerInit { start: SigOrigin::InjectDone { .. }, .. }), "seed {seed}");
+        assert!(
+            matches!(
+                evs[init].1,
+                Ev::RunnerInit {
+                    start: SigOrigin::InjectDone { .. },
+                    ..
+                }
+            ),
+            "seed {seed}"
+        );
         assert_eq!(notified(&r)[0].segment, 7, "seed {seed}");
     }
     // And at some step the flow graph is seen blocked in B7.
     let mut r = flush_core::engine::Run::<World>::new(std::sync::Arc::new(sc), seeded(3));
     let mut saw_b7 = false;
     while r.advance().is_ok() {
-        saw_b7 |= r.world().goroutines.iter().any(|g| matches!(g.at, At::CloseHandler { .. }));
+        saw_b7 |= r
+            .world()
+            .goroutines
+            .iter()
+            .any(|g| matches!(g.at, At::CloseHandler { .. }));
     }
     assert!(saw_b7);
 }
@@ -156,14 +220,23 @@ fn drop_mode_packs() {
         let n = notified(&r);
         assert_eq!(n.len(), 1);
         assert_eq!(n[0].segment, -1);
-        let packs = r.head().drop.flush_and_drop.clone().expect("flushAndDrop called");
+        let packs = r
+            .head()
+            .drop
+            .flush_and_drop
+            .clone()
+            .expect("flushAndDrop called");
         assert_eq!(packs.len(), 4);
         assert!(packs.iter().all(|p| p.segment != -1));
         for seg in [1, 2] {
             let of: Vec<_> = packs.iter().filter(|p| p.segment == seg).collect();
             assert_eq!(of.len(), 2);
-            assert!(of.iter().any(|p| p.source == PackSource::DropInsert && p.pos.is_some() && p.dropped));
-            assert!(of.iter().any(|p| p.source == PackSource::DropDelete && p.pos.is_none() && !p.dropped));
+            assert!(of
+                .iter()
+                .any(|p| p.source == PackSource::DropInsert && p.pos.is_some() && p.dropped));
+            assert!(of
+                .iter()
+                .any(|p| p.source == PackSource::DropDelete && p.pos.is_none() && !p.dropped));
         }
         // dropVirtualChannelFunc marks every segment of the request flushed.
         for s in &r.head().replica {
@@ -187,11 +260,20 @@ fn drop_packs_exist_before_notify_all_flushed() {
         let r = flush_run(&sc, seeded(seed));
         let evs = events(&r);
         let all = pos_of(&evs, |e| matches!(e, Ev::NotifyAllFlushed)).unwrap();
-        let appended: Vec<usize> =
-            evs.iter().enumerate().filter(|(_, (_, e))| matches!(e, Ev::DropPackAppended { .. })).map(|(i, _)| i).collect();
+        let appended: Vec<usize> = evs
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, e))| matches!(e, Ev::DropPackAppended { .. }))
+            .map(|(i, _)| i)
+            .collect();
         assert_eq!(appended.len(), 2);
         assert!(appended.iter().all(|i| *i < all), "seed {seed}");
-        assert_eq!(evs.iter().filter(|(_, e)| matches!(e, Ev::HalfAttemptFailed { .. })).count(), 4);
+        assert_eq!(
+            evs.iter()
+                .filter(|(_, e)| matches!(e, Ev::HalfAttemptFailed { .. }))
+                .count(),
+            4
+        );
     }
 }
 
@@ -209,11 +291,30 @@ fn duplicate_msgid_halves() {
         let r = flush_run(&sc, seeded(seed));
         assert_eq!(kind(&r), OutcomeKind::Completed);
         let evs = events(&r);
-        assert_eq!(evs.iter().filter(|(_, e)| matches!(e, Ev::HalfIgnored { kind: HalfKind::Insert, .. })).count(), 1);
-        assert_eq!(evs.iter().filter(|(_, e)| matches!(e, Ev::RunnerStored { .. })).count(), 2);
+        assert_eq!(
+            evs.iter()
+                .filter(|(_, e)| matches!(
+                    e,
+                    Ev::HalfIgnored {
+                        kind: HalfKind::Insert,
+                        ..
+                    }
+                ))
+                .count(),
+            1
+        );
+        assert_eq!(
+            evs.iter()
+                .filter(|(_, e)| matches!(e, Ev::RunnerStored { .. }))
+                .count(),
+            2
+        );
         let n = notified(&r);
         // The ignored half said flushed=true; its data (and flag) never made it.
-        assert_eq!(n.iter().map(|p| p.flushed).collect::<Vec<_>>(), vec![false, true]);
+        assert_eq!(
+            n.iter().map(|p| p.flushed).collect::<Vec<_>>(),
+            vec![false, true]
+        );
     }
 }
 
@@ -227,16 +328,27 @@ fn failed_half_panics_at_notify() {
         let o = r.outcome().unwrap();
         assert_eq!(o.kind, OutcomeKind::Panic, "seed {seed}");
         assert!(o.message.starts_with("execution failed"), "{}", o.message);
-        assert!(o.goroutine.as_deref().unwrap().contains("runner seg=5 pos=b"));
+        assert!(o
+            .goroutine
+            .as_deref()
+            .unwrap()
+            .contains("runner seg=5 pos=b"));
         let evs = events(&r);
         let sleeps: Vec<u32> = evs
             .iter()
             .filter_map(|(_, e)| match e {
-                Ev::HalfAttemptFailed { kind: HalfKind::Delete, sleep_ms, .. } => Some(*sleep_ms),
+                Ev::HalfAttemptFailed {
+                    kind: HalfKind::Delete,
+                    sleep_ms,
+                    ..
+                } => Some(*sleep_ms),
                 _ => None,
             })
             .collect();
-        assert_eq!(sleeps, vec![200, 400, 800, 1600, 3000, 3000, 3000, 3000, 3000, 3000]);
+        assert_eq!(
+            sleeps,
+            vec![200, 400, 800, 1600, 3000, 3000, 3000, 3000, 3000, 3000]
+        );
         // The first pack (insert a failed twice, then succeeded) was notified without error.
         assert_eq!(notified(&r).len(), 1);
     }
@@ -251,12 +363,19 @@ fn save_binlog_paths_retries_and_replica() {
         "actors":[{"name":"fg","ops":[{"op":"flush_insert","segment":1,"pos":"a","flushed":true},{"op":"flush_delete","segment":1,"pos":"a"}]}]}"#;
     let r = flush_run(&parse(&base.replace('N', "3")), seeded(1));
     assert_eq!(kind(&r), OutcomeKind::Completed);
-    let fails = events(&r).iter().filter(|(_, e)| matches!(e, Ev::RpcFailed { .. })).count();
+    let fails = events(&r)
+        .iter()
+        .filter(|(_, e)| matches!(e, Ev::RpcFailed { .. }))
+        .count();
     assert_eq!(fails, 3);
     let rep = &r.head().replica;
     assert_eq!(rep[0].state, ReplicaState::Flushed);
     assert_eq!(rep[0].checkpoint, Some(0));
-    assert_eq!(rep[1].state, ReplicaState::Normal, "listNewSegmentsStartPositions moves every new segment");
+    assert_eq!(
+        rep[1].state,
+        ReplicaState::Normal,
+        "listNewSegmentsStartPositions moves every new segment"
+    );
     let r = flush_run(&parse(&base.replace('N', "10")), seeded(1));
     let o = r.outcome().unwrap();
     assert_eq!(o.kind, OutcomeKind::Panic);
@@ -273,7 +392,12 @@ fn drop_virtual_channel_retries() {
     let r = flush_run(&sc, seeded(1));
     assert_eq!(kind(&r), OutcomeKind::Completed);
     let evs = events(&r);
-    assert_eq!(evs.iter().filter(|(_, e)| matches!(e, Ev::RpcFailed { .. })).count(), 2);
+    assert_eq!(
+        evs.iter()
+            .filter(|(_, e)| matches!(e, Ev::RpcFailed { .. }))
+            .count(),
+        2
+    );
     assert!(evs.iter().any(|(_, e)| matches!(e, Ev::FlushAndDropDone)));
     assert_eq!(r.head().replica[0].state, ReplicaState::Flushed);
 }
@@ -287,7 +411,10 @@ fn drop_mode_with_injection_remaps_packs() {
         assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
         let packs = r.head().drop.flush_and_drop.clone().unwrap();
         assert_eq!(packs.len(), 4);
-        assert!(packs.iter().all(|p| p.segment == 100), "seed {seed}: {packs:?}");
+        assert!(
+            packs.iter().all(|p| p.segment == 100),
+            "seed {seed}: {packs:?}"
+        );
     }
 }
 
@@ -297,10 +424,17 @@ fn drop_mode_with_injection_remaps_packs() {
 fn order_flush_queue_order() {
     let mut ops = Vec::new();
     for i in 0..40 {
-        ops.push(format!(r#"{{"op":"flush_delete","segment":1,"pos":"{i}"}}"#));
-        ops.push(format!(r#"{{"op":"flush_insert","segment":1,"pos":"{i}"}}"#));
+        ops.push(format!(
+            r#"{{"op":"flush_delete","segment":1,"pos":"{i}"}}"#
+        ));
+        ops.push(format!(
+            r#"{{"op":"flush_insert","segment":1,"pos":"{i}"}}"#
+        ));
     }
-    let sc = parse(&format!(r#"{{"name":"order","model":"flush-2021","actors":[{{"name":"fg","ops":[{}]}}]}}"#, ops.join(",")));
+    let sc = parse(&format!(
+        r#"{{"name":"order","model":"flush-2021","actors":[{{"name":"fg","ops":[{}]}}]}}"#,
+        ops.join(",")
+    ));
     for seed in 0..20 {
         let r = flush_run(&sc, seeded(seed));
         assert_eq!(kind(&r), OutcomeKind::Completed);
@@ -332,14 +466,20 @@ fn full_inject_ch_blocks_sender() {
     let r = flush_run(&sc, seeded(1));
     let o = r.outcome().unwrap();
     assert_eq!(o.kind, OutcomeKind::Deadlock, "{o}");
-    assert!(o.message.contains("B10: room in queue 1's injectCh"), "{}", o.message);
+    assert!(
+        o.message.contains("B10: room in queue 1's injectCh"),
+        "{}",
+        o.message
+    );
     assert_eq!(r.head().queue(1).unwrap().inject_ch.len(), 100);
 }
 
 /// notifyAllFlushed before startDropping closes a nil channel: a Go panic.
 #[test]
 fn notify_all_flushed_without_dropping_panics() {
-    let sc = parse(r#"{"name":"nil","model":"flush-2021","actors":[{"name":"fg","ops":[{"op":"notify_all_flushed"}]}]}"#);
+    let sc = parse(
+        r#"{"name":"nil","model":"flush-2021","actors":[{"name":"fg","ops":[{"op":"notify_all_flushed"}]}]}"#,
+    );
     let r = flush_run(&sc, seeded(1));
     let o = r.outcome().unwrap();
     assert_eq!(o.kind, OutcomeKind::Panic);
@@ -361,7 +501,10 @@ fn close_waits_for_handler_mid_injection() {
         let done = pos_of(&evs, |e| matches!(e, Ev::InjectDone { .. })).unwrap();
         let stopped = pos_of(&evs, |e| matches!(e, Ev::HandlerStopped { .. })).unwrap();
         assert!(done < stopped, "seed {seed}");
-        assert!(r.head().queue(1).unwrap().handler.is_some(), "close() does not set the handler to nil");
+        assert!(
+            r.head().queue(1).unwrap().handler.is_some(),
+            "close() does not set the handler to nil"
+        );
     }
 }
 
@@ -373,11 +516,15 @@ fn select_with_both_cases_ready_is_a_choice() {
         {"name":"fg","ops":[{"op":"inject","id":"c"},{"op":"flush_insert","segment":1,"pos":"a"}]}]}"#,
     );
     // g0 injects (queue 1, handler g2, waiter g1); g0 creates the runner and closes the handler.
-    let mut r = flush_core::engine::Run::<World>::new(std::sync::Arc::new(sc), flush_core::Policy::Manual);
+    let mut r =
+        flush_core::engine::Run::<World>::new(std::sync::Arc::new(sc), flush_core::Policy::Manual);
     r.advance_with(Choice::new(0, 0)).unwrap();
     r.advance_with(Choice::new(0, 0)).unwrap();
     let here = r.runnable_here();
-    assert!(here.contains(&Choice::new(2, 0)) && here.contains(&Choice::new(2, 1)), "{here:?}");
+    assert!(
+        here.contains(&Choice::new(2, 0)) && here.contains(&Choice::new(2, 1)),
+        "{here:?}"
+    );
     // Case 1 (done): the handler exits with the injection still queued; the runner will take it.
     r.advance_with(Choice::new(2, 1)).unwrap();
     assert!(r.world().goroutine(2).is_none());
@@ -385,7 +532,10 @@ fn select_with_both_cases_ready_is_a_choice() {
     let mut branch = r.clone();
     branch.goto(2);
     branch.advance_with(Choice::new(2, 0)).unwrap();
-    assert!(matches!(branch.world().goroutine(2).unwrap().at, At::Handling { .. }));
+    assert!(matches!(
+        branch.world().goroutine(2).unwrap().at,
+        At::Handling { .. }
+    ));
 }
 
 /// The checker catches a corrupted world: a queue that lost its handler while idle.
@@ -412,14 +562,16 @@ fn every_step_names_a_go_function() {
         let sc = builtin(name);
         let r = any_run(&sc, seeded(sc.seed));
         for l in r.lines() {
-            assert!(l.go.contains(".go: ") || l.go.starts_with("scenario:"), "{name} step {}: {:?}", l.step, l.go);
+            assert!(
+                l.go.contains(".go: ") || l.go.starts_with("scenario:"),
+                "{name} step {}: {:?}",
+                l.step,
+                l.go
+            );
             assert!(!l.event.is_empty());
         }
     }
-    let roles = [
-        builtin("handoff"),
-        builtin("drop-mode"),
-    ];
+    let roles = [builtin("handoff"), builtin("drop-mode")];
     let mut seen = std::collections::BTreeSet::new();
     for sc in roles {
         let mut r = flush_core::engine::Run::<World>::new(std::sync::Arc::new(sc), seeded(1));
@@ -444,10 +596,26 @@ fn every_step_names_a_go_function() {
 #[test]
 fn runner_creation_race_breaks_notify_order() {
     let sc = builtin("runner-creation-race");
-    let r = flush_run(&sc, flush_core::Policy::Scripted { script: sc.schedule.clone().unwrap(), fallback_seed: 2 });
+    let r = flush_run(
+        &sc,
+        flush_core::Policy::Scripted {
+            script: sc.schedule.clone().unwrap(),
+            fallback_seed: 2,
+        },
+    );
     let names: Vec<&str> = r.head().violations.iter().map(|v| v.name()).collect();
-    assert_eq!(names, vec!["start-signal-is-tail", "start-signal-is-tail", "notify-order"]);
-    let order: Vec<&str> = notified(&r).iter().map(|p| sc.pos_name(p.pos.unwrap())).collect();
+    assert_eq!(
+        names,
+        vec![
+            "start-signal-is-tail",
+            "start-signal-is-tail",
+            "notify-order"
+        ]
+    );
+    let order: Vec<&str> = notified(&r)
+        .iter()
+        .map(|p| sc.pos_name(p.pos.unwrap()))
+        .collect();
     assert_eq!(order, vec!["a", "c", "b"]);
     assert_eq!(kind(&r), OutcomeKind::Invariant);
 }

@@ -10,7 +10,10 @@ use crate::common::*;
 pub fn golden_text(name: &str) -> String {
     let sc = builtin(name);
     let policy = match &sc.schedule {
-        Some(s) => Policy::Scripted { script: s.clone(), fallback_seed: sc.seed },
+        Some(s) => Policy::Scripted {
+            script: s.clone(),
+            fallback_seed: sc.seed,
+        },
         None => Policy::Seeded(sc.seed),
     };
     any_run(&sc, policy).text(true)
@@ -39,7 +42,10 @@ fn runs_are_deterministic() {
             let a = any_run(&sc, seeded(seed));
             let b = any_run(&sc, seeded(seed));
             assert_eq!(a.text(true), b.text(true), "{name} seed {seed}");
-            assert_eq!(serde_json::to_string(&a.report()).unwrap(), serde_json::to_string(&b.report()).unwrap());
+            assert_eq!(
+                serde_json::to_string(&a.report()).unwrap(),
+                serde_json::to_string(&b.report()).unwrap()
+            );
         }
     }
 }

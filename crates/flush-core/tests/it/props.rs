@@ -29,15 +29,29 @@ fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {
         for (kind, seg, pos, flag) in ops {
             let segment = i64::from(seg % 3);
             let pos = u32::from(pos % 4);
-            let inj = if n_inj == 0 { None } else { Some((seg % n_inj) as u16) };
+            let inj = if n_inj == 0 {
+                None
+            } else {
+                Some((seg % n_inj) as u16)
+            };
             let op = match kind % 10 {
                 0 | 1 => {
                     flushes += 1;
-                    Op::FlushInsert { segment, pos, flushed: flag, dropped: false, fail: if pos == 3 { 2 } else { 0 } }
+                    Op::FlushInsert {
+                        segment,
+                        pos,
+                        flushed: flag,
+                        dropped: false,
+                        fail: if pos == 3 { 2 } else { 0 },
+                    }
                 }
                 2 | 3 => {
                     flushes += 1;
-                    Op::FlushDelete { segment, pos, fail: u32::from(flag) }
+                    Op::FlushDelete {
+                        segment,
+                        pos,
+                        fail: u32::from(flag),
+                    }
                 }
                 4 => match inj {
                     Some(i) if !inject_used[i as usize] => {
@@ -53,7 +67,10 @@ fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {
                 6 => match inj {
                     Some(i) if !done_used[i as usize] => {
                         done_used[i as usize] = true;
-                        Op::InjectDone { inj: i, success: flag }
+                        Op::InjectDone {
+                            inj: i,
+                            success: flag,
+                        }
                     }
                     _ => continue,
                 },
@@ -67,7 +84,10 @@ fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {
             };
             v.push(op);
         }
-        out.push(Actor { name: format!("a{ai}"), ops: v });
+        out.push(Actor {
+            name: format!("a{ai}"),
+            ops: v,
+        });
     }
     Scenario {
         name: "prop".into(),

@@ -21,7 +21,20 @@ fn goto_matches_a_fresh_run() {
     r.run_to_end();
     let len = r.len();
     assert!(len > 2000, "{len}");
-    for n in [len, 0, 1, 129, 128, 127, len - 1, 1000, 1001, 999, 5, len / 2] {
+    for n in [
+        len,
+        0,
+        1,
+        129,
+        128,
+        127,
+        len - 1,
+        1000,
+        1001,
+        999,
+        5,
+        len / 2,
+    ] {
         r.goto(n);
         assert_eq!(r.cursor(), n);
         assert_eq!(r.world(), &fresh(&sc, 5, n), "step {n}");

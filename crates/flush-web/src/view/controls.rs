@@ -28,8 +28,19 @@ pub fn header(state: &AppState, sc: &Scenario, h: &Hooks) -> Html {
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
             if v != "__inline" {
-                let mode = if builtin::get(&v).is_some_and(|s| s.schedule.is_some()) { Mode::Scripted } else { Mode::Seeded };
-                d.emit(Action::Load(ViewSpec { source: Source::Builtin(v), version: None, seed: None, mode, schedule: None, step: 0 }));
+                let mode = if builtin::get(&v).is_some_and(|s| s.schedule.is_some()) {
+                    Mode::Scripted
+                } else {
+                    Mode::Seeded
+                };
+                d.emit(Action::Load(ViewSpec {
+                    source: Source::Builtin(v),
+                    version: None,
+                    seed: None,
+                    mode,
+                    schedule: None,
+                    step: 0,
+                }));
             }
         })
     };
@@ -42,7 +53,18 @@ pub fn header(state: &AppState, sc: &Scenario, h: &Hooks) -> Html {
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
             if let Some(v) = Version::parse(&v) {
-                let mut spec = ViewSpec { source: source.clone(), version: None, seed: Some(seed), mode: if st_mode == Mode::Manual { Mode::Seeded } else { st_mode }, schedule: None, step: 0 };
+                let mut spec = ViewSpec {
+                    source: source.clone(),
+                    version: None,
+                    seed: Some(seed),
+                    mode: if st_mode == Mode::Manual {
+                        Mode::Seeded
+                    } else {
+                        st_mode
+                    },
+                    schedule: None,
+                    step: 0,
+                };
                 spec_of(v)(&mut spec);
                 d.emit(Action::Load(spec));
             }
@@ -55,7 +77,14 @@ pub fn header(state: &AppState, sc: &Scenario, h: &Hooks) -> Html {
         let version = sc.version;
         Callback::from(move |e: Event| {
             if let Some(m) = Mode::parse(&e.target_unchecked_into::<HtmlSelectElement>().value()) {
-                d.emit(Action::Load(ViewSpec { source: source.clone(), version, seed: Some(seed), mode: m, schedule: None, step: 0 }));
+                d.emit(Action::Load(ViewSpec {
+                    source: source.clone(),
+                    version,
+                    seed: Some(seed),
+                    mode: m,
+                    schedule: None,
+                    step: 0,
+                }));
             }
         })
     };
@@ -66,8 +95,18 @@ pub fn header(state: &AppState, sc: &Scenario, h: &Hooks) -> Html {
         Callback::from(move |e: Event| {
             let input = e.target_unchecked_into::<HtmlInputElement>();
             match input.value().trim().parse::<u64>() {
-                Ok(seed) => d.emit(Action::Load(ViewSpec { source: source.clone(), version, seed: Some(seed), mode: Mode::Seeded, schedule: None, step: 0 })),
-                Err(_) => d.emit(Action::Error(format!("Seed \"{}\" is not a whole number from 0 to 18446744073709551615.", input.value()))),
+                Ok(seed) => d.emit(Action::Load(ViewSpec {
+                    source: source.clone(),
+                    version,
+                    seed: Some(seed),
+                    mode: Mode::Seeded,
+                    schedule: None,
+                    step: 0,
+                })),
+                Err(_) => d.emit(Action::Error(format!(
+                    "Seed \"{}\" is not a whole number from 0 to 18446744073709551615.",
+                    input.value()
+                ))),
             }
         })
     };
@@ -119,7 +158,13 @@ pub fn header(state: &AppState, sc: &Scenario, h: &Hooks) -> Html {
     }
 }
 
-pub fn transport(state: &AppState, len: u32, cursor: u32, outcome: Option<&flush_core::Outcome>, d: &Callback<Action>) -> Html {
+pub fn transport(
+    state: &AppState,
+    len: u32,
+    cursor: u32,
+    outcome: Option<&flush_core::Outcome>,
+    d: &Callback<Action>,
+) -> Html {
     let cb = |a: fn() -> Action| {
         let d = d.clone();
         Callback::from(move |_: MouseEvent| d.emit(a()))
@@ -127,7 +172,11 @@ pub fn transport(state: &AppState, len: u32, cursor: u32, outcome: Option<&flush
     let on_scrub = {
         let d = d.clone();
         Callback::from(move |e: InputEvent| {
-            if let Ok(n) = e.target_unchecked_into::<HtmlInputElement>().value().parse::<u32>() {
+            if let Ok(n) = e
+                .target_unchecked_into::<HtmlInputElement>()
+                .value()
+                .parse::<u32>()
+            {
                 d.emit(Action::Goto(n));
             }
         })
@@ -139,7 +188,10 @@ pub fn transport(state: &AppState, len: u32, cursor: u32, outcome: Option<&flush
                 let input = e.target_unchecked_into::<HtmlInputElement>();
                 match input.value().trim().parse::<u32>() {
                     Ok(n) if n <= len => d.emit(Action::Goto(n)),
-                    _ => d.emit(Action::Error(format!("Jump: \"{}\" is not a step from 0 to {len}.", input.value()))),
+                    _ => d.emit(Action::Error(format!(
+                        "Jump: \"{}\" is not a step from 0 to {len}.",
+                        input.value()
+                    ))),
                 }
             }
         })
@@ -147,7 +199,11 @@ pub fn transport(state: &AppState, len: u32, cursor: u32, outcome: Option<&flush
     let on_speed = {
         let d = d.clone();
         Callback::from(move |e: Event| {
-            if let Ok(v) = e.target_unchecked_into::<HtmlSelectElement>().value().parse::<u32>() {
+            if let Ok(v) = e
+                .target_unchecked_into::<HtmlSelectElement>()
+                .value()
+                .parse::<u32>()
+            {
                 d.emit(Action::Speed(v));
             }
         })
@@ -246,7 +302,11 @@ pub fn intro(sc: &Scenario) -> Html {
 pub fn plots(stats: &Stats, cursor: u32) -> Html {
     let (x0, x1) = plots::x_range();
     let (y0, y1) = plots::y_range();
-    let x = if stats.len == 0 { x0 } else { x0 + (x1 - x0) * f64::from(cursor) / f64::from(stats.len) };
+    let x = if stats.len == 0 {
+        x0
+    } else {
+        x0 + (x1 - x0) * f64::from(cursor) / f64::from(stats.len)
+    };
     html! {
         <section class="panel plots" id="plots">
             <h3>{"Over the run"}</h3>

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use flush_core::flush2021::{At, HalfKind, Over, Role, Runner, SigOrigin, World};
+use flush_core::flush2021::{At, HalfKind, Role, Runner, SigOrigin, World};
 use flush_core::report::PackJson;
 use flush_core::scenario::InjId;
 use flush_core::Scenario;
@@ -17,6 +17,8 @@ const BOX_H: f64 = 100.0;
 const GAP: f64 = 46.0;
 const X0: f64 = 250.0;
 const LANE_H: f64 = 168.0;
+/// Top of the boxes in a lane.
+const BOX_Y: f64 = 38.0;
 const HANDLER_X: f64 = 14.0;
 const HANDLER_W: f64 = 156.0;
 /// Runners drawn per lane (the rest are counted).
@@ -32,7 +34,12 @@ enum HalfState {
     Failed,
 }
 
-fn half_state(w: &World, r: &Runner, kind: HalfKind, live: &BTreeMap<(u32, HalfKind), At>) -> HalfState {
+fn half_state(
+    w: &World,
+    r: &Runner,
+    kind: HalfKind,
+    live: &BTreeMap<(u32, HalfKind), At>,
+) -> HalfState {
     let set = match kind {
         HalfKind::Insert => r.insert_set,
         HalfKind::Delete => r.delete_set,
@@ -86,14 +93,38 @@ fn token(key: String, label: &str, x: f64, y: f64, class: &str, title: String) -
     }
 }
 
-pub fn stage(w: &World, sc: &Scenario, changed: &[i64], notified: &[(u32, PackJson)], cursor: u32) -> Html {
+/// The token of an injection held (injectOne done, waiting on injectOver), on the
+/// top edge of its holder's box, whose right edge is at `right`.
+fn held_token(sc: &Scenario, inj: InjId, segment: i64, right: f64, holder: &str) -> Html {
+    let name = sc.inj_name(inj);
+    token(
+        format!("tok-{name}-{segment}"),
+        name,
+        right - 18.0,
+        BOX_Y - 2.0,
+        "held",
+        format!("{name} is held by {holder} (injectOne done; waiting on injectOver)"),
+    )
+}
+
+pub fn stage(
+    w: &World,
+    sc: &Scenario,
+    changed: &[i64],
+    notified: &[(u32, PackJson)],
+    cursor: u32,
+) -> Html {
     let mut live: BTreeMap<(u32, HalfKind), At> = BTreeMap::new();
     for g in &w.goroutines {
         if let Role::Half { runner, kind, .. } = g.role {
             live.insert((runner, kind), g.at.clone());
         }
     }
-    let lanes: Html = w.queues.iter().map(|q| lane(w, sc, q.segment, &live)).collect();
+    let lanes: Html = w
+        .queues
+        .iter()
+        .map(|q| lane(w, sc, q.segment, &live))
+        .collect();
     html! {
         <div class="stage-flush">
             if w.queues.is_empty() {
@@ -111,12 +142,17 @@ pub fn stage(w: &World, sc: &Scenario, changed: &[i64], notified: &[(u32, PackJs
 
 fn handler_words(w: &World, sc: &Scenario, segment: i64) -> (String, &'static str) {
     let q = w.queue(segment).expect("lane of a queue");
-    let alive = q.handler.and_then(|h| w.goroutine(h.goroutine).map(|g| (h, g)));
+    let alive = q
+        .handler
+        .and_then(|h| w.goroutine(h.goroutine).map(|g| (h, g)));
     match alive {
         None if q.handler.is_some() => ("stopped (close)".into(), "stopped"),
         None => (format!("none: {} task(s) running", q.running), "none"),
         Some((h, g)) => match &g.at {
-            At::Handling { inj, .. } => (format!("g{} handling {} (B6)", h.goroutine, sc.inj_name(*inj)), "handling"),
+            At::Handling { inj, .. } => (
+                format!("g{} handling {} (B6)", h.goroutine, sc.inj_name(*inj)),
+                "handling",
+            ),
             _ if h.done => (format!("g{} closing (done closed)", h.goroutine), "closing"),
             _ => (format!("g{} idle in select (B5)", h.goroutine), "idle"),
         },
@@ -126,13 +162,17 @@ fn handler_words(w: &World, sc: &Scenario, segment: i64) -> (String, &'static st
 fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind), At>) -> Html {
     let q = w.queue(segment).expect("queue");
     let (hwords, hclass) = handler_words(w, sc, segment);
-    let mut runners: Vec<&Runner> = w.runners.iter().filter(|r| r.segment == segment && r.adhoc.is_none()).collect();
+    let mut runners: Vec<&Runner> = w
+        .runners
+        .iter()
+        .filter(|r| r.segment == segment && r.adhoc.is_none())
+        .collect();
     runners.sort_unstable_by_key(|r| r.seq);
     let hidden = runners.len().saturating_sub(MAX_RUNNERS);
     runners.truncate(MAX_RUNNERS);
     let width = X0 + (runners.len() as f64) * (BOX_W + GAP) + 40.0;
     let x_of = |i: usize| X0 + i as f64 * (BOX_W + GAP);
-    let box_y = 38.0;
+    let box_y = BOX_Y;
     let handler_g = q.handler.map(|h| h.goroutine);
 
     // Tail arrows and runner boxes.
@@ -146,19 +186,21 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
             None => ("not chained yet (creator waits)".to_owned(), "pending"),
             Some(At::WaitHalves) => (format!("B1: {} half(s) to finish", r.wg), "wait"),
             Some(At::WaitStart) => ("B2 waits on its start signal".to_owned(), "wait"),
-            Some(At::WaitInjectOver { inj }) => (format!("B3 holds {}: injectOver?", sc.inj_name(*inj)), "holding"),
+            Some(At::WaitInjectOver { inj }) => (
+                format!("B3 holds {}: injectOver?", sc.inj_name(*inj)),
+                "holding",
+            ),
             Some(At::PostTaskMutex { .. }) => ("postTask waits for injectMut".to_owned(), "wait"),
             Some(At::SaveBinlogPaths { n }) => (format!("B14 SaveBinlogPaths #{n}"), "notifying"),
             Some(_) => ("running".to_owned(), "wait"),
         };
         if let Some(At::WaitInjectOver { inj }) = g.map(|g| &g.at) {
-            tokens.push(token(
-                format!("tok-{}-{}", sc.inj_name(*inj), segment),
-                sc.inj_name(*inj),
-                x + BOX_W - 18.0,
-                box_y - 2.0,
-                "held",
-                format!("{} is held by runner pos={} (injectOne done; waiting on injectOver)", sc.inj_name(*inj), sc.pos_name(r.pos)),
+            tokens.push(held_token(
+                sc,
+                *inj,
+                segment,
+                x + BOX_W,
+                &format!("runner pos={}", sc.pos_name(r.pos)),
             ));
         }
         // The tail arrow: from this runner to what its start signal is.
@@ -169,7 +211,9 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
                     Some(j) => (Some(x_of(j) + BOX_W), None),
                     None => (None, Some(format!("#{seq} done"))),
                 },
-                SigOrigin::InjectDone { handler } if Some(handler) == handler_g && w.goroutine(handler).is_some() => {
+                SigOrigin::InjectDone { handler }
+                    if Some(handler) == handler_g && w.goroutine(handler).is_some() =>
+                {
                     (Some(HANDLER_X + HANDLER_W), None)
                 }
                 SigOrigin::InjectDone { .. } => (None, Some("injectDone ✓".to_owned())),
@@ -177,7 +221,11 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
             };
             let y = box_y + BOX_H / 2.0;
             let class = if closed { "tail closed" } else { "tail open" };
-            let marker = if closed { "url(#arrow-closed)" } else { "url(#arrow-open)" };
+            let marker = if closed {
+                "url(#arrow-closed)"
+            } else {
+                "url(#arrow-open)"
+            };
             match (tx, label) {
                 (Some(tx), _) => {
                     let d = if (x - tx).abs() < GAP + 1.0 {
@@ -220,13 +268,12 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
     // The handler slot and tokens it holds; queued injections in injectCh.
     if let Some(h) = q.handler {
         if let Some(At::Handling { inj, .. }) = w.goroutine(h.goroutine).map(|g| &g.at) {
-            tokens.push(token(
-                format!("tok-{}-{}", sc.inj_name(*inj), segment),
-                sc.inj_name(*inj),
-                HANDLER_X + HANDLER_W - 18.0,
-                box_y - 2.0,
-                "held",
-                format!("{} is held by the inject handler (waiting on injectOver)", sc.inj_name(*inj)),
+            tokens.push(held_token(
+                sc,
+                *inj,
+                segment,
+                HANDLER_X + HANDLER_W,
+                "the inject handler",
             ));
         }
     }
@@ -241,7 +288,10 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
         ));
     }
     let post = q.post_inj.map(|p| {
-        let to = sc.injections[p as usize].remap_to.map(|t| format!(" → {t}")).unwrap_or_default();
+        let to = sc.injections[p as usize]
+            .remap_to
+            .map(|t| format!(" → {t}"))
+            .unwrap_or_default();
         format!("{}{to}", sc.inj_name(p))
     });
     let holder = token_holder(w, sc, segment);
@@ -283,7 +333,11 @@ fn short_handler(w: &World, sc: &Scenario, segment: i64) -> String {
 
 fn tail_words(w: &World, segment: i64) -> String {
     let q = w.queue(segment).expect("queue");
-    let state = if w.is_closed(q.tail.id) { "closed" } else { "open" };
+    let state = if w.is_closed(q.tail.id) {
+        "closed"
+    } else {
+        "open"
+    };
     match q.tail.origin {
         SigOrigin::QueueInit => format!("initial ({state})"),
         SigOrigin::Runner { seq } => format!("runner #{seq} ({state})"),
@@ -301,7 +355,11 @@ pub fn token_holder(w: &World, sc: &Scenario, segment: i64) -> String {
             (Role::Runner(r), At::WaitInjectOver { inj }) => {
                 if let Some(r) = w.runner(*r) {
                     if r.segment == segment {
-                        return format!("runner pos={} ({})", sc.pos_name(r.pos), sc.inj_name(*inj));
+                        return format!(
+                            "runner pos={} ({})",
+                            sc.pos_name(r.pos),
+                            sc.inj_name(*inj)
+                        );
                     }
                 }
             }
@@ -317,7 +375,10 @@ fn drop_panel(w: &World, sc: &Scenario, live: &BTreeMap<(u32, HalfKind), At>) ->
     let fin_words = match (fin.map(|g| &g.at), d.flush_and_drop.is_some()) {
         (Some(At::WaitAllFlushed), _) => "B12: waits for allFlushed".to_owned(),
         (Some(At::WaitTails { tails }), _) => {
-            format!("B13: waits for {} queue tail(s)", tails.iter().filter(|t| !w.is_closed(**t)).count())
+            format!(
+                "B13: waits for {} queue tail(s)",
+                tails.iter().filter(|t| !w.is_closed(**t)).count()
+            )
         }
         (Some(At::FinaliserMutex { .. }), _) => "waits for a queue's injectMut".to_owned(),
         (Some(At::DropVirtualChannel { n }), _) => format!("B14: DropVirtualChannel attempt {n}"),
@@ -327,7 +388,7 @@ fn drop_panel(w: &World, sc: &Scenario, live: &BTreeMap<(u32, HalfKind), At>) ->
     let adhoc: Vec<&Runner> = w.runners.iter().filter(|r| r.adhoc.is_some()).collect();
     let chip = |p: &flush_core::flush2021::Pack| {
         let j = PackJson::from_pack(sc, p);
-        html! { <span class={classes!("pack", p.err.then_some("err"))}>{pack_text(&j)}</span> }
+        html! { <span class={classes!("pack", p.err.then_some("err"))}>{j.to_string()}</span> }
     };
     html! {
         <section class={classes!("panel", "drop", (!d.dropping).then_some("idle"))} id="drop">
@@ -359,20 +420,6 @@ fn drop_panel(w: &World, sc: &Scenario, live: &BTreeMap<(u32, HalfKind), At>) ->
     }
 }
 
-pub fn pack_text(p: &PackJson) -> String {
-    let mut s = format!("seg {} @{}", p.segment, p.pos.as_deref().unwrap_or("nil"));
-    if p.flushed {
-        s.push_str(" flushed");
-    }
-    if p.dropped {
-        s.push_str(" dropped");
-    }
-    if p.err {
-        s.push_str(" err");
-    }
-    s
-}
-
 fn notify_stream(notified: &[(u32, PackJson)], cursor: u32) -> Html {
     let upto = notified.partition_point(|(s, _)| *s <= cursor);
     let shown = &notified[upto.saturating_sub(40)..upto];
@@ -383,7 +430,7 @@ fn notify_stream(notified: &[(u32, PackJson)], cursor: u32) -> Html {
             <div class="packs">
                 {for shown.iter().enumerate().map(|(i, (step, p))| html! {
                     <span class={classes!("pack", (i + 1 == shown.len() && *step == cursor).then_some("fresh"))}
-                          title={format!("notified at step {step}")}>{pack_text(p)}</span>
+                          title={format!("notified at step {step}")}>{p.to_string()}</span>
                 })}
             </div>
         </section>
@@ -423,17 +470,4 @@ pub fn changed_segments(events: &[flush_core::flush2021::Ev]) -> Vec<i64> {
             _ => None,
         })
         .collect()
-}
-
-/// `injectOver` in words (for tooltips and the goroutine list).
-pub fn over_words(o: Over) -> String {
-    match o {
-        Over::Pending => "pending".into(),
-        Over::Filled(k) => format!("{k} true(s) buffered"),
-        Over::Closed => "closed (false)".into(),
-    }
-}
-
-pub fn inj_label(sc: &Scenario, i: InjId) -> String {
-    sc.inj_name(i).to_owned()
 }

@@ -11,7 +11,12 @@ use crate::state::Action;
 /// Goroutine rows drawn (the rest are counted).
 const MAX_ROWS: usize = 40;
 
-pub fn step_panel(line: Option<&TraceLine>, cursor: u32, len: u32, outcome: Option<&flush_core::Outcome>) -> Html {
+pub fn step_panel(
+    line: Option<&TraceLine>,
+    cursor: u32,
+    len: u32,
+    outcome: Option<&flush_core::Outcome>,
+) -> Html {
     let Some(l) = line else {
         return html! {
             <section class="panel step" id="step">
@@ -48,38 +53,17 @@ pub fn step_panel(line: Option<&TraceLine>, cursor: u32, len: u32, outcome: Opti
 
 pub fn goroutines(run: &AnyRun, dispatch: &Callback<Action>) -> Html {
     let runnable = run.runnable_here();
-    let rows: Vec<(u32, String, String, &'static str)> = match run {
-        AnyRun::Flush(r) => {
-            let w = r.world();
-            w.goroutines
-                .iter()
-                .map(|g| {
-                    let (on, f) = w.waits_on(run.scenario(), g);
-                    (g.id, w.goroutine_name(run.scenario(), g), on, f)
-                })
-                .collect()
-        }
-        AnyRun::Sync(r) => {
-            let w = r.world();
-            w.goroutines
-                .iter()
-                .map(|g| {
-                    let (on, f) = w.waits_on(run.scenario(), g);
-                    (g.id, w.goroutine_name(run.scenario(), g), on, f)
-                })
-                .collect()
-        }
-    };
-    let total = rows.len();
-    let mut sorted = rows;
+    let mut sorted = run.goroutines();
+    let total = sorted.len();
     // Runnable ones first, then by id, so the buttons are where the eye goes.
-    sorted.sort_unstable_by_key(|r| (!runnable.iter().any(|c| c.g == r.0), r.0));
+    sorted.sort_unstable_by_key(|r| (!runnable.iter().any(|c| c.g == r.id), r.id));
     html! {
         <section class="panel goroutines" id="goroutines">
             <h3>{format!("Goroutines: {total} alive, {} runnable", runnable.iter().map(|c| c.g).collect::<std::collections::BTreeSet<_>>().len())}</h3>
             if total == 0 { <p class="muted">{"None left."}</p> }
             <ul>
-                {for sorted.iter().take(MAX_ROWS).map(|(g, name, on, f)| {
+                {for sorted.iter().take(MAX_ROWS).map(|v| {
+                    let (g, name, on, f) = (&v.id, &v.name, &v.waits_on, &v.go);
                     let cases: Vec<Choice> = runnable.iter().copied().filter(|c| c.g == *g).collect();
                     let state = if cases.is_empty() { "blocked" } else { "runnable" };
                     html! {

@@ -24,7 +24,10 @@ pub fn stage(w: &World, sc: &Scenario, before: Option<&World>, removed_now: &[i6
         At::SyncSegmentsRpc { handler, .. } => Some((g.id, *handler)),
         _ => None,
     });
-    let handler = w.goroutines.iter().find(|g| matches!(g.role, Role::Handler(_)));
+    let handler = w
+        .goroutines
+        .iter()
+        .find(|g| matches!(g.role, Role::Handler(_)));
     html! {
         <div class="stage-sync">
             <section class="lane" data-lane="write-buffer">
