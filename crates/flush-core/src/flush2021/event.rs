@@ -486,7 +486,7 @@ impl Ev {
                 write!(out, "drop pack of segment {from} remapped to {to} by {}'s postInjection", i(*inj))
             }
             FlushAndDrop { packs } => write!(out, "flushAndDrop with {packs} pack(s): DropVirtualChannel"),
-            FlushAndDropDone => write!(out, "DropVirtualChannel succeeded; segments marked flushed"),
+            FlushAndDropDone => write!(out, "DropVirtualChannel succeeded; every segment of the request is marked flushed"),
             GoPanic { message } => write!(out, "PANIC: {message}"),
             Invariant(v) => write!(out, "INVARIANT {}: {}", v.name(), v.describe(sc)),
         };

@@ -193,6 +193,8 @@ pub struct DropState {
     pub packs: Vec<Pack>,
     /// The packs given to `flushAndDrop`, after the postInjection pass.
     pub flush_and_drop: Option<Vec<Pack>>,
+    /// New segments whose start positions `dropVirtualChannelFunc` added to its request.
+    pub start_positions: Vec<i64>,
 }
 
 /// A segment of the datanode `Replica` (segment_replica.go).
@@ -403,6 +405,7 @@ impl World {
                 all_flushed: AllFlushed::Unset,
                 packs: Vec::new(),
                 flush_and_drop: None,
+                start_positions: Vec::new(),
             },
             replica,
             open_signals: Vec::new(),

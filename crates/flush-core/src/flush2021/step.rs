@@ -838,13 +838,17 @@ impl World {
     }
 
     /// `replica.listNewSegmentsStartPositions()`: reports every new segment and moves it to normal.
-    fn list_new_segments_start_positions(&mut self, ev: &mut Vec<Ev>) {
+    /// Returns the segments it reported.
+    fn list_new_segments_start_positions(&mut self, ev: &mut Vec<Ev>) -> Vec<i64> {
+        let mut listed = Vec::new();
         for s in &mut self.replica {
             if s.state == ReplicaState::New {
                 s.state = ReplicaState::Normal;
                 ev.push(Ev::ReplicaNewToNormal { segment: s.segment });
+                listed.push(s.segment);
             }
         }
+        listed
     }
 
     /// `replica.segmentFlushed(seg)`: new or normal → flushed; absent or flushed: nothing.
@@ -1025,13 +1029,14 @@ impl World {
                     .iter()
                     .flatten()
                     .map(|p| p.segment)
+                    .chain(self.drop.start_positions.iter().copied())
                     .collect();
                 segs.sort_unstable();
                 segs.dedup();
+                ev.push(Ev::FlushAndDropDone);
                 for s in segs {
                     self.segment_flushed(s, ev);
                 }
-                ev.push(Ev::FlushAndDropDone);
                 self.finish(g);
             }
             _ => unreachable!("finaliser: not a point this goroutine can be stepped from"),
@@ -1065,8 +1070,9 @@ impl World {
         if self.drop.all_flushed != AllFlushed::Closed {
             self.violate(Violation::FlushAndDropEarly, ev);
         }
-        // dropVirtualChannelFunc: listNewSegmentsStartPositions, then the RPC.
-        self.list_new_segments_start_positions(ev);
+        // dropVirtualChannelFunc: listNewSegmentsStartPositions (those segments join the
+        // request too), then the RPC.
+        self.drop.start_positions = self.list_new_segments_start_positions(ev);
         let packs = self.drop.packs.clone();
         ev.push(Ev::FlushAndDrop {
             packs: packs.len() as u32,
