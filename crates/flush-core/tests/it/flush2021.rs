@@ -415,6 +415,15 @@ fn drop_mode_with_injection_remaps_packs() {
             packs.iter().all(|p| p.segment == 100),
             "seed {seed}: {packs:?}"
         );
+        // The request also carries the start positions of the new segments 1 and 2
+        // (listNewSegmentsStartPositions), and dropVirtualChannelFunc flushes them too.
+        assert!(
+            r.head()
+                .replica
+                .iter()
+                .all(|s| s.state == ReplicaState::Flushed),
+            "seed {seed}"
+        );
     }
 }
 
