@@ -108,12 +108,20 @@ fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {
     }
 }
 
+/// 300 cases, or PROPTEST_CASES for a longer hunt.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300)
+}
+
 fn op_strategy() -> impl Strategy<Value = (u8, u8, u8, bool)> {
     (any::<u8>(), any::<u8>(), any::<u8>(), any::<bool>())
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn flush_runs_end_hold_invariants_and_keep_order(

@@ -183,7 +183,7 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
         let x = x_of(i);
         let g = r.goroutine.and_then(|g| w.goroutine(g));
         let (status, st_class) = match g.map(|g| &g.at) {
-            None => ("not chained yet (creator waits)".to_owned(), "pending"),
+            None => ("not chained yet".to_owned(), "pending"),
             Some(At::WaitHalves) => (format!("B1: {} half(s) to finish", r.wg), "wait"),
             Some(At::WaitStart) => ("B2 waits on its start signal".to_owned(), "wait"),
             Some(At::WaitInjectOver { inj }) => (
