@@ -205,6 +205,7 @@ test('bad input: a malformed upload, a tampered fragment and corrupted storage',
     buffer: Buffer.from('{\n  "name": "x",\n  "model": "flush-2021",\n  "actors": [ { "name": "a", "ops": [ { "op": "jump" } ] } ]\n}') });
   await page.waitForSelector('#error');
   assert.match(await page.textContent('#error-text'), /broken\.json:4:\d+: unknown variant `jump`/);
+  assert.match(await page.textContent('#error-text'), /The previous view is still loaded\./);
   assert.equal(await page.textContent('.stage-title h2'), title, 'the previous scenario stays loaded');
   assert.equal(await counter(page), 'step 5 / 24');
   await shot(page, '09-bad-upload');
@@ -226,6 +227,7 @@ test('bad input: a malformed upload, a tampered fragment and corrupted storage',
 
   const t = await open('scenario=nope&step=2');
   assert.match(await t.page.textContent('#error-text'), /no built-in scenario "nope"/);
+  assert.match(await t.page.textContent('#error-text'), /Showing the default scenario instead\.$/);
   assert.match(await t.page.textContent('.stage-title h2'), /#34018/, 'falls back to the default scenario');
   await t.ctx.close();
   const s = await open('', { storage: 'scenario=handoff&step=999999' });

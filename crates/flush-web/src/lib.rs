@@ -269,7 +269,7 @@ pub fn app() -> Html {
             let name = file.name();
             if file.size() > MAX_SCENARIO_BYTES as u64 {
                 dispatch.emit(Action::Error(format!(
-                    "{name}: the file is {:.1} MB; scenario files are limited to {} MB.",
+                    "{name}: the file is {:.1} MB; scenario files are limited to {} MB. The previous view is still loaded.",
                     file.size() as f64 / 1e6,
                     MAX_SCENARIO_BYTES / (1024 * 1024)
                 )));
@@ -278,10 +278,12 @@ pub fn app() -> Html {
             let d = dispatch.clone();
             let task = gloo::file::callbacks::read_as_text(&file, move |res| match res {
                 Err(e) => d.emit(Action::Error(format!(
-                    "{name}: could not be read as text ({e})."
+                    "{name}: could not be read as text ({e}). The previous view is still loaded."
                 ))),
                 Ok(text) => match flush_core::Scenario::parse(&text, &name) {
-                    Err(e) => d.emit(Action::Error(e.to_string())),
+                    Err(e) => d.emit(Action::Error(format!(
+                        "{e}. The previous view is still loaded."
+                    ))),
                     Ok(sc) => d.emit(Action::Load(ViewSpec {
                         source: Source::Inline {
                             file: name.clone(),

@@ -277,7 +277,7 @@ impl Reducible for AppState {
                 }
                 // The previous view stays; the message says what was wrong.
                 Err(e) => self.with(|s| {
-                    s.error = Some(e);
+                    s.error = Some(format!("{e} The previous view is still loaded."));
                     s.playing = false;
                 }),
             },

@@ -246,7 +246,6 @@ pub fn error_banner(e: &str, d: &Callback<Action>) -> Html {
     html! {
         <div class="error" id="error" role="alert">
             <strong>{"Could not do that: "}</strong><span id="error-text">{e.to_owned()}</span>
-            <span class="muted">{" The previous view is still loaded."}</span>
             <button onclick={Callback::from(move |_| d.emit(Action::DismissError))}>{"Dismiss"}</button>
         </div>
     }
