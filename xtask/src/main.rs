@@ -13,7 +13,8 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 const TRUNK_VERSION: &str = "0.21.14";
-const WASM_GOAL_GZIP: u64 = 250 * 1024;
+/// The budget: 250 KB (decimal, as its ~91 KB for an empty Yew + plotters page).
+const WASM_GOAL_GZIP: u64 = 250_000;
 
 type Result<T = ()> = std::result::Result<T, String>;
 
@@ -312,9 +313,9 @@ fn size_report() -> Result {
         "total", total.0, total.1
     );
     println!(
-        "wasm gzipped: {wasm_gz} B = {:.1} KiB (budget {} KiB: {})",
-        wasm_gz as f64 / 1024.0,
-        WASM_GOAL_GZIP / 1024,
+        "wasm gzipped: {wasm_gz} B = {:.1} KB (budget {} KB: {})",
+        wasm_gz as f64 / 1000.0,
+        WASM_GOAL_GZIP / 1000,
         if wasm_gz <= WASM_GOAL_GZIP {
             "within"
         } else {

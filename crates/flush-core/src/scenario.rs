@@ -768,13 +768,16 @@ impl Checker<'_> {
                         format!("rows must be between 0 and 10^12, not {}", r.rows),
                     ));
                 }
-                sc.replica.push(ReplicaSegment {
-                    segment: r.segment,
-                    state: r.state,
-                    rows: r.rows,
-                });
+                let at = sc.replica.partition_point(|x| x.segment < r.segment);
+                sc.replica.insert(
+                    at,
+                    ReplicaSegment {
+                        segment: r.segment,
+                        state: r.state,
+                        rows: r.rows,
+                    },
+                );
             }
-            sc.replica.sort_unstable_by_key(|r| r.segment);
         }
         if let Some(f) = &raw.faults {
             for (key, n) in [
@@ -846,14 +849,18 @@ impl Checker<'_> {
                     ));
                 }
                 note(d.segment, d.partition, p.clone(), self)?;
-                sc.datacoord.push(DcSegment {
-                    segment: d.segment,
-                    partition: d.partition,
-                    state: d.state,
-                    level: d.level,
-                    statslog: d.statslog,
-                    rows: d.rows,
-                });
+                let at = sc.datacoord.partition_point(|x| x.segment < d.segment);
+                sc.datacoord.insert(
+                    at,
+                    DcSegment {
+                        segment: d.segment,
+                        partition: d.partition,
+                        state: d.state,
+                        level: d.level,
+                        statslog: d.statslog,
+                        rows: d.rows,
+                    },
+                );
             }
         }
         let mut seen = BTreeSet::new();
@@ -872,16 +879,18 @@ impl Checker<'_> {
                 ));
             }
             note(d.segment, d.partition, p.clone(), self)?;
-            sc.datanode.push(DnSegment {
-                segment: d.segment,
-                partition: d.partition,
-                state: d.state,
-                level: d.level,
-                rows: d.rows,
-            });
+            let at = sc.datanode.partition_point(|x| x.segment < d.segment);
+            sc.datanode.insert(
+                at,
+                DnSegment {
+                    segment: d.segment,
+                    partition: d.partition,
+                    state: d.state,
+                    level: d.level,
+                    rows: d.rows,
+                },
+            );
         }
-        sc.datacoord.sort_unstable_by_key(|d| d.segment);
-        sc.datanode.sort_unstable_by_key(|d| d.segment);
         Ok(())
     }
 

@@ -11,7 +11,6 @@ pub mod view;
 use flush_core::scenario::MAX_SCENARIO_BYTES;
 use flush_core::AnyRun;
 use gloo::events::EventListener;
-use gloo::storage::{LocalStorage, Storage};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -26,7 +25,7 @@ pub const STORAGE_KEY: &str = "flushscope.view";
 pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         let msg = info.to_string();
-        gloo::console::error!(format!("FlushScope bug: {msg}"));
+        web_sys::console::error_1(&format!("FlushScope bug: {msg}").into());
         let doc = gloo::utils::document();
         if let Ok(div) = doc.create_element("div") {
             div.set_id("crash");
@@ -41,6 +40,11 @@ pub fn install_panic_hook() {
     }));
 }
 
+/// The page's local storage (absent in some privacy modes: then nothing is saved).
+fn storage() -> Option<web_sys::Storage> {
+    gloo::utils::window().local_storage().ok().flatten()
+}
+
 fn initial_state() -> AppState {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     let frag = hash.trim_start_matches('#');
@@ -50,11 +54,13 @@ fn initial_state() -> AppState {
             Err(e) => AppState::fallback(format!("{e} Showing the default scenario instead.")),
         };
     }
-    if let Some(saved) = LocalStorage::raw().get_item(STORAGE_KEY).ok().flatten() {
+    if let Some(saved) = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()) {
         return match decode_fragment(&saved).and_then(|spec| AppState::from_spec(&spec)) {
             Ok(s) => s,
             Err(e) => {
-                LocalStorage::delete(STORAGE_KEY);
+                if let Some(s) = storage() {
+                    let _ = s.remove_item(STORAGE_KEY);
+                }
                 AppState::fallback(format!(
                     "Your saved view (local storage) could not be restored: {e} It was cleared."
                 ))
@@ -176,7 +182,9 @@ pub fn app() -> Html {
                 if let Ok(h) = gloo::utils::window().history() {
                     let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
                 }
-                let _ = LocalStorage::raw().set_item(STORAGE_KEY, &frag);
+                if let Some(s) = storage() {
+                    let _ = s.set_item(STORAGE_KEY, &frag);
+                }
             });
             move || drop(t)
         });
@@ -269,8 +277,9 @@ pub fn app() -> Html {
             let name = file.name();
             if file.size() > MAX_SCENARIO_BYTES as u64 {
                 dispatch.emit(Action::Error(format!(
-                    "{name}: the file is {:.1} MB; scenario files are limited to {} MB. The previous view is still loaded.",
-                    file.size() as f64 / 1e6,
+                    "{name}: the file is {}.{} MB; scenario files are limited to {} MB. The previous view is still loaded.",
+                    file.size() / 1_000_000,
+                    file.size() / 100_000 % 10,
                     MAX_SCENARIO_BYTES / (1024 * 1024)
                 )));
                 return;
@@ -314,7 +323,7 @@ pub fn app() -> Html {
                     "application/json",
                     &text,
                 ),
-                Err(e) => gloo::console::error!(e.to_string()),
+                Err(e) => web_sys::console::error_1(&e.to_string().into()),
             }
         })
     };

@@ -40,43 +40,77 @@ pub fn css_color(i: usize) -> String {
     format!("rgb({},{},{})", c.0, c.1, c.2)
 }
 
-/// An SVG document of one plot (title and legend are HTML around it). Never
-/// panics: a drawing error gives a note instead.
+/// Where the data range maps to pixels: the plotting area of every plot.
+pub fn x_px(step: f64, len: u32) -> f64 {
+    let (x0, x1) = x_range();
+    x0 + (x1 - x0) * step / f64::from(len.max(1))
+}
+
+/// The value at the top of the y axis for these series (10% headroom).
+pub fn y_top(series: &[Series]) -> f64 {
+    series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(1.0f64, f64::max)
+        * 1.1
+}
+
+/// The tick values of the y axis (0, half, the largest value).
+pub fn y_ticks(series: &[Series]) -> [f64; 3] {
+    let top = y_top(series) / 1.1;
+    [0.0, top / 2.0, top]
+}
+
+/// A tick label: whole numbers plainly, others with one decimal.
+pub fn tick_label(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        // One decimal, by integer arithmetic: float formatting would cost bundle size.
+        let t = (v * 10.0).round() as i64;
+        format!("{}.{}", t / 10, t % 10)
+    }
+}
+
+pub fn y_px(v: f64, series: &[Series]) -> f64 {
+    let (y0, y1) = y_range();
+    y1 - (y1 - y0) * v / y_top(series)
+}
+
+/// An SVG document of one plot: grid, axes and lines. Titles, tick labels and
+/// legends are HTML around it (plotters' text layout and configure_mesh would
+/// cost about 18 KiB of gzipped wasm). Never panics: a drawing error gives a
+/// note instead.
 pub fn svg(series: &[Series], len: u32) -> String {
     let mut out = String::new();
     let drawn = (|| -> Result<(), Box<dyn std::error::Error>> {
         let root = SVGBackend::with_string(&mut out, (W, H)).into_drawing_area();
         root.fill(&WHITE)?;
-        let ymax = series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.1))
-            .fold(1.0f64, f64::max)
-            * 1.1;
+        let xmax = f64::from(len.max(1));
+        let ymax = y_top(series);
         let mut chart = ChartBuilder::on(&root)
             .margin(MARGIN)
             .x_label_area_size(X_LABELS)
             .y_label_area_size(Y_LABELS)
-            .build_cartesian_2d(0f64..f64::from(len.max(1)), 0f64..ymax)?;
-        chart
-            .configure_mesh()
-            .x_desc("step")
-            .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| {
-                if v.fract().abs() < 1e-9 {
-                    format!("{v:.0}")
-                } else {
-                    String::new()
-                }
-            })
-            .light_line_style(WHITE.mix(0.0))
-            .label_style(("sans-serif", 13))
-            .draw()?;
+            .build_cartesian_2d(0f64..xmax, 0f64..ymax)?;
+        let grid = RGBColor(0xe2, 0xe8, 0xf0);
+        for y in y_ticks(series) {
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(0.0, y), (xmax, y)],
+                grid,
+            )))?;
+        }
         for (i, s) in series.iter().enumerate() {
             chart.draw_series(LineSeries::new(
                 s.points.iter().map(|p| (f64::from(p.0), p.1)),
                 COLORS[i % COLORS.len()].stroke_width(2),
             ))?;
         }
+        let axis = RGBColor(0x55, 0x60, 0x6e);
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, ymax), (0.0, 0.0), (xmax, 0.0)],
+            axis,
+        )))?;
         root.present()?;
         Ok(())
     })();

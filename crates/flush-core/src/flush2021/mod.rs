@@ -361,7 +361,7 @@ impl World {
             .collect();
         if sc.replica.is_empty() {
             // Without a declared replica, every flushed segment starts as a new one.
-            let mut segs: Vec<i64> = sc
+            let segs: std::collections::BTreeSet<i64> = sc
                 .actors
                 .iter()
                 .flat_map(|a| a.ops.iter())
@@ -371,8 +371,6 @@ impl World {
                     _ => None,
                 })
                 .collect();
-            segs.sort_unstable();
-            segs.dedup();
             replica = segs
                 .into_iter()
                 .map(|segment| ReplicaSeg {

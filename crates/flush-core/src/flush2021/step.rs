@@ -1023,7 +1023,7 @@ impl World {
                     return;
                 }
                 // segmentFlushed for every segment of the request (packs and new segments' start positions).
-                let mut segs: Vec<i64> = self
+                let segs: std::collections::BTreeSet<i64> = self
                     .drop
                     .flush_and_drop
                     .iter()
@@ -1031,8 +1031,6 @@ impl World {
                     .map(|p| p.segment)
                     .chain(self.drop.start_positions.iter().copied())
                     .collect();
-                segs.sort_unstable();
-                segs.dedup();
                 ev.push(Ev::FlushAndDropDone);
                 for s in segs {
                     self.segment_flushed(s, ev);

@@ -70,22 +70,21 @@ pub struct MetaCache {
 impl MetaCache {
     /// The metacache as the scenario declares it at the start.
     pub fn from_setup(dn: &[DnSegment]) -> MetaCache {
-        let mut segs: Vec<MetaSeg> = dn
-            .iter()
-            .map(|d| MetaSeg {
-                segment: d.segment,
-                partition: d.partition,
-                state: d.state,
-                level: d.level,
-                flushed_rows: d.rows,
-                buffer_rows: 0,
-                syncing_rows: 0,
-                syncing_tasks: 0,
-                start_pos_recorded: true,
-            })
-            .collect();
-        segs.sort_unstable_by_key(|s| s.segment);
-        MetaCache { segs }
+        let mut m = MetaCache::default();
+        for seg in dn.iter().map(|d| MetaSeg {
+            segment: d.segment,
+            partition: d.partition,
+            state: d.state,
+            level: d.level,
+            flushed_rows: d.rows,
+            buffer_rows: 0,
+            syncing_rows: 0,
+            syncing_tasks: 0,
+            start_pos_recorded: true,
+        }) {
+            m.add(seg);
+        }
+        m
     }
 
     pub fn segments(&self) -> &[MetaSeg] {
@@ -142,14 +141,15 @@ impl MetaCache {
     /// `UpdateSegmentView(partition, newSegments, _, allSegments)` under `version`:
     /// adds each new segment that is still missing ("check again"), then removes every
     /// cached segment of the partition that is not in `all`, unless the version's
-    /// predicate keeps it. Returns (added, removed, kept-though-absent), by id.
+    /// predicate keeps it. Returns the added ids, and in id order each segment of the
+    /// partition absent from `all`, with `true` if it was removed (`false`: kept).
     pub fn update_segment_view(
         &mut self,
         version: Version,
         partition: i64,
         new_segments: &[MetaSeg],
         all: &[i64],
-    ) -> (Vec<i64>, Vec<MetaSeg>, Vec<MetaSeg>) {
+    ) -> (Vec<i64>, Vec<(MetaSeg, bool)>) {
         let mut added = Vec::new();
         for n in new_segments {
             if self.get(n.segment).is_none() {
@@ -161,32 +161,30 @@ impl MetaCache {
                 added.push(n.segment);
             }
         }
-        let mut removed = Vec::new();
-        let mut kept = Vec::new();
+        let mut absent = Vec::new();
         let mut i = 0;
         while i < self.segs.len() {
             let s = &self.segs[i];
-            let absent = !all.contains(&s.segment);
-            if absent && s.partition == partition && view_keeps(version, s, partition) {
-                kept.push(s.clone());
-            } else if absent && !view_keeps(version, s, partition) {
-                removed.push(self.segs.remove(i));
-                continue;
+            if s.partition == partition && !all.contains(&s.segment) {
+                if view_keeps(version, s, partition) {
+                    absent.push((s.clone(), false));
+                } else {
+                    absent.push((self.segs.remove(i), true));
+                    continue;
+                }
             }
             i += 1;
         }
-        (added, removed, kept)
+        (added, absent)
     }
 
-    /// `DetectMissingSegments`: ids of `set` that are not cached, sorted.
+    /// `DetectMissingSegments`: ids of `set` that are not cached, in `set`'s order
+    /// (requests list segments by id).
     pub fn detect_missing(&self, set: &[i64]) -> Vec<i64> {
-        let mut v: Vec<i64> = set
-            .iter()
+        set.iter()
             .copied()
             .filter(|id| self.get(*id).is_none())
-            .collect();
-        v.sort_unstable();
-        v
+            .collect()
     }
 }
 
@@ -265,7 +263,8 @@ mod tests {
 
     #[test]
     fn update_segment_view_adds_removes_and_keeps_per_version() {
-        let setup = |m: &mut MetaCache| {
+        let setup = || {
+            let mut m = MetaCache::default();
             m.add(seg(1, SegState::Flushed));
             m.add(seg(2, SegState::Growing));
             m.add(MetaSeg {
@@ -277,58 +276,63 @@ mod tests {
                 ..seg(4, SegState::Flushed)
             });
             m.add(seg(5, SegState::Flushing));
+            m
         };
         let new = [MetaSeg {
             flushed_rows: 42,
             ..seg(6, SegState::Flushed)
         }];
-        let ids = |v: &[MetaSeg]| v.iter().map(|s| s.segment).collect::<Vec<_>>();
+        // (removed ids, kept-though-absent ids)
+        let split = |v: Vec<(MetaSeg, bool)>| {
+            let ids = |gone: bool| {
+                v.iter()
+                    .filter(|x| x.1 == gone)
+                    .map(|x| x.0.segment)
+                    .collect::<Vec<_>>()
+            };
+            (ids(true), ids(false))
+        };
         // The request lists 1 and 6 only.
-        let mut m = MetaCache::default();
-        setup(&mut m);
-        let (added, removed, kept) = m.update_segment_view(Version::Ca7ef26e4b, 1, &new, &[1, 6]);
+        let mut m = setup();
+        let (added, absent) = m.update_segment_view(Version::Ca7ef26e4b, 1, &new, &[1, 6]);
         assert_eq!(added, vec![6]);
         assert_eq!(m.get(6).unwrap().flushed_rows, 42);
         assert_eq!(
-            ids(&removed),
-            vec![2, 5],
-            "buggy: the L1 Growing segment goes"
+            split(absent),
+            (vec![2, 5], vec![3]),
+            "buggy: only the L0 Growing one is spared"
         );
-        assert_eq!(ids(&kept), vec![3], "only the L0 Growing one is spared");
         assert!(m.get(4).is_some(), "another partition is never touched");
-        let mut m = MetaCache::default();
-        setup(&mut m);
-        let (_, removed, kept) = m.update_segment_view(Version::B5c9a7364b, 1, &new, &[1, 6]);
-        assert_eq!((ids(&removed), ids(&kept)), (vec![5], vec![2, 3]));
-        let mut m = MetaCache::default();
-        setup(&mut m);
-        let (_, removed, _) = m.update_segment_view(Version::C65f41dc60, 1, &new, &[1, 6]);
+        let mut m = setup();
+        let (_, absent) = m.update_segment_view(Version::B5c9a7364b, 1, &new, &[1, 6]);
+        assert_eq!(split(absent), (vec![5], vec![2, 3]));
+        let mut m = setup();
+        let (_, absent) = m.update_segment_view(Version::C65f41dc60, 1, &new, &[1, 6]);
         assert_eq!(
-            ids(&removed),
+            split(absent).0,
             vec![5],
             "Flushing is still removed at c65f41dc60"
         );
-        let mut m = MetaCache::default();
-        setup(&mut m);
-        let (_, removed, kept) = m.update_segment_view(Version::V4cf1a358ba, 1, &new, &[6]);
+        let mut m = setup();
+        let (_, absent) = m.update_segment_view(Version::V4cf1a358ba, 1, &new, &[6]);
         assert_eq!(
-            (ids(&removed), ids(&kept)),
+            split(absent),
             (vec![1], vec![2, 3, 5]),
             "only Flushed segments go"
         );
         // "Check again": a segment that appeared meanwhile is not overwritten.
         let mut m = MetaCache::default();
         m.add(seg(6, SegState::Growing));
-        let (added, _, _) = m.update_segment_view(Version::Ca7ef26e4b, 1, &new, &[6]);
+        let (added, _) = m.update_segment_view(Version::Ca7ef26e4b, 1, &new, &[6]);
         assert!(added.is_empty());
         assert_eq!(m.get(6).unwrap().state, SegState::Growing);
     }
 
     #[test]
-    fn detect_missing_is_sorted_and_exact() {
+    fn detect_missing_keeps_the_request_order_and_is_exact() {
         let mut m = MetaCache::default();
         m.add(seg(1, SegState::Flushed));
-        assert_eq!(m.detect_missing(&[9, 1, 4]), vec![4, 9]);
+        assert_eq!(m.detect_missing(&[4, 1, 9]), vec![4, 9]);
         assert_eq!(m.detect_missing(&[1]), Vec::<i64>::new());
     }
 }

@@ -358,15 +358,18 @@ impl World {
         let segment = t.segment;
         if t.level == Level::L0 {
             if self.dc(segment).is_none() {
-                self.datacoord.push(DcSeg {
-                    segment,
-                    partition: t.partition,
-                    state: SegState::Flushed,
-                    level: Level::L0,
-                    statslog: false,
-                    rows,
-                });
-                self.datacoord.sort_unstable_by_key(|d| d.segment);
+                let at = self.datacoord.partition_point(|d| d.segment < segment);
+                self.datacoord.insert(
+                    at,
+                    DcSeg {
+                        segment,
+                        partition: t.partition,
+                        state: SegState::Flushed,
+                        level: Level::L0,
+                        statslog: false,
+                        rows,
+                    },
+                );
             }
             ev.push(Ev::DatacoordSaved {
                 segment,
@@ -459,7 +462,7 @@ impl World {
             })
             .collect();
         let all: Vec<i64> = req.segments.iter().map(|s| s.segment).collect();
-        let (added, removed, kept) =
+        let (added, absent) =
             self.metacache
                 .update_segment_view(self.version, req.partition, &new, &all);
         for id in added {
@@ -469,14 +472,8 @@ impl World {
                 .map_or(SegState::Growing, |s| s.state);
             ev.push(Ev::MetacacheAdded { segment: id, state });
         }
-        // Go ranges over a map here; the model reports in id order, kept and removed interleaved.
-        let mut report: Vec<(MetaSeg, bool)> = removed
-            .into_iter()
-            .map(|s| (s, true))
-            .chain(kept.into_iter().map(|s| (s, false)))
-            .collect();
-        report.sort_unstable_by_key(|(s, _)| s.segment);
-        for (s, gone) in report {
+        // Go ranges over a map here; the model reports in id order.
+        for (s, gone) in absent {
             let (segment, state, level, version) = (s.segment, s.state, s.level, self.version);
             ev.push(if gone {
                 Ev::MetacacheRemoved {

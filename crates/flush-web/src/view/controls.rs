@@ -298,6 +298,11 @@ pub fn intro(sc: &Scenario) -> Html {
     }
 }
 
+/// A pixel position as an integer (keeps float formatting out of the bundle).
+fn px(v: f64) -> String {
+    (v.round() as i32).to_string()
+}
+
 pub fn plots(stats: &Stats, cursor: u32) -> Html {
     let (x0, x1) = plots::x_range();
     let (y0, y1) = plots::y_range();
@@ -316,8 +321,17 @@ pub fn plots(stats: &Stats, cursor: u32) -> Html {
                         <figure class="plot" title={title.clone()}>
                             {Html::from_html_unchecked(AttrValue::from(svg.clone()))}
                             <svg class="plot-cursor" width={plots::W.to_string()} height={plots::H.to_string()}>
-                                <line x1={x.to_string()} x2={x.to_string()} y1={y0.to_string()} y2={y1.to_string()} />
+                                <line x1={px(x)} x2={px(x)} y1={px(y0)} y2={px(y1)} />
                             </svg>
+                            {for plots::y_ticks(series).iter().map(|v| html! {
+                                <span class="tick y" style={format!("top:{}px; right:{}px", px(plots::y_px(*v, series) - 9.0), px(f64::from(plots::W) - plots::x_range().0 + 6.0))}>
+                                    {plots::tick_label(*v)}</span>
+                            })}
+                            {for [0.0, 0.5, 1.0].iter().map(|f| html! {
+                                <span class="tick x" style={format!("left:{}px; top:{}px", px(plots::x_px(f * f64::from(stats.len), stats.len) - 20.0), px(y1 + 4.0))}>
+                                    {format!("{}", (f * f64::from(stats.len)).round() as i64)}</span>
+                            })}
+                            <span class="tick axis" style={format!("left:{}px; top:{}px", px((plots::x_range().0 + plots::x_range().1) / 2.0 - 14.0), px(y1 + 16.0))}>{"step"}</span>
                         </figure>
                         <div class="legend">
                             {for series.iter().enumerate().map(|(i, s)| html! {

@@ -12,15 +12,15 @@ use yew::prelude::*;
 
 use super::badge;
 
-const BOX_W: f64 = 178.0;
-const BOX_H: f64 = 100.0;
-const GAP: f64 = 46.0;
-const X0: f64 = 250.0;
-const LANE_H: f64 = 168.0;
+const BOX_W: i32 = 178;
+const BOX_H: i32 = 100;
+const GAP: i32 = 46;
+const X0: i32 = 250;
+const LANE_H: i32 = 168;
 /// Top of the boxes in a lane.
-const BOX_Y: f64 = 38.0;
-const HANDLER_X: f64 = 14.0;
-const HANDLER_W: f64 = 156.0;
+const BOX_Y: i32 = 38;
+const HANDLER_X: i32 = 14;
+const HANDLER_W: i32 = 156;
 /// Runners drawn per lane (the rest are counted).
 const MAX_RUNNERS: usize = 24;
 
@@ -65,7 +65,7 @@ fn half_state(
     }
 }
 
-fn half_pill(x: f64, y: f64, label: &str, st: HalfState) -> Html {
+fn half_pill(x: i32, y: i32, label: &str, st: HalfState) -> Html {
     let (class, text) = match st {
         HalfState::Absent => ("half absent", format!("{label} —")),
         HalfState::Running(n) => ("half running", format!("{label} try {n}")),
@@ -76,13 +76,13 @@ fn half_pill(x: f64, y: f64, label: &str, st: HalfState) -> Html {
     html! {
         <g class={class} data-half={label.to_owned()}>
             <rect x={(x).to_string()} y={y.to_string()} width="78" height="22" rx="11" />
-            <text x={(x + 39.0).to_string()} y={(y + 15.5).to_string()} text-anchor="middle">{text}</text>
+            <text x={(x + 39).to_string()} y={(y + 16).to_string()} text-anchor="middle">{text}</text>
         </g>
     }
 }
 
 /// Where each token sits, as (x, y) in lane coordinates.
-fn token(key: String, label: &str, x: f64, y: f64, class: &str, title: String) -> Html {
+fn token(key: String, label: &str, x: i32, y: i32, class: &str, title: String) -> Html {
     html! {
         <g key={key.clone()} class={classes!("token", class.to_owned())} data-token={key}
            style={format!("transform: translate({x}px, {y}px)")}>
@@ -95,13 +95,13 @@ fn token(key: String, label: &str, x: f64, y: f64, class: &str, title: String) -
 
 /// The token of an injection held (injectOne done, waiting on injectOver), on the
 /// top edge of its holder's box, whose right edge is at `right`.
-fn held_token(sc: &Scenario, inj: InjId, segment: i64, right: f64, holder: &str) -> Html {
+fn held_token(sc: &Scenario, inj: InjId, segment: i64, right: i32, holder: &str) -> Html {
     let name = sc.inj_name(inj);
     token(
         format!("tok-{name}-{segment}"),
         name,
-        right - 18.0,
-        BOX_Y - 2.0,
+        right - 18,
+        BOX_Y - 2,
         "held",
         format!("{name} is held by {holder} (injectOne done; waiting on injectOver)"),
     )
@@ -167,11 +167,11 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
         .iter()
         .filter(|r| r.segment == segment && r.adhoc.is_none())
         .collect();
-    runners.sort_unstable_by_key(|r| r.seq);
+    // `runners` is in id order, which is creation (seq) order within a queue.
     let hidden = runners.len().saturating_sub(MAX_RUNNERS);
     runners.truncate(MAX_RUNNERS);
-    let width = X0 + (runners.len() as f64) * (BOX_W + GAP) + 40.0;
-    let x_of = |i: usize| X0 + i as f64 * (BOX_W + GAP);
+    let width = X0 + (runners.len() as i32) * (BOX_W + GAP) + 40;
+    let x_of = |i: usize| X0 + i as i32 * (BOX_W + GAP);
     let box_y = BOX_Y;
     let handler_g = q.handler.map(|h| h.goroutine);
 
@@ -219,7 +219,7 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
                 SigOrigin::InjectDone { .. } => (None, Some("injectDone ✓".to_owned())),
                 SigOrigin::QueueInit => (None, Some("init ✓".to_owned())),
             };
-            let y = box_y + BOX_H / 2.0;
+            let y = box_y + BOX_H / 2;
             let class = if closed { "tail closed" } else { "tail open" };
             let marker = if closed {
                 "url(#arrow-closed)"
@@ -228,17 +228,17 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
             };
             match (tx, label) {
                 (Some(tx), _) => {
-                    let d = if (x - tx).abs() < GAP + 1.0 {
-                        format!("M {} {y} L {} {y}", x, tx + 2.0)
+                    let d = if (x - tx).abs() < GAP + 1 {
+                        format!("M {x} {y} L {} {y}", tx + 2)
                     } else {
-                        format!("M {x} {y} C {} {}, {} {}, {} {y}", x - 40.0, y + 46.0, tx + 40.0, y + 46.0, tx + 2.0)
+                        format!("M {x} {y} C {} {}, {} {}, {} {y}", x - 40, y + 46, tx + 40, y + 46, tx + 2)
                     };
                     arrows.push(html! { <path class={class} d={d} marker-end={marker} data-tail-of={sc.pos_name(r.pos).to_owned()} /> });
                 }
                 (None, Some(l)) => arrows.push(html! {
                     <g class={class} data-tail-of={sc.pos_name(r.pos).to_owned()}>
-                        <path d={format!("M {x} {y} L {} {y}", x - 26.0)} />
-                        <text x={(x - 28.0).to_string()} y={(y + 4.0).to_string()} text-anchor="end" class="tail-label">{l}</text>
+                        <path d={format!("M {x} {y} L {} {y}", x - 26)} />
+                        <text x={(x - 28).to_string()} y={(y + 4).to_string()} text-anchor="end" class="tail-label">{l}</text>
                     </g>
                 }),
                 _ => {}
@@ -255,8 +255,8 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
                 <text x="10" y="37" class="runner-seq">
                     {format!("runner #{}{}", r.seq, r.goroutine.map(|g| format!(" · g{g}")).unwrap_or_default())}
                 </text>
-                {half_pill(8.0, 45.0, "ins", half_state(w, r, HalfKind::Insert, live))}
-                {half_pill(92.0, 45.0, "del", half_state(w, r, HalfKind::Delete, live))}
+                {half_pill(8, 45, "ins", half_state(w, r, HalfKind::Insert, live))}
+                {half_pill(92, 45, "del", half_state(w, r, HalfKind::Delete, live))}
                 <text x="10" y="84" class="runner-status">{status}</text>
                 if let Some(to) = pack_seg {
                     <text x="10" y="97" class="runner-remap">{format!("pack → segment {to}")}</text>
@@ -281,8 +281,8 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
         tokens.push(token(
             format!("tok-{}-{}", sc.inj_name(*inj), segment),
             sc.inj_name(*inj),
-            HANDLER_X + 16.0 + i as f64 * 28.0,
-            box_y + BOX_H + 8.0,
+            HANDLER_X + 16 + i as i32 * 28,
+            box_y + BOX_H + 8,
             "queued",
             format!("{} queued in injectCh", sc.inj_name(*inj)),
         ));

@@ -53,10 +53,15 @@ pub fn step_panel(
 
 pub fn goroutines(run: &AnyRun, dispatch: &Callback<Action>) -> Html {
     let runnable = run.runnable_here();
-    let mut sorted = run.goroutines();
-    let total = sorted.len();
+    let all = run.goroutines();
+    let total = all.len();
     // Runnable ones first, then by id, so the buttons are where the eye goes.
-    sorted.sort_unstable_by_key(|r| (!runnable.iter().any(|c| c.g == r.id), r.id));
+    let can_run = |id: u32| runnable.iter().any(|c| c.g == id);
+    let sorted: Vec<_> = all
+        .iter()
+        .filter(|v| can_run(v.id))
+        .chain(all.iter().filter(|v| !can_run(v.id)))
+        .collect();
     html! {
         <section class="panel goroutines" id="goroutines">
             <h3>{format!("Goroutines: {total} alive, {} runnable", runnable.iter().map(|c| c.g).collect::<std::collections::BTreeSet<_>>().len())}</h3>
