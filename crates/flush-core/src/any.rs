@@ -77,9 +77,17 @@ impl AnyRun {
         each!(self, r => r.goto(n))
     }
 
-    /// The live goroutines at the cursor.
-    pub fn goroutines(&self) -> Vec<crate::engine::GoroutineView> {
-        each!(self, r => r.world().goroutine_views(r.scenario()))
+    /// The live goroutines at the cursor, runnable ones first, at most `max`.
+    pub fn goroutines(&self, runnable: &[Choice], max: usize) -> Vec<crate::engine::GoroutineView> {
+        each!(self, r => r.world().goroutine_views(r.scenario(), runnable, max))
+    }
+
+    /// How many goroutines are alive at the cursor.
+    pub fn goroutine_count(&self) -> usize {
+        match self {
+            AnyRun::Flush(r) => r.world().goroutines.len(),
+            AnyRun::Sync(r) => r.world().goroutines.len(),
+        }
     }
 
     /// The trace line of step `n` (from 1).

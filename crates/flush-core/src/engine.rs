@@ -43,8 +43,10 @@ pub trait Model: Clone + Eq + Hash {
     fn quiescent(&self) -> bool;
     /// Blocked goroutines, for a deadlock report: (id, name, what it waits on).
     fn blocked(&self, sc: &Scenario) -> Vec<(u32, String, String)>;
-    /// Every live goroutine, described for a reader.
-    fn goroutine_views(&self, sc: &Scenario) -> Vec<GoroutineView>;
+    /// Live goroutines described for a reader: the runnable ones (`runnable`) first,
+    /// then the others, each group by id, at most `max`.
+    fn goroutine_views(&self, sc: &Scenario, runnable: &[Choice], max: usize)
+        -> Vec<GoroutineView>;
     fn ev_go_fn(ev: &Self::Ev) -> &'static str;
     fn ev_render(sc: &Scenario, ev: &Self::Ev, out: &mut String);
     /// The Milvus log line a fact corresponds to, if Milvus logs there.

@@ -338,9 +338,18 @@ impl crate::engine::Model for World {
             .map(|g| (g.id, self.goroutine_name(sc, g), self.waits_on(sc, g).0))
             .collect()
     }
-    fn goroutine_views(&self, sc: &Scenario) -> Vec<crate::engine::GoroutineView> {
-        self.goroutines
-            .iter()
+    fn goroutine_views(
+        &self,
+        sc: &Scenario,
+        runnable: &[crate::sched::Choice],
+        max: usize,
+    ) -> Vec<crate::engine::GoroutineView> {
+        let can_run = |id: u32| runnable.iter().any(|c| c.g == id);
+        let first = self.goroutines.iter().filter(|g| can_run(g.id));
+        let rest = self.goroutines.iter().filter(|g| !can_run(g.id));
+        first
+            .chain(rest)
+            .take(max)
             .map(|g| {
                 let (waits_on, go) = self.waits_on(sc, g);
                 crate::engine::GoroutineView {

@@ -21,8 +21,10 @@ const LANE_H: i32 = 168;
 const BOX_Y: i32 = 38;
 const HANDLER_X: i32 = 14;
 const HANDLER_W: i32 = 156;
+/// The latest notified packs shown (the count shows them all).
+const MAX_PACKS: usize = 30;
 /// Runners drawn per lane (the rest are counted).
-const MAX_RUNNERS: usize = 24;
+const MAX_RUNNERS: usize = 14;
 
 /// State of one half of a runner, for drawing.
 #[derive(Clone, Copy, PartialEq)]
@@ -422,7 +424,7 @@ fn drop_panel(w: &World, sc: &Scenario, live: &BTreeMap<(u32, HalfKind), At>) ->
 
 fn notify_stream(notified: &[(u32, PackJson)], cursor: u32) -> Html {
     let upto = notified.partition_point(|(s, _)| *s <= cursor);
-    let shown = &notified[upto.saturating_sub(40)..upto];
+    let shown = &notified[upto.saturating_sub(MAX_PACKS)..upto];
     html! {
         <section class="panel notify" id="notify">
             <h3>{format!("Notified (SaveBinlogPaths): {upto}")}</h3>

@@ -53,21 +53,14 @@ pub fn step_panel(
 
 pub fn goroutines(run: &AnyRun, dispatch: &Callback<Action>) -> Html {
     let runnable = run.runnable_here();
-    let all = run.goroutines();
-    let total = all.len();
-    // Runnable ones first, then by id, so the buttons are where the eye goes.
-    let can_run = |id: u32| runnable.iter().any(|c| c.g == id);
-    let sorted: Vec<_> = all
-        .iter()
-        .filter(|v| can_run(v.id))
-        .chain(all.iter().filter(|v| !can_run(v.id)))
-        .collect();
+    let sorted = run.goroutines(&runnable, MAX_ROWS);
+    let total = run.goroutine_count();
     html! {
         <section class="panel goroutines" id="goroutines">
             <h3>{format!("Goroutines: {total} alive, {} runnable", runnable.iter().map(|c| c.g).collect::<std::collections::BTreeSet<_>>().len())}</h3>
             if total == 0 { <p class="muted">{"None left."}</p> }
             <ul>
-                {for sorted.iter().take(MAX_ROWS).map(|v| {
+                {for sorted.iter().map(|v| {
                     let (g, name, on, f) = (&v.id, &v.name, &v.waits_on, &v.go);
                     let cases: Vec<Choice> = runnable.iter().copied().filter(|c| c.g == *g).collect();
                     let state = if cases.is_empty() { "blocked" } else { "runnable" };
