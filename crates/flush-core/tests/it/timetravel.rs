@@ -61,7 +61,6 @@ fn branching_keeps_the_prefix_and_switches_to_manual() {
 /// compares whole worlds (not hashes) reaches exactly as many.
 #[test]
 fn explore_counts_the_reachable_states() {
-    use flush_core::Model;
     use std::collections::HashSet;
     for name in ["handoff", "idle-handler-injection", "drop-mode"] {
         let sc = builtin(name);
