@@ -39,14 +39,48 @@ pub trait Model: Clone + Eq + Hash {
     fn go_panic(&self) -> Option<(u32, &str)>;
     /// Invariant violations so far: stable name and description.
     fn violations(&self, sc: &Scenario) -> Vec<(&'static str, String)>;
+    /// Ids of the live goroutines, in id order.
+    fn goroutine_ids(&self) -> Vec<u32>;
+    /// A live goroutine described for a reader.
+    fn describe(&self, sc: &Scenario, g: u32) -> Option<GoroutineView>;
+    /// True for a goroutine that may wait forever harmlessly (an idle inject handler:
+    /// Go leaves it in its select).
+    fn waits_harmlessly(&self, _g: u32) -> bool {
+        false
+    }
     /// True when what is left may wait forever harmlessly (the run completed).
-    fn quiescent(&self) -> bool;
+    fn quiescent(&self) -> bool {
+        self.goroutine_ids()
+            .into_iter()
+            .all(|g| self.waits_harmlessly(g))
+    }
     /// Blocked goroutines, for a deadlock report: (id, name, what it waits on).
-    fn blocked(&self, sc: &Scenario) -> Vec<(u32, String, String)>;
+    fn blocked(&self, sc: &Scenario) -> Vec<(u32, String, String)> {
+        self.goroutine_ids()
+            .into_iter()
+            .filter(|g| !self.waits_harmlessly(*g))
+            .filter_map(|g| self.describe(sc, g))
+            .map(|v| (v.id, v.name, v.waits_on))
+            .collect()
+    }
     /// Live goroutines described for a reader: the runnable ones (`runnable`) first,
     /// then the others, each group by id, at most `max`.
-    fn goroutine_views(&self, sc: &Scenario, runnable: &[Choice], max: usize)
-        -> Vec<GoroutineView>;
+    fn goroutine_views(
+        &self,
+        sc: &Scenario,
+        runnable: &[Choice],
+        max: usize,
+    ) -> Vec<GoroutineView> {
+        let ids = self.goroutine_ids();
+        let can_run = |id: &u32| runnable.iter().any(|c| c.g == *id);
+        let first = ids.iter().filter(|g| can_run(g));
+        let rest = ids.iter().filter(|g| !can_run(g));
+        first
+            .chain(rest)
+            .take(max)
+            .filter_map(|g| self.describe(sc, *g))
+            .collect()
+    }
     fn ev_go_fn(ev: &Self::Ev) -> &'static str;
     fn ev_render(sc: &Scenario, ev: &Self::Ev, out: &mut String);
     /// The Milvus log line a fact corresponds to, if Milvus logs there.

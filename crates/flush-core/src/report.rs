@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::any::AnyRun;
 use crate::engine::{Model, Outcome, Run, StepRecord};
 use crate::flush2021;
-use crate::scenario::{Scenario, SegState};
+use crate::scenario::{DcSegment, DnSegment, Scenario};
 use crate::sched::{format_schedule, Policy};
 
 /// One step, rendered.
@@ -189,25 +189,6 @@ pub struct ReplicaJson {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct MetaJson {
-    pub segment: i64,
-    pub partition: i64,
-    pub state: SegState,
-    pub level: crate::scenario::Level,
-    pub rows: i64,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct DcJson {
-    pub segment: i64,
-    pub partition: i64,
-    pub state: SegState,
-    pub level: crate::scenario::Level,
-    pub statslog: bool,
-    pub rows: i64,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct InvariantJson {
     pub step: u32,
     pub event: String,
@@ -247,9 +228,9 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replica: Option<Vec<ReplicaJson>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub metacache: Option<Vec<MetaJson>>,
+    pub metacache: Option<Vec<DnSegment>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub datacoord: Option<Vec<DcJson>>,
+    pub datacoord: Option<Vec<DcSegment>>,
     pub trace: Vec<TraceLine>,
 }
 
@@ -319,7 +300,7 @@ pub(crate) fn report(run: &AnyRun) -> Report {
                 w.metacache
                     .segments()
                     .iter()
-                    .map(|m| MetaJson {
+                    .map(|m| DnSegment {
                         segment: m.segment,
                         partition: m.partition,
                         state: m.state,
@@ -328,19 +309,7 @@ pub(crate) fn report(run: &AnyRun) -> Report {
                     })
                     .collect(),
             );
-            r.datacoord = Some(
-                w.datacoord
-                    .iter()
-                    .map(|d| DcJson {
-                        segment: d.segment,
-                        partition: d.partition,
-                        state: d.state,
-                        level: d.level,
-                        statslog: d.statslog,
-                        rows: d.rows,
-                    })
-                    .collect(),
-            );
+            r.datacoord = Some(w.datacoord.clone());
         }
     }
     r

@@ -285,7 +285,7 @@ pub struct Faults {
 }
 
 /// A segment in datacoord's meta (sync-2024).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct DcSegment {
     pub segment: i64,
     pub partition: i64,
@@ -295,8 +295,9 @@ pub struct DcSegment {
     pub rows: i64,
 }
 
-/// A segment in the datanode's metacache at the start (sync-2024).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A segment in the datanode's metacache at the start (sync-2024); also how the
+/// JSON report lists the final metacache.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct DnSegment {
     pub segment: i64,
     pub partition: i64,

@@ -607,13 +607,6 @@ impl World {
         u8::from(ready)
     }
 
-    /// True when nothing but idle inject handlers is left (Go lets them wait forever).
-    pub fn only_idle_handlers_left(&self) -> bool {
-        self.goroutines
-            .iter()
-            .all(|g| matches!((&g.role, &g.at), (Role::Handler { .. }, At::Select)))
-    }
-
     // ----- names -----------------------------------------------------------
 
     /// A short name for a goroutine, e.g. `runner seg=2 pos=a`.
@@ -829,38 +822,22 @@ impl crate::engine::Model for World {
             .map(|v| (v.name(), v.describe(sc)))
             .collect()
     }
-    fn quiescent(&self) -> bool {
-        self.only_idle_handlers_left()
+    fn goroutine_ids(&self) -> Vec<u32> {
+        self.goroutines.iter().map(|g| g.id).collect()
     }
-    fn blocked(&self, sc: &Scenario) -> Vec<(u32, String, String)> {
-        self.goroutines
-            .iter()
-            .filter(|g| !matches!((&g.role, &g.at), (Role::Handler { .. }, At::Select)))
-            .map(|g| (g.id, self.goroutine_name(sc, g), self.waits_on(sc, g).0))
-            .collect()
+    fn describe(&self, sc: &Scenario, g: u32) -> Option<crate::engine::GoroutineView> {
+        let g = self.goroutine(g)?;
+        let (waits_on, go) = self.waits_on(sc, g);
+        Some(crate::engine::GoroutineView {
+            id: g.id,
+            name: self.goroutine_name(sc, g),
+            waits_on,
+            go,
+        })
     }
-    fn goroutine_views(
-        &self,
-        sc: &Scenario,
-        runnable: &[crate::sched::Choice],
-        max: usize,
-    ) -> Vec<crate::engine::GoroutineView> {
-        let can_run = |id: u32| runnable.iter().any(|c| c.g == id);
-        let first = self.goroutines.iter().filter(|g| can_run(g.id));
-        let rest = self.goroutines.iter().filter(|g| !can_run(g.id));
-        first
-            .chain(rest)
-            .take(max)
-            .map(|g| {
-                let (waits_on, go) = self.waits_on(sc, g);
-                crate::engine::GoroutineView {
-                    id: g.id,
-                    name: self.goroutine_name(sc, g),
-                    waits_on,
-                    go,
-                }
-            })
-            .collect()
+    fn waits_harmlessly(&self, g: u32) -> bool {
+        self.goroutine(g)
+            .is_some_and(|g| matches!((&g.role, &g.at), (Role::Handler { .. }, At::Select)))
     }
     fn ev_go_fn(ev: &Ev) -> &'static str {
         ev.go_fn()

@@ -181,27 +181,15 @@ impl World {
             } => {
                 if self.drop.dropping {
                     // flush_manager.go: handleInsertTask, drop mode — ad-hoc runner, Add(1), runFlushInsert, Wait.
-                    let r = self.new_runner(segment, pos, 0, Some(HalfKind::Insert));
-                    let ri = self.ri(r);
-                    let run = &mut self.runners[ri];
-                    (run.insert_set, run.has_pos, run.flushed, run.dropped) =
-                        (true, true, flushed, dropped);
-                    let h = self.spawn(
-                        Role::Half {
-                            runner: r,
-                            kind: HalfKind::Insert,
-                            fail: fail as u8,
-                        },
-                        At::Attempt { n: 1 },
-                    );
-                    ev.push(Ev::DropHalfStarted {
+                    return self.run_adhoc(
+                        g,
                         segment,
                         pos,
-                        kind: HalfKind::Insert,
-                        half: h,
-                    });
-                    self.set_at(g, At::DropWait { runner: r });
-                    return false;
+                        HalfKind::Insert,
+                        fail,
+                        (flushed, dropped),
+                        ev,
+                    );
                 }
                 let qi = self.get_flush_queue(segment, ev);
                 self.get_runner(sc, g, qi, pos, op, ev)
@@ -214,25 +202,15 @@ impl World {
                         ev.push(Ev::DropDeleteStaysNormal { segment, pos });
                         return self.get_runner(sc, g, qi, pos, op, ev);
                     }
-                    let r = self.new_runner(segment, pos, 0, Some(HalfKind::Delete));
-                    let ri = self.ri(r);
-                    self.runners[ri].delete_set = true;
-                    let h = self.spawn(
-                        Role::Half {
-                            runner: r,
-                            kind: HalfKind::Delete,
-                            fail: fail as u8,
-                        },
-                        At::Attempt { n: 1 },
-                    );
-                    ev.push(Ev::DropHalfStarted {
+                    return self.run_adhoc(
+                        g,
                         segment,
                         pos,
-                        kind: HalfKind::Delete,
-                        half: h,
-                    });
-                    self.set_at(g, At::DropWait { runner: r });
-                    return false;
+                        HalfKind::Delete,
+                        fail,
+                        (false, false),
+                        ev,
+                    );
                 }
                 let qi = self.get_flush_queue(segment, ev);
                 self.get_runner(sc, g, qi, pos, op, ev)
@@ -311,6 +289,47 @@ impl World {
                 unreachable!("sync-2024 op in a flush-2021 run")
             }
         }
+    }
+
+    /// Drop mode's ad-hoc runner: `Add(1)`, the half (`flags` = flushed, dropped of an
+    /// insert), and the caller blocked in `Wait()` (B11). Returns false: the op blocks.
+    #[allow(clippy::too_many_arguments)]
+    fn run_adhoc(
+        &mut self,
+        g: Gid,
+        segment: i64,
+        pos: PosId,
+        kind: HalfKind,
+        fail: u32,
+        flags: (bool, bool),
+        ev: &mut Vec<Ev>,
+    ) -> bool {
+        let r = self.new_runner(segment, pos, 0, Some(kind));
+        let ri = self.ri(r);
+        let run = &mut self.runners[ri];
+        match kind {
+            HalfKind::Insert => {
+                (run.insert_set, run.has_pos, run.flushed, run.dropped) =
+                    (true, true, flags.0, flags.1)
+            }
+            HalfKind::Delete => run.delete_set = true,
+        }
+        let half = self.spawn(
+            Role::Half {
+                runner: r,
+                kind,
+                fail: fail as u8,
+            },
+            At::Attempt { n: 1 },
+        );
+        ev.push(Ev::DropHalfStarted {
+            segment,
+            pos,
+            kind,
+            half,
+        });
+        self.set_at(g, At::DropWait { runner: r });
+        false
     }
 
     /// `getFlushQueue`: LoadOrStore + `init` (spawns the inject handler, tail = closed channel).

@@ -18,30 +18,8 @@ use crate::scenario::{DcSegment, Level, Scenario, SegState, Version};
 
 pub type Gid = u32;
 
-/// A segment in datacoord's meta.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct DcSeg {
-    pub segment: i64,
-    pub partition: i64,
-    pub state: SegState,
-    pub level: Level,
-    /// Whether a statslog of the PK field exists.
-    pub statslog: bool,
-    pub rows: i64,
-}
-
-impl From<&DcSegment> for DcSeg {
-    fn from(d: &DcSegment) -> DcSeg {
-        DcSeg {
-            segment: d.segment,
-            partition: d.partition,
-            state: d.state,
-            level: d.level,
-            statslog: d.statslog,
-            rows: d.rows,
-        }
-    }
-}
+/// A segment in datacoord's meta: the scenario's record, kept up to date by the run.
+pub type DcSeg = DcSegment;
 
 /// One `datapb.SyncSegmentInfo` of a request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -180,7 +158,7 @@ impl World {
             goroutines: Vec::new(),
             metacache: MetaCache::from_setup(&sc.datanode),
             buffers: Vec::new(),
-            datacoord: sc.datacoord.iter().map(DcSeg::from).collect(),
+            datacoord: sc.datacoord.clone(),
             key_locks: Vec::new(),
             last_state: Vec::new(),
             panic: None,
@@ -329,37 +307,18 @@ impl crate::engine::Model for World {
             .map(|v| (v.name(), v.to_string()))
             .collect()
     }
-    fn quiescent(&self) -> bool {
-        self.goroutines.is_empty()
+    fn goroutine_ids(&self) -> Vec<u32> {
+        self.goroutines.iter().map(|g| g.id).collect()
     }
-    fn blocked(&self, sc: &Scenario) -> Vec<(u32, String, String)> {
-        self.goroutines
-            .iter()
-            .map(|g| (g.id, self.goroutine_name(sc, g), self.waits_on(sc, g).0))
-            .collect()
-    }
-    fn goroutine_views(
-        &self,
-        sc: &Scenario,
-        runnable: &[crate::sched::Choice],
-        max: usize,
-    ) -> Vec<crate::engine::GoroutineView> {
-        let can_run = |id: u32| runnable.iter().any(|c| c.g == id);
-        let first = self.goroutines.iter().filter(|g| can_run(g.id));
-        let rest = self.goroutines.iter().filter(|g| !can_run(g.id));
-        first
-            .chain(rest)
-            .take(max)
-            .map(|g| {
-                let (waits_on, go) = self.waits_on(sc, g);
-                crate::engine::GoroutineView {
-                    id: g.id,
-                    name: self.goroutine_name(sc, g),
-                    waits_on,
-                    go,
-                }
-            })
-            .collect()
+    fn describe(&self, sc: &Scenario, g: u32) -> Option<crate::engine::GoroutineView> {
+        let g = self.goroutine(g)?;
+        let (waits_on, go) = self.waits_on(sc, g);
+        Some(crate::engine::GoroutineView {
+            id: g.id,
+            name: self.goroutine_name(sc, g),
+            waits_on,
+            go,
+        })
     }
     fn ev_go_fn(ev: &Ev) -> &'static str {
         ev.go_fn()
