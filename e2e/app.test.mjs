@@ -94,6 +94,7 @@ test('opens on the #34018 scenario and replays the panic step by step', async ()
   assert.match(await page.textContent('#event'), /PANIC: segment not found\[segment=300\]/);
   assert.match(await page.textContent('.callout.outcome'), /panic/);
   assert.match(await page.textContent('#step .gofn'), /task\.go: SyncTask\.Run/);
+  assert.equal(await page.getAttribute('.g[data-g="2"]', 'data-state'), 'stopped', 'nothing runs after a Go panic');
   await shot(page, '03-segment-not-found-panic');
   await page.keyboard.press('ArrowLeft');
   await waitStep(page, 5);

@@ -54,16 +54,18 @@ pub fn step_panel(
 pub fn goroutines(run: &AnyRun, dispatch: &Callback<Action>) -> Html {
     let runnable = run.runnable_here();
     let sorted = run.goroutines(&runnable, MAX_ROWS);
+    let stopped = run.panicked_here();
     let total = run.goroutine_count();
     html! {
         <section class="panel goroutines" id="goroutines">
             <h3>{format!("Goroutines: {total} alive, {} runnable", runnable.iter().map(|c| c.g).collect::<std::collections::BTreeSet<_>>().len())}</h3>
             if total == 0 { <p class="muted">{"None left."}</p> }
+            if stopped { <p class="callout panic">{"The process has panicked: no goroutine runs any more. The list shows where each one stood."}</p> }
             <ul>
                 {for sorted.iter().map(|v| {
                     let (g, name, on, f) = (&v.id, &v.name, &v.waits_on, &v.go);
                     let cases: Vec<Choice> = runnable.iter().copied().filter(|c| c.g == *g).collect();
-                    let state = if cases.is_empty() { "blocked" } else { "runnable" };
+                    let state = if stopped { "stopped" } else if cases.is_empty() { "blocked" } else { "runnable" };
                     html! {
                         <li class={classes!("g", state)} data-g={g.to_string()} data-state={state}>
                             <div class="g-head">
@@ -71,7 +73,7 @@ pub fn goroutines(run: &AnyRun, dispatch: &Callback<Action>) -> Html {
                                 <span class="g-name">{name.clone()}</span>
                                 <span class={classes!("g-state", state)}>{state}</span>
                             </div>
-                            <div class="g-wait">{if cases.is_empty() { format!("waits on {on}") } else { format!("at {on}") }}</div>
+                            <div class="g-wait">{if stopped || !cases.is_empty() { format!("at {on}") } else { format!("waits on {on}") }}</div>
                             <div class="g-fn"><code>{*f}</code></div>
                             if !cases.is_empty() {
                                 <div class="g-run">
