@@ -89,6 +89,8 @@ pub trait Model: Clone + Eq + Hash {
     }
     /// True if the fact reports an invariant violation.
     fn ev_is_violation(ev: &Self::Ev) -> bool;
+    /// True if the fact is a Go panic.
+    fn ev_is_panic(ev: &Self::Ev) -> bool;
 }
 
 /// A live goroutine as the UI lists it.

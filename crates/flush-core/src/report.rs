@@ -40,6 +40,7 @@ pub(crate) fn line<M: Model>(run: &Run<M>, rec: &StepRecord<M::Who>) -> TraceLin
     let mut event = String::new();
     let mut log = Vec::new();
     let mut violation = false;
+    let mut panic = false;
     for (i, e) in evs.iter().enumerate() {
         if i > 0 {
             event.push_str("; ");
@@ -49,8 +50,8 @@ pub(crate) fn line<M: Model>(run: &Run<M>, rec: &StepRecord<M::Who>) -> TraceLin
             log.push(l);
         }
         violation |= M::ev_is_violation(e);
+        panic |= M::ev_is_panic(e);
     }
-    let panic = event.contains("PANIC: ");
     TraceLine {
         step: rec.step,
         goroutine: rec.choice.g,

@@ -702,7 +702,7 @@ impl Checker<'_> {
             positions[id as usize] = name;
         }
         sc.positions = positions;
-        self.check_whole(&raw, &sc)?;
+        self.check_whole(&sc)?;
         Ok(sc)
     }
 
@@ -1071,7 +1071,7 @@ impl Checker<'_> {
     }
 
     /// Checks that need the whole scenario: ids named by ops exist, counts are possible.
-    fn check_whole(&self, raw: &RawScenario, sc: &Scenario) -> Result<(), ScenarioError> {
+    fn check_whole(&self, sc: &Scenario) -> Result<(), ScenarioError> {
         let root = JsonPath::root();
         let op_path = |ai: usize, oi: usize| root.key("actors").index(ai).key("ops").index(oi);
         match sc.model {
@@ -1181,7 +1181,6 @@ impl Checker<'_> {
                 }
             }
         }
-        let _ = raw;
         Ok(())
     }
 }

@@ -390,7 +390,7 @@ fn render(state: &UseReducerHandle<AppState>, hooks: &view::controls::Hooks) -> 
                     .collect(),
                 None => Vec::new(),
             };
-            view::sync::stage(w, sc, before.as_ref(), &removed)
+            view::sync::stage(w, before.as_ref(), &removed)
         }
     };
     let model = sc.model.as_str();

@@ -848,4 +848,7 @@ impl crate::engine::Model for World {
     fn ev_is_violation(ev: &Ev) -> bool {
         matches!(ev, Ev::Invariant(_))
     }
+    fn ev_is_panic(ev: &Ev) -> bool {
+        matches!(ev, Ev::GoPanic { .. })
+    }
 }

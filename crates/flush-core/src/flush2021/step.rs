@@ -25,7 +25,7 @@ impl World {
             Role::Actor { actor, pc } => self.step_actor(sc, g.id, actor, pc, g.at, ev),
             Role::Half { runner, kind, fail } => self.step_half(g.id, runner, kind, fail, g.at, ev),
             Role::Runner(r) => self.step_runner(sc, g.id, r, g.at, ev),
-            Role::Handler { segment } => self.step_handler(sc, g.id, segment, g.at, choice.alt, ev),
+            Role::Handler { segment } => self.step_handler(g.id, segment, g.at, choice.alt, ev),
             Role::WaitInjected(inj) => {
                 // flush_task.go: waitForInjected — wg.Wait() returned; close(injected).
                 self.injections[inj as usize].injected = true;
@@ -107,7 +107,7 @@ impl World {
                 then: Resume::NewRunner(r),
             } => {
                 ev.push(Ev::LockedInjectMut { segment });
-                self.new_runner_locked(sc, g, segment, r, op, ev)
+                self.new_runner_locked(g, segment, r, op, ev)
             }
             At::CloseHandler { segment, then, .. } => {
                 // flush_manager.go: injectHandler.close — wg.Wait() returned.
@@ -117,7 +117,7 @@ impl World {
                     Resume::NewRunner(r) => {
                         self.queues[qi].handler = None;
                         ev.push(Ev::HandlerClosed { segment });
-                        self.init_runner_and_half(sc, g, qi, r, op, ev);
+                        self.init_runner_and_half(qi, r, op, ev);
                         true
                     }
                     Resume::Close(after) => {
@@ -192,7 +192,7 @@ impl World {
                     );
                 }
                 let qi = self.get_flush_queue(segment, ev);
-                self.get_runner(sc, g, qi, pos, op, ev)
+                self.get_runner(g, qi, pos, op, ev)
             }
             Op::FlushDelete { segment, pos, fail } => {
                 if self.drop.dropping {
@@ -200,7 +200,7 @@ impl World {
                     let qi = self.get_flush_queue(segment, ev);
                     if self.working(qi, pos).is_some() {
                         ev.push(Ev::DropDeleteStaysNormal { segment, pos });
-                        return self.get_runner(sc, g, qi, pos, op, ev);
+                        return self.get_runner(g, qi, pos, op, ev);
                     }
                     return self.run_adhoc(
                         g,
@@ -213,7 +213,7 @@ impl World {
                     );
                 }
                 let qi = self.get_flush_queue(segment, ev);
-                self.get_runner(sc, g, qi, pos, op, ev)
+                self.get_runner(g, qi, pos, op, ev)
             }
             Op::Inject { inj } => {
                 // flush_manager.go: injectFlush — go waitForInjected(), then inject into each queue.
@@ -400,19 +400,11 @@ impl World {
 
     /// `getFlushTaskRunner(pos)` then the op's `runFlushInsert`/`runFlushDel`.
     /// Returns true when the op completed.
-    fn get_runner(
-        &mut self,
-        sc: &Scenario,
-        g: Gid,
-        qi: usize,
-        pos: PosId,
-        op: &Op,
-        ev: &mut Vec<Ev>,
-    ) -> bool {
+    fn get_runner(&mut self, g: Gid, qi: usize, pos: PosId, op: &Op, ev: &mut Vec<Ev>) -> bool {
         let segment = self.queues[qi].segment;
         if let Some(r) = self.working(qi, pos) {
             ev.push(Ev::RunnerLoaded { segment, pos });
-            self.run_half(sc, r, op, ev);
+            self.run_half(r, op, ev);
             return true;
         }
         let seq = self.queues[qi].next_seq;
@@ -433,13 +425,12 @@ impl World {
             ev.push(Ev::WaitInjectMut { segment });
             return false;
         }
-        self.new_runner_locked(sc, g, segment, r, op, ev)
+        self.new_runner_locked(g, segment, r, op, ev)
     }
 
     /// The part of `getFlushTaskRunner` under `injectMut`: runningTasks++, close the handler.
     fn new_runner_locked(
         &mut self,
-        sc: &Scenario,
         g: Gid,
         segment: i64,
         r: RunnerId,
@@ -472,20 +463,12 @@ impl World {
             self.queues[qi].handler = None;
             ev.push(Ev::HandlerClosed { segment });
         }
-        self.init_runner_and_half(sc, g, qi, r, op, ev);
+        self.init_runner_and_half(qi, r, op, ev);
         true
     }
 
     /// `t.init(notify, postTask, q.tailCh)` under tailMut, `q.tailCh = t.finishSignal`, then the half.
-    fn init_runner_and_half(
-        &mut self,
-        sc: &Scenario,
-        _g: Gid,
-        qi: usize,
-        r: RunnerId,
-        op: &Op,
-        ev: &mut Vec<Ev>,
-    ) {
+    fn init_runner_and_half(&mut self, qi: usize, r: RunnerId, op: &Op, ev: &mut Vec<Ev>) {
         let start = self.queues[qi].tail;
         let finish = self.new_signal(true);
         let ri = self.ri(r);
@@ -525,11 +508,11 @@ impl World {
                 ev,
             );
         }
-        self.run_half(sc, r, op, ev);
+        self.run_half(r, op, ev);
     }
 
     /// `runFlushInsert` / `runFlushDel`, each guarded by its `sync.Once`.
-    fn run_half(&mut self, _sc: &Scenario, r: RunnerId, op: &Op, ev: &mut Vec<Ev>) {
+    fn run_half(&mut self, r: RunnerId, op: &Op, ev: &mut Vec<Ev>) {
         let ri = self.ri(r);
         let (segment, pos) = (self.runners[ri].segment, self.runners[ri].pos);
         let (kind, fail) = match *op {
@@ -955,15 +938,7 @@ impl World {
 
     // ----- inject handlers ----------------------------------------------------------
 
-    fn step_handler(
-        &mut self,
-        sc: &Scenario,
-        g: Gid,
-        segment: i64,
-        at: At,
-        alt: u8,
-        ev: &mut Vec<Ev>,
-    ) {
+    fn step_handler(&mut self, g: Gid, segment: i64, at: At, alt: u8, ev: &mut Vec<Ev>) {
         let qi = self.qi(segment).expect("handler's queue");
         match at {
             At::Select => {
@@ -1000,7 +975,6 @@ impl World {
             }
             _ => unreachable!("handler: not a point this goroutine can be stepped from"),
         }
-        let _ = sc;
     }
 
     // ----- drop finaliser --------------------------------------------------------------

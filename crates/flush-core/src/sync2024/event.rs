@@ -352,7 +352,7 @@ impl Ev {
     }
 }
 
-pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'static str) {
+pub(super) fn waits_on(sc: &Scenario, g: &Goroutine) -> (String, &'static str) {
     match (&g.role, &g.at) {
         (Role::Actor { actor, pc }, At::Ready) => {
             match sc.actors[*actor as usize].ops.get(*pc as usize) {
@@ -394,9 +394,6 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
             ),
             "datanode/services.go: DataNode.SyncSegments",
         ),
-        _ => {
-            let _ = w;
-            ("?".to_owned(), "?")
-        }
+        _ => ("?".to_owned(), "?"),
     }
 }

@@ -234,7 +234,7 @@ impl World {
 
     /// What a goroutine waits on, in words, and the Go function it sits in.
     pub fn waits_on(&self, sc: &Scenario, g: &Goroutine) -> (String, &'static str) {
-        event::waits_on(self, sc, g)
+        event::waits_on(sc, g)
     }
 
     fn spawn(&mut self, role: Role, at: At) -> Gid {
@@ -269,6 +269,20 @@ impl crate::engine::Model for World {
     }
     fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
         World::runnable(self, sc, out)
+    }
+    fn runnable_len(&self, _sc: &Scenario) -> u32 {
+        if self.panic.is_some() {
+            return 0;
+        }
+        self.goroutines.iter().filter(|g| self.ready(g)).count() as u32
+    }
+    fn runnable_at(&self, _sc: &Scenario, i: u32) -> crate::sched::Choice {
+        let g = self
+            .goroutines
+            .iter()
+            .filter(|g| self.ready(g))
+            .nth(i as usize);
+        crate::sched::Choice::new(g.expect("runnable_at below runnable_len").id, 0)
     }
     fn step(&mut self, sc: &Scenario, c: crate::sched::Choice, ev: &mut Vec<Ev>) -> Who {
         let who = crate::engine::Model::who(self, c.g);
@@ -331,5 +345,8 @@ impl crate::engine::Model for World {
     }
     fn ev_is_violation(ev: &Ev) -> bool {
         matches!(ev, Ev::Invariant(_))
+    }
+    fn ev_is_panic(ev: &Ev) -> bool {
+        matches!(ev, Ev::GoPanic { .. })
     }
 }

@@ -35,7 +35,7 @@ impl World {
                 ev.push(Ev::KeyLockTaken {
                     segment: task.segment,
                 });
-                self.submit(g, task, ev);
+                self.submit(task, ev);
                 true
             }
             At::SyncSegmentsRpc { selected, .. } => {
@@ -232,12 +232,12 @@ impl World {
             self.set_at(g, At::KeyLock(task));
             return false;
         }
-        self.submit(g, task, ev);
+        self.submit(task, ev);
         true
     }
 
     /// sync_manager.go: safeSubmitTask → keyLockDispatcher.Submit: lock the key, go run.
-    fn submit(&mut self, _g: Gid, task: SyncTask, ev: &mut Vec<Ev>) {
+    fn submit(&mut self, task: SyncTask, ev: &mut Vec<Ev>) {
         let (segment, n) = (task.segment, task.n);
         let t = self.spawn(Role::Task(task), At::RunStart);
         self.key_locks.push((segment, t));

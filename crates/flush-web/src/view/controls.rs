@@ -46,16 +46,15 @@ pub fn header(state: &AppState, sc: &Scenario, h: &Hooks) -> Html {
     };
     let on_version = {
         let d = d.clone();
-        let spec_of = |v: Version| move |s: &mut ViewSpec| s.version = Some(v);
         let st_mode = state.mode;
         let source = state.source.clone();
         let seed = state.seed;
         Callback::from(move |e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
             if let Some(v) = Version::parse(&v) {
-                let mut spec = ViewSpec {
+                d.emit(Action::Load(ViewSpec {
                     source: source.clone(),
-                    version: None,
+                    version: Some(v),
                     seed: Some(seed),
                     mode: if st_mode == Mode::Manual {
                         Mode::Seeded
@@ -64,9 +63,7 @@ pub fn header(state: &AppState, sc: &Scenario, h: &Hooks) -> Html {
                     },
                     schedule: None,
                     step: 0,
-                };
-                spec_of(v)(&mut spec);
-                d.emit(Action::Load(spec));
+                }));
             }
         })
     };

@@ -36,12 +36,7 @@ enum HalfState {
     Failed,
 }
 
-fn half_state(
-    w: &World,
-    r: &Runner,
-    kind: HalfKind,
-    live: &BTreeMap<(u32, HalfKind), At>,
-) -> HalfState {
+fn half_state(r: &Runner, kind: HalfKind, live: &BTreeMap<(u32, HalfKind), At>) -> HalfState {
     let set = match kind {
         HalfKind::Insert => r.insert_set,
         HalfKind::Delete => r.delete_set,
@@ -57,7 +52,6 @@ fn half_state(
                 HalfKind::Insert => r.insert_err,
                 HalfKind::Delete => r.delete_err,
             };
-            let _ = w;
             if err {
                 HalfState::Failed
             } else {
@@ -257,8 +251,8 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
                 <text x="10" y="37" class="runner-seq">
                     {format!("runner #{}{}", r.seq, r.goroutine.map(|g| format!(" · g{g}")).unwrap_or_default())}
                 </text>
-                {half_pill(8, 45, "ins", half_state(w, r, HalfKind::Insert, live))}
-                {half_pill(92, 45, "del", half_state(w, r, HalfKind::Delete, live))}
+                {half_pill(8, 45, "ins", half_state(r, HalfKind::Insert, live))}
+                {half_pill(92, 45, "del", half_state(r, HalfKind::Delete, live))}
                 <text x="10" y="84" class="runner-status">{status}</text>
                 if let Some(to) = pack_seg {
                     <text x="10" y="97" class="runner-remap">{format!("pack → segment {to}")}</text>
@@ -405,7 +399,7 @@ fn drop_panel(w: &World, sc: &Scenario, live: &BTreeMap<(u32, HalfKind), At>) ->
                 if !adhoc.is_empty() {
                     <p class="muted">{for adhoc.iter().map(|r| {
                         let kind = r.adhoc.unwrap_or(HalfKind::Insert);
-                        let st = half_state(w, r, kind, live);
+                        let st = half_state(r, kind, live);
                         let s = match st { HalfState::Running(n) => format!("try {n}"), HalfState::Retrying(n) => format!("retry {n}"), _ => "done".into() };
                         html!{ <span class="pack pending">{format!("{} seg={} pos={} · {s} · caller waits (B11)", kind.as_str(), r.segment, sc.pos_name(r.pos))}</span> }
                     })}</p>

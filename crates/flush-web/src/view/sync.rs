@@ -4,13 +4,11 @@
 
 use flush_core::scenario::Version;
 use flush_core::sync2024::{At, MetaSeg, Role, World};
-use flush_core::Scenario;
 use yew::prelude::*;
 
 use super::badge;
 
-pub fn stage(w: &World, sc: &Scenario, before: Option<&World>, removed_now: &[i64]) -> Html {
-    let _ = sc;
+pub fn stage(w: &World, before: Option<&World>, removed_now: &[i64]) -> Html {
     let tasks: Vec<(u32, &flush_core::sync2024::SyncTask, &At, bool)> = w
         .goroutines
         .iter()
