@@ -68,6 +68,11 @@ enum Cmd {
         max_states: u64,
         #[arg(long)]
         json: bool,
+        /// Instead of violations, list every distinct observable outcome (flush-2021):
+        /// the packs SaveBinlogPaths received in order, the packs of flushAndDrop, and
+        /// how the run ended, each with the number of end states reaching it.
+        #[arg(long)]
+        outcomes: bool,
     },
     /// List the built-in scenarios.
     List,
@@ -144,9 +149,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             max_steps,
             max_states,
             json,
+            outcomes,
         } => {
             let mut sc = load(&file)?;
             apply_version(&mut sc, version.as_deref())?;
+            if outcomes {
+                return print_outcomes(&sc, max_states, json);
+            }
             let started = std::time::Instant::now();
             let mut report = flush_core::explore::explore(Arc::new(sc), max_steps, max_states);
             report.time_ms = Some(started.elapsed().as_millis() as u64);
@@ -165,6 +174,34 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             })
         }
     }
+}
+
+fn print_outcomes(sc: &Scenario, max_states: u64, json: bool) -> Result<ExitCode, String> {
+    if sc.model != ModelKind::Flush2021 {
+        return Err("--outcomes applies to flush-2021 scenarios".into());
+    }
+    let Some(set) = flush_core::explore::flush_outcomes(sc, max_states) else {
+        return Err(format!(
+            "{}: more than {max_states} states; raise --max-states",
+            sc.name
+        ));
+    };
+    if json {
+        let v = serde_json::json!({ "scenario": sc.name, "outcomes": set });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+        );
+    } else {
+        println!("# {}: {} distinct outcome(s)", sc.name, set.len());
+        for o in &set {
+            println!(
+                "{}\n  {} end state(s); a shortest schedule ({} steps): {}",
+                o.outcome, o.ends, o.steps, o.schedule
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn apply_version(sc: &mut Scenario, version: Option<&str>) -> Result<(), String> {

@@ -156,7 +156,7 @@ fn seed_and_schedule_flags() {
         "run",
         "builtin:segment-not-found",
         "--schedule",
-        "0,0,1,3,3,2",
+        "0,0,0,1,3,3,2",
     ]);
     assert!(stdout(&o)
         .contains("outcome: panic in g2 sync task #1 seg=300: segment not found[segment=300]"));

@@ -118,6 +118,11 @@ impl AnyRun {
         h.finish()
     }
 
+    /// The names of the invariants broken by the end of the recorded run.
+    pub fn violation_names(&self) -> Vec<&'static str> {
+        each!(self, r => r.head().violations(r.scenario()).into_iter().map(|v| v.0).collect())
+    }
+
     /// True if the world at the cursor panicked (Go panic).
     pub fn panicked_here(&self) -> bool {
         each!(self, r => r.world().go_panic().is_some())

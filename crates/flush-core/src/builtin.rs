@@ -17,6 +17,14 @@ pub const FILES: &[(&str, &str)] = &[
         "sealed-segment-flush",
         include_str!("../../../scenarios/sealed-segment-flush.json"),
     ),
+    (
+        "rows-lost",
+        include_str!("../../../scenarios/rows-lost.json"),
+    ),
+    (
+        "follow-up-crash",
+        include_str!("../../../scenarios/follow-up-crash.json"),
+    ),
     ("handoff", include_str!("../../../scenarios/handoff.json")),
     (
         "idle-handler-injection",
@@ -31,6 +39,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/runner-creation-race.json"),
     ),
     (
+        "inject-done-splice",
+        include_str!("../../../scenarios/inject-done-splice.json"),
+    ),
+    (
         "failed-injection-sticky",
         include_str!("../../../scenarios/failed-injection-sticky.json"),
     ),
@@ -42,7 +54,40 @@ pub const FILES: &[(&str, &str)] = &[
         "drop-mode-injection",
         include_str!("../../../scenarios/drop-mode-injection.json"),
     ),
+    (
+        "drop-mode-compaction",
+        include_str!("../../../scenarios/drop-mode-compaction.json"),
+    ),
     ("retries", include_str!("../../../scenarios/retries.json")),
+    // Milvus's own flush-manager tests at 891c202b73, ported (smaller sizes).
+    (
+        "go-test-order",
+        include_str!("../../../scenarios/go-test-order.json"),
+    ),
+    (
+        "go-test-execute",
+        include_str!("../../../scenarios/go-test-execute.json"),
+    ),
+    (
+        "go-test-inject",
+        include_str!("../../../scenarios/go-test-inject.json"),
+    ),
+    (
+        "go-test-drop-mode",
+        include_str!("../../../scenarios/go-test-drop-mode.json"),
+    ),
+    (
+        "go-test-drop-mode-injection",
+        include_str!("../../../scenarios/go-test-drop-mode-injection.json"),
+    ),
+    (
+        "go-test-close",
+        include_str!("../../../scenarios/go-test-close.json"),
+    ),
+    (
+        "go-test-fail-error",
+        include_str!("../../../scenarios/go-test-fail-error.json"),
+    ),
 ];
 
 /// Name of the generated 1,000-pair scenario.
@@ -70,8 +115,9 @@ pub fn get(name: &str) -> Option<Scenario> {
 }
 
 /// `n` insert/delete pairs on segment 1 from two actors (the insert node and the
-/// delete node), with a compaction injected every 100 pairs: the shape of
-/// TestRendezvousFlushManager_Inject, scaled. Used by the benchmarks and the
+/// delete node, which gets each position after the insert node returned from it, as
+/// the flow graph delivers), with a compaction injected every 100 pairs: the shape
+/// of TestRendezvousFlushManager_Inject, scaled. Used by the benchmarks and the
 /// browser's step-latency figure.
 pub fn pairs(n: u32) -> Scenario {
     let pos = |i: u32| format!("m{i}");
@@ -86,6 +132,11 @@ pub fn pairs(n: u32) -> Scenario {
             flushed: i % 10 == 9,
             dropped: false,
             fail: 0,
+        });
+        // The delete node gets position i once the insert node returned from it.
+        del.push(Op::WaitFor {
+            actor: 0,
+            index: ins.len() as u32 - 1,
         });
         del.push(Op::FlushDelete {
             segment: 1,
@@ -127,7 +178,7 @@ pub fn pairs(n: u32) -> Scenario {
         name: format!("pairs-{n}"),
         title: format!("{n} flush pairs on one queue, with compactions"),
         description: format!(
-            "The insert node and the delete node flush segment 1 at {n} positions; a compaction is injected every 100 positions. A long, busy run for scrubbing and for timing the stepper."
+            "The insert node and the delete node flush segment 1 at {n} positions (the delete node after the insert node, as the flow graph delivers); a compaction is injected every 100 positions. A long, busy run for scrubbing and for timing the stepper."
         ),
         model: ModelKind::Flush2021,
         version: None,

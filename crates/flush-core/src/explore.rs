@@ -103,25 +103,33 @@ fn explore_model<M: Model>(sc: &Scenario, max_steps: u32, max_states: u64) -> Ex
     };
     while let Some((w, link, depth)) = queue.pop_front() {
         w.runnable(sc, &mut runnable);
-        let verdict = if let Some((_, msg)) = w.go_panic() {
-            Some(("panic", msg.to_owned(), format!("panic:{msg}")))
-        } else if let Some((name, msg)) = w.violations(sc).into_iter().next() {
-            Some((
-                "invariant",
-                format!("{name}: {msg}"),
-                format!("invariant:{name}"),
-            ))
+        // Every distinct invariant broken on the path (the world keeps them all), a
+        // Go panic, or a deadlock.
+        let mut verdicts: Vec<(&'static str, String, String)> = w
+            .violations(sc)
+            .into_iter()
+            .map(|(name, msg)| {
+                (
+                    "invariant",
+                    format!("{name}: {msg}"),
+                    format!("invariant:{name}"),
+                )
+            })
+            .collect();
+        let mut ended = false;
+        if let Some((_, msg)) = w.go_panic() {
+            verdicts.push(("panic", msg.to_owned(), format!("panic:{msg}")));
+            ended = true;
         } else if runnable.is_empty() && !w.quiescent() {
             let b: Vec<String> = w
                 .blocked(sc)
                 .into_iter()
                 .map(|(g, n, on)| format!("g{g} {n} waits on {on}"))
                 .collect();
-            Some(("deadlock", b.join("; "), "deadlock".to_owned()))
-        } else {
-            None
-        };
-        if let Some((kind, message, key)) = verdict {
+            verdicts.push(("deadlock", b.join("; "), "deadlock".to_owned()));
+            ended = true;
+        }
+        for (kind, message, key) in verdicts {
             if !keys.contains(&key) {
                 let s = schedule_of(&links, link);
                 found.push(Found {
@@ -132,9 +140,9 @@ fn explore_model<M: Model>(sc: &Scenario, max_steps: u32, max_states: u64) -> Ex
                 });
                 keys.push(key);
             }
-            if kind != "invariant" {
-                continue;
-            }
+        }
+        if ended {
+            continue;
         }
         if depth >= max_steps {
             truncated |= !runnable.is_empty();
@@ -162,4 +170,115 @@ fn explore_model<M: Model>(sc: &Scenario, max_steps: u32, max_states: u64) -> Ex
         violations: found,
         time_ms: None,
     }
+}
+
+/// One distinct observable outcome of a flush-2021 scenario.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FlushOutcome {
+    /// `N=... | D=... | E=...` (see [`flush_outcomes`]).
+    pub outcome: String,
+    /// Distinct end states reaching it.
+    pub ends: u64,
+    /// A shortest schedule reaching it.
+    pub schedule: String,
+    pub steps: u32,
+}
+
+/// Every distinct observable outcome of a flush-2021 scenario, as the Go
+/// conformance harness prints it: `N=` the packs SaveBinlogPaths received in order,
+/// `D=` the packs given to flushAndDrop (`-` if never called), `E=` how the run
+/// ended (`completed`, `deadlock`, `panic`). A pack is `SEG/POS` (`nil` for a
+/// position-less drop-mode delete pack) with `+f`, `+d`, `+e` for flushed, dropped,
+/// err. Breadth first, so each comes with a shortest schedule. States are merged on
+/// the world plus what datacoord has seen so far. `None` when more than
+/// `max_states` states would be visited.
+pub fn flush_outcomes(sc: &Scenario, max_states: u64) -> Option<Vec<FlushOutcome>> {
+    use flush2021::{Ev, Pack, World};
+    // What a pack looks like to datacoord: (segment, position, flushed, dropped, err).
+    type Seen = (i64, Option<u32>, bool, bool, bool);
+    let key = |p: &Pack| -> Seen { (p.segment, p.pos, p.flushed, p.dropped, p.err) };
+    let words = |k: &Seen| {
+        let mut s = format!("{}/{}", k.0, k.1.map_or("nil", |x| sc.pos_name(x)));
+        for (on, tag) in [(k.2, "+f"), (k.3, "+d"), (k.4, "+e")] {
+            if on {
+                s.push_str(tag);
+            }
+        }
+        s
+    };
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut links: Vec<(u32, Choice)> = Vec::new();
+    let mut out: std::collections::BTreeMap<String, (u64, u32)> = Default::default();
+    let mut queue: VecDeque<(World, Vec<Seen>, u32)> = VecDeque::new();
+    queue.push_back((World::new(sc), Vec::new(), 0));
+    let mut runnable = Vec::new();
+    let mut scratch = Vec::new();
+    while let Some((w, obs, link)) = queue.pop_front() {
+        w.runnable(sc, &mut runnable);
+        if runnable.is_empty() {
+            let end = if w.panic.is_some() {
+                "panic"
+            } else if w.quiescent() {
+                "completed"
+            } else {
+                "deadlock"
+            };
+            let n: Vec<String> = obs.iter().map(words).collect();
+            let d = match &w.drop.flush_and_drop {
+                Some(ps) => ps
+                    .iter()
+                    .map(|p| words(&key(p)))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                None => "-".to_owned(),
+            };
+            out.entry(format!("N={} | D={} | E={end}", n.join(" "), d))
+                .or_insert((0, link))
+                .0 += 1;
+            continue;
+        }
+        for &c in &runnable {
+            let mut next = w.clone();
+            scratch.clear();
+            next.step(sc, c, &mut scratch);
+            let mut obs2 = obs.clone();
+            obs2.extend(scratch.iter().filter_map(|e| match e {
+                Ev::Notified { pack, .. } => Some(key(pack)),
+                _ => None,
+            }));
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            next.hash(&mut h);
+            obs2.hash(&mut h);
+            if seen.insert(h.finish()) {
+                if seen.len() as u64 > max_states {
+                    return None;
+                }
+                links.push((link, c));
+                queue.push_back((next, obs2, links.len() as u32));
+            }
+        }
+    }
+    let schedule_of = |mut at: u32| {
+        let mut v = Vec::new();
+        while at != 0 {
+            let (parent, c) = links[(at - 1) as usize];
+            v.push(c);
+            at = parent;
+        }
+        v.reverse();
+        v
+    };
+    Some(
+        out.into_iter()
+            .map(|(outcome, (ends, link))| {
+                let s = schedule_of(link);
+                FlushOutcome {
+                    outcome,
+                    ends,
+                    steps: s.len() as u32,
+                    schedule: format_schedule(&s),
+                }
+            })
+            .collect(),
+    )
 }

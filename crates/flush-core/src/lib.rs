@@ -22,6 +22,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sched;
 pub mod sync2024;
+pub mod verdicts;
 
 mod any;
 

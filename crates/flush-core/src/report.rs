@@ -47,7 +47,7 @@ pub(crate) fn line<M: Model>(run: &Run<M>, rec: &StepRecord<M::Who>) -> TraceLin
         }
         M::ev_render(sc, e, &mut event);
         if let Some(l) = M::ev_log(sc, e) {
-            log.push(l);
+            log.extend(l.lines().map(str::to_owned));
         }
         violation |= M::ev_is_violation(e);
         panic |= M::ev_is_panic(e);

@@ -43,7 +43,8 @@ impl ModelKind {
     }
 }
 
-/// The Milvus commits the sync-2024 model can run as (MODEL.md §0.2, §3.5).
+/// The Milvus commits the sync-2024 model can run as (MODEL.md §0.2, §3.5), in
+/// history order. Each is a preset of the model's knobs (`sync2024::Knobs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Version {
     /// `ca7ef26e4b`: the buggy parent of the fix; skips only L0 Growing segments.
@@ -56,60 +57,95 @@ pub enum Version {
     /// `4cf1a358ba` (#34301): datacoord sends every healthy segment, the datanode
     /// removes only Flushed ones.
     V4cf1a358ba,
+    /// `2e434e4453` (#34390): the datanode loads (adds) only missing segments that
+    /// are Flushed and neither L0 nor Legacy.
+    V2e434e4453,
+    /// `439fb24b32` (#34388): datacoord leaves L0 segments out of the request.
+    V439fb24b32,
 }
 
 impl Version {
-    pub const ALL: [Version; 4] = [
+    pub const ALL: [Version; 6] = [
         Version::Ca7ef26e4b,
         Version::B5c9a7364b,
         Version::C65f41dc60,
         Version::V4cf1a358ba,
+        Version::V2e434e4453,
+        Version::V439fb24b32,
+    ];
+
+    const FULL: [(&'static str, Version); 6] = [
+        (
+            "ca7ef26e4bf2bfc574737b622cc5fe7703e17806",
+            Version::Ca7ef26e4b,
+        ),
+        (
+            "b5c9a7364bf60736c2d56f7eb81a059d4ac8e69f",
+            Version::B5c9a7364b,
+        ),
+        (
+            "c65f41dc60fe5ad2102a1bc56f1190b414389239",
+            Version::C65f41dc60,
+        ),
+        (
+            "4cf1a358ba589dadefefb6aab7e2fcf06f9044fd",
+            Version::V4cf1a358ba,
+        ),
+        (
+            "2e434e44536d7b6ebe15b6b4d85b82b2d284f4a9",
+            Version::V2e434e4453,
+        ),
+        (
+            "439fb24b32b2ca7a5f3794d1ea4cb61cf0c7e467",
+            Version::V439fb24b32,
+        ),
     ];
 
     pub fn as_str(self) -> &'static str {
+        &Self::full(self)[..10]
+    }
+
+    /// The full commit hash.
+    pub fn full(self) -> &'static str {
+        Self::FULL
+            .iter()
+            .find(|f| f.1 == self)
+            .map(|f| f.0)
+            .unwrap_or_default()
+    }
+
+    /// The pull request that made this commit.
+    pub fn pr(self) -> &'static str {
         match self {
-            Version::Ca7ef26e4b => "ca7ef26e4b",
-            Version::B5c9a7364b => "b5c9a7364b",
-            Version::C65f41dc60 => "c65f41dc60",
-            Version::V4cf1a358ba => "4cf1a358ba",
+            Version::Ca7ef26e4b => "#34027",
+            Version::B5c9a7364b => "#34056",
+            Version::C65f41dc60 => "#34156",
+            Version::V4cf1a358ba => "#34301",
+            Version::V2e434e4453 => "#34390",
+            Version::V439fb24b32 => "#34388",
         }
     }
 
     /// One line for a reviewer: what this commit changed.
     pub fn summary(self) -> &'static str {
         match self {
-            Version::Ca7ef26e4b => "buggy parent of #34056: UpdateSegmentView keeps only L0 Growing segments",
-            Version::B5c9a7364b => "#34056 fix: UpdateSegmentView keeps every Growing segment",
-            Version::C65f41dc60 => "#34156: datacoord syncs only Flushing/Flushed segments; datanode removes only Flushing/Flushed",
-            Version::V4cf1a358ba => "#34301: datacoord syncs every healthy segment; datanode removes only Flushed",
+            Version::Ca7ef26e4b => "buggy parent of #34056: datacoord sends healthy segments with a PK statslog; UpdateSegmentView spares only L0 Growing segments",
+            Version::B5c9a7364b => "#34056 fix: UpdateSegmentView spares every Growing segment",
+            Version::C65f41dc60 => "#34156: datacoord sends only Flushing/Flushed segments, statslog optional; the datanode removes only Flushing/Flushed ones and loads every missing one",
+            Version::V4cf1a358ba => "#34301: datacoord sends every healthy segment, statslog optional; the datanode removes only Flushed ones",
+            Version::V2e434e4453 => "#34390: the datanode loads only missing Flushed segments that are neither L0 nor Legacy",
+            Version::V439fb24b32 => "#34388: datacoord leaves L0 segments out of the request",
         }
     }
 
     /// Accepts the short hash or any longer prefix of the full hash.
     pub fn parse(s: &str) -> Option<Version> {
-        const FULL: [(&str, Version); 4] = [
-            (
-                "ca7ef26e4bf2bfc574737b622cc5fe7703e17806",
-                Version::Ca7ef26e4b,
-            ),
-            (
-                "b5c9a7364bf60736c2d56f7eb81a059d4ac8e69f",
-                Version::B5c9a7364b,
-            ),
-            (
-                "c65f41dc60fe5ad2102a1bc56f1190b414389239",
-                Version::C65f41dc60,
-            ),
-            (
-                "4cf1a358ba589dadefefb6aab7e2fcf06f9044fd",
-                Version::V4cf1a358ba,
-            ),
-        ];
         let s = s.trim().to_ascii_lowercase();
         if s.len() < 7 {
             return None;
         }
-        FULL.iter()
+        Self::FULL
+            .iter()
             .find(|(full, _)| full.starts_with(&s))
             .map(|(_, v)| *v)
     }
@@ -147,9 +183,12 @@ impl SegState {
     }
 }
 
-/// Segment level, as in `datapb.SegmentLevel` (Legacy is normalised to L1).
+/// Segment level, as in `datapb.SegmentLevel`. `Legacy` (segments written before
+/// levels existed) is what datacoord may report; the datanode's `NewSegmentInfo`
+/// reads it as L1, `UpdateSegmentView` keeps it as it comes (meta_cache.go:278-286).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, serde::Serialize)]
 pub enum Level {
+    Legacy,
     L0,
     L1,
 }
@@ -157,6 +196,7 @@ pub enum Level {
 impl Level {
     pub fn as_str(self) -> &'static str {
         match self {
+            Level::Legacy => "Legacy",
             Level::L0 => "L0",
             Level::L1 => "L1",
         }
@@ -219,6 +259,13 @@ pub enum Op {
     WaitNotified {
         count: u32,
     },
+    /// Block until `actor` has returned from its op `index` (0-based): the flow
+    /// graph's delivery order (a node gets a message only after the node before it
+    /// returned from `Operate`).
+    WaitFor {
+        actor: u16,
+        index: u32,
+    },
     Insert {
         segment: i64,
         partition: i64,
@@ -248,6 +295,7 @@ impl Op {
             Op::NotifyAllFlushed => "notify_all_flushed",
             Op::Close => "close",
             Op::WaitNotified { .. } => "wait_notified",
+            Op::WaitFor { .. } => "wait_for",
             Op::Insert { .. } => "insert",
             Op::Seal { .. } => "seal",
             Op::Sync { .. } => "sync",
@@ -474,6 +522,7 @@ enum OpName {
     NotifyAllFlushed,
     Close,
     WaitNotified,
+    WaitFor,
     Insert,
     Seal,
     Sync,
@@ -495,13 +544,15 @@ struct RawOp {
     partition: Option<i64>,
     rows: Option<i64>,
     flush: Option<bool>,
+    actor: Option<String>,
+    index: Option<u32>,
 }
 
 impl RawOp {
     /// Names of the optional fields that are present.
     fn present(&self) -> Vec<&'static str> {
         let mut v = Vec::new();
-        let fields: [(&'static str, bool); 11] = [
+        let fields: [(&'static str, bool); 13] = [
             ("segment", self.segment.is_some()),
             ("pos", self.pos.is_some()),
             ("flushed", self.flushed.is_some()),
@@ -513,6 +564,8 @@ impl RawOp {
             ("partition", self.partition.is_some()),
             ("rows", self.rows.is_some()),
             ("flush", self.flush.is_some()),
+            ("actor", self.actor.is_some()),
+            ("index", self.index.is_some()),
         ];
         for (name, here) in fields {
             if here {
@@ -544,8 +597,8 @@ impl Checker<'_> {
     }
 }
 
-const FLUSH_OPS: &str = "flush_insert, flush_delete, inject, wait_injected, inject_done, start_dropping, notify_all_flushed, close, wait_notified";
-const SYNC_OPS: &str = "insert, seal, sync, sync_segments";
+const FLUSH_OPS: &str = "flush_insert, flush_delete, inject, wait_injected, inject_done, start_dropping, notify_all_flushed, close, wait_notified, wait_for";
+const SYNC_OPS: &str = "insert, seal, sync, sync_segments, wait_for";
 
 impl Scenario {
     /// Parses and checks a scenario. `file` names the source in messages.
@@ -702,8 +755,125 @@ impl Checker<'_> {
             positions[id as usize] = name;
         }
         sc.positions = positions;
+        self.resolve_wait_for(&raw, &mut sc)?;
         self.check_whole(&sc)?;
         Ok(sc)
+    }
+
+    /// Resolves the actor names of `wait_for` ops and refuses waits that can never
+    /// end: on the actor itself, on an op it does not have, or in a cycle.
+    fn resolve_wait_for(&self, raw: &RawScenario, sc: &mut Scenario) -> Result<(), ScenarioError> {
+        let root = JsonPath::root();
+        let op_path = |ai: usize, oi: usize| root.key("actors").index(ai).key("ops").index(oi);
+        let by_name: BTreeMap<String, usize> = sc
+            .actors
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.name.clone(), i))
+            .collect();
+        for (ai, a) in raw.actors.iter().enumerate() {
+            for (oi, o) in a.ops.iter().enumerate() {
+                if o.op != OpName::WaitFor {
+                    continue;
+                }
+                let name = o.actor.as_deref().unwrap_or_default();
+                let p = op_path(ai, oi);
+                let Some(&target) = by_name.get(name) else {
+                    let known: Vec<&str> = sc.actors.iter().map(|a| a.name.as_str()).collect();
+                    return Err(self.err(
+                        &p.key("actor"),
+                        format!(
+                            "unknown actor \"{name}\"; the actors are {}",
+                            known.join(", ")
+                        ),
+                    ));
+                };
+                if target == ai {
+                    return Err(self.err(
+                        &p.key("actor"),
+                        "an actor cannot wait for one of its own ops: it runs them in order",
+                    ));
+                }
+                let index = o.index.unwrap_or_default();
+                let len = sc.actors[target].ops.len();
+                if index as usize >= len {
+                    return Err(self.err(
+                        &p.key("index"),
+                        format!("actor \"{name}\" has {len} op(s) (indices 0 to {}), so op {index} never returns", len.saturating_sub(1)),
+                    ));
+                }
+                sc.actors[ai].ops[oi] = Op::WaitFor {
+                    actor: target as u16,
+                    index,
+                };
+            }
+        }
+        // A cycle of waits (a waits for b's op that comes after b waits for a's op)
+        // would deadlock before the run starts: find one with Kahn's algorithm over the
+        // ops (program order edges plus wait_for edges), in O(ops).
+        let offsets: Vec<usize> = sc
+            .actors
+            .iter()
+            .scan(0, |acc, a| {
+                let o = *acc;
+                *acc += a.ops.len();
+                Some(o)
+            })
+            .collect();
+        let total: usize = sc.actors.iter().map(|a| a.ops.len()).sum();
+        let mut indeg = vec![0u32; total];
+        let mut waiters: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (ai, a) in sc.actors.iter().enumerate() {
+            for (oi, op) in a.ops.iter().enumerate() {
+                let node = offsets[ai] + oi;
+                if oi > 0 {
+                    indeg[node] += 1;
+                }
+                if let Op::WaitFor { actor, index } = *op {
+                    indeg[node] += 1;
+                    waiters
+                        .entry(offsets[actor as usize] + index as usize)
+                        .or_default()
+                        .push(node);
+                }
+            }
+        }
+        let mut ready: Vec<usize> = (0..total).filter(|n| indeg[*n] == 0).collect();
+        let mut seen = 0usize;
+        while let Some(n) = ready.pop() {
+            seen += 1;
+            let actor = offsets.partition_point(|o| *o <= n) - 1;
+            let next = n + 1;
+            if next < offsets[actor] + sc.actors[actor].ops.len() {
+                indeg[next] -= 1;
+                if indeg[next] == 0 {
+                    ready.push(next);
+                }
+            }
+            for w in waiters.remove(&n).unwrap_or_default() {
+                indeg[w] -= 1;
+                if indeg[w] == 0 {
+                    ready.push(w);
+                }
+            }
+        }
+        if seen < total {
+            let stuck = (0..total).find(|n| {
+                indeg[*n] > 0 && {
+                    let actor = offsets.partition_point(|o| *o <= *n) - 1;
+                    matches!(sc.actors[actor].ops[n - offsets[actor]], Op::WaitFor { .. })
+                }
+            });
+            let at = stuck.map_or(root.key("actors"), |n| {
+                let actor = offsets.partition_point(|o| *o <= n) - 1;
+                op_path(actor, n - offsets[actor])
+            });
+            return Err(self.err(
+                &at,
+                "this wait_for is part of a cycle of waits (each actor waits for an op the other reaches only after its own wait): the run could never start it",
+            ));
+        }
+        Ok(())
     }
 
     fn check_flush_setup(&self, raw: &RawScenario, sc: &mut Scenario) -> Result<(), ScenarioError> {
@@ -912,6 +1082,7 @@ impl Checker<'_> {
             OpName::InjectDone => (&["id", "success"], &["id", "success"]),
             OpName::StartDropping | OpName::NotifyAllFlushed | OpName::Close => (&[], &[]),
             OpName::WaitNotified => (&["count"], &["count"]),
+            OpName::WaitFor => (&["actor", "index"], &["actor", "index"]),
             OpName::Insert => (
                 &["segment", "partition", "rows"],
                 &["segment", "partition", "rows"],
@@ -933,6 +1104,7 @@ impl Checker<'_> {
                 | OpName::WaitNotified
         );
         match (sc.model, is_flush_op) {
+            _ if o.op == OpName::WaitFor => {}
             (ModelKind::Flush2021, false) => {
                 return Err(self.err(
                     &p.key("op"),
@@ -1043,6 +1215,11 @@ impl Checker<'_> {
                 }
                 Op::WaitNotified { count }
             }
+            // The actor is resolved once every actor is known (`resolve_wait_for`).
+            OpName::WaitFor => Op::WaitFor {
+                actor: u16::MAX,
+                index: o.index.unwrap_or_default(),
+            },
             OpName::Insert => {
                 let rows = o.rows.unwrap_or(0);
                 if !(1..=1_000_000_000).contains(&rows) {
@@ -1216,6 +1393,7 @@ impl OpName {
             OpName::NotifyAllFlushed => "notify_all_flushed",
             OpName::Close => "close",
             OpName::WaitNotified => "wait_notified",
+            OpName::WaitFor => "wait_for",
             OpName::Insert => "insert",
             OpName::Seal => "seal",
             OpName::Sync => "sync",

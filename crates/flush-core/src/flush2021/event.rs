@@ -9,9 +9,23 @@ use crate::scenario::{Op, PosId};
 /// One fact of a step. A step usually yields one to four.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Ev {
-    QueueCreated {
+    /// `dropping.Load()` returned false: the normal path (a step of its own while
+    /// drop mode may still begin).
+    DroppingLoaded {
+        kind: HalfKind,
+    },
+    /// `dispatcher.LoadOrStore` stored a new queue; `init` has not run.
+    QueueStored {
+        segment: i64,
+    },
+    /// `orderFlushQueue.init` ran (in the same step as the store, or later).
+    QueueInit {
         segment: i64,
         handler: Gid,
+    },
+    /// The queue this goroutine stored was initialised by another's `sync.Once`.
+    QueueInitByOther {
+        segment: i64,
     },
     RunnerStored {
         segment: i64,
@@ -22,11 +36,10 @@ pub enum Ev {
         segment: i64,
         pos: PosId,
     },
-    WaitInjectMut {
+    /// `getFlushTaskRunner` under `injectMut`: `runningTasks++`.
+    InjectMutLocked {
         segment: i64,
-    },
-    LockedInjectMut {
-        segment: i64,
+        running: u32,
     },
     HandlerCloseRequested {
         segment: i64,
@@ -42,6 +55,7 @@ pub enum Ev {
         segment: i64,
         pos: PosId,
         runner: Gid,
+        chain: u32,
         start: SigOrigin,
     },
     HalfStarted {
@@ -68,6 +82,15 @@ pub enum Ev {
     DropPackAppended {
         pack: Pack,
     },
+    /// A drop-mode caller finds the drop mutex held by the finaliser.
+    DropMutexWait {
+        pack: Pack,
+    },
+    /// A `wait_for` op passed: the other actor returned from its op `index`.
+    FlowgraphDelivered {
+        actor: u16,
+        index: u32,
+    },
     InjectFlush {
         inj: InjId,
         waiter: Gid,
@@ -88,11 +111,17 @@ pub enum Ev {
         inj: InjId,
         success: bool,
     },
+    StartDroppingStore,
     StartDropping {
         finaliser: Gid,
     },
     NotifyAllFlushed,
-    ManagerClose,
+    ManagerClose {
+        queues: u32,
+    },
+    CloseNoHandler {
+        segment: i64,
+    },
     WaitNotifiedPassed {
         count: u32,
     },
@@ -134,15 +163,43 @@ pub enum Ev {
         inj: InjId,
         ok: bool,
     },
+    /// `postTask`: `working.Delete(MsgID)`.
+    WorkingDeleted {
+        segment: i64,
+        pos: PosId,
+    },
+    /// `postTask`'s whole critical section (no handler spawned).
     PostTask {
         segment: i64,
         pos: PosId,
         running: u32,
-        handler: Option<Gid>,
+        sticky: Option<InjId>,
+        remapped: Option<i64>,
+    },
+    /// `postTask` under `injectMut`: `runningTasks--` reached 0, a handler spawned.
+    PostTaskLocked {
+        segment: i64,
+        pos: PosId,
+        running: u32,
+        handler: Gid,
+    },
+    /// `postTask`: `q.postInjection = postInjection`.
+    StickySet {
+        segment: i64,
+        inj: InjId,
+    },
+    /// `postTask`: the sticky postInjection applied, `injectMut` released.
+    PostInjectionApplied {
+        segment: i64,
+        pos: PosId,
         sticky: Option<InjId>,
         remapped: Option<i64>,
     },
     SaveBinlogPathsCall {
+        pack: Pack,
+    },
+    /// `flushNotifyFunc` got a pack whose halves failed: it panics.
+    NotifyPackError {
         pack: Pack,
     },
     RpcFailed {
@@ -182,13 +239,23 @@ pub enum Ev {
     },
     FinaliserAllFlushed {
         queues: u32,
-        open_tails: u32,
     },
-    FinaliserTailsDone,
-    DropPackRemapped {
+    TailRead {
+        segment: i64,
+        tail: TailSeen,
+    },
+    TailClosed {
+        segment: i64,
+    },
+    FinaliserLocked {
+        packs: u32,
+    },
+    /// The finaliser's postInjection pass over pack `index`.
+    DropPackPostInjection {
+        index: u32,
         from: i64,
-        to: i64,
-        inj: InjId,
+        sticky: Option<InjId>,
+        to: Option<i64>,
     },
     FlushAndDrop {
         packs: u32,
@@ -203,14 +270,27 @@ pub enum Ev {
 /// A broken invariant (reported as an event; the run goes on as Go would).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Violation {
-    NotifyOrder {
+    /// An actor's positions on one queue were notified out of the order it flushed
+    /// them (normal mode): runners joined the tail chain out of its order.
+    FifoPerEnqueuer {
         segment: i64,
-        seq: u32,
-        expected: u32,
+        actor: u16,
+        pos: PosId,
+        earlier: PosId,
     },
-    NotifiedTwice {
+    /// A runner notified while one chained before it in its queue had not: an
+    /// inject handler's `injectDone` replaced the tail without chaining the old one.
+    InjectDoneSplice {
         segment: i64,
-        seq: u32,
+        pos: PosId,
+        earlier: PosId,
+    },
+    /// Self-check of the model: a runner notified before the runner whose
+    /// finishSignal it started on.
+    NotifyBeforeTail {
+        segment: i64,
+        pos: PosId,
+        before: PosId,
     },
     HandlerVsRunning {
         segment: i64,
@@ -223,33 +303,36 @@ pub enum Violation {
     },
     FlushAndDropTwice,
     FlushAndDropEarly,
-    StartSignal {
-        segment: i64,
-        seq: u32,
-        origin: SigOrigin,
-    },
 }
 
 impl Violation {
     /// A stable name for the invariant.
     pub fn name(&self) -> &'static str {
         match self {
-            Violation::NotifyOrder { .. } => "notify-order",
-            Violation::NotifiedTwice { .. } => "notified-once",
+            Violation::FifoPerEnqueuer { .. } => "fifo-per-enqueuer",
+            Violation::InjectDoneSplice { .. } => "inject-done-splice",
+            Violation::NotifyBeforeTail { .. } => "notify-follows-tail",
             Violation::HandlerVsRunning { .. } => "handler-iff-idle",
             Violation::InjectionTakenTwice { .. } => "injection-taken-once",
             Violation::FlushAndDropTwice => "flush-and-drop-once",
             Violation::FlushAndDropEarly => "flush-and-drop-after-all-flushed",
-            Violation::StartSignal { .. } => "start-signal-is-tail",
         }
     }
 
     pub fn describe(&self, sc: &Scenario) -> String {
         match self {
-            Violation::NotifyOrder { segment, seq, expected } => format!(
-                "queue {segment}: runner #{seq} notified before runner #{expected}, which was created (stored in working) earlier"
+            Violation::FifoPerEnqueuer { segment, actor, pos, earlier } => format!(
+                "queue {segment}: {} flushed pos={} before pos={}, but pos={} was notified first: its runner joined the tail chain before pos={}'s (getFlushTaskRunner is three critical sections, flush_manager.go:121-137, and a creator can be overtaken between them; a datanode's flow graph never creates one queue's runners from two goroutines)",
+                sc.actors[*actor as usize].name, sc.pos_name(*earlier), sc.pos_name(*pos), sc.pos_name(*pos), sc.pos_name(*earlier)
             ),
-            Violation::NotifiedTwice { segment, seq } => format!("queue {segment}: runner #{seq}'s pack notified twice"),
+            Violation::InjectDoneSplice { segment, pos, earlier } => format!(
+                "queue {segment}: pos={} notified while pos={}, chained before it, had not: an inject handler replaced tailCh with its injectDone without chaining the old tail (flush_manager.go:203-206), so SaveBinlogPaths checkpoints can go backwards",
+                sc.pos_name(*pos), sc.pos_name(*earlier)
+            ),
+            Violation::NotifyBeforeTail { segment, pos, before } => format!(
+                "queue {segment}: pos={} notified before pos={}, whose finishSignal it started on (a bug in the model)",
+                sc.pos_name(*pos), sc.pos_name(*before)
+            ),
             Violation::HandlerVsRunning { segment, running, handler } => format!(
                 "queue {segment}: inject handler {} while {running} task(s) run (injectHandler != nil must equal runningTasks == 0)",
                 if *handler { "present" } else { "absent" }
@@ -259,11 +342,6 @@ impl Violation {
             }
             Violation::FlushAndDropTwice => "flushAndDrop called a second time".to_owned(),
             Violation::FlushAndDropEarly => "flushAndDrop called before notifyAllFlushed".to_owned(),
-            Violation::StartSignal { segment, seq, origin } => format!(
-                "queue {segment}: runner #{seq} starts on {}, not on runner #{}'s finishSignal: runners joined the tail chain in another order than they were stored in working",
-                origin_words(origin),
-                seq.wrapping_sub(1)
-            ),
         }
     }
 }
@@ -273,11 +351,15 @@ impl Ev {
     pub fn go_fn(&self) -> &'static str {
         use Ev::*;
         match self {
-            QueueCreated { .. } => "flush_manager.go: getFlushQueue",
-            RunnerStored { .. }
-            | RunnerLoaded { .. }
-            | WaitInjectMut { .. }
-            | LockedInjectMut { .. } => "flush_manager.go: getFlushTaskRunner",
+            DroppingLoaded {
+                kind: HalfKind::Insert,
+            } => "flush_manager.go: handleInsertTask",
+            DroppingLoaded { .. } => "flush_manager.go: handleDeleteTask",
+            QueueStored { .. } => "flush_manager.go: getFlushQueue",
+            QueueInit { .. } | QueueInitByOther { .. } => "flush_manager.go: orderFlushQueue.init",
+            RunnerStored { .. } | RunnerLoaded { .. } | InjectMutLocked { .. } => {
+                "flush_manager.go: getFlushTaskRunner"
+            }
             HandlerCloseRequested { .. } | HandlerClosed { .. } | HandlerStopped { .. } => {
                 "flush_manager.go: injectHandler.close"
             }
@@ -298,17 +380,20 @@ impl Ev {
             DropHalfStarted { .. } | DropDeleteStaysNormal { .. } => {
                 "flush_manager.go: handleDeleteTask"
             }
-            DropPackAppended { pack } => match pack.source {
+            DropPackAppended { pack } | DropMutexWait { pack } => match pack.source {
                 PackSource::DropInsert => "flush_manager.go: handleInsertTask",
                 _ => "flush_manager.go: handleDeleteTask",
             },
+            FlowgraphDelivered { .. } => "flowgraph/node.go: nodeCtx.work",
             InjectFlush { .. } => "flush_manager.go: injectFlush",
             InjectQueued { .. } | InjectChFull { .. } => "flush_manager.go: orderFlushQueue.inject",
             Injected { .. } => "flush_task.go: taskInjection.Injected",
             InjectDone { .. } => "flush_task.go: taskInjection.injectDone",
-            StartDropping { .. } => "flush_manager.go: startDropping",
+            StartDroppingStore | StartDropping { .. } => "flush_manager.go: startDropping",
             NotifyAllFlushed => "flush_manager.go: notifyAllFlushed",
-            ManagerClose => "flush_manager.go: rendezvousFlushManager.close",
+            ManagerClose { .. } | CloseNoHandler { .. } => {
+                "flush_manager.go: rendezvousFlushManager.close"
+            }
             WaitNotifiedPassed { .. } => "flush_manager_test.go: notify barrier",
             ActorDone => "scenario: actor finished",
             HalfAttemptFailed { .. } | HalfGaveUp { .. } => "retry.go: retry.Do",
@@ -320,10 +405,16 @@ impl Ev {
             RunnerHalvesDone { .. }
             | RunnerStarted { .. }
             | RunnerTookInjection { .. }
-            | RunnerInjectOver { .. } => "flush_task.go: waitFinish",
-            FinishClosed { .. } => "flush_task.go: waitFinish",
-            PostTask { .. } => "flush_manager.go: orderFlushQueue.postTask",
-            SaveBinlogPathsCall { .. } | Notified { .. } => "flush_manager.go: flushNotifyFunc",
+            | RunnerInjectOver { .. }
+            | FinishClosed { .. } => "flush_task.go: waitFinish",
+            WorkingDeleted { .. }
+            | PostTask { .. }
+            | PostTaskLocked { .. }
+            | StickySet { .. }
+            | PostInjectionApplied { .. } => "flush_manager.go: orderFlushQueue.postTask",
+            SaveBinlogPathsCall { .. } | Notified { .. } | NotifyPackError { .. } => {
+                "flush_manager.go: flushNotifyFunc"
+            }
             RpcFailed {
                 rpc: Rpc::SaveBinlogPaths,
                 ..
@@ -335,9 +426,12 @@ impl Ev {
                 "flush_manager.go: injectHandler.handleInjection"
             }
             InjectedClosed { .. } => "flush_task.go: taskInjection.waitForInjected",
-            FinaliserAllFlushed { .. } => "flush_manager.go: startDropping (finaliser)",
-            FinaliserTailsDone => "flush_manager.go: waitForAllFlushQueue",
-            DropPackRemapped { .. } => "flush_manager.go: startDropping (finaliser)",
+            FinaliserAllFlushed { .. } | TailRead { .. } | TailClosed { .. } => {
+                "flush_manager.go: waitForAllFlushQueue"
+            }
+            FinaliserLocked { .. } | DropPackPostInjection { .. } => {
+                "flush_manager.go: startDropping (finaliser)"
+            }
             FlushAndDrop { .. } | FlushAndDropDone => "flush_manager.go: dropVirtualChannelFunc",
             GoPanic { .. } => "runtime: panic",
             Invariant(_) => "flushscope: invariant",
@@ -350,23 +444,34 @@ impl Ev {
         let p = |x: PosId| sc.pos_name(x);
         let i = |x: InjId| sc.inj_name(x);
         let _ = match self {
-            QueueCreated { segment, handler } => {
-                write!(out, "queue {segment} created (tail = closed channel), inject handler g{handler} spawned")
+            DroppingLoaded { .. } => write!(out, "dropping.Load() = false: normal mode"),
+            QueueStored { segment } => write!(
+                out,
+                "dispatcher.LoadOrStore stored a new queue for segment {segment} (init has not run: tailCh is nil)"
+            ),
+            QueueInit { segment, handler } => {
+                write!(out, "queue {segment} init: tail = closed channel, inject handler g{handler} spawned")
+            }
+            QueueInitByOther { segment } => {
+                write!(out, "queue {segment} was already initialised by another caller's sync.Once")
             }
             RunnerStored { segment, pos, seq } => write!(out, "new runner #{seq} seg={segment} pos={} stored in working", p(*pos)),
             RunnerLoaded { segment, pos } => write!(out, "runner seg={segment} pos={} already in working", p(*pos)),
-            WaitInjectMut { segment } => write!(out, "waits for queue {segment}'s injectMut"),
-            LockedInjectMut { segment } => write!(out, "took queue {segment}'s injectMut"),
+            InjectMutLocked { segment, running } => {
+                write!(out, "queue {segment}'s injectMut: runningTasks++ = {running}")
+            }
             HandlerCloseRequested { segment, handler } => {
                 write!(out, "closes inject handler g{handler} of queue {segment} (close(done)), waits for it to exit")
             }
-            HandlerClosed { segment } => write!(out, "queue {segment}'s inject handler is gone (injectHandler = nil)"),
-            HandlerStopped { segment } => write!(out, "queue {segment}'s inject handler stopped"),
-            RunnerInit { segment, pos, runner, start } => write!(
+            HandlerClosed { segment } => {
+                write!(out, "queue {segment}'s inject handler is gone (injectHandler = nil); injectMut released")
+            }
+            HandlerStopped { segment } => write!(out, "queue {segment}'s inject handler stopped; injectMut released"),
+            RunnerInit { segment, pos, runner, chain, start } => write!(
                 out,
-                "runner seg={segment} pos={} init: g{runner} spawned, waits on {}; queue tail = its finishSignal",
+                "runner seg={segment} pos={} init under tailMut: g{runner} spawned, waits on {}; queue tail = its finishSignal (#{chain} in the tail chain)",
                 p(*pos),
-                origin_words(start)
+                origin_words(sc, start)
             ),
             HalfStarted { segment, pos, kind, half } => {
                 write!(out, "{} half seg={segment} pos={} spawned as g{half}", kind.as_str(), p(*pos))
@@ -385,10 +490,20 @@ impl Ev {
             ),
             DropDeleteStaysNormal { segment, pos } => write!(
                 out,
-                "drop mode, but pos={} of seg={segment} is in working: the delete half joins its runner",
+                "drop mode, but working.Load(pos={}) of seg={segment} found its runner: the delete half goes the normal way",
                 p(*pos)
             ),
             DropPackAppended { pack } => write!(out, "drop pack appended: {}", pack_words(sc, pack)),
+            DropMutexWait { pack } => write!(
+                out,
+                "half done; waits for dropHandler's mutex (the finaliser holds it) to append {}",
+                pack_words(sc, pack)
+            ),
+            FlowgraphDelivered { actor, index } => write!(
+                out,
+                "message delivered: {} returned from its op #{index}",
+                sc.actors[*actor as usize].name
+            ),
             InjectFlush { inj, waiter } => write!(out, "injectFlush {}: waitForInjected g{waiter} spawned", i(*inj)),
             InjectQueued { inj, segment, queued } => {
                 write!(out, "{} queued on queue {segment}'s injectCh ({queued} queued)", i(*inj))
@@ -397,9 +512,11 @@ impl Ev {
             Injected { inj } => write!(out, "<-{}.Injected() returned: every target queue holds its flush", i(*inj)),
             InjectDone { inj, success: true } => write!(out, "{}.injectDone(true): injectOver filled with true", i(*inj)),
             InjectDone { inj, success: false } => write!(out, "{}.injectDone(false): injectOver closed", i(*inj)),
-            StartDropping { finaliser } => write!(out, "drop mode on; finaliser g{finaliser} waits for allFlushed"),
+            StartDroppingStore => write!(out, "dropping.Store(true): later flushes take the drop-mode path"),
+            StartDropping { finaliser } => write!(out, "allFlushed = make(chan struct{{}}); finaliser g{finaliser} spawned, waits for allFlushed"),
             NotifyAllFlushed => write!(out, "close(allFlushed)"),
-            ManagerClose => write!(out, "close(): stopping every queue's inject handler"),
+            ManagerClose { queues } => write!(out, "close(): dispatcher.Range over {queues} queue(s), stopping each inject handler"),
+            CloseNoHandler { segment } => write!(out, "queue {segment}: no inject handler to stop"),
             WaitNotifiedPassed { count } => write!(out, "{count} packs notified; barrier passed"),
             ActorDone => write!(out, "all ops done"),
             HalfAttemptFailed { segment, pos, kind, n, sleep_ms } => write!(
@@ -439,20 +556,30 @@ impl Ev {
                 p(*pos),
                 i(*inj)
             ),
-            PostTask { segment, pos, running, handler, sticky, remapped } => {
-                let _ = write!(out, "postTask seg={segment} pos={}: runningTasks={running}", p(*pos));
-                if let Some(h) = handler {
-                    let _ = write!(out, ", inject handler g{h} spawned");
-                }
-                if let Some(s) = sticky {
-                    let _ = write!(out, ", postInjection={}", i(*s));
-                }
-                if let Some(to) = remapped {
-                    let _ = write!(out, ", pack remapped to segment {to}");
-                }
+            WorkingDeleted { segment, pos } => write!(out, "postTask seg={segment}: working.Delete(pos={})", p(*pos)),
+            PostTask { segment, pos, running, sticky, remapped } => {
+                let _ = write!(out, "postTask seg={segment} pos={} under injectMut: runningTasks={running}", p(*pos));
+                sticky_words(sc, *sticky, *remapped, out);
+                Ok(())
+            }
+            PostTaskLocked { segment, pos, running, handler } => write!(
+                out,
+                "postTask seg={segment} pos={} under injectMut: runningTasks={running}, inject handler g{handler} spawned (injectMut still held)",
+                p(*pos)
+            ),
+            StickySet { segment, inj } => write!(out, "queue {segment}: postInjection = {}'s (sticky)", i(*inj)),
+            PostInjectionApplied { segment, pos, sticky, remapped } => {
+                let _ = write!(out, "postTask seg={segment} pos={}", p(*pos));
+                sticky_words(sc, *sticky, *remapped, out);
+                out.push_str("; injectMut released");
                 Ok(())
             }
             SaveBinlogPathsCall { pack } => write!(out, "SaveBinlogPaths({})", pack_words(sc, pack)),
+            NotifyPackError { pack } => write!(
+                out,
+                "flushNotifyFunc({}): pack.err != nil: \"flush pack with error, DataNode quit now\"",
+                pack_words(sc, pack)
+            ),
             RpcFailed { rpc, n, sleep_ms } => write!(out, "{} attempt {n} failed; sleeps {sleep_ms} ms", rpc.as_str()),
             Notified { pack, total } => write!(out, "notified {} (#{total})", pack_words(sc, pack)),
             FinishClosed { segment, pos } => write!(out, "close(finishSignal) of seg={segment} pos={}", p(*pos)),
@@ -460,12 +587,12 @@ impl Ev {
             ReplicaFlushed { segment } => write!(out, "replica: segment {segment} -> flushed"),
             HandlerTookInjection { segment, inj } => write!(
                 out,
-                "inject handler of queue {segment} took {} (injectOne); queue tail = its injectDone",
+                "inject handler of queue {segment} took {} (injectOne); queue tail = its injectDone (the old tail is not chained)",
                 i(*inj)
             ),
             HandlerInjectOver { segment, inj, ok: true } => write!(
                 out,
-                "queue {segment}: injectOver of {} gave true; postInjection set, injectDone closed",
+                "queue {segment}: injectOver of {} gave true; postInjection set (without injectMut), injectDone closed",
                 i(*inj)
             ),
             HandlerInjectOver { segment, inj, ok: false } => {
@@ -477,26 +604,49 @@ impl Ev {
             ),
             HandlerExited { segment, .. } => write!(out, "inject handler of queue {segment} returned"),
             InjectedClosed { inj } => write!(out, "{}: every queue called injectOne; close(injected)", i(*inj)),
-            FinaliserAllFlushed { queues, open_tails } => write!(
+            FinaliserAllFlushed { queues } => write!(
                 out,
-                "allFlushed closed; waits for the tails of {queues} queue(s) ({open_tails} still open)"
+                "allFlushed closed; waitForAllFlushQueue: one waiter goroutine for each of the {queues} queue(s) in the dispatcher"
             ),
-            FinaliserTailsDone => write!(out, "every queue tail closed"),
-            DropPackRemapped { from, to, inj } => {
-                write!(out, "drop pack of segment {from} remapped to {to} by {}'s postInjection", i(*inj))
-            }
-            FlushAndDrop { packs } => write!(out, "flushAndDrop with {packs} pack(s): DropVirtualChannel"),
-            FlushAndDropDone => write!(out, "DropVirtualChannel succeeded; every segment of the request is marked flushed"),
+            TailRead { segment, tail } => match tail {
+                TailSeen::Nil => write!(out, "queue {segment}'s tailCh is nil (not initialised): <-tailCh blocks forever"),
+                TailSeen::Closed(o) => write!(out, "queue {segment}'s tailCh ({}) is closed; wg.Done()", origin_words(sc, o)),
+                TailSeen::Open(o) => write!(out, "queue {segment}'s tailCh is {}: waits for it", origin_words(sc, o)),
+            },
+            TailClosed { segment } => write!(out, "queue {segment}'s tail closed; wg.Done()"),
+            FinaliserLocked { packs } => write!(
+                out,
+                "every queue tail closed; dropFlushWg.Wait() (never Add-ed) returns; dropHandler locked; {packs} pack(s) to post-process"
+            ),
+            DropPackPostInjection { index, from, sticky, to } => match (sticky, to) {
+                (Some(s), Some(to)) => write!(out, "drop pack #{index}: segment {from} remapped to {to} by {}'s postInjection", i(*s)),
+                (Some(s), None) => write!(out, "drop pack #{index} of segment {from}: {}'s postInjection keeps it", i(*s)),
+                (None, _) => write!(out, "drop pack #{index} of segment {from}: its queue has no postInjection"),
+            },
+            FlushAndDrop { packs } => write!(
+                out,
+                "flushAndDrop with {packs} pack(s): DropVirtualChannel (at 891c202b73 the request carries no segments: segmentPack is never put in it; fixed by #17641)"
+            ),
+            FlushAndDropDone => write!(out, "DropVirtualChannel succeeded; every segment of segmentPack is marked flushed"),
             GoPanic { message } => write!(out, "PANIC: {message}"),
             Invariant(v) => write!(out, "INVARIANT {}: {}", v.name(), v.describe(sc)),
         };
     }
 }
 
-fn origin_words(o: &SigOrigin) -> String {
+fn sticky_words(sc: &Scenario, sticky: Option<InjId>, remapped: Option<i64>, out: &mut String) {
+    if let Some(s) = sticky {
+        let _ = write!(out, ", postInjection={}", sc.inj_name(s));
+    }
+    if let Some(to) = remapped {
+        let _ = write!(out, ", pack remapped to segment {to}");
+    }
+}
+
+fn origin_words(sc: &Scenario, o: &SigOrigin) -> String {
     match o {
         SigOrigin::QueueInit => "the queue's initial (closed) tail".to_owned(),
-        SigOrigin::Runner { seq } => format!("runner #{seq}'s finishSignal"),
+        SigOrigin::Runner { pos, .. } => format!("runner pos={}'s finishSignal", sc.pos_name(*pos)),
         SigOrigin::InjectDone { handler } => format!("inject handler g{handler}'s injectDone"),
     }
 }
@@ -511,21 +661,43 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
     let runner = |r: RunnerId| w.runner(r);
     match &g.at {
         At::Ready => match g.role {
-            Role::Actor { actor, pc } => match sc.actors[actor as usize].ops.get(pc as usize) {
-                Some(Op::WaitInjected { inj }) => (
-                    format!("<-{}.Injected()", sc.inj_name(*inj)),
-                    "flush_task.go: taskInjection.Injected",
-                ),
-                Some(Op::WaitNotified { count }) => (
-                    format!("{count} packs notified ({} so far)", w.notified),
-                    "flush_manager_test.go: notify barrier",
-                ),
-                Some(op) => (format!("next op: {}", op.name()), "scenario: actor"),
-                None => ("nothing".to_owned(), "scenario: actor"),
-            },
+            Role::Actor { actor, pc } => {
+                let ops = &sc.actors[actor as usize].ops;
+                match ops.get(pc as usize) {
+                    Some(Op::WaitInjected { inj }) => (
+                        format!("B9: <-{}.Injected()", sc.inj_name(*inj)),
+                        "flush_task.go: taskInjection.Injected",
+                    ),
+                    Some(Op::WaitNotified { count }) => (
+                        format!("{count} packs notified ({} so far)", w.notified),
+                        "flush_manager_test.go: notify barrier",
+                    ),
+                    Some(Op::WaitFor { actor, index }) => (
+                        format!(
+                            "the message {} sends after its op #{index} returns",
+                            sc.actors[*actor as usize].name
+                        ),
+                        "flowgraph/node.go: nodeCtx.work",
+                    ),
+                    Some(op) => (format!("next op: {}", op.name()), "scenario: actor"),
+                    None => ("nothing".to_owned(), "scenario: actor"),
+                }
+            }
             _ => ("nothing".to_owned(), "runtime"),
         },
-        At::LockInjectMut { segment, .. } => (
+        At::NormalMode => (
+            "nothing: getFlushQueue next (dropping was false)".to_owned(),
+            "flush_manager.go: handleInsertTask/handleDeleteTask",
+        ),
+        At::QueueInit { segment, .. } => (
+            format!("nothing: queue {segment}'s init (sync.Once) next"),
+            "flush_manager.go: getFlushQueue",
+        ),
+        At::DropDeleteNormal => (
+            "nothing: getFlushTaskRunner next (normal path)".to_owned(),
+            "flush_manager.go: handleDeleteTask",
+        ),
+        At::RunnerInjectMut { segment, .. } => (
             format!("queue {segment}'s injectMut"),
             "flush_manager.go: getFlushTaskRunner",
         ),
@@ -535,7 +707,11 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
             format!("B7: inject handler g{handler} of queue {segment} to exit"),
             "flush_manager.go: injectHandler.close",
         ),
-        At::InjectSend { inj, next } => (
+        At::ChainRunner { segment, .. } => (
+            format!("nothing: queue {segment}'s tailMut (init and chain) next"),
+            "flush_manager.go: getFlushTaskRunner",
+        ),
+        At::Inject { inj, next } => (
             format!(
                 "B10: room in queue {}'s injectCh for {}",
                 sc.injections[*inj as usize].segments[*next as usize],
@@ -546,6 +722,18 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
         At::DropWait { .. } => (
             "B11: its drop-mode half".to_owned(),
             "flush_manager.go: handleInsertTask/handleDeleteTask",
+        ),
+        At::DropMutex { .. } => (
+            "dropHandler's mutex (held by the finaliser)".to_owned(),
+            "flush_manager.go: handleInsertTask/handleDeleteTask",
+        ),
+        At::StartDroppingMake => (
+            "nothing: allFlushed = make(chan) and the finaliser next".to_owned(),
+            "flush_manager.go: startDropping",
+        ),
+        At::CloseQueues { next, .. } => (
+            format!("queue {}'s injectMut", w.queues[*next as usize].segment),
+            "flush_manager.go: rendezvousFlushManager.close",
         ),
         At::Attempt { n } => (format!("nothing: attempt {n} next"), "retry.go: retry.Do"),
         At::RetrySleep { n } => (
@@ -567,7 +755,7 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
             let what = match g.role {
                 Role::Runner(r) => runner(r)
                     .and_then(|r| r.start)
-                    .map_or("?".to_owned(), |s| origin_words(&s.origin)),
+                    .map_or("?".to_owned(), |s| origin_words(sc, &s.origin)),
                 _ => "?".to_owned(),
             };
             (
@@ -579,8 +767,16 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
             format!("B3: <-{}.injectOver", sc.inj_name(*inj)),
             "flush_task.go: waitFinish",
         ),
-        At::PostTaskMutex { .. } => (
+        At::PostTaskDelete { .. } => (
+            "nothing: working.Delete next".to_owned(),
+            "flush_manager.go: orderFlushQueue.postTask",
+        ),
+        At::PostTaskLock { .. } => (
             "injectMut (postTask)".to_owned(),
+            "flush_manager.go: orderFlushQueue.postTask",
+        ),
+        At::PostTaskSticky { .. } | At::PostTaskApply => (
+            "nothing: holds injectMut; postInjection next".to_owned(),
             "flush_manager.go: orderFlushQueue.postTask",
         ),
         At::SaveBinlogPaths { n } => (
@@ -609,20 +805,35 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
             "B12: <-allFlushed".to_owned(),
             "flush_manager.go: startDropping (finaliser)",
         ),
-        At::WaitTails { tails } => {
-            let open = tails.iter().filter(|t| !w.is_closed(**t)).count();
-            (
-                format!("B13: {open} queue tail(s) to close"),
-                "flush_manager.go: waitForAllFlushQueue",
-            )
-        }
-        At::FinaliserMutex { .. } => (
-            "a queue's injectMut".to_owned(),
+        At::WaitTailWaiters => (
+            format!(
+                "B13: {} queue tail waiter(s) to finish",
+                w.drop.tail_waiters
+            ),
+            "flush_manager.go: waitForAllFlushQueue",
+        ),
+        At::FinaliserPack { next } => (
+            format!(
+                "queue {}'s injectMut (drop pack #{next})",
+                w.drop.packs[*next as usize].segment
+            ),
             "flush_manager.go: startDropping (finaliser)",
         ),
         At::DropVirtualChannel { n } => (
             format!("B14: DropVirtualChannel attempt {n}"),
             "flush_manager.go: dropVirtualChannelFunc",
+        ),
+        At::ReadTail => (
+            "nothing: reads queue.tailCh next".to_owned(),
+            "flush_manager.go: waitForAllFlushQueue",
+        ),
+        At::WaitTail { sig: None } => (
+            "B13: a nil tailCh (forever)".to_owned(),
+            "flush_manager.go: waitForAllFlushQueue",
+        ),
+        At::WaitTail { .. } => (
+            "B13: <-queue.tailCh".to_owned(),
+            "flush_manager.go: waitForAllFlushQueue",
         ),
     }
 }

@@ -11,7 +11,7 @@ mod event;
 mod step;
 
 pub use event::{Ev, Violation};
-pub use step::{retry_sleep_ms, Rpc};
+pub use step::{retry_sleep_ms, Rpc, TailSeen};
 
 use std::collections::VecDeque;
 
@@ -41,8 +41,10 @@ impl HalfKind {
 pub enum SigOrigin {
     /// `orderFlushQueue.init`: `tailCh = make(chan); close(tailCh)`.
     QueueInit,
-    /// A runner's `finishSignal`; `seq` is its creation order in the queue.
-    Runner { seq: u32 },
+    /// A runner's `finishSignal`; `seq` is its creation order in the queue (the
+    /// order of `working.LoadOrStore`), `chain` its place in the tail chain (the
+    /// order of `t.init(...); q.tailCh = t.finishSignal` under `tailMut`).
+    Runner { seq: u32, chain: u32, pos: PosId },
     /// An inject handler's `injectDone` channel.
     InjectDone { handler: Gid },
 }
@@ -86,8 +88,13 @@ pub struct Runner {
     pub segment: i64,
     /// The MsgID it is keyed by in `working` (normal mode) or flushes (drop mode).
     pub pos: PosId,
-    /// Creation order within its queue (normal mode).
+    /// Creation order within its queue (normal mode): the order of `working.LoadOrStore`.
     pub seq: u32,
+    /// Place in the queue's tail chain, once `init` ran under `tailMut` (normal mode).
+    pub chain: Option<u32>,
+    /// The actor ops that gave it a half in normal mode: (actor, op index). The
+    /// per-enqueuer FIFO check compares these program orders.
+    pub feeders: Vec<(u16, u32)>,
     /// `Some(kind)` for a drop-mode ad-hoc runner with its single half.
     pub adhoc: Option<HalfKind>,
     /// The embedded `sync.WaitGroup` (2 normally, 1 in drop mode).
@@ -152,7 +159,8 @@ pub struct Handler {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Queue {
     pub segment: i64,
-    pub tail: SignalRef,
+    /// `tailCh`; `None` until `init` ran (a nil channel: receiving blocks forever).
+    pub tail: Option<SignalRef>,
     pub running: u32,
     pub handler: Option<Handler>,
     /// The sticky `postInjection`: the injection whose function it is.
@@ -161,9 +169,10 @@ pub struct Queue {
     /// `working`: MsgID → runner, sorted by MsgID.
     pub working: Vec<(PosId, RunnerId)>,
     pub next_seq: u32,
-    /// The seq of the next runner allowed to notify.
-    pub notify_seq: u32,
-    /// Holder of `injectMut` across a blocking point (B7), if any.
+    /// The chain index the next runner to join the tail chain gets.
+    pub next_chain: u32,
+    /// Holder of `injectMut` across steps (B7, or postTask after it spawned a
+    /// handler), if any. Critical sections that fit in one step never show here.
     pub inject_mut: Option<Gid>,
 }
 
@@ -195,6 +204,11 @@ pub struct DropState {
     pub flush_and_drop: Option<Vec<Pack>>,
     /// New segments whose start positions `dropVirtualChannelFunc` added to its request.
     pub start_positions: Vec<i64>,
+    /// The finaliser holds `dropHandler`'s mutex (from after `waitForAllFlushQueue`
+    /// until `flushAndDrop` returns): drop-mode callers wait to append their pack.
+    pub locked: bool,
+    /// `waitForAllFlushQueue`'s WaitGroup: per-queue waiters not yet done.
+    pub tail_waiters: u32,
 }
 
 /// A segment of the datanode `Replica` (segment_replica.go).
@@ -203,7 +217,9 @@ pub struct ReplicaSeg {
     pub segment: i64,
     pub state: ReplicaState,
     pub rows: i64,
-    /// The last checkpoint position sent for it by SaveBinlogPaths.
+    /// The checkpoint position of the last SaveBinlogPaths sent for it. (Datacoord
+    /// keeps the newest by timestamp; positions here carry no timestamps, so this is
+    /// what the datanode sent last, not what datacoord kept.)
     pub checkpoint: Option<PosId>,
 }
 
@@ -226,34 +242,61 @@ pub enum Role {
     WaitInjected(InjId),
     /// The goroutine `startDropping` spawns.
     Finaliser,
+    /// One of the goroutines `waitForAllFlushQueue` starts per queue: it reads the
+    /// queue's `tailCh` when it runs and waits for it (flush_manager.go:477-480).
+    TailWaiter { segment: i64 },
 }
 
-/// What an actor does once it holds `injectMut` again.
+/// What a goroutine does once `injectHandler.close()` returned (B7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Resume {
-    /// Finish `getFlushTaskRunner` for this new runner (init, then the half).
+    /// Finish `getFlushTaskRunner` for this new runner: `injectHandler = nil`, unlock.
     NewRunner(RunnerId),
-    /// Go on with the manager's `close()` after this queue index.
-    Close(u32),
+    /// Go on with the manager's `close()`: unlock, then queue `next` of the `until`
+    /// queues its `dispatcher.Range` saw.
+    Close { next: u32, until: u32 },
 }
 
-/// The point a goroutine stands at. Each is a place where Go may block.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// The point a goroutine stands at: where Go may block, or be preempted between two
+/// accesses to state another goroutine shares (ARCHITECTURE.md, "granularity").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum At {
-    /// Actor: before its op at `pc` (ops that only wait block here: B9, wait_notified).
+    /// Actor: before its op at `pc` (ops that only wait block here: B9, wait_notified,
+    /// wait_for).
     Ready,
-    /// Actor: `q.injectMut.Lock()` in `getFlushTaskRunner`, held by another goroutine.
-    LockInjectMut { segment: i64, then: Resume },
+    /// Actor: `m.dropping.Load()` returned false (normal mode); `getFlushQueue` next.
+    NormalMode,
+    /// `dispatcher.LoadOrStore` stored a new queue; `queue.init()` (sync.Once) next.
+    /// `resume`: for a flush op 0 = normal path, 1 = drop-mode delete; for `inject`
+    /// the segment index; for the finaliser the pack index.
+    QueueInit { segment: i64, resume: u32 },
+    /// Drop-mode `handleDeleteTask`: `working.Load(pos)` found the runner; the normal
+    /// path (`enqueueDelFlush` → `getFlushTaskRunner`) next.
+    DropDeleteNormal,
+    /// `working.LoadOrStore` stored `runner`; `q.injectMut.Lock()` next (blocks while held).
+    RunnerInjectMut { segment: i64, runner: RunnerId },
     /// B7: `injectHandler.close()` → `wg.Wait()`, holding `injectMut`.
     CloseHandler {
         segment: i64,
         handler: Gid,
         then: Resume,
     },
-    /// B10: `injectCh <- inj` on a full channel; `next` indexes the injection's segments.
-    InjectSend { inj: InjId, next: u32 },
+    /// `injectMut` released; `tailMut`: `t.init(...)`, `q.tailCh = t.finishSignal` next.
+    ChainRunner { segment: i64, runner: RunnerId },
+    /// `injectFlush`: `getFlushQueue(segs[next]).inject(inj)` next (B10 while its
+    /// injectCh is full).
+    Inject { inj: InjId, next: u32 },
     /// B11: a drop-mode caller in `r.Wait()`.
     DropWait { runner: RunnerId },
+    /// A drop-mode caller waiting for `dropHandler`'s mutex (held by the finaliser)
+    /// to append its pack.
+    DropMutex { pack: Pack },
+    /// `startDropping`: `dropping.Store(true)` done; `allFlushed = make(chan)` and
+    /// the finaliser's `go` next.
+    StartDroppingMake,
+    /// The manager's `close()`: queue `next` of the `until` queues `Range` saw
+    /// (`injectMut.Lock()` blocks while held).
+    CloseQueues { next: u32, until: u32 },
     /// Half: about to make attempt `n` (1-based).
     Attempt { n: u8 },
     /// B4: the retry sleep after failed attempt `n`.
@@ -264,9 +307,17 @@ pub enum At {
     WaitStart,
     /// B3: `<-injection.injectOver` in `waitFinish`.
     WaitInjectOver { inj: InjId },
-    /// `postTask` waiting for `injectMut`.
-    PostTaskMutex { post: Option<InjId> },
-    /// B14: `SaveBinlogPaths` attempt `n` in flight (in `flushNotifyFunc`).
+    /// `postTask`: `working.Delete(pos)` next.
+    PostTaskDelete { post: Option<InjId> },
+    /// `postTask`: `q.injectMut.Lock()` next (blocks while held).
+    PostTaskLock { post: Option<InjId> },
+    /// `postTask` spawned an inject handler and still holds `injectMut`:
+    /// `q.postInjection = postInjection` next (the new handler writes it unlocked).
+    PostTaskSticky { post: InjId },
+    /// `postTask`, holding `injectMut`: `q.postInjection(pack)`, unlock next.
+    PostTaskApply,
+    /// B14: `flushNotifyFunc`, `SaveBinlogPaths` attempt `n` next (`n = 1` also
+    /// builds the request).
     SaveBinlogPaths { n: u8 },
     /// B5: `select` on `injectCh` / `done`.
     Select,
@@ -276,15 +327,21 @@ pub enum At {
     WaitInjectOne,
     /// B12: `<-allFlushed`.
     WaitAllFlushed,
-    /// B13: `waitForAllFlushQueue` on the tails read when it started.
-    WaitTails { tails: Vec<SigId> },
-    /// Finaliser: waiting for `q.injectMut` before applying postInjection to pack `next`.
-    FinaliserMutex { next: u32 },
-    /// B14: `DropVirtualChannel` attempt `n` in flight (in `dropVirtualChannelFunc`).
+    /// B13: `waitForAllFlushQueue`'s `wg.Wait()` for its per-queue waiters.
+    WaitTailWaiters,
+    /// Finaliser, holding `dropHandler`'s mutex: pack `next`'s queue's
+    /// `injectMut` and `postInjection` next.
+    FinaliserPack { next: u32 },
+    /// B14: `dropVirtualChannelFunc`, `DropVirtualChannel` attempt `n` next (`n = 1`
+    /// also calls `flushAndDrop` and builds the request).
     DropVirtualChannel { n: u8 },
+    /// Tail waiter: `<-queue.tailCh` next (it reads the field when it runs).
+    ReadTail,
+    /// Tail waiter: blocked on the tail it read (`None`: a nil channel, forever).
+    WaitTail { sig: Option<SigId> },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Goroutine {
     pub id: Gid,
     pub role: Role,
@@ -336,7 +393,8 @@ pub struct World {
     ready: Vec<(Gid, u8)>,
     /// How many entries of `ready` have two ready cases (a `select`).
     two_case: u32,
-    /// Open signals with the runner goroutine waiting on each as its start signal.
+    /// Open signals with the goroutines waiting on each (runners at B2, tail waiters),
+    /// sorted by signal.
     sig_waiters: Vec<(SigId, Gid)>,
     /// Goroutines whose readiness the current step may have changed.
     touched: Vec<Gid>,
@@ -345,6 +403,55 @@ pub struct World {
     finaliser: Option<Gid>,
     /// Some actor has a `wait_notified` op (so a notify may wake an actor).
     waits_notified: bool,
+    /// Ops each actor has returned from (indexed by actor): what `wait_for` waits on.
+    actor_done: Vec<u32>,
+    /// Where this scenario needs preemption points that others do not (see [`Grain`]).
+    grain: Grain,
+}
+
+/// Preemption points that matter only when some goroutine of the scenario can touch
+/// the state in between. Where none can, the two accesses are one step: no
+/// schedule is lost, and the trace stays short (ARCHITECTURE.md, "granularity").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Grain {
+    /// `dropping.Load()` is its own step while a `start_dropping` can still run: a
+    /// flush that read false may reach its queue after drop mode began. Without a
+    /// `start_dropping` op the flag never changes and the read is not a point.
+    mode_read: bool,
+    /// `dispatcher.LoadOrStore` and `queue.init()` are two steps when something
+    /// ranges over the dispatcher (the drop finaliser, `close()`): it can see a queue
+    /// whose `tailCh` is still nil.
+    queue_init: bool,
+    /// `working.Delete` in `postTask` is its own step when some (segment, position)
+    /// gets a half twice: another goroutine may then look the MsgID up in between.
+    post_task_delete: bool,
+    /// Some actor waits for another's op (`wait_for`).
+    waits_for: bool,
+}
+
+impl Grain {
+    fn of(sc: &Scenario) -> Grain {
+        use crate::scenario::Op;
+        let ops = || sc.actors.iter().flat_map(|a| &a.ops);
+        let mut halves = std::collections::BTreeSet::new();
+        let mut dup = false;
+        for op in ops() {
+            let key = match *op {
+                Op::FlushInsert { segment, pos, .. } => (segment, pos, HalfKind::Insert),
+                Op::FlushDelete { segment, pos, .. } => (segment, pos, HalfKind::Delete),
+                _ => continue,
+            };
+            dup |= !halves.insert(key);
+        }
+        let has = |f: fn(&Op) -> bool| ops().any(f);
+        let drops = has(|o| matches!(o, Op::StartDropping));
+        Grain {
+            mode_read: drops,
+            queue_init: drops || has(|o| matches!(o, Op::Close)),
+            post_task_delete: dup,
+            waits_for: has(|o| matches!(o, Op::WaitFor { .. })),
+        }
+    }
 }
 
 impl World {
@@ -404,6 +511,8 @@ impl World {
                 packs: Vec::new(),
                 flush_and_drop: None,
                 start_positions: Vec::new(),
+                locked: false,
+                tail_waiters: 0,
             },
             replica,
             open_signals: Vec::new(),
@@ -427,6 +536,8 @@ impl World {
                 .iter()
                 .flat_map(|a| &a.ops)
                 .any(|o| matches!(o, crate::scenario::Op::WaitNotified { .. })),
+            actor_done: vec![0; sc.actors.len()],
+            grain: Grain::of(sc),
         };
         for (i, a) in sc.actors.iter().enumerate() {
             if !a.ops.is_empty() {
@@ -550,28 +661,35 @@ impl World {
 
     /// How many ready cases goroutine `g` has (0 = blocked; 2 = a select with both ready).
     pub fn cases(&self, sc: &Scenario, g: &Goroutine) -> u8 {
+        let mut_free = |segment: i64| self.queue(segment).is_none_or(|q| q.inject_mut.is_none());
         let ready = match (&g.role, &g.at) {
-            (Role::Actor { actor, pc }, At::Ready) => {
-                match sc.actors[*actor as usize].ops.get(*pc as usize) {
-                    Some(crate::scenario::Op::WaitInjected { inj }) => {
-                        self.injections[*inj as usize].injected
-                    }
-                    Some(crate::scenario::Op::WaitNotified { count }) => self.notified >= *count,
-                    Some(_) => true,
-                    None => false,
-                }
-            }
-            (_, At::LockInjectMut { segment, .. }) => {
-                self.queue(*segment).is_some_and(|q| q.inject_mut.is_none())
-            }
+            (Role::Actor { actor, pc }, At::Ready) => self.actor_ready(sc, *actor, *pc),
+            (
+                _,
+                At::NormalMode
+                | At::QueueInit { .. }
+                | At::DropDeleteNormal
+                | At::ChainRunner { .. }
+                | At::StartDroppingMake
+                | At::Attempt { .. }
+                | At::RetrySleep { .. }
+                | At::PostTaskDelete { .. }
+                | At::PostTaskSticky { .. }
+                | At::PostTaskApply
+                | At::SaveBinlogPaths { .. }
+                | At::DropVirtualChannel { .. }
+                | At::ReadTail,
+            ) => true,
+            (_, At::RunnerInjectMut { segment, .. }) => mut_free(*segment),
             (_, At::CloseHandler { handler, .. }) => self.goroutine(*handler).is_none(),
-            (_, At::InjectSend { inj, next }) => {
+            (_, At::Inject { inj, next }) => {
                 let seg = sc.injections[*inj as usize].segments[*next as usize];
                 self.queue(seg)
                     .is_none_or(|q| q.inject_ch.len() < crate::scenario::INJECT_CH_CAP)
             }
             (_, At::DropWait { runner }) => self.runner(*runner).is_some_and(|r| r.wg == 0),
-            (_, At::Attempt { .. } | At::RetrySleep { .. }) => true,
+            (_, At::DropMutex { .. }) => !self.drop.locked,
+            (_, At::CloseQueues { next, .. }) => self.queues[*next as usize].inject_mut.is_none(),
             (Role::Runner(r), At::WaitHalves) => self.runner(*r).is_some_and(|r| r.wg == 0),
             (Role::Runner(r), At::WaitStart) => self
                 .runner(*r)
@@ -580,11 +698,9 @@ impl World {
             (_, At::WaitInjectOver { inj } | At::Handling { inj, .. }) => {
                 self.injections[*inj as usize].over.receivable()
             }
-            (Role::Runner(r), At::PostTaskMutex { .. }) => self
-                .runner(*r)
-                .and_then(|r| self.queue(r.segment))
-                .is_some_and(|q| q.inject_mut.is_none()),
-            (_, At::SaveBinlogPaths { .. } | At::DropVirtualChannel { .. }) => true,
+            (Role::Runner(r), At::PostTaskLock { .. }) => {
+                self.runner(*r).is_some_and(|r| mut_free(r.segment))
+            }
             (Role::Handler { segment }, At::Select) => {
                 let q = self.queue(*segment);
                 let inj_ready = q.is_some_and(|q| !q.inject_ch.is_empty());
@@ -597,14 +713,39 @@ impl World {
                 self.injections[*inj as usize].remaining == 0
             }
             (_, At::WaitAllFlushed) => self.drop.all_flushed == AllFlushed::Closed,
-            (_, At::WaitTails { tails }) => tails.iter().all(|t| self.is_closed(*t)),
-            (_, At::FinaliserMutex { next }) => {
-                let seg = self.drop.packs[*next as usize].segment;
-                self.queue(seg).is_none_or(|q| q.inject_mut.is_none())
-            }
+            (_, At::WaitTailWaiters) => self.drop.tail_waiters == 0,
+            (_, At::FinaliserPack { next }) => mut_free(self.drop.packs[*next as usize].segment),
+            (_, At::WaitTail { sig }) => sig.is_some_and(|s| self.is_closed(s)),
             _ => false,
         };
         u8::from(ready)
+    }
+
+    /// An actor at `Ready` can run its op at `pc`: the ops that only wait are ready
+    /// when what they wait for has happened; `wait_for` ops are passed within the
+    /// step of the op after them, so the actor is ready when every `wait_for` in a
+    /// row is satisfied and the op after them is ready too.
+    fn actor_ready(&self, sc: &Scenario, actor: u16, pc: u32) -> bool {
+        use crate::scenario::Op;
+        let ops = &sc.actors[actor as usize].ops;
+        let mut i = pc as usize;
+        loop {
+            return match ops.get(i) {
+                Some(Op::WaitFor { actor, index }) => {
+                    if self.actor_done[*actor as usize] <= *index {
+                        false
+                    } else {
+                        i += 1;
+                        continue;
+                    }
+                }
+                Some(Op::WaitInjected { inj }) => self.injections[*inj as usize].injected,
+                Some(Op::WaitNotified { count }) => self.notified >= *count,
+                Some(_) => true,
+                // Only wait_for ops were left, and all are satisfied.
+                None => i > pc as usize,
+            };
+        }
     }
 
     // ----- names -----------------------------------------------------------
@@ -637,6 +778,7 @@ impl World {
             Role::Handler { segment } => format!("inject handler seg={segment}"),
             Role::WaitInjected(inj) => format!("waitForInjected {}", sc.inj_name(inj)),
             Role::Finaliser => "drop finaliser".to_owned(),
+            Role::TailWaiter { segment } => format!("tail waiter seg={segment}"),
         }
     }
 
@@ -659,6 +801,7 @@ impl World {
             Role::Handler { segment } => Who::Handler { segment },
             Role::WaitInjected(i) => Who::WaitInjected(i),
             Role::Finaliser => Who::Finaliser,
+            Role::TailWaiter { segment } => Who::TailWaiter { segment },
         }
     }
 
@@ -694,12 +837,18 @@ impl World {
         if let Ok(i) = self.open_signals.binary_search(&s) {
             self.open_signals.remove(i);
         }
-        if let Ok(i) = self.sig_waiters.binary_search_by_key(&s, |w| w.0) {
-            let (_, g) = self.sig_waiters.remove(i);
+        let from = self.sig_waiters.partition_point(|w| w.0 < s);
+        let to = self.sig_waiters.partition_point(|w| w.0 <= s);
+        for (_, g) in self.sig_waiters.drain(from..to) {
             self.touched.push(g);
         }
-        if let Some(f) = self.finaliser {
-            self.touched.push(f);
+    }
+
+    /// `g` waits for signal `s` to close (a runner at B2, a tail waiter at B13).
+    fn wait_signal(&mut self, s: SigId, g: Gid) {
+        if !self.is_closed(s) {
+            let at = self.sig_waiters.partition_point(|w| w.0 <= s);
+            self.sig_waiters.insert(at, (s, g));
         }
     }
 
@@ -737,6 +886,9 @@ pub enum Who {
     },
     WaitInjected(InjId),
     Finaliser,
+    TailWaiter {
+        segment: i64,
+    },
     Gone,
 }
 
@@ -808,6 +960,7 @@ impl crate::engine::Model for World {
             Who::Handler { segment } => format!("inject handler seg={segment}"),
             Who::WaitInjected(i) => format!("waitForInjected {}", sc.inj_name(i)),
             Who::Finaliser => "drop finaliser".to_owned(),
+            Who::TailWaiter { segment } => format!("tail waiter seg={segment}"),
             Who::Gone => "?".to_owned(),
         }
     }

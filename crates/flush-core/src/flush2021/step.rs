@@ -1,8 +1,15 @@
-//! `World::step`: run one goroutine past its blocking point to the next one.
-//! Each arm cites the Go it models; MODEL.md §1.2 has the same order in words.
+//! `World::step`: run one goroutine from the point it stands at to the next one.
+//!
+//! A step ends wherever the Go goroutine can block, or be preempted between two
+//! accesses to state that another goroutine shares (a mutex, a channel, the
+//! `sync.Map`s, an unlocked field): each such point is an [`At`], so a schedule can
+//! put any other goroutine there, as Go's scheduler can (ARCHITECTURE.md,
+//! "granularity"). Critical sections that only touch state their lock protects are
+//! one step. Every arm cites the Go at `891c202b73` (flush_manager.go "fm",
+//! flush_task.go "ft").
 
 use super::*;
-use crate::scenario::{Op, RETRY_ATTEMPTS};
+use crate::scenario::{Op, INJECT_CH_CAP, RETRY_ATTEMPTS};
 use crate::sched::Choice;
 
 /// `retry.Do`'s sleep after failed attempt `n`: 200 ms doubling, capped at 3 s.
@@ -14,12 +21,15 @@ pub fn retry_sleep_ms(n: u8) -> u32 {
     ms
 }
 
+/// `getFlushQueue`'s caller, for where to go on after `queue.init()`.
+const RESUME_NORMAL: u32 = 0;
+const RESUME_DROP_DELETE: u32 = 1;
+
 impl World {
     /// Runs `choice` (which must be runnable) and appends what happened to `ev`.
     /// Returns who ran (captured before the step: the goroutine may be gone after).
     pub fn step(&mut self, sc: &Scenario, choice: Choice, ev: &mut Vec<Ev>) -> Who {
-        let gi = self.gi(choice.g);
-        let g = self.goroutines[gi].clone();
+        let g = self.goroutines[self.gi(choice.g)];
         let who = self.who_of(&g);
         match g.role {
             Role::Actor { actor, pc } => self.step_actor(sc, g.id, actor, pc, g.at, ev),
@@ -27,13 +37,14 @@ impl World {
             Role::Runner(r) => self.step_runner(sc, g.id, r, g.at, ev),
             Role::Handler { segment } => self.step_handler(g.id, segment, g.at, choice.alt, ev),
             Role::WaitInjected(inj) => {
-                // flush_task.go: waitForInjected — wg.Wait() returned; close(injected).
+                // ft:94-97 waitForInjected — wg.Wait() returned; close(injected).
                 self.injections[inj as usize].injected = true;
                 self.touch_actors();
                 ev.push(Ev::InjectedClosed { inj });
                 self.finish(g.id);
             }
             Role::Finaliser => self.step_finaliser(sc, g.id, g.at, ev),
+            Role::TailWaiter { segment } => self.step_tail_waiter(g.id, segment, g.at, ev),
         }
         self.touch(choice.g);
         self.check_invariants(ev);
@@ -41,15 +52,15 @@ impl World {
         who
     }
 
-    /// Takes or releases a queue's `injectMut` across a blocking point; every
-    /// goroutine that may wait for it is re-examined.
+    /// Takes or releases a queue's `injectMut` across steps; every goroutine that
+    /// may wait for it is re-examined.
     fn set_inject_mut(&mut self, qi: usize, holder: Option<Gid>) {
         self.queues[qi].inject_mut = holder;
         self.touch_actors();
         if let Some(f) = self.finaliser {
             self.touch(f);
         }
-        self.touch_where(|g| matches!(g.at, At::PostTaskMutex { .. }));
+        self.touch_where(|g| matches!(g.at, At::PostTaskLock { .. }));
     }
 
     /// `injectOver` of `inj` changed: its receivers are re-examined.
@@ -62,7 +73,7 @@ impl World {
         if let Some(h) = self.queues[qi].handler {
             self.touch(h.goroutine);
         }
-        if self.queues[qi].inject_ch.len() + 1 >= crate::scenario::INJECT_CH_CAP {
+        if self.queues[qi].inject_ch.len() + 1 >= INJECT_CH_CAP {
             self.touch_actors();
         }
     }
@@ -99,78 +110,138 @@ impl World {
     // ----- actors -----------------------------------------------------------
 
     fn step_actor(&mut self, sc: &Scenario, g: Gid, actor: u16, pc: u32, at: At, ev: &mut Vec<Ev>) {
+        if at == At::Ready {
+            // wait_for ops are passed in the step of the op after them.
+            let Some(pc) = self.pass_wait_for(sc, g, actor, pc, ev) else {
+                return;
+            };
+            let op = &sc.actors[actor as usize].ops[pc as usize];
+            if self.start_op(sc, g, actor, pc, op, ev) {
+                self.op_done(sc, g, actor, pc, ev);
+            }
+            return;
+        }
         let op = &sc.actors[actor as usize].ops[pc as usize];
         let done = match at {
-            At::Ready => self.start_op(sc, g, op, ev),
-            At::LockInjectMut {
-                segment,
-                then: Resume::NewRunner(r),
-            } => {
-                ev.push(Ev::LockedInjectMut { segment });
-                self.new_runner_locked(g, segment, r, op, ev)
+            At::NormalMode => self.flush_normal(g, actor, pc, op, ev),
+            At::QueueInit { segment, resume } => {
+                let qi = self.init_pending_queue(segment, ev);
+                match *op {
+                    Op::Inject { inj } => self.inject_from(sc, g, inj, resume, ev),
+                    _ if resume == RESUME_DROP_DELETE => self.drop_delete_lookup(g, qi, op, ev),
+                    _ => self.get_runner(g, actor, pc, qi, op, ev),
+                }
+            }
+            At::DropDeleteNormal => {
+                // fm:304-305 — the normal path: getFlushQueue(seg).enqueueDelFlush(...).
+                let qi = self.qi(op_segment(op)).expect("the queue the lookup used");
+                self.get_runner(g, actor, pc, qi, op, ev)
+            }
+            At::RunnerInjectMut { segment, runner } => {
+                self.runner_inject_mut(g, segment, runner, ev)
             }
             At::CloseHandler { segment, then, .. } => {
-                // flush_manager.go: injectHandler.close — wg.Wait() returned.
+                // fm:221-226 injectHandler.close — wg.Wait() returned; then unlock injectMut.
                 let qi = self.qi(segment).expect("queue of a closing handler");
                 self.set_inject_mut(qi, None);
                 match then {
-                    Resume::NewRunner(r) => {
+                    Resume::NewRunner(runner) => {
+                        // fm:130-132 — injectHandler = nil; injectMut.Unlock().
                         self.queues[qi].handler = None;
                         ev.push(Ev::HandlerClosed { segment });
-                        self.init_runner_and_half(qi, r, op, ev);
-                        true
+                        self.set_at(g, At::ChainRunner { segment, runner });
+                        false
                     }
-                    Resume::Close(after) => {
+                    Resume::Close { next, until } => {
                         ev.push(Ev::HandlerStopped { segment });
-                        self.manager_close(g, after as usize + 1, ev)
+                        self.close_next(g, next + 1, until)
                     }
                 }
             }
-            At::LockInjectMut {
-                then: Resume::Close(qi),
-                ..
-            } => self.manager_close(g, qi as usize, ev),
-            At::InjectSend { inj, next } => self.inject_from(sc, g, inj, next as usize, ev),
-            At::DropWait { runner } => {
-                // flush_manager.go: handleInsertTask/handleDeleteTask — r.Wait() returned; append getFlushPack().
-                let ri = self.ri(runner);
-                self.runner_ids.remove(ri);
-                let r = self.runners.remove(ri).expect("live runner");
-                let kind = r.adhoc.expect("ad-hoc runner");
-                let pack = Pack {
-                    runner: r.id,
-                    source: if kind == HalfKind::Insert {
-                        PackSource::DropInsert
-                    } else {
-                        PackSource::DropDelete
-                    },
-                    segment: r.segment,
-                    pos: r.has_pos.then_some(r.pos),
-                    flushed: r.flushed,
-                    dropped: r.dropped,
-                    err: r.insert_err || r.delete_err,
-                };
+            At::ChainRunner { segment, runner } => {
+                let qi = self.qi(segment).expect("queue");
+                self.chain_runner(qi, runner, actor, pc, op, ev);
+                true
+            }
+            At::Inject { inj, next } => self.inject_from(sc, g, inj, next, ev),
+            At::DropWait { runner } => self.drop_wait_done(g, runner, ev),
+            At::DropMutex { pack } => {
                 self.drop.packs.push(pack);
                 ev.push(Ev::DropPackAppended { pack });
                 true
             }
+            At::StartDroppingMake => {
+                // fm:489-490 — allFlushed = make(chan struct{}); go func() { ... }.
+                self.drop.all_flushed = AllFlushed::Open;
+                let f = self.spawn(Role::Finaliser, At::WaitAllFlushed);
+                ev.push(Ev::StartDropping { finaliser: f });
+                true
+            }
+            At::CloseQueues { next, until } => self.close_queue(g, next, until, ev),
             _ => unreachable!("actor: not a point this goroutine can be stepped from"),
         };
         if done {
-            let next = pc + 1;
-            if next as usize >= sc.actors[actor as usize].ops.len() {
-                ev.push(Ev::ActorDone);
-                self.finish(g);
-            } else {
-                let i = self.gi(g);
-                self.goroutines[i].role = Role::Actor { actor, pc: next };
-                self.goroutines[i].at = At::Ready;
-            }
+            self.op_done(sc, g, actor, pc, ev);
         }
     }
 
-    /// Starts the op; returns true when it completed without blocking.
-    fn start_op(&mut self, sc: &Scenario, g: Gid, op: &Op, ev: &mut Vec<Ev>) -> bool {
+    /// The actor returned from op `pc`: on to the next op, or gone.
+    fn op_done(&mut self, sc: &Scenario, g: Gid, actor: u16, pc: u32, ev: &mut Vec<Ev>) {
+        self.actor_done[actor as usize] = pc + 1;
+        if self.grain.waits_for {
+            self.touch_actors();
+        }
+        let next = pc + 1;
+        if next as usize >= sc.actors[actor as usize].ops.len() {
+            ev.push(Ev::ActorDone);
+            self.finish(g);
+        } else {
+            let i = self.gi(g);
+            self.goroutines[i].role = Role::Actor { actor, pc: next };
+            self.goroutines[i].at = At::Ready;
+        }
+    }
+
+    /// Passes the `wait_for` ops at `pc` (all satisfied: the actor is runnable) and
+    /// returns the op to run now, or `None` when they were the actor's last ops.
+    fn pass_wait_for(
+        &mut self,
+        sc: &Scenario,
+        g: Gid,
+        actor: u16,
+        mut pc: u32,
+        ev: &mut Vec<Ev>,
+    ) -> Option<u32> {
+        let ops = &sc.actors[actor as usize].ops;
+        while let Some(Op::WaitFor {
+            actor: other,
+            index,
+        }) = ops.get(pc as usize)
+        {
+            ev.push(Ev::FlowgraphDelivered {
+                actor: *other,
+                index: *index,
+            });
+            let last = pc as usize + 1 == ops.len();
+            self.op_done(sc, g, actor, pc, ev);
+            if last {
+                return None;
+            }
+            pc += 1;
+        }
+        Some(pc)
+    }
+
+    /// Starts the op; returns true when it returned without blocking.
+    fn start_op(
+        &mut self,
+        sc: &Scenario,
+        g: Gid,
+        actor: u16,
+        pc: u32,
+        op: &Op,
+        ev: &mut Vec<Ev>,
+    ) -> bool {
         match *op {
             Op::FlushInsert {
                 segment,
@@ -180,43 +251,25 @@ impl World {
                 fail,
             } => {
                 if self.drop.dropping {
-                    // flush_manager.go: handleInsertTask, drop mode — ad-hoc runner, Add(1), runFlushInsert, Wait.
-                    return self.run_adhoc(
-                        g,
-                        segment,
-                        pos,
-                        HalfKind::Insert,
-                        fail,
-                        (flushed, dropped),
-                        ev,
-                    );
+                    // fm:262-275 handleInsertTask, drop mode — ad-hoc runner, Add(1),
+                    // runFlushInsert, Wait, then append under the drop mutex.
+                    let flags = (flushed, dropped);
+                    return self.run_adhoc(g, segment, pos, HalfKind::Insert, fail, flags, ev);
                 }
-                let qi = self.get_flush_queue(segment, ev);
-                self.get_runner(g, qi, pos, op, ev)
+                self.flush_mode_read(g, actor, pc, op, HalfKind::Insert, ev)
             }
-            Op::FlushDelete { segment, pos, fail } => {
+            Op::FlushDelete { segment, .. } => {
                 if self.drop.dropping {
-                    // flush_manager.go: handleDeleteTask, drop mode — getFlushQueue, then working.Load(pos).
-                    let qi = self.get_flush_queue(segment, ev);
-                    if self.working(qi, pos).is_some() {
-                        ev.push(Ev::DropDeleteStaysNormal { segment, pos });
-                        return self.get_runner(g, qi, pos, op, ev);
-                    }
-                    return self.run_adhoc(
-                        g,
-                        segment,
-                        pos,
-                        HalfKind::Delete,
-                        fail,
-                        (false, false),
-                        ev,
-                    );
+                    // fm:283-286 handleDeleteTask, drop mode — getFlushQueue, then working.Load(pos).
+                    let Some(qi) = self.get_flush_queue(g, segment, RESUME_DROP_DELETE, ev) else {
+                        return false;
+                    };
+                    return self.drop_delete_lookup(g, qi, op, ev);
                 }
-                let qi = self.get_flush_queue(segment, ev);
-                self.get_runner(g, qi, pos, op, ev)
+                self.flush_mode_read(g, actor, pc, op, HalfKind::Delete, ev)
             }
             Op::Inject { inj } => {
-                // flush_manager.go: injectFlush — go waitForInjected(), then inject into each queue.
+                // fm:441-446 injectFlush — go waitForInjected(), then each queue's inject.
                 self.injections[inj as usize].started = true;
                 let w = self.spawn(Role::WaitInjected(inj), At::WaitInjectOne);
                 ev.push(Ev::InjectFlush { inj, waiter: w });
@@ -227,10 +280,9 @@ impl World {
                 true
             }
             Op::InjectDone { inj, success } => {
-                // flush_task.go: injectDone — false closes injectOver, true fills it with segmentCnt trues.
+                // ft:103-112 injectDone — false closes injectOver, true fills it with segmentCnt trues.
                 let n = sc.injections[inj as usize].segments.len() as u32;
-                let st = &mut self.injections[inj as usize];
-                st.over = if success {
+                self.injections[inj as usize].over = if success {
                     Over::Filled(n)
                 } else {
                     Over::Closed
@@ -240,15 +292,14 @@ impl World {
                 true
             }
             Op::StartDropping => {
-                // flush_manager.go: startDropping — dropping = true; allFlushed = make(chan); go finaliser.
+                // fm:488 — m.dropping.Store(true); the channel and the goroutine are the next step.
                 self.drop.dropping = true;
-                self.drop.all_flushed = AllFlushed::Open;
-                let f = self.spawn(Role::Finaliser, At::WaitAllFlushed);
-                ev.push(Ev::StartDropping { finaliser: f });
-                true
+                ev.push(Ev::StartDroppingStore);
+                self.set_at(g, At::StartDroppingMake);
+                false
             }
             Op::NotifyAllFlushed => {
-                // flush_manager.go: notifyAllFlushed — close(allFlushed).
+                // fm:510-512 notifyAllFlushed — close(allFlushed).
                 match self.drop.all_flushed {
                     AllFlushed::Unset => {
                         self.go_panic(
@@ -277,18 +328,64 @@ impl World {
                 }
             }
             Op::Close => {
+                // fm:515-526 close — dispatcher.Range: the queues stored now, one by one.
                 self.closing = true;
-                ev.push(Ev::ManagerClose);
-                self.manager_close(g, 0, ev)
+                let until = self.queues.len() as u32;
+                ev.push(Ev::ManagerClose { queues: until });
+                self.close_next(g, 0, until)
             }
             Op::WaitNotified { count } => {
                 ev.push(Ev::WaitNotifiedPassed { count });
                 true
             }
+            Op::WaitFor { .. } => unreachable!("wait_for ops are passed before"),
             Op::Insert { .. } | Op::Seal { .. } | Op::Sync { .. } | Op::SyncSegments { .. } => {
                 unreachable!("sync-2024 op in a flush-2021 run")
             }
         }
+    }
+
+    /// `m.dropping.Load()` returned false. While a `start_dropping` may still run the
+    /// read is a step of its own (drop mode can begin before the flush reaches its
+    /// queue); otherwise the normal path goes on at once.
+    fn flush_mode_read(
+        &mut self,
+        g: Gid,
+        actor: u16,
+        pc: u32,
+        op: &Op,
+        kind: HalfKind,
+        ev: &mut Vec<Ev>,
+    ) -> bool {
+        if self.grain.mode_read {
+            ev.push(Ev::DroppingLoaded { kind });
+            self.set_at(g, At::NormalMode);
+            return false;
+        }
+        self.flush_normal(g, actor, pc, op, ev)
+    }
+
+    /// fm:278 / fm:305 — `getFlushQueue(seg).enqueueInsertFlush/enqueueDelFlush`.
+    fn flush_normal(&mut self, g: Gid, actor: u16, pc: u32, op: &Op, ev: &mut Vec<Ev>) -> bool {
+        let Some(qi) = self.get_flush_queue(g, op_segment(op), RESUME_NORMAL, ev) else {
+            return false;
+        };
+        self.get_runner(g, actor, pc, qi, op, ev)
+    }
+
+    /// Drop-mode `handleDeleteTask` after `getFlushQueue`: `working.Load(pos)` (fm:286).
+    fn drop_delete_lookup(&mut self, g: Gid, qi: usize, op: &Op, ev: &mut Vec<Ev>) -> bool {
+        let Op::FlushDelete { segment, pos, fail } = *op else {
+            unreachable!("drop-mode lookup for a delete op")
+        };
+        if self.working(qi, pos).is_some() {
+            // fm:287-289 — the insert half is queued: go on in normal mode (the next step).
+            ev.push(Ev::DropDeleteStaysNormal { segment, pos });
+            self.set_at(g, At::DropDeleteNormal);
+            return false;
+        }
+        // fm:290-301 — ad-hoc runner, Add(1), runFlushDel, Wait, append.
+        self.run_adhoc(g, segment, pos, HalfKind::Delete, fail, (false, false), ev)
     }
 
     /// Drop mode's ad-hoc runner: `Add(1)`, the half (`flags` = flushed, dropped of an
@@ -332,38 +429,106 @@ impl World {
         false
     }
 
-    /// `getFlushQueue`: LoadOrStore + `init` (spawns the inject handler, tail = closed channel).
-    fn get_flush_queue(&mut self, segment: i64, ev: &mut Vec<Ev>) -> usize {
-        if let Some(i) = self.qi(segment) {
-            return i;
+    /// B11 passed: `r.Wait()` returned. fm:271-273 / fm:298-300 — lock the drop
+    /// mutex (held by the finaliser from its postInjection pass until flushAndDrop
+    /// returns), append `r.getFlushPack()`, unlock.
+    fn drop_wait_done(&mut self, g: Gid, runner: RunnerId, ev: &mut Vec<Ev>) -> bool {
+        let ri = self.ri(runner);
+        self.runner_ids.remove(ri);
+        let r = self.runners.remove(ri).expect("live runner");
+        let kind = r.adhoc.expect("ad-hoc runner");
+        let pack = Pack {
+            runner: r.id,
+            source: if kind == HalfKind::Insert {
+                PackSource::DropInsert
+            } else {
+                PackSource::DropDelete
+            },
+            segment: r.segment,
+            pos: r.has_pos.then_some(r.pos),
+            flushed: r.flushed,
+            dropped: r.dropped,
+            err: r.insert_err || r.delete_err,
+        };
+        if self.drop.locked {
+            ev.push(Ev::DropMutexWait { pack });
+            self.set_at(g, At::DropMutex { pack });
+            return false;
         }
-        let tail = self.new_signal(false);
+        self.drop.packs.push(pack);
+        ev.push(Ev::DropPackAppended { pack });
+        true
+    }
+
+    /// `getFlushQueue(segment)` (fm:251-258): `dispatcher.LoadOrStore` then
+    /// `queue.init()`. Returns the queue, or `None` when `g` stored a new queue and
+    /// stops before `init` (where something may range over the dispatcher): it then
+    /// stands at `QueueInit { resume }`.
+    fn get_flush_queue(
+        &mut self,
+        g: Gid,
+        segment: i64,
+        resume: u32,
+        ev: &mut Vec<Ev>,
+    ) -> Option<usize> {
+        if let Some(qi) = self.qi(segment) {
+            if self.queues[qi].tail.is_none() {
+                // Stored by a goroutine that has not run init yet: sync.Once runs it here.
+                self.init_queue(qi, ev);
+            }
+            return Some(qi);
+        }
         self.queues.push(Queue {
             segment,
-            tail: SignalRef {
-                id: tail,
-                origin: SigOrigin::QueueInit,
-            },
+            tail: None,
             running: 0,
             handler: None,
             post_inj: None,
             inject_ch: VecDeque::new(),
             working: Vec::new(),
             next_seq: 0,
-            notify_seq: 0,
+            next_chain: 0,
             inject_mut: None,
         });
-        let h = self.spawn(Role::Handler { segment }, At::Select);
         let qi = self.queues.len() - 1;
+        if self.grain.queue_init {
+            ev.push(Ev::QueueStored { segment });
+            self.set_at(g, At::QueueInit { segment, resume });
+            return None;
+        }
+        self.init_queue(qi, ev);
+        Some(qi)
+    }
+
+    /// `QueueInit` resumed: `queue.init()` unless another caller's `Once` ran it.
+    fn init_pending_queue(&mut self, segment: i64, ev: &mut Vec<Ev>) -> usize {
+        let qi = self.qi(segment).expect("a stored queue");
+        if self.queues[qi].tail.is_none() {
+            self.init_queue(qi, ev);
+        } else {
+            ev.push(Ev::QueueInitByOther { segment });
+        }
+        qi
+    }
+
+    /// fm:111-118 `orderFlushQueue.init` (sync.Once): spawn the inject handler; the
+    /// tail is a closed channel ("new queue acts like tailing task is done").
+    fn init_queue(&mut self, qi: usize, ev: &mut Vec<Ev>) {
+        let tail = self.new_signal(false);
+        let segment = self.queues[qi].segment;
+        self.queues[qi].tail = Some(SignalRef {
+            id: tail,
+            origin: SigOrigin::QueueInit,
+        });
+        let h = self.spawn(Role::Handler { segment }, At::Select);
         self.queues[qi].handler = Some(Handler {
             goroutine: h,
             done: false,
         });
-        ev.push(Ev::QueueCreated {
+        ev.push(Ev::QueueInit {
             segment,
             handler: h,
         });
-        qi
     }
 
     fn new_runner(
@@ -381,6 +546,8 @@ impl World {
             segment,
             pos,
             seq,
+            chain: None,
+            feeders: Vec::new(),
             adhoc,
             wg: if adhoc.is_some() { 1 } else { 2 },
             insert_set: false,
@@ -398,13 +565,22 @@ impl World {
         id
     }
 
-    /// `getFlushTaskRunner(pos)` then the op's `runFlushInsert`/`runFlushDel`.
-    /// Returns true when the op completed.
-    fn get_runner(&mut self, g: Gid, qi: usize, pos: PosId, op: &Op, ev: &mut Vec<Ev>) -> bool {
-        let segment = self.queues[qi].segment;
+    /// fm:121 `getFlushTaskRunner`: `working.LoadOrStore(MsgID, newFlushTaskRunner)`.
+    /// A loaded runner gets the op's half at once (the op returns); a stored one
+    /// goes on to `injectMut` in the next step.
+    fn get_runner(
+        &mut self,
+        g: Gid,
+        actor: u16,
+        pc: u32,
+        qi: usize,
+        op: &Op,
+        ev: &mut Vec<Ev>,
+    ) -> bool {
+        let (segment, pos) = (self.queues[qi].segment, op_pos(op));
         if let Some(r) = self.working(qi, pos) {
             ev.push(Ev::RunnerLoaded { segment, pos });
-            self.run_half(r, op, ev);
+            self.run_half(r, actor, pc, op, ev);
             return true;
         }
         let seq = self.queues[qi].next_seq;
@@ -414,48 +590,34 @@ impl World {
         let at = w.partition_point(|x| x.0 < pos);
         w.insert(at, (pos, r));
         ev.push(Ev::RunnerStored { segment, pos, seq });
-        if self.queues[qi].inject_mut.is_some() {
-            self.set_at(
-                g,
-                At::LockInjectMut {
-                    segment,
-                    then: Resume::NewRunner(r),
-                },
-            );
-            ev.push(Ev::WaitInjectMut { segment });
-            return false;
-        }
-        self.new_runner_locked(g, segment, r, op, ev)
+        self.set_at(g, At::RunnerInjectMut { segment, runner: r });
+        false
     }
 
-    /// The part of `getFlushTaskRunner` under `injectMut`: runningTasks++, close the handler.
-    fn new_runner_locked(
+    /// fm:126-132 — under `injectMut`: `runningTasks++`; close the inject handler if
+    /// there is one (B7 while its goroutine lives); `injectHandler = nil`; unlock.
+    fn runner_inject_mut(
         &mut self,
         g: Gid,
         segment: i64,
-        r: RunnerId,
-        op: &Op,
+        runner: RunnerId,
         ev: &mut Vec<Ev>,
     ) -> bool {
         let qi = self.qi(segment).expect("queue");
         self.queues[qi].running += 1;
+        ev.push(Ev::InjectMutLocked {
+            segment,
+            running: self.queues[qi].running,
+        });
         if let Some(h) = self.queues[qi].handler {
-            if !h.done {
-                self.queues[qi].handler = Some(Handler { done: true, ..h });
-                self.touch(h.goroutine);
-                ev.push(Ev::HandlerCloseRequested {
-                    segment,
-                    handler: h.goroutine,
-                });
-            }
-            if self.goroutine(h.goroutine).is_some() {
+            if self.request_handler_close(qi, h, ev) {
                 self.set_inject_mut(qi, Some(g));
                 self.set_at(
                     g,
                     At::CloseHandler {
                         segment,
                         handler: h.goroutine,
-                        then: Resume::NewRunner(r),
+                        then: Resume::NewRunner(runner),
                     },
                 );
                 return false;
@@ -463,58 +625,68 @@ impl World {
             self.queues[qi].handler = None;
             ev.push(Ev::HandlerClosed { segment });
         }
-        self.init_runner_and_half(qi, r, op, ev);
-        true
+        self.set_at(g, At::ChainRunner { segment, runner });
+        false
     }
 
-    /// `t.init(notify, postTask, q.tailCh)` under tailMut, `q.tailCh = t.finishSignal`, then the half.
-    fn init_runner_and_half(&mut self, qi: usize, r: RunnerId, op: &Op, ev: &mut Vec<Ev>) {
-        let start = self.queues[qi].tail;
+    /// fm:221-226 `injectHandler.close()`: `once.Do(close(done); wg.Wait())`.
+    /// Returns true when the caller blocks in B7 (the handler goroutine still lives).
+    fn request_handler_close(&mut self, qi: usize, h: Handler, ev: &mut Vec<Ev>) -> bool {
+        let segment = self.queues[qi].segment;
+        if !h.done {
+            self.queues[qi].handler = Some(Handler { done: true, ..h });
+            self.touch(h.goroutine);
+            ev.push(Ev::HandlerCloseRequested {
+                segment,
+                handler: h.goroutine,
+            });
+        }
+        self.goroutine(h.goroutine).is_some()
+    }
+
+    /// fm:134-137 — under `tailMut`: `t.init(notify, postTask, q.tailCh)` (spawns
+    /// waitFinish), `q.tailCh = t.finishSignal`; then the op's half (ft:123-169).
+    fn chain_runner(
+        &mut self,
+        qi: usize,
+        r: RunnerId,
+        actor: u16,
+        pc: u32,
+        op: &Op,
+        ev: &mut Vec<Ev>,
+    ) {
+        let start = self.queues[qi].tail.expect("an initialised queue");
         let finish = self.new_signal(true);
+        let chain = self.queues[qi].next_chain;
+        self.queues[qi].next_chain += 1;
         let ri = self.ri(r);
-        let seq = self.runners[ri].seq;
+        let (seq, pos) = (self.runners[ri].seq, self.runners[ri].pos);
         let wf = self.spawn(Role::Runner(r), At::WaitHalves);
         let run = &mut self.runners[ri];
         run.start = Some(start);
         run.finish = Some(finish);
         run.goroutine = Some(wf);
-        if !self.is_closed(start.id) {
-            let at = self.sig_waiters.partition_point(|w| w.0 < start.id);
-            self.sig_waiters.insert(at, (start.id, wf));
-        }
-        self.queues[qi].tail = SignalRef {
+        run.chain = Some(chain);
+        self.wait_signal(start.id, wf);
+        self.queues[qi].tail = Some(SignalRef {
             id: finish,
-            origin: SigOrigin::Runner { seq },
-        };
+            origin: SigOrigin::Runner { seq, chain, pos },
+        });
         ev.push(Ev::RunnerInit {
             segment: self.queues[qi].segment,
-            pos: self.runners[ri].pos,
+            pos,
             runner: wf,
+            chain,
             start: start.origin,
         });
-        // Architecture invariant: a runner's start is the previous tail or a handler's injectDone.
-        let ok = match start.origin {
-            SigOrigin::QueueInit => seq == 0,
-            SigOrigin::Runner { seq: s } => s + 1 == seq,
-            SigOrigin::InjectDone { .. } => true,
-        };
-        if !ok {
-            self.violate(
-                Violation::StartSignal {
-                    segment: self.queues[qi].segment,
-                    seq,
-                    origin: start.origin,
-                },
-                ev,
-            );
-        }
-        self.run_half(r, op, ev);
+        self.run_half(r, actor, pc, op, ev);
     }
 
-    /// `runFlushInsert` / `runFlushDel`, each guarded by its `sync.Once`.
-    fn run_half(&mut self, r: RunnerId, op: &Op, ev: &mut Vec<Ev>) {
+    /// `runFlushInsert` / `runFlushDel` (ft:123-169), each guarded by its `sync.Once`.
+    fn run_half(&mut self, r: RunnerId, actor: u16, pc: u32, op: &Op, ev: &mut Vec<Ev>) {
         let ri = self.ri(r);
         let (segment, pos) = (self.runners[ri].segment, self.runners[ri].pos);
+        self.runners[ri].feeders.push((actor, pc));
         let (kind, fail) = match *op {
             Op::FlushInsert {
                 flushed,
@@ -547,7 +719,7 @@ impl World {
                 self.runners[ri].delete_set = true;
                 (HalfKind::Delete, fail)
             }
-            _ => unreachable!("run_half: not a point this goroutine can be stepped from"),
+            _ => unreachable!("run_half: not a flush op"),
         };
         let h = self.spawn(
             Role::Half {
@@ -565,80 +737,80 @@ impl World {
         });
     }
 
-    /// `injectFlush`'s loop from segment index `from`: `getFlushQueue(seg).inject(inj)`.
+    /// `injectFlush`'s loop at segment index `next` (fm:443-445):
+    /// `getFlushQueue(seg).inject(inj)` = `q.injectCh <- inj` (B10 when 100 are
+    /// queued). One send per step. Returns true when the op returned.
     fn inject_from(
         &mut self,
         sc: &Scenario,
         g: Gid,
         inj: InjId,
-        from: usize,
+        next: u32,
         ev: &mut Vec<Ev>,
     ) -> bool {
         let segs = &sc.injections[inj as usize].segments;
-        for (i, &seg) in segs.iter().enumerate().skip(from) {
-            let qi = self.get_flush_queue(seg, ev);
-            if self.queues[qi].inject_ch.len() >= crate::scenario::INJECT_CH_CAP {
-                ev.push(Ev::InjectChFull { inj, segment: seg });
-                self.set_at(
-                    g,
-                    At::InjectSend {
-                        inj,
-                        next: i as u32,
-                    },
-                );
-                return false;
-            }
-            self.queues[qi].inject_ch.push_back(inj);
-            self.touch_inject_ch(qi);
-            ev.push(Ev::InjectQueued {
-                inj,
-                segment: seg,
-                queued: self.queues[qi].inject_ch.len() as u32,
-            });
+        let segment = segs[next as usize];
+        let Some(qi) = self.get_flush_queue(g, segment, next, ev) else {
+            return false;
+        };
+        if self.queues[qi].inject_ch.len() >= INJECT_CH_CAP {
+            ev.push(Ev::InjectChFull { inj, segment });
+            self.set_at(g, At::Inject { inj, next });
+            return false;
+        }
+        self.queues[qi].inject_ch.push_back(inj);
+        self.touch_inject_ch(qi);
+        ev.push(Ev::InjectQueued {
+            inj,
+            segment,
+            queued: self.queues[qi].inject_ch.len() as u32,
+        });
+        if next as usize + 1 < segs.len() {
+            self.set_at(
+                g,
+                At::Inject {
+                    inj,
+                    next: next + 1,
+                },
+            );
+            return false;
         }
         true
     }
 
-    /// The manager's `close()` from queue index `from`: stop each handler (blocking in B7).
-    fn manager_close(&mut self, g: Gid, from: usize, ev: &mut Vec<Ev>) -> bool {
-        for qi in from..self.queues.len() {
-            let Some(h) = self.queues[qi].handler else {
-                continue;
-            };
-            let segment = self.queues[qi].segment;
-            if self.queues[qi].inject_mut.is_some() {
-                // Another goroutine holds injectMut across B7 on this queue: wait for it.
-                self.set_at(
-                    g,
-                    At::LockInjectMut {
-                        segment,
-                        then: Resume::Close(qi as u32),
-                    },
-                );
-                return false;
-            }
-            if !h.done {
-                self.queues[qi].handler = Some(Handler { done: true, ..h });
-                self.touch(h.goroutine);
-                ev.push(Ev::HandlerCloseRequested {
-                    segment,
-                    handler: h.goroutine,
-                });
-            }
-            if self.goroutine(h.goroutine).is_some() {
-                self.set_inject_mut(qi, Some(g));
-                self.set_at(
-                    g,
-                    At::CloseHandler {
-                        segment,
-                        handler: h.goroutine,
-                        then: Resume::Close(qi as u32),
-                    },
-                );
-                return false;
+    /// The manager's `close()` at queue `next` of the `until` it ranged over.
+    fn close_next(&mut self, g: Gid, next: u32, until: u32) -> bool {
+        if next >= until {
+            return true;
+        }
+        self.set_at(g, At::CloseQueues { next, until });
+        false
+    }
+
+    /// fm:519-523 — `queue.injectMut.Lock()`; `if injectHandler != nil { close() }`
+    /// (B7 while its goroutine lives); unlock. The field is not set to nil.
+    fn close_queue(&mut self, g: Gid, next: u32, until: u32, ev: &mut Vec<Ev>) -> bool {
+        let qi = next as usize;
+        let segment = self.queues[qi].segment;
+        match self.queues[qi].handler {
+            None => ev.push(Ev::CloseNoHandler { segment }),
+            Some(h) => {
+                if self.request_handler_close(qi, h, ev) {
+                    self.set_inject_mut(qi, Some(g));
+                    self.set_at(
+                        g,
+                        At::CloseHandler {
+                            segment,
+                            handler: h.goroutine,
+                            then: Resume::Close { next, until },
+                        },
+                    );
+                    return false;
+                }
+                ev.push(Ev::HandlerStopped { segment });
             }
         }
-        true
+        self.close_next(g, next + 1, until)
     }
 
     // ----- halves -------------------------------------------------------------
@@ -702,11 +874,13 @@ impl World {
         let (segment, pos) = (self.runners[ri].segment, self.runners[ri].pos);
         match at {
             At::WaitHalves => {
+                // ft:174 — t.Wait() returned.
                 ev.push(Ev::RunnerHalvesDone { segment, pos });
                 self.set_at(g, At::WaitStart);
             }
             At::WaitStart => {
-                // <-t.startSignal passed; pack := t.getFlushPack(); non-blocking poll of injectSignal.
+                // ft:176-190 — <-t.startSignal passed; pack := t.getFlushPack(); then a
+                // non-blocking poll of injectSignal (the queue's injectCh).
                 let run = &self.runners[ri];
                 let pack = Pack {
                     runner: r,
@@ -726,10 +900,11 @@ impl World {
                     self.set_at(g, At::WaitInjectOver { inj });
                 } else {
                     ev.push(Ev::RunnerStarted { segment, pos });
-                    self.post_task(sc, g, ri, None, ev);
+                    self.post_task_begin(g, segment, pos, None, ev);
                 }
             }
             At::WaitInjectOver { inj } => {
+                // ft:184-188 — ok := <-injection.injectOver.
                 let ok = self.receive_over(inj);
                 ev.push(Ev::RunnerInjectOver {
                     segment,
@@ -737,12 +912,135 @@ impl World {
                     inj,
                     ok,
                 });
-                self.post_task(sc, g, ri, ok.then_some(inj), ev);
+                self.post_task_begin(g, segment, pos, ok.then_some(inj), ev);
             }
-            At::PostTaskMutex { post } => self.post_task(sc, g, ri, post, ev),
+            At::PostTaskDelete { post } => {
+                self.working_delete(segment, pos, ev);
+                self.set_at(g, At::PostTaskLock { post });
+            }
+            At::PostTaskLock { post } => self.post_task_locked(sc, g, ri, post, ev),
+            At::PostTaskSticky { post } => {
+                // fm:154-156 — q.postInjection = postInjection (a handler may write it too).
+                let qi = self.qi(segment).expect("runner's queue");
+                self.queues[qi].post_inj = Some(post);
+                ev.push(Ev::StickySet { segment, inj: post });
+                self.set_at(g, At::PostTaskApply);
+            }
+            At::PostTaskApply => {
+                // fm:158-161 — if q.postInjection != nil { q.postInjection(pack) }; unlock.
+                let qi = self.qi(segment).expect("runner's queue");
+                let (sticky, remapped) = self.apply_sticky(sc, qi, ri);
+                self.set_inject_mut(qi, None);
+                ev.push(Ev::PostInjectionApplied {
+                    segment,
+                    pos,
+                    sticky,
+                    remapped,
+                });
+                self.set_at(g, At::SaveBinlogPaths { n: 1 });
+            }
             At::SaveBinlogPaths { n } => self.save_binlog_paths(g, ri, n, ev),
             _ => unreachable!("runner: not a point this goroutine can be stepped from"),
         }
+    }
+
+    /// ft:191 `postFunc(pack, postInjection)` = `q.postTask`: fm:145
+    /// `working.Delete(MsgID)` comes before `injectMut`. It is a step of its own only
+    /// where another goroutine may look the MsgID up in between (see `Grain`).
+    fn post_task_begin(
+        &mut self,
+        g: Gid,
+        segment: i64,
+        pos: PosId,
+        post: Option<InjId>,
+        ev: &mut Vec<Ev>,
+    ) {
+        if self.grain.post_task_delete {
+            self.set_at(g, At::PostTaskDelete { post });
+            return;
+        }
+        self.working_delete(segment, pos, ev);
+        self.set_at(g, At::PostTaskLock { post });
+    }
+
+    fn working_delete(&mut self, segment: i64, pos: PosId, ev: &mut Vec<Ev>) {
+        let qi = self.qi(segment).expect("runner's queue");
+        let q = &mut self.queues[qi];
+        if let Ok(i) = q.working.binary_search_by_key(&pos, |x| x.0) {
+            q.working.remove(i);
+        }
+        ev.push(Ev::WorkingDeleted { segment, pos });
+    }
+
+    /// fm:147-161 — under `injectMut`: `runningTasks--`; at 0 a new inject handler;
+    /// `postInjection` made sticky; the sticky one applied to the pack; unlock.
+    /// When a handler was spawned it may take a queued injection and write
+    /// `q.postInjection` without the lock (fm:212) while this runner still holds
+    /// `injectMut`, so the write and the read are then steps of their own.
+    fn post_task_locked(
+        &mut self,
+        sc: &Scenario,
+        g: Gid,
+        ri: usize,
+        post: Option<InjId>,
+        ev: &mut Vec<Ev>,
+    ) {
+        let (segment, pos) = (self.runners[ri].segment, self.runners[ri].pos);
+        let qi = self.qi(segment).expect("runner's queue");
+        self.queues[qi].running -= 1;
+        let running = self.queues[qi].running;
+        if running == 0 {
+            let h = self.spawn(Role::Handler { segment }, At::Select);
+            self.queues[qi].handler = Some(Handler {
+                goroutine: h,
+                done: false,
+            });
+            ev.push(Ev::PostTaskLocked {
+                segment,
+                pos,
+                running,
+                handler: h,
+            });
+            self.set_inject_mut(qi, Some(g));
+            self.set_at(
+                g,
+                match post {
+                    Some(post) => At::PostTaskSticky { post },
+                    None => At::PostTaskApply,
+                },
+            );
+            return;
+        }
+        if post.is_some() {
+            self.queues[qi].post_inj = post;
+        }
+        let (sticky, remapped) = self.apply_sticky(sc, qi, ri);
+        ev.push(Ev::PostTask {
+            segment,
+            pos,
+            running,
+            sticky,
+            remapped,
+        });
+        self.set_at(g, At::SaveBinlogPaths { n: 1 });
+    }
+
+    /// `if q.postInjection != nil { q.postInjection(pack) }`: the sticky injection and
+    /// the segment the pack was remapped to, if any.
+    fn apply_sticky(
+        &mut self,
+        sc: &Scenario,
+        qi: usize,
+        ri: usize,
+    ) -> (Option<InjId>, Option<i64>) {
+        let sticky = self.queues[qi].post_inj;
+        let mut pack = self.runners[ri].pack.expect("pack built at B2");
+        let from = pack.segment;
+        if let Some(to) = sticky.and_then(|p| sc.injections[p as usize].remap_to) {
+            pack.segment = to;
+        }
+        self.runners[ri].pack = Some(pack);
+        (sticky, (pack.segment != from).then_some(pack.segment))
     }
 
     /// `ok := <-inj.injectOver`.
@@ -773,72 +1071,6 @@ impl World {
         }
     }
 
-    /// `q.postTask(pack, postInjection)` then the start of `notifyFunc(pack)`.
-    fn post_task(
-        &mut self,
-        sc: &Scenario,
-        g: Gid,
-        ri: usize,
-        post: Option<InjId>,
-        ev: &mut Vec<Ev>,
-    ) {
-        let segment = self.runners[ri].segment;
-        let pos = self.runners[ri].pos;
-        let qi = self.qi(segment).expect("runner's queue");
-        if self.queues[qi].inject_mut.is_some() {
-            ev.push(Ev::WaitInjectMut { segment });
-            self.set_at(g, At::PostTaskMutex { post });
-            return;
-        }
-        let q = &mut self.queues[qi];
-        if let Ok(i) = q.working.binary_search_by_key(&pos, |x| x.0) {
-            q.working.remove(i);
-        }
-        q.running -= 1;
-        let mut spawned = None;
-        if q.running == 0 {
-            let h = self.spawn(Role::Handler { segment }, At::Select);
-            self.queues[qi].handler = Some(Handler {
-                goroutine: h,
-                done: false,
-            });
-            spawned = Some(h);
-        }
-        let q = &mut self.queues[qi];
-        if post.is_some() {
-            q.post_inj = post;
-        }
-        let mut pack = self.runners[ri].pack.expect("pack built at B2");
-        let from = pack.segment;
-        if let Some(p) = q.post_inj {
-            if let Some(to) = sc.injections[p as usize].remap_to {
-                pack.segment = to;
-            }
-        }
-        self.runners[ri].pack = Some(pack);
-        ev.push(Ev::PostTask {
-            segment,
-            pos,
-            running: self.queues[qi].running,
-            handler: spawned,
-            sticky: self.queues[qi].post_inj,
-            remapped: (pack.segment != from).then_some(pack.segment),
-        });
-        // flush_manager.go: flushNotifyFunc.
-        if pack.err {
-            self.go_panic(
-                g,
-                "execution failed (flushNotifyFunc: flush pack with error, data node quit now)"
-                    .into(),
-                ev,
-            );
-            return;
-        }
-        self.list_new_segments_start_positions(ev);
-        ev.push(Ev::SaveBinlogPathsCall { pack });
-        self.set_at(g, At::SaveBinlogPaths { n: 1 });
-    }
-
     /// `replica.listNewSegmentsStartPositions()`: reports every new segment and moves it to normal.
     /// Returns the segments it reported.
     fn list_new_segments_start_positions(&mut self, ev: &mut Vec<Ev>) -> Vec<i64> {
@@ -863,29 +1095,43 @@ impl World {
         }
     }
 
+    /// ft:194 `notifyFunc(pack)` = fm:674-756 `flushNotifyFunc`, then ft:197
+    /// `close(t.finishSignal)`. Attempt 1 also builds the request (panicking first if
+    /// the pack carries an error); each failed attempt is retried in a later step.
     fn save_binlog_paths(&mut self, g: Gid, ri: usize, n: u8, ev: &mut Vec<Ev>) {
         let pack = self.runners[ri].pack.expect("pack");
-        if self.save_binlog_faults > 0 {
-            self.save_binlog_faults -= 1;
-            if u32::from(n) >= RETRY_ATTEMPTS {
-                ev.push(Ev::RpcFailed {
-                    rpc: Rpc::SaveBinlogPaths,
-                    n,
-                    sleep_ms: retry_sleep_ms(n),
-                });
+        if n == 1 {
+            if pack.err {
+                // fm:676-680.
+                ev.push(Ev::NotifyPackError { pack });
                 self.go_panic(
                     g,
-                    "failed to SaveBinlogPaths after retries (flushNotifyFunc panics)".into(),
+                    "execution failed (flushNotifyFunc: flush pack with error, DataNode quit now)"
+                        .into(),
                     ev,
                 );
                 return;
             }
+            // fm:701 — the request carries the start positions of every new segment.
+            ev.push(Ev::SaveBinlogPathsCall { pack });
+            self.list_new_segments_start_positions(ev);
+        }
+        if self.save_binlog_faults > 0 {
+            self.save_binlog_faults -= 1;
             ev.push(Ev::RpcFailed {
                 rpc: Rpc::SaveBinlogPaths,
                 n,
                 sleep_ms: retry_sleep_ms(n),
             });
-            self.set_at(g, At::SaveBinlogPaths { n: n + 1 });
+            if u32::from(n) >= RETRY_ATTEMPTS {
+                self.go_panic(
+                    g,
+                    "failed to SaveBinlogPaths after retries (flushNotifyFunc panics)".into(),
+                    ev,
+                );
+            } else {
+                self.set_at(g, At::SaveBinlogPaths { n: n + 1 });
+            }
             return;
         }
         // Success: checkpoint, segmentFlushed when flushed || dropped, then close(finishSignal).
@@ -903,37 +1149,66 @@ impl World {
         if pack.flushed || pack.dropped {
             self.segment_flushed(pack.segment, ev);
         }
+        self.check_notify_order(ri, ev);
         self.runner_ids.remove(ri);
         let run = self.runners.remove(ri).expect("live runner");
-        let qi = self.qi(run.segment).expect("queue");
-        let q = &mut self.queues[qi];
-        let expected = q.notify_seq;
-        if run.seq == expected {
-            q.notify_seq += 1;
-        } else if run.seq < expected {
-            self.violate(
-                Violation::NotifiedTwice {
-                    segment: run.segment,
-                    seq: run.seq,
-                },
-                ev,
-            );
-        } else {
-            self.violate(
-                Violation::NotifyOrder {
-                    segment: run.segment,
-                    seq: run.seq,
-                    expected,
-                },
-                ev,
-            );
-        }
         self.close_signal(run.finish.expect("finish"));
         ev.push(Ev::FinishClosed {
             segment: run.segment,
             pos: run.pos,
         });
         self.finish(g);
+    }
+
+    /// The ordering Go guarantees, checked when runner `ri` notifies:
+    /// * self-check: the runner whose finishSignal it started on has notified (B2);
+    /// * `inject-done-splice`: no runner chained before it in its queue is still
+    ///   waiting (only an inject handler's `injectDone`, which replaces the tail
+    ///   without chaining the old one, fm:203-206, lets a later runner overtake);
+    /// * `fifo-per-enqueuer`: every position an actor flushed before this one (normal
+    ///   mode, same queue) has notified, unless the splice above explains it.
+    fn check_notify_order(&mut self, ri: usize, ev: &mut Vec<Ev>) {
+        let run = &self.runners[ri];
+        let (segment, pos) = (run.segment, run.pos);
+        let chain = run.chain.expect("a notified runner is chained");
+        let mut found = Vec::new();
+        for other in self.runners.iter() {
+            if other.id == run.id || other.adhoc.is_some() || other.segment != segment {
+                continue;
+            }
+            if let Some(SigOrigin::Runner { chain: c, .. }) = run.start.map(|s| s.origin) {
+                if other.chain == Some(c) {
+                    found.push(Violation::NotifyBeforeTail {
+                        segment,
+                        pos,
+                        before: other.pos,
+                    });
+                }
+            }
+            if other.chain.is_some_and(|c| c < chain) {
+                found.push(Violation::InjectDoneSplice {
+                    segment,
+                    pos,
+                    earlier: other.pos,
+                });
+                continue;
+            }
+            for &(actor, i) in &run.feeders {
+                if other.feeders.iter().any(|&(a, j)| a == actor && j < i) {
+                    found.push(Violation::FifoPerEnqueuer {
+                        segment,
+                        actor,
+                        pos,
+                        earlier: other.pos,
+                    });
+                }
+            }
+        }
+        for v in found {
+            if !self.violations.contains(&v) {
+                self.violate(v, ev);
+            }
+        }
     }
 
     // ----- inject handlers ----------------------------------------------------------
@@ -945,17 +1220,20 @@ impl World {
                 let inj_ready = !self.queues[qi].inject_ch.is_empty();
                 // With both cases ready, case 0 takes the injection and case 1 returns.
                 if inj_ready && alt == 0 {
+                    // fm:202-208 — under tailMut: tailCh = injectDone (the old tail is
+                    // not chained); injectOne(); then <-injectOver (B6).
                     let inj = self.queues[qi].inject_ch.pop_front().expect("ready");
                     self.touch_inject_ch(qi);
                     let done = self.new_signal(true);
-                    self.queues[qi].tail = SignalRef {
+                    self.queues[qi].tail = Some(SignalRef {
                         id: done,
                         origin: SigOrigin::InjectDone { handler: g },
-                    };
+                    });
                     self.take_injection(inj, segment, ev);
                     ev.push(Ev::HandlerTookInjection { segment, inj });
                     self.set_at(g, At::Handling { inj, done });
                 } else {
+                    // fm:215-216 — <-h.done: return (the deferred wg.Done releases B7).
                     ev.push(Ev::HandlerExited {
                         segment,
                         both_ready: inj_ready,
@@ -965,6 +1243,8 @@ impl World {
                 }
             }
             At::Handling { inj, done } => {
+                // fm:209-214 — ok := <-injectOver; if ok { q.postInjection = ... } (no
+                // lock); close(injectDone).
                 let ok = self.receive_over(inj);
                 if ok {
                     self.queues[qi].post_inj = Some(inj);
@@ -982,94 +1262,180 @@ impl World {
     fn step_finaliser(&mut self, sc: &Scenario, g: Gid, at: At, ev: &mut Vec<Ev>) {
         match at {
             At::WaitAllFlushed => {
-                // waitForAllFlushQueue: one goroutine per queue reads its tailCh now.
-                let tails: Vec<SigId> = self
-                    .queues
-                    .iter()
-                    .map(|q| q.tail.id)
-                    .filter(|t| !self.is_closed(*t))
-                    .collect();
+                // fm:491-492 then fm:472-483 waitForAllFlushQueue: dispatcher.Range
+                // starts one goroutine per stored queue; each reads its tailCh when it runs.
+                let segments: Vec<i64> = self.queues.iter().map(|q| q.segment).collect();
+                for &segment in &segments {
+                    self.spawn(Role::TailWaiter { segment }, At::ReadTail);
+                }
+                self.drop.tail_waiters = segments.len() as u32;
                 ev.push(Ev::FinaliserAllFlushed {
-                    queues: self.queues.len() as u32,
-                    open_tails: tails.len() as u32,
+                    queues: segments.len() as u32,
                 });
-                self.set_at(g, At::WaitTails { tails });
+                self.set_at(g, At::WaitTailWaiters);
             }
-            At::WaitTails { .. } => {
-                ev.push(Ev::FinaliserTailsDone);
-                self.finaliser_apply(sc, g, 0, ev);
-            }
-            At::FinaliserMutex { next } => self.finaliser_apply(sc, g, next as usize, ev),
-            At::DropVirtualChannel { n } => {
-                if self.drop_channel_faults > 0 {
-                    self.drop_channel_faults -= 1;
-                    ev.push(Ev::RpcFailed {
-                        rpc: Rpc::DropVirtualChannel,
-                        n,
-                        sleep_ms: retry_sleep_ms(n),
-                    });
-                    if u32::from(n) >= RETRY_ATTEMPTS {
-                        self.go_panic(g, "failed to DropVirtualChannel after retries (dropVirtualChannelFunc panics)".into(), ev);
+            At::WaitTailWaiters => {
+                // fm:483 wg.Wait() returned; fm:493 dropFlushWg.Wait() (never Add-ed);
+                // fm:494-495 dropHandler.Lock(), held until flushAndDrop returns.
+                self.drop.locked = true;
+                let packs = self.drop.packs.len() as u32;
+                ev.push(Ev::FinaliserLocked { packs });
+                self.set_at(
+                    g,
+                    if packs == 0 {
+                        At::DropVirtualChannel { n: 1 }
                     } else {
-                        self.set_at(g, At::DropVirtualChannel { n: n + 1 });
-                    }
-                    return;
-                }
-                // segmentFlushed for every segment of the request (packs and new segments' start positions).
-                let segs: std::collections::BTreeSet<i64> = self
-                    .drop
-                    .flush_and_drop
-                    .iter()
-                    .flatten()
-                    .map(|p| p.segment)
-                    .chain(self.drop.start_positions.iter().copied())
-                    .collect();
-                ev.push(Ev::FlushAndDropDone);
-                for s in segs {
-                    self.segment_flushed(s, ev);
-                }
-                self.finish(g);
+                        At::FinaliserPack { next: 0 }
+                    },
+                );
             }
+            At::FinaliserPack { next } => self.finaliser_pack(sc, g, next, ev),
+            At::QueueInit { segment, resume } => {
+                self.init_pending_queue(segment, ev);
+                self.set_at(g, At::FinaliserPack { next: resume });
+            }
+            At::DropVirtualChannel { n } => self.drop_virtual_channel(g, n, ev),
             _ => unreachable!("finaliser: not a point this goroutine can be stepped from"),
         }
     }
 
-    /// The postInjection pass over the drop packs from index `from`, then `flushAndDrop`.
-    fn finaliser_apply(&mut self, sc: &Scenario, g: Gid, from: usize, ev: &mut Vec<Ev>) {
-        for i in from..self.drop.packs.len() {
-            let seg = self.drop.packs[i].segment;
-            let qi = self.get_flush_queue(seg, ev);
-            if self.queues[qi].inject_mut.is_some() {
-                ev.push(Ev::WaitInjectMut { segment: seg });
-                self.set_at(g, At::FinaliserMutex { next: i as u32 });
-                return;
+    /// fm:497-505 — for pack `next`: `q := getFlushQueue(pack.segmentID)`; under
+    /// `q.injectMut`, `if q.postInjection != nil { q.postInjection(pack) }`. One pack
+    /// per step: a handler may set `postInjection` (unlocked) between two packs.
+    fn finaliser_pack(&mut self, sc: &Scenario, g: Gid, next: u32, ev: &mut Vec<Ev>) {
+        let from = self.drop.packs[next as usize].segment;
+        let Some(qi) = self.get_flush_queue(g, from, next, ev) else {
+            return;
+        };
+        let sticky = self.queues[qi].post_inj;
+        let to = sticky.and_then(|p| sc.injections[p as usize].remap_to);
+        if let Some(to) = to {
+            self.drop.packs[next as usize].segment = to;
+        }
+        ev.push(Ev::DropPackPostInjection {
+            index: next,
+            from,
+            sticky,
+            to,
+        });
+        let next = next + 1;
+        self.set_at(
+            g,
+            if next as usize == self.drop.packs.len() {
+                At::DropVirtualChannel { n: 1 }
+            } else {
+                At::FinaliserPack { next }
+            },
+        );
+    }
+
+    /// fm:506 `flushAndDrop(packs)` = fm:579-672 `dropVirtualChannelFunc`: build the
+    /// request (with new segments' start positions), `DropVirtualChannel` with
+    /// retries, then `segmentFlushed` for every segment of `segmentPack`; the
+    /// deferred unlock of the drop mutex runs when the finaliser returns.
+    fn drop_virtual_channel(&mut self, g: Gid, n: u8, ev: &mut Vec<Ev>) {
+        if n == 1 {
+            if self.drop.flush_and_drop.is_some() {
+                self.violate(Violation::FlushAndDropTwice, ev);
             }
-            if let Some(p) = self.queues[qi].post_inj {
-                if let Some(to) = sc.injections[p as usize].remap_to {
-                    self.drop.packs[i].segment = to;
-                    ev.push(Ev::DropPackRemapped {
-                        from: seg,
-                        to,
-                        inj: p,
-                    });
+            if self.drop.all_flushed != AllFlushed::Closed {
+                self.violate(Violation::FlushAndDropEarly, ev);
+            }
+            let packs = self.drop.packs.clone();
+            ev.push(Ev::FlushAndDrop {
+                packs: packs.len() as u32,
+            });
+            self.drop.flush_and_drop = Some(packs);
+            // fm:637-648 — start positions of every new segment join the request.
+            self.drop.start_positions = self.list_new_segments_start_positions(ev);
+        }
+        if self.drop_channel_faults > 0 {
+            self.drop_channel_faults -= 1;
+            ev.push(Ev::RpcFailed {
+                rpc: Rpc::DropVirtualChannel,
+                n,
+                sleep_ms: retry_sleep_ms(n),
+            });
+            if u32::from(n) >= RETRY_ATTEMPTS {
+                self.go_panic(
+                    g,
+                    "failed to DropVirtualChannel after retries (dropVirtualChannelFunc panics)"
+                        .into(),
+                    ev,
+                );
+            } else {
+                self.set_at(g, At::DropVirtualChannel { n: n + 1 });
+            }
+            return;
+        }
+        // fm:667-670 — segmentFlushed for every key of segmentPack: the packs'
+        // segments and the new segments whose start positions it added.
+        let segs: std::collections::BTreeSet<i64> = self
+            .drop
+            .flush_and_drop
+            .iter()
+            .flatten()
+            .map(|p| p.segment)
+            .chain(self.drop.start_positions.iter().copied())
+            .collect();
+        ev.push(Ev::FlushAndDropDone);
+        for s in segs {
+            self.segment_flushed(s, ev);
+        }
+        self.drop.locked = false;
+        self.touch_actors();
+        self.finish(g);
+    }
+
+    // ----- waitForAllFlushQueue's per-queue goroutines ----------------------------------
+
+    fn step_tail_waiter(&mut self, g: Gid, segment: i64, at: At, ev: &mut Vec<Ev>) {
+        match at {
+            At::ReadTail => {
+                // fm:478 — <-queue.tailCh, reading the field now (without tailMut).
+                let qi = self.qi(segment).expect("a ranged queue");
+                match self.queues[qi].tail {
+                    None => {
+                        ev.push(Ev::TailRead {
+                            segment,
+                            tail: TailSeen::Nil,
+                        });
+                        self.set_at(g, At::WaitTail { sig: None });
+                    }
+                    Some(t) if self.is_closed(t.id) => {
+                        ev.push(Ev::TailRead {
+                            segment,
+                            tail: TailSeen::Closed(t.origin),
+                        });
+                        self.tail_waiter_done(g);
+                    }
+                    Some(t) => {
+                        ev.push(Ev::TailRead {
+                            segment,
+                            tail: TailSeen::Open(t.origin),
+                        });
+                        self.wait_signal(t.id, g);
+                        self.set_at(g, At::WaitTail { sig: Some(t.id) });
+                    }
                 }
             }
+            At::WaitTail { .. } => {
+                ev.push(Ev::TailClosed { segment });
+                self.tail_waiter_done(g);
+            }
+            _ => unreachable!("tail waiter: not a point this goroutine can be stepped from"),
         }
-        if self.drop.flush_and_drop.is_some() {
-            self.violate(Violation::FlushAndDropTwice, ev);
+    }
+
+    /// fm:479 — `wg.Done()`; the finaliser's `wg.Wait()` may return.
+    fn tail_waiter_done(&mut self, g: Gid) {
+        self.drop.tail_waiters -= 1;
+        if self.drop.tail_waiters == 0 {
+            if let Some(f) = self.finaliser {
+                self.touch(f);
+            }
         }
-        if self.drop.all_flushed != AllFlushed::Closed {
-            self.violate(Violation::FlushAndDropEarly, ev);
-        }
-        // dropVirtualChannelFunc: listNewSegmentsStartPositions (those segments join the
-        // request too), then the RPC.
-        self.drop.start_positions = self.list_new_segments_start_positions(ev);
-        let packs = self.drop.packs.clone();
-        ev.push(Ev::FlushAndDrop {
-            packs: packs.len() as u32,
-        });
-        self.drop.flush_and_drop = Some(packs);
-        self.set_at(g, At::DropVirtualChannel { n: 1 });
+        self.finish(g);
     }
 
     // ----- invariants ------------------------------------------------------------------------
@@ -1086,8 +1452,8 @@ impl World {
         }
         for qi in 0..self.queues.len() {
             let q = &self.queues[qi];
-            if q.inject_mut.is_some() {
-                continue; // the invariant holds under injectMut; a holder is mid-way
+            if q.inject_mut.is_some() || q.tail.is_none() {
+                continue; // a holder is mid-way, or init has not run yet
             }
             if q.handler.is_some() != (q.running == 0) {
                 let v = Violation::HandlerVsRunning {
@@ -1100,6 +1466,20 @@ impl World {
                 }
             }
         }
+    }
+}
+
+fn op_segment(op: &Op) -> i64 {
+    match *op {
+        Op::FlushInsert { segment, .. } | Op::FlushDelete { segment, .. } => segment,
+        _ => unreachable!("a flush op"),
+    }
+}
+
+fn op_pos(op: &Op) -> PosId {
+    match *op {
+        Op::FlushInsert { pos, .. } | Op::FlushDelete { pos, .. } => pos,
+        _ => unreachable!("a flush op"),
     }
 }
 
@@ -1117,4 +1497,13 @@ impl Rpc {
             Rpc::DropVirtualChannel => "DropVirtualChannel",
         }
     }
+}
+
+/// What a tail waiter found in `queue.tailCh`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TailSeen {
+    /// The queue was stored but `init` had not run: a nil channel blocks forever.
+    Nil,
+    Closed(SigOrigin),
+    Open(SigOrigin),
 }

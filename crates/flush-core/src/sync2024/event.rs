@@ -7,6 +7,10 @@ use super::*;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Ev {
+    /// `bufferInsert`'s `GetSegmentByID` found nothing: `AddSegment` is the next step.
+    InsertLookupMiss {
+        segment: i64,
+    },
     BufferInsert {
         segment: i64,
         rows: i64,
@@ -24,12 +28,27 @@ pub enum Ev {
     SyncSkipped {
         segment: i64,
     },
-    SyncTaskBuilt {
+    /// getSyncTask found the segment: buffer yielded, checkpoint pinned, StartSyncing.
+    BufferYielded {
         segment: i64,
         n: u32,
         batch: i64,
         flush: bool,
         drop: bool,
+    },
+    /// serializeMergedPkStats's lookup found nothing: the yielded rows are lost.
+    MergedStatsSegmentMissing {
+        segment: i64,
+        lost: i64,
+    },
+    /// serializeMergedPkStats: the segment has no PK stats history.
+    MergedStatsEmpty {
+        segment: i64,
+    },
+    /// setTaskMeta: the task is built (its failure callback panics).
+    SyncTaskBuilt {
+        segment: i64,
+        n: u32,
     },
     KeyLockWait {
         segment: i64,
@@ -84,8 +103,31 @@ pub enum Ev {
         partition: i64,
     },
     SyncSegmentsEmpty,
+    /// A missing segment the load rule skips (2e434e4453 on: L0 and Legacy are warned).
+    MissingSkipped {
+        segment: i64,
+        level: Level,
+    },
+    /// 2e434e4453 on: "segment loading PKs".
+    LoadingPks {
+        segment: i64,
+    },
     LoadingStats {
-        missing: Vec<i64>,
+        load: Vec<i64>,
+    },
+    /// The stats pool got a nil PkStatsLog: the nil-pointer panic of #34375.
+    NilStatslog {
+        segment: i64,
+    },
+    /// Datacoord's flush loop ran postFlush.
+    PostFlush {
+        segment: i64,
+        flushed: bool,
+    },
+    /// A `wait_for` op passed: the other actor returned from its op `index`.
+    FlowgraphDelivered {
+        actor: u16,
+        index: u32,
     },
     MetacacheAdded {
         segment: i64,
@@ -133,6 +175,9 @@ pub enum Violation {
         tasks: i32,
         live_tasks: i32,
     },
+    /// Rows the flow graph inserted are neither buffered, syncing nor synced, and
+    /// datacoord did not drop the segment.
+    RowsLost { segment: i64, lost: i64 },
 }
 
 impl Violation {
@@ -141,6 +186,7 @@ impl Violation {
             Violation::SyncTaskWithoutSegment { .. } => "sync-task-segment-present",
             Violation::StateBackwards { .. } => "state-forward-only",
             Violation::RowCounts { .. } => "row-counts",
+            Violation::RowsLost { .. } => "rows-not-lost",
         }
     }
 }
@@ -159,6 +205,10 @@ impl fmt::Display for Violation {
                 f,
                 "segment {segment}: bufferRows={buffered} but the write buffer holds {write_buffer}; syncingRows={syncing} but tasks in flight carry {in_flight}; syncingTasks={tasks} but {live_tasks} in flight"
             ),
+            Violation::RowsLost { segment, lost } => write!(
+                f,
+                "{lost} buffered row(s) of segment {segment} were dropped: getSyncTask yielded them, then SyncSegments removed the segment before EncodeBuffer looked it up again; the write buffer warns and moves on, the channel checkpoint stays pinned (write_buffer.go:335-337, storage_serializer.go:207-210)"
+            ),
         }
     }
 }
@@ -168,15 +218,55 @@ fn ids(v: &[i64]) -> String {
     format!("[{}]", s.join(","))
 }
 
+/// Where each version logs (file:line), from the Go at each commit.
+struct Lines {
+    scheduler_success: u32,
+    session_success: u32,
+    receives: u32,
+    empty: u32,
+    remove: u32,
+    flush_complete: u32,
+}
+
+fn lines(v: Version) -> Lines {
+    let scheduler_success = match v {
+        Version::Ca7ef26e4b | Version::B5c9a7364b => 145,
+        Version::C65f41dc60 => 146,
+        _ => 149,
+    };
+    let old_services = matches!(
+        v,
+        Version::Ca7ef26e4b | Version::B5c9a7364b | Version::C65f41dc60
+    );
+    Lines {
+        scheduler_success,
+        session_success: if matches!(v, Version::V2e434e4453 | Version::V439fb24b32) {
+            254
+        } else {
+            256
+        },
+        receives: if old_services { 284 } else { 283 },
+        empty: if old_services { 292 } else { 291 },
+        remove: if old_services { 299 } else { 301 },
+        flush_complete: if old_services { 1069 } else { 1062 },
+    }
+}
+
 impl Ev {
     pub fn go_fn(&self) -> &'static str {
         use Ev::*;
         match self {
-            BufferInsert { .. } => "write_buffer.go: writeBufferBase.bufferInsert",
+            InsertLookupMiss { .. } | BufferInsert { .. } => {
+                "write_buffer.go: writeBufferBase.bufferInsert"
+            }
             Seal { .. } => "write_buffer.go: writeBufferBase.sealSegments",
             SealedPolicy { .. } => "sync_policy.go: GetSealedSegmentsPolicy",
-            SyncSkipped { .. } => "write_buffer.go: writeBufferBase.syncSegments",
-            SyncTaskBuilt { .. } => "write_buffer.go: writeBufferBase.getSyncTask",
+            SyncSkipped { .. } => "write_buffer.go: writeBufferBase.getSyncTask",
+            BufferYielded { .. } => "write_buffer.go: writeBufferBase.getSyncTask",
+            MergedStatsSegmentMissing { .. } | MergedStatsEmpty { .. } => {
+                "storage_serializer.go: storageV1Serializer.serializeMergedPkStats"
+            }
+            SyncTaskBuilt { .. } => "storage_serializer.go: storageV1Serializer.setTaskMeta",
             KeyLockWait { .. } | KeyLockTaken { .. } => {
                 "key_lock_dispatcher.go: keyLockDispatcher.Submit"
             }
@@ -193,29 +283,42 @@ impl Ev {
             DatacoordSaved { .. } | DatacoordSegmentNotFound { .. } => {
                 "datacoord/services.go: Server.SaveBinlogPaths"
             }
+            PostFlush { .. } => "datacoord/server.go: Server.postFlush",
             TaskDone { .. } => "task.go: SyncTask.Run",
+            SyncSegmentsRequest {
+                version: Version::C65f41dc60,
+                ..
+            } => "sync_segments_scheduler.go: SyncSegmentsScheduler.SyncFlushedSegments",
             SyncSegmentsRequest { .. } | SyncSegmentsSuccess { .. } => {
                 "sync_segments_scheduler.go: SyncSegmentsScheduler.SyncSegments"
             }
             RpcSucceeded => "session_manager.go: SessionManagerImpl.SyncSegments",
-            DatanodeReceives { .. } | SyncSegmentsEmpty | LoadingStats { .. } => {
-                "datanode/services.go: DataNode.SyncSegments"
-            }
+            DatanodeReceives { .. }
+            | SyncSegmentsEmpty
+            | MissingSkipped { .. }
+            | LoadingPks { .. }
+            | LoadingStats { .. } => "datanode/services.go: DataNode.SyncSegments",
+            NilStatslog { .. } => "binlog.go: DecompressBinLog (stats pool)",
             MetacacheAdded { .. } | MetacacheRemoved { .. } | ViewKept { .. } => {
                 "meta_cache.go: metaCacheImpl.UpdateSegmentView"
             }
+            FlowgraphDelivered { .. } => "flowgraph: delivery",
             ActorDone => "scenario: actor finished",
-            GoPanic { .. } => "storage_serializer.go: setTaskMeta (failure callback)",
+            GoPanic { .. } => "runtime: panic",
             Invariant(_) => "flushscope: invariant",
         }
     }
 
-    pub fn render(&self, _sc: &Scenario, out: &mut String) {
+    pub fn render(&self, sc: &Scenario, out: &mut String) {
         use Ev::*;
         let _ = match self {
+            InsertLookupMiss { segment } => write!(
+                out,
+                "GetSegmentByID({segment}) finds nothing: AddSegment next (another goroutine may add it first)"
+            ),
             BufferInsert { segment, rows, buffered, added: true } => write!(
                 out,
-                "segment {segment} not in metacache: AddSegment(Growing, L1); buffered {rows} rows ({buffered} in buffer)"
+                "AddSegment({segment}, Growing, L1, startPosRecorded=false); buffered {rows} rows ({buffered} in buffer)"
             ),
             BufferInsert { segment, rows, buffered, .. } => {
                 write!(out, "buffered {rows} rows for segment {segment} ({buffered} in buffer)")
@@ -226,12 +329,27 @@ impl Ev {
             SealedPolicy { segment, .. } => {
                 write!(out, "segment {segment} is not Sealed: the sealed-segment policy does not pick it; synced without flush")
             }
-            SyncSkipped { segment } => write!(out, "segment {segment} not in metacache: getSyncTask fails, sync skipped with a warning"),
-            SyncTaskBuilt { segment, n, batch, flush, drop } => write!(
+            SyncSkipped { segment } => write!(
                 out,
-                "sync task #{n} for segment {segment}: StartSyncing({batch}){}{}, EncodeBuffer, setTaskMeta (failure callback panics)",
+                "segment {segment} not in metacache: getSyncTask fails before yielding the buffer, sync skipped with a warning"
+            ),
+            BufferYielded { segment, n, batch, flush, drop } => write!(
+                out,
+                "getSyncTask #{n} for segment {segment}: buffer yielded ({batch} rows), checkpoint pinned, StartSyncing({batch}){}{}",
                 if *flush { ", flush" } else { "" },
                 if *drop { ", drop" } else { "" }
+            ),
+            MergedStatsSegmentMissing { segment, lost } => write!(
+                out,
+                "EncodeBuffer: serializeMergedPkStats finds no segment {segment}: ErrSegmentNotFound; the write buffer warns and moves on: {lost} yielded row(s) dropped, checkpoint stays pinned"
+            ),
+            MergedStatsEmpty { segment } => write!(
+                out,
+                "EncodeBuffer: segment {segment} has no PK stats history: \"shall not serialize zero length statslog list\" -> log.Fatal"
+            ),
+            SyncTaskBuilt { segment, n } => write!(
+                out,
+                "EncodeBuffer done; setTaskMeta for task #{n} of segment {segment} (its failure callback panics)"
             ),
             KeyLockWait { segment } => write!(out, "an earlier task holds segment {segment}'s key lock: waits"),
             KeyLockTaken { segment } => write!(out, "took segment {segment}'s key lock"),
@@ -263,6 +381,8 @@ impl Ev {
             DatacoordSegmentNotFound { segment, .. } => {
                 write!(out, "datacoord lacks segment {segment}: meta error, sync skipped")
             }
+            PostFlush { segment, flushed: true } => write!(out, "datacoord flush loop: postFlush: segment {segment} Flushing -> Flushed"),
+            PostFlush { segment, .. } => write!(out, "datacoord flush loop: segment {segment} is not healthy: post flush ignored"),
             TaskDone { segment, n, applied: true, flushed } => write!(
                 out,
                 "task #{n} done: FinishSyncing{} on segment {segment}; key lock released",
@@ -274,13 +394,23 @@ impl Ev {
             SyncSegmentsRequest { partition, sent, left_out, version } => {
                 let _ = write!(out, "[{}] request for partition {partition}: segments {}", version.as_str(), ids(sent));
                 if !left_out.is_empty() {
-                    let _ = write!(out, "; left out (no PK statslog) {}", ids(left_out));
+                    let _ = write!(out, "; selected but left out (no PK statslog) {}", ids(left_out));
                 }
                 Ok(())
             }
             DatanodeReceives { partition } => write!(out, "SyncSegments for partition {partition} arrives"),
             SyncSegmentsEmpty => write!(out, "empty request: no-op"),
-            LoadingStats { missing } => write!(out, "missing {}: loading their PK stats", ids(missing)),
+            MissingSkipped { segment, level } => write!(
+                out,
+                "missing segment {segment} is {}: warned, not loaded",
+                level.as_str()
+            ),
+            LoadingPks { segment } => write!(out, "missing Flushed segment {segment}: loading its PKs"),
+            LoadingStats { load } => write!(out, "missing {}: loading their PK stats in the stats pool", ids(load)),
+            NilStatslog { segment } => write!(
+                out,
+                "segment {segment} has no PK statslog: DecompressBinLog gets []*FieldBinlog{{nil}} and dereferences it (binlog.go:143); the stats pool re-panics"
+            ),
             MetacacheAdded { segment, state } => write!(out, "segment {segment} added as {}", state.as_str()),
             MetacacheRemoved { segment, state, level, version } => write!(
                 out,
@@ -298,34 +428,66 @@ impl Ev {
             ),
             RpcSucceeded => write!(out, "SyncSegments RPC returned success"),
             SyncSegmentsSuccess { selected, .. } => write!(out, "sync segments success (selected {})", ids(selected)),
+            FlowgraphDelivered { actor, index } => write!(
+                out,
+                "message delivered: {} returned from its op #{index}",
+                sc.actors[*actor as usize].name
+            ),
             ActorDone => write!(out, "all ops done"),
             GoPanic { message } => write!(out, "PANIC: {message}"),
             Invariant(v) => write!(out, "INVARIANT {}: {v}", v.name()),
         };
     }
 
-    /// The Milvus log line (zap format) this fact corresponds to, line numbers at `ca7ef26e4b`.
-    pub fn log_line(&self) -> Option<String> {
+    /// The Milvus log line (zap format) this fact corresponds to, with the file:line
+    /// of version `v`.
+    pub fn log_line(&self, v: Version) -> Option<String> {
         use Ev::*;
+        let l = lines(v);
         Some(match self {
             MetacacheAdded { segment, .. } => {
                 format!("[INFO] [metacache/meta_cache.go:289] [\"metacache does not have segment, add it\"] [segmentID={segment}]")
             }
-            MetacacheRemoved { segment, .. } => {
-                format!("[INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID={segment}]")
+            MetacacheRemoved { segment, .. } => format!(
+                "[INFO] [metacache/meta_cache.go:{}] [\"remove dropped segment\"] [segmentID={segment}]",
+                l.remove
+            ),
+            DatanodeReceives { partition } => format!(
+                "[INFO] [datanode/services.go:{}] [\"DataNode receives SyncSegments\"] [partitionID={partition}]",
+                l.receives
+            ),
+            SyncSegmentsEmpty => format!(
+                "[INFO] [datanode/services.go:{}] [\"sync segments is empty, skip it\"]",
+                l.empty
+            ),
+            MissingSkipped { segment, level: Level::L0 } => format!(
+                "[WARN] [datanode/services.go:317] [\"segment level is L0, may be the channel has not been successfully watched yet\"] [segmentID={segment}]"
+            ),
+            MissingSkipped { segment, .. } => format!(
+                "[WARN] [datanode/services.go:319] [\"segment level is legacy, please check\"] [segmentID={segment}]"
+            ),
+            LoadingPks { segment } => {
+                format!("[INFO] [datanode/services.go:322] [\"segment loading PKs\"] [segmentID={segment}]")
             }
-            DatanodeReceives { partition } => {
-                format!("[INFO] [datanode/services.go:284] [\"DataNode receives SyncSegments\"] [partitionID={partition}]")
-            }
-            SyncSegmentsEmpty => "[INFO] [datanode/services.go:292] [\"sync segments is empty, skip it\"]".to_owned(),
-            RpcSucceeded => "[INFO] [datacoord/session_manager.go:256] [\"success to sync segments\"]".to_owned(),
+            NilStatslog { .. } => "[ERROR] [conc/options.go:54] [\"Conc pool panicked\"] [panic=\"runtime error: invalid memory address or nil pointer dereference\"]".to_owned(),
+            RpcSucceeded => format!(
+                "[INFO] [datacoord/session_manager.go:{}] [\"success to sync segments\"]",
+                l.session_success
+            ),
             SyncSegmentsSuccess { partition, selected } => format!(
-                "[INFO] [datacoord/sync_segments_scheduler.go:145] [\"sync segments success\"] [partitionID={partition}] [segments=\"{}\"]",
+                "[INFO] [datacoord/sync_segments_scheduler.go:{}] [\"sync segments success\"] [partitionID={partition}] [segments=\"{}\"]",
+                l.scheduler_success,
                 ids(selected)
             ),
-            SyncSkipped { segment } => {
-                format!("[WARN] [writebuffer/write_buffer.go:336] [\"segment not found in meta\"] [segmentID={segment}]")
-            }
+            SyncSkipped { segment } => format!(
+                "[WARN] [writebuffer/write_buffer.go:571] [\"segment info not found in meta cache\"] [segmentID={segment}]\n[WARN] [writebuffer/write_buffer.go:336] [\"segment not found in meta\"] [segmentID={segment}]"
+            ),
+            MergedStatsSegmentMissing { segment, .. } => format!(
+                "[WARN] [syncmgr/storage_serializer.go:115] [\"failed to serialize merged stats log\"] [segmentID={segment}] [error=\"segment not found[segment={segment}]\"]\n[WARN] [writebuffer/write_buffer.go:336] [\"segment not found in meta\"] [segmentID={segment}]"
+            ),
+            MergedStatsEmpty { segment } => format!(
+                "[FATAL] [writebuffer/write_buffer.go:339] [\"failed to get sync task\"] [segmentID={segment}] [error=\"shall not serialize zero length statslog list\"]"
+            ),
             TaskDiscarded { segment } => {
                 format!("[INFO] [syncmgr/task.go:130] [\"segment dropped, discard sync task\"] [segmentID={segment}]")
             }
@@ -346,7 +508,16 @@ impl Ev {
             DatacoordSegmentNotFound { .. } => {
                 "[WARN] [syncmgr/meta_writer.go:119] [\"meta error found, skip sync and start to drop virtual channel\"]".to_owned()
             }
-            GoPanic { message } => format!("panic: {message}"),
+            PostFlush { segment, flushed: true } => format!(
+                "[INFO] [datacoord/server.go:{}] [\"flush segment complete\"] [segmentID={segment}]",
+                l.flush_complete
+            ),
+            GoPanic { message } if message.starts_with("segment not found") => format!(
+                "[ERROR] [conc/options.go:54] [\"Conc pool panicked\"] [panic=\"{message}\"]\npanic: {message}"
+            ),
+            GoPanic { message } if message.starts_with("runtime error") => {
+                "panic: runtime error: invalid memory address or nil pointer dereference [recovered]".to_owned()
+            }
             _ => return None,
         })
     }
@@ -356,10 +527,28 @@ pub(super) fn waits_on(sc: &Scenario, g: &Goroutine) -> (String, &'static str) {
     match (&g.role, &g.at) {
         (Role::Actor { actor, pc }, At::Ready) => {
             match sc.actors[*actor as usize].ops.get(*pc as usize) {
+                Some(crate::scenario::Op::WaitFor { actor, index }) => (
+                    format!(
+                        "the message {} sends after its op #{index} returns",
+                        sc.actors[*actor as usize].name
+                    ),
+                    "flowgraph: delivery",
+                ),
                 Some(op) => (format!("nothing: next op {}", op.name()), "scenario: actor"),
                 None => ("nothing".to_owned(), "scenario: actor"),
             }
         }
+        (_, At::InsertAdd { segment, .. }) => (
+            format!("nothing: AddSegment({segment}) next"),
+            "write_buffer.go: writeBufferBase.bufferInsert",
+        ),
+        (_, At::MergedStats(t)) => (
+            format!(
+                "nothing: serializeMergedPkStats looks segment {} up next",
+                t.segment
+            ),
+            "storage_serializer.go: storageV1Serializer.EncodeBuffer",
+        ),
         (_, At::KeyLock(t)) => (
             format!(
                 "segment {}'s key lock (an earlier task holds it)",
@@ -387,12 +576,16 @@ pub(super) fn waits_on(sc: &Scenario, g: &Goroutine) -> (String, &'static str) {
             "nothing: the RPC has arrived".to_owned(),
             "datanode/services.go: DataNode.SyncSegments",
         ),
-        (_, At::LoadStats { missing }) => (
+        (_, At::LoadStats { load }) => (
             format!(
                 "PK stats of {} missing segment(s) (conc.AwaitAll)",
-                missing.len()
+                load.len()
             ),
             "datanode/services.go: DataNode.SyncSegments",
+        ),
+        (_, At::FlushCh) => (
+            "<-flushCh".to_owned(),
+            "datacoord/server.go: Server.startFlushLoop",
         ),
         _ => ("?".to_owned(), "?"),
     }

@@ -2,8 +2,8 @@
 //! plus a per-state index. Go ranges over maps in random order; here everything is
 //! kept sorted by segment id, so logs come out in id order.
 
-use super::view_keeps;
-use crate::scenario::{DnSegment, Level, SegState, Version};
+use super::{view_keeps, Knobs};
+use crate::scenario::{DcSegment, DnSegment, Level, SegState};
 
 /// `SegmentInfo` (`segment.go`), without the bloom filters.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -17,6 +17,10 @@ pub struct MetaSeg {
     pub syncing_rows: i64,
     pub syncing_tasks: i32,
     pub start_pos_recorded: bool,
+    /// The bloom filter set has a PK stats history (`GetHistory()` non-empty): from
+    /// the statslog it was recovered or loaded with, or from a `RollStats`. A flush
+    /// of a non-L0 segment without one cannot serialize its merged stats.
+    pub history: bool,
 }
 
 impl MetaSeg {
@@ -53,7 +57,7 @@ impl Action {
                 s.syncing_tasks -= 1;
             }
             Action::SetStartPosRecorded(b) => s.start_pos_recorded = b,
-            Action::RollStats => {}
+            Action::RollStats => s.history = true,
         }
     }
 }
@@ -68,21 +72,32 @@ pub struct MetaCache {
 }
 
 impl MetaCache {
-    /// The metacache as the scenario declares it at the start.
-    pub fn from_setup(dn: &[DnSegment]) -> MetaCache {
+    /// The metacache as the scenario declares it at the start: `NewSegmentInfo`
+    /// reads Legacy as L1 (segment.go:102-105); the bloom filters were recovered from
+    /// datacoord's PK statslog, if it has one.
+    pub fn from_setup(dn: &[DnSegment], dc: &[DcSegment]) -> MetaCache {
         let mut m = MetaCache::default();
-        for seg in dn.iter().map(|d| MetaSeg {
-            segment: d.segment,
-            partition: d.partition,
-            state: d.state,
-            level: d.level,
-            flushed_rows: d.rows,
-            buffer_rows: 0,
-            syncing_rows: 0,
-            syncing_tasks: 0,
-            start_pos_recorded: true,
-        }) {
-            m.add(seg);
+        for d in dn {
+            let statslog = dc
+                .iter()
+                .find(|c| c.segment == d.segment)
+                .is_some_and(|c| c.statslog);
+            m.add(MetaSeg {
+                segment: d.segment,
+                partition: d.partition,
+                state: d.state,
+                level: if d.level == Level::Legacy {
+                    Level::L1
+                } else {
+                    d.level
+                },
+                flushed_rows: d.rows,
+                buffer_rows: 0,
+                syncing_rows: 0,
+                syncing_tasks: 0,
+                start_pos_recorded: true,
+                history: statslog,
+            });
         }
         m
     }
@@ -138,14 +153,14 @@ impl MetaCache {
             .collect()
     }
 
-    /// `UpdateSegmentView(partition, newSegments, _, allSegments)` under `version`:
+    /// `UpdateSegmentView(partition, newSegments, _, allSegments)` under `knobs`:
     /// adds each new segment that is still missing ("check again"), then removes every
     /// cached segment of the partition that is not in `all`, unless the version's
     /// predicate keeps it. Returns the added ids, and in id order each segment of the
     /// partition absent from `all`, with `true` if it was removed (`false`: kept).
     pub fn update_segment_view(
         &mut self,
-        version: Version,
+        knobs: Knobs,
         partition: i64,
         new_segments: &[MetaSeg],
         all: &[i64],
@@ -166,7 +181,7 @@ impl MetaCache {
         while i < self.segs.len() {
             let s = &self.segs[i];
             if s.partition == partition && !all.contains(&s.segment) {
-                if view_keeps(version, s, partition) {
+                if view_keeps(knobs, s, partition) {
                     absent.push((s.clone(), false));
                 } else {
                     absent.push((self.segs.remove(i), true));
@@ -191,6 +206,7 @@ impl MetaCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::Version;
 
     fn seg(id: i64, state: SegState) -> MetaSeg {
         MetaSeg {
@@ -203,6 +219,7 @@ mod tests {
             syncing_rows: 0,
             syncing_tasks: 0,
             start_pos_recorded: true,
+            history: false,
         }
     }
 
@@ -294,7 +311,8 @@ mod tests {
         };
         // The request lists 1 and 6 only.
         let mut m = setup();
-        let (added, absent) = m.update_segment_view(Version::Ca7ef26e4b, 1, &new, &[1, 6]);
+        let (added, absent) =
+            m.update_segment_view(Knobs::of(Version::Ca7ef26e4b), 1, &new, &[1, 6]);
         assert_eq!(added, vec![6]);
         assert_eq!(m.get(6).unwrap().flushed_rows, 42);
         assert_eq!(
@@ -304,17 +322,17 @@ mod tests {
         );
         assert!(m.get(4).is_some(), "another partition is never touched");
         let mut m = setup();
-        let (_, absent) = m.update_segment_view(Version::B5c9a7364b, 1, &new, &[1, 6]);
+        let (_, absent) = m.update_segment_view(Knobs::of(Version::B5c9a7364b), 1, &new, &[1, 6]);
         assert_eq!(split(absent), (vec![5], vec![2, 3]));
         let mut m = setup();
-        let (_, absent) = m.update_segment_view(Version::C65f41dc60, 1, &new, &[1, 6]);
+        let (_, absent) = m.update_segment_view(Knobs::of(Version::C65f41dc60), 1, &new, &[1, 6]);
         assert_eq!(
             split(absent).0,
             vec![5],
             "Flushing is still removed at c65f41dc60"
         );
         let mut m = setup();
-        let (_, absent) = m.update_segment_view(Version::V4cf1a358ba, 1, &new, &[6]);
+        let (_, absent) = m.update_segment_view(Knobs::of(Version::V4cf1a358ba), 1, &new, &[6]);
         assert_eq!(
             split(absent),
             (vec![1], vec![2, 3, 5]),
@@ -323,7 +341,7 @@ mod tests {
         // "Check again": a segment that appeared meanwhile is not overwritten.
         let mut m = MetaCache::default();
         m.add(seg(6, SegState::Growing));
-        let (added, _) = m.update_segment_view(Version::Ca7ef26e4b, 1, &new, &[6]);
+        let (added, _) = m.update_segment_view(Knobs::of(Version::Ca7ef26e4b), 1, &new, &[6]);
         assert!(added.is_empty());
         assert_eq!(m.get(6).unwrap().state, SegState::Growing);
     }

@@ -1,11 +1,12 @@
 //! The 2024 datanode metacache, write buffer, sync manager and datacoord's
-//! SyncSegments, at the commits of issue #34018 (MODEL.md §3).
+//! SyncSegments, at the commits of issue #34018 and the fixes that followed it
+//! (MODEL.md §3; the Go at each commit, cited file:line@commit in the steps).
 //!
 //! Goroutines: scenario actors (the flow graph's write buffer, datacoord's
-//! sync-segments scheduler), one goroutine per submitted `SyncTask`, and the
-//! datanode's `SyncSegments` RPC handler. The metacache is [`MetaCache`], with the
-//! operations of `meta_cache.go`; the version decides two predicates
-//! ([`request_includes`], [`view_keeps`]).
+//! sync-segments scheduler), one goroutine per submitted `SyncTask`, the datanode's
+//! `SyncSegments` RPC handler, and datacoord's flush loop. The metacache is
+//! [`MetaCache`], with the operations of `meta_cache.go`. What differs between the
+//! commits is three knobs ([`Knobs`]); each [`Version`] is a preset of them.
 
 mod event;
 mod metacache;
@@ -21,6 +22,74 @@ pub type Gid = u32;
 /// A segment in datacoord's meta: the scenario's record, kept up to date by the run.
 pub type DcSeg = DcSegment;
 
+/// Which of a partition's segments datacoord's SyncSegments tick puts in the request
+/// (`sync_segments_scheduler.go`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RequestFilter {
+    /// Healthy segments that have a PK statslog (:117-139@ca7ef26e4b).
+    HealthyWithPkStatslog,
+    /// Flushing or Flushed segments, statslog optional (:117-139@c65f41dc60).
+    FlushingOrFlushed,
+    /// Every healthy segment, statslog optional (:120-142@4cf1a358ba).
+    Healthy,
+    /// Every healthy segment but L0 ones, statslog optional (:121@439fb24b32).
+    HealthyNotL0,
+}
+
+/// Which cached segments `UpdateSegmentView` spares when the request lacks them
+/// (`meta_cache.go`, the removal loop's skip).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ViewKeep {
+    /// L0 Growing segments (:294-295@ca7ef26e4b).
+    L0Growing,
+    /// Growing segments (:294-295@b5c9a7364b).
+    Growing,
+    /// Everything but Flushing and Flushed segments (:294-295@c65f41dc60).
+    NotFlushingOrFlushed,
+    /// Everything but Flushed segments (:297@4cf1a358ba).
+    NotFlushed,
+}
+
+/// Which missing segments the datanode's SyncSegments handler loads and adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LoadRule {
+    /// Every missing segment (services.go:314-335@ca7ef26e4b).
+    EveryMissing,
+    /// Missing Flushed segments that are neither L0 nor Legacy; a warning for L0 and
+    /// Legacy ones (services.go:315-343@2e434e4453).
+    FlushedNotL0,
+}
+
+/// The design space the versions are points of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Knobs {
+    pub request: RequestFilter,
+    pub keep: ViewKeep,
+    pub load: LoadRule,
+}
+
+impl Knobs {
+    /// The knobs of a Milvus commit.
+    pub fn of(v: Version) -> Knobs {
+        use LoadRule::*;
+        use RequestFilter::*;
+        use ViewKeep::*;
+        let (request, keep, load) = match v {
+            Version::Ca7ef26e4b => (HealthyWithPkStatslog, L0Growing, EveryMissing),
+            Version::B5c9a7364b => (HealthyWithPkStatslog, Growing, EveryMissing),
+            Version::C65f41dc60 => (FlushingOrFlushed, NotFlushingOrFlushed, EveryMissing),
+            Version::V4cf1a358ba => (Healthy, NotFlushed, EveryMissing),
+            Version::V2e434e4453 => (Healthy, NotFlushed, FlushedNotL0),
+            Version::V439fb24b32 => (HealthyNotL0, NotFlushed, FlushedNotL0),
+        };
+        Knobs {
+            request,
+            keep,
+            load,
+        }
+    }
+}
+
 /// One `datapb.SyncSegmentInfo` of a request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ReqSeg {
@@ -28,6 +97,7 @@ pub struct ReqSeg {
     pub state: SegState,
     pub level: Level,
     pub rows: i64,
+    /// `PkStatsLog != nil`.
     pub statslog: bool,
 }
 
@@ -65,12 +135,24 @@ pub enum Role {
     Task(SyncTask),
     /// `DataNode.SyncSegments` serving one request.
     Handler(SyncRequest),
+    /// Datacoord's flush loop (`startFlushLoop`): receives flushed segment ids from
+    /// `flushCh` and runs `postFlush` for each. It lives while ids are queued.
+    FlushLoop,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum At {
     /// Actor before its op at `pc`.
     Ready,
+    /// Actor in `bufferInsert`: `GetSegmentByID` found nothing; `AddSegment` next.
+    InsertAdd {
+        segment: i64,
+        partition: i64,
+        rows: i64,
+    },
+    /// Actor in `getSyncTask` → `EncodeBuffer` of a flush of a non-L0 segment: the
+    /// buffer is yielded; `serializeMergedPkStats`'s `GetSegmentByID` next.
+    MergedStats(SyncTask),
     /// Actor in `keyLockDispatcher.Submit` → `keyLock.Lock(segment)`, held by an earlier task.
     KeyLock(SyncTask),
     /// Datacoord actor in `sessions.SyncSegments`, waiting for the handler `handler`.
@@ -87,7 +169,9 @@ pub enum At {
     /// Handler: the RPC has arrived.
     Receive,
     /// Handler: loading PK stats of missing segments (`conc.AwaitAll` on the stats pool).
-    LoadStats { missing: Vec<i64> },
+    LoadStats { load: Vec<i64> },
+    /// Flush loop: `<-flushCh`.
+    FlushCh,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -103,64 +187,102 @@ pub struct GoPanic {
     pub message: String,
 }
 
+/// Rows of one segment the flow graph inserted, and where they went.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RowLedger {
+    pub segment: i64,
+    pub inserted: i64,
+    /// Rows whose sync task finished (SaveBinlogPaths returned).
+    pub synced: i64,
+    /// Rows yielded from the write buffer to a task that was never built.
+    pub lost: i64,
+}
+
 /// The whole state of a sync-2024 run.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct World {
     pub version: Version,
+    pub knobs: Knobs,
     pub goroutines: Vec<Goroutine>,
     pub metacache: MetaCache,
     /// The write buffer: buffered insert rows per segment (`writeBufferBase.buffers`), sorted.
     pub buffers: Vec<(i64, i64)>,
     /// Datacoord's meta, sorted by segment.
     pub datacoord: Vec<DcSeg>,
+    /// Datacoord's `flushCh`: flushed segments waiting for `postFlush`.
+    pub flush_ch: Vec<i64>,
     /// Segments whose key lock a task holds: (segment, task goroutine).
     pub key_locks: Vec<(i64, Gid)>,
+    /// Segments whose checkpoint a yielded buffer pins for good (`syncCheckpoint`
+    /// entries no task will remove).
+    pub pinned: Vec<i64>,
+    /// Per segment the flow graph inserted into, sorted.
+    pub rows: Vec<RowLedger>,
     /// The last state each segment id had in the metacache (for the forward-only invariant).
     pub last_state: Vec<(i64, SegState)>,
+    /// Ops each actor has returned from (indexed by actor): what `wait_for` waits on.
+    pub actor_done: Vec<u32>,
     pub panic: Option<GoPanic>,
     pub violations: Vec<Violation>,
     next_gid: Gid,
     next_task: u32,
 }
 
-/// Does datacoord's request for `partition` include this segment? (`sync_segments_scheduler.go`)
-pub fn request_includes(v: Version, s: &DcSeg) -> bool {
+/// Does datacoord's request include this segment? (`sync_segments_scheduler.go`)
+pub fn request_includes(k: Knobs, s: &DcSeg) -> bool {
+    selected(k, s)
+        && match k.request {
+            RequestFilter::HealthyWithPkStatslog => s.statslog,
+            _ => true,
+        }
+}
+
+/// Does datacoord's tick select this segment (and list it in its success log)?
+pub fn selected(k: Knobs, s: &DcSeg) -> bool {
+    // isSegmentHealthy: not None, NotExist or Dropped (datacoord/meta.go:1584-1589).
     let healthy = s.state != SegState::Dropped;
-    let flush = matches!(s.state, SegState::Flushing | SegState::Flushed);
-    match v {
-        // SelectSegments(healthy), then only segments with a PK statslog enter SegmentInfos.
-        Version::Ca7ef26e4b | Version::B5c9a7364b => healthy && s.statslog,
-        // SyncFlushedSegments: isFlush segments, statslog optional.
-        Version::C65f41dc60 => flush,
-        // Every healthy segment, statslog optional.
-        Version::V4cf1a358ba => healthy,
+    match k.request {
+        RequestFilter::HealthyWithPkStatslog | RequestFilter::Healthy => healthy,
+        // isFlush (compaction_trigger.go:862-864).
+        RequestFilter::FlushingOrFlushed => {
+            matches!(s.state, SegState::Flushing | SegState::Flushed)
+        }
+        RequestFilter::HealthyNotL0 => healthy && s.level != Level::L0,
     }
 }
 
 /// Does `UpdateSegmentView` skip (keep) this cached segment whatever the request says?
 /// The partition check comes first in every version.
-pub fn view_keeps(v: Version, s: &MetaSeg, partition: i64) -> bool {
+pub fn view_keeps(k: Knobs, s: &MetaSeg, partition: i64) -> bool {
     if s.partition != partition {
         return true;
     }
-    match v {
-        Version::Ca7ef26e4b => s.level == Level::L0 && s.state == SegState::Growing,
-        Version::B5c9a7364b => s.state == SegState::Growing,
-        Version::C65f41dc60 => !matches!(s.state, SegState::Flushed | SegState::Flushing),
-        Version::V4cf1a358ba => s.state != SegState::Flushed,
+    match k.keep {
+        ViewKeep::L0Growing => s.level == Level::L0 && s.state == SegState::Growing,
+        ViewKeep::Growing => s.state == SegState::Growing,
+        ViewKeep::NotFlushingOrFlushed => {
+            !matches!(s.state, SegState::Flushed | SegState::Flushing)
+        }
+        ViewKeep::NotFlushed => s.state != SegState::Flushed,
     }
 }
 
 impl World {
     pub fn new(sc: &Scenario) -> World {
+        let version = sc.version.unwrap_or(Version::Ca7ef26e4b);
         let mut w = World {
-            version: sc.version.unwrap_or(Version::Ca7ef26e4b),
+            version,
+            knobs: Knobs::of(version),
             goroutines: Vec::new(),
-            metacache: MetaCache::from_setup(&sc.datanode),
+            metacache: MetaCache::from_setup(&sc.datanode, &sc.datacoord),
             buffers: Vec::new(),
             datacoord: sc.datacoord.clone(),
+            flush_ch: Vec::new(),
             key_locks: Vec::new(),
+            pinned: Vec::new(),
+            rows: Vec::new(),
             last_state: Vec::new(),
+            actor_done: vec![0; sc.actors.len()],
             panic: None,
             violations: Vec::new(),
             next_gid: 0,
@@ -194,34 +316,52 @@ impl World {
     }
 
     pub fn dc(&self, segment: i64) -> Option<&DcSeg> {
-        self.datacoord.iter().find(|d| d.segment == segment)
+        self.datacoord
+            .binary_search_by_key(&segment, |d| d.segment)
+            .ok()
+            .map(|i| &self.datacoord[i])
     }
 
     pub fn buffered(&self, segment: i64) -> i64 {
         self.buffers
-            .iter()
-            .find(|b| b.0 == segment)
-            .map_or(0, |b| b.1)
+            .binary_search_by_key(&segment, |b| b.0)
+            .map_or(0, |i| self.buffers[i].1)
     }
 
-    pub fn runnable(&self, _sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
+    pub fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
         out.clear();
         if self.panic.is_some() {
             return;
         }
         for g in &self.goroutines {
-            if self.ready(g) {
+            if self.ready(sc, g) {
                 out.push(crate::sched::Choice::new(g.id, 0));
             }
         }
     }
 
-    pub fn ready(&self, g: &Goroutine) -> bool {
-        match &g.at {
-            At::KeyLock(t) => !self.key_locks.iter().any(|k| k.0 == t.segment),
-            At::SyncSegmentsRpc { handler, .. } => self.goroutine(*handler).is_none(),
+    pub fn ready(&self, sc: &Scenario, g: &Goroutine) -> bool {
+        match (&g.role, &g.at) {
+            (Role::Actor { actor, pc }, At::Ready) => self.actor_ready(sc, *actor, *pc),
+            (_, At::KeyLock(t)) => !self.key_locks.iter().any(|k| k.0 == t.segment),
+            (_, At::SyncSegmentsRpc { handler, .. }) => self.goroutine(*handler).is_none(),
+            (_, At::FlushCh) => !self.flush_ch.is_empty(),
             _ => true,
         }
+    }
+
+    /// `wait_for` ops are passed in the step of the op after them: the actor is ready
+    /// when every `wait_for` in a row is satisfied.
+    fn actor_ready(&self, sc: &Scenario, actor: u16, pc: u32) -> bool {
+        let ops = &sc.actors[actor as usize].ops;
+        let mut i = pc as usize;
+        while let Some(crate::scenario::Op::WaitFor { actor, index }) = ops.get(i) {
+            if self.actor_done[*actor as usize] <= *index {
+                return false;
+            }
+            i += 1;
+        }
+        true
     }
 
     pub fn goroutine_name(&self, sc: &Scenario, g: &Goroutine) -> String {
@@ -229,6 +369,7 @@ impl World {
             Role::Actor { actor, .. } => sc.actors[*actor as usize].name.clone(),
             Role::Task(t) => format!("sync task #{} seg={}", t.n, t.segment),
             Role::Handler(r) => format!("SyncSegments handler partition={}", r.partition),
+            Role::FlushLoop => "datacoord flush loop".to_owned(),
         }
     }
 
@@ -249,6 +390,24 @@ impl World {
             .binary_search_by_key(&g, |x| x.id)
             .expect("live goroutine")
     }
+
+    /// The ledger of `segment`'s inserted rows, created on first use.
+    fn ledger(&mut self, segment: i64) -> &mut RowLedger {
+        let i = match self.rows.binary_search_by_key(&segment, |r| r.segment) {
+            Ok(i) => i,
+            Err(i) => {
+                self.rows.insert(
+                    i,
+                    RowLedger {
+                        segment,
+                        ..RowLedger::default()
+                    },
+                );
+                i
+            }
+        };
+        &mut self.rows[i]
+    }
 }
 
 /// Who ran a step.
@@ -257,6 +416,7 @@ pub enum Who {
     Actor(u16),
     Task { n: u32, segment: i64 },
     Handler { partition: i64 },
+    FlushLoop,
     Gone,
 }
 
@@ -270,17 +430,17 @@ impl crate::engine::Model for World {
     fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
         World::runnable(self, sc, out)
     }
-    fn runnable_len(&self, _sc: &Scenario) -> u32 {
+    fn runnable_len(&self, sc: &Scenario) -> u32 {
         if self.panic.is_some() {
             return 0;
         }
-        self.goroutines.iter().filter(|g| self.ready(g)).count() as u32
+        self.goroutines.iter().filter(|g| self.ready(sc, g)).count() as u32
     }
-    fn runnable_at(&self, _sc: &Scenario, i: u32) -> crate::sched::Choice {
+    fn runnable_at(&self, sc: &Scenario, i: u32) -> crate::sched::Choice {
         let g = self
             .goroutines
             .iter()
-            .filter(|g| self.ready(g))
+            .filter(|g| self.ready(sc, g))
             .nth(i as usize);
         crate::sched::Choice::new(g.expect("runnable_at below runnable_len").id, 0)
     }
@@ -299,6 +459,7 @@ impl crate::engine::Model for World {
             Some(Role::Handler(r)) => Who::Handler {
                 partition: r.partition,
             },
+            Some(Role::FlushLoop) => Who::FlushLoop,
             None => Who::Gone,
         }
     }
@@ -307,6 +468,7 @@ impl crate::engine::Model for World {
             Who::Actor(a) => sc.actors[a as usize].name.clone(),
             Who::Task { n, segment } => format!("sync task #{n} seg={segment}"),
             Who::Handler { partition } => format!("SyncSegments handler partition={partition}"),
+            Who::FlushLoop => "datacoord flush loop".to_owned(),
             Who::Gone => "?".to_owned(),
         }
     }
@@ -340,8 +502,8 @@ impl crate::engine::Model for World {
     fn ev_render(sc: &Scenario, ev: &Ev, out: &mut String) {
         ev.render(sc, out)
     }
-    fn ev_log(_sc: &Scenario, ev: &Ev) -> Option<String> {
-        ev.log_line()
+    fn ev_log(sc: &Scenario, ev: &Ev) -> Option<String> {
+        ev.log_line(sc.version.unwrap_or(Version::Ca7ef26e4b))
     }
     fn ev_is_violation(ev: &Ev) -> bool {
         matches!(ev, Ev::Invariant(_))

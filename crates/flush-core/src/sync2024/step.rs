@@ -1,4 +1,9 @@
-//! `World::step` for sync-2024. Each arm cites the Go it models (MODEL.md §3).
+//! `World::step` for sync-2024. Each arm cites the Go it models (MODEL.md §3), as
+//! file:line@commit; where a line moved between the commits the first one is cited
+//! and the log lines of each commit are in `event.rs`. A step ends where another
+//! goroutine may touch the metacache, the write buffer or datacoord's meta in
+//! between (the SyncSegments handler takes only the metacache lock, never the write
+//! buffer's `wb.mut`: services.go:309-346, meta_cache.go:272-273@ca7ef26e4b).
 
 use super::metacache::{Action, MetaSeg};
 use super::*;
@@ -13,6 +18,7 @@ impl World {
             Role::Actor { actor, pc } => self.step_actor(sc, g.id, *actor, *pc, g.at, ev),
             Role::Task(t) => self.step_task(g.id, t.clone(), g.at, ev),
             Role::Handler(req) => self.step_handler(g.id, req.clone(), g.at, ev),
+            Role::FlushLoop => self.step_flush_loop(g.id, ev),
         }
         self.check_invariants(ev);
     }
@@ -27,20 +33,58 @@ impl World {
         self.goroutines.remove(i);
     }
 
+    fn go_panic(&mut self, g: Gid, message: String, ev: &mut Vec<Ev>) {
+        ev.push(Ev::GoPanic {
+            message: message.clone(),
+        });
+        self.panic = Some(GoPanic {
+            goroutine: g,
+            message,
+        });
+    }
+
     fn step_actor(&mut self, sc: &Scenario, g: Gid, actor: u16, pc: u32, at: At, ev: &mut Vec<Ev>) {
-        let op = &sc.actors[actor as usize].ops[pc as usize];
-        let done = match at {
-            At::Ready => self.start_op(g, op, ev),
+        let (pc, done) = match at {
+            At::Ready => {
+                // wait_for ops are passed in the step of the op after them.
+                let ops = &sc.actors[actor as usize].ops;
+                let mut pc = pc;
+                while let Some(Op::WaitFor {
+                    actor: other,
+                    index,
+                }) = ops.get(pc as usize)
+                {
+                    ev.push(Ev::FlowgraphDelivered {
+                        actor: *other,
+                        index: *index,
+                    });
+                    if !self.op_done(sc, g, actor, pc, ev) {
+                        return;
+                    }
+                    pc += 1;
+                }
+                (pc, self.start_op(g, &ops[pc as usize], ev))
+            }
+            At::InsertAdd {
+                segment,
+                partition,
+                rows,
+            } => {
+                self.buffer_insert_add(segment, partition, rows, ev);
+                (pc, true)
+            }
+            At::MergedStats(task) => (pc, self.merged_stats(g, task, ev)),
             At::KeyLock(task) => {
                 ev.push(Ev::KeyLockTaken {
                     segment: task.segment,
                 });
                 self.submit(task, ev);
-                true
+                (pc, true)
             }
             At::SyncSegmentsRpc { selected, .. } => {
-                // session_manager.go: SyncSegments returned; sync_segments_scheduler.go logs success.
-                let partition = match *op {
+                // session_manager.go:256 "success to sync segments", then
+                // sync_segments_scheduler.go:145 "sync segments success" (@ca7ef26e4b).
+                let partition = match sc.actors[actor as usize].ops[pc as usize] {
                     Op::SyncSegments { partition } => partition,
                     _ => unreachable!("rpc wait outside sync_segments"),
                 };
@@ -49,21 +93,28 @@ impl World {
                     partition,
                     selected,
                 });
-                true
+                (pc, true)
             }
             _ => unreachable!("actor: not a point this goroutine can be stepped from"),
         };
         if done {
-            let next = pc + 1;
-            if next as usize >= sc.actors[actor as usize].ops.len() {
-                ev.push(Ev::ActorDone);
-                self.finish(g);
-            } else {
-                let i = self.gi(g);
-                self.goroutines[i].role = Role::Actor { actor, pc: next };
-                self.goroutines[i].at = At::Ready;
-            }
+            self.op_done(sc, g, actor, pc, ev);
         }
+    }
+
+    /// The actor returned from op `pc`. Returns false when it has no ops left.
+    fn op_done(&mut self, sc: &Scenario, g: Gid, actor: u16, pc: u32, ev: &mut Vec<Ev>) -> bool {
+        self.actor_done[actor as usize] = pc + 1;
+        let next = pc + 1;
+        if next as usize >= sc.actors[actor as usize].ops.len() {
+            ev.push(Ev::ActorDone);
+            self.finish(g);
+            return false;
+        }
+        let i = self.gi(g);
+        self.goroutines[i].role = Role::Actor { actor, pc: next };
+        self.goroutines[i].at = At::Ready;
+        true
     }
 
     fn start_op(&mut self, g: Gid, op: &Op, ev: &mut Vec<Ev>) -> bool {
@@ -73,39 +124,21 @@ impl World {
                 partition,
                 rows,
             } => {
-                // write_buffer.go: bufferInsert — add the segment as Growing when the metacache lacks it.
-                let added = self.metacache.get(segment).is_none();
-                if added {
-                    self.metacache.add(MetaSeg {
-                        segment,
-                        partition,
-                        state: SegState::Growing,
-                        level: Level::L1,
-                        flushed_rows: 0,
-                        buffer_rows: 0,
-                        syncing_rows: 0,
-                        syncing_tasks: 0,
-                        start_pos_recorded: false,
-                    });
+                // write_buffer.go:532 bufferInsert — GetSegmentByID; a miss adds the
+                // segment (:534-544), a separate metacache call: the next step.
+                if self.metacache.get(segment).is_none() {
+                    ev.push(Ev::InsertLookupMiss { segment });
+                    self.set_at(
+                        g,
+                        At::InsertAdd {
+                            segment,
+                            partition,
+                            rows,
+                        },
+                    );
+                    return false;
                 }
-                let total = match self.buffers.binary_search_by_key(&segment, |b| b.0) {
-                    Ok(i) => {
-                        self.buffers[i].1 += rows;
-                        self.buffers[i].1
-                    }
-                    Err(i) => {
-                        self.buffers.insert(i, (segment, rows));
-                        rows
-                    }
-                };
-                self.metacache
-                    .update(segment, None, &[Action::UpdateBufferedRows(total)]);
-                ev.push(Ev::BufferInsert {
-                    segment,
-                    rows,
-                    buffered: total,
-                    added,
-                });
+                self.buffer_rows(segment, rows, false, ev);
                 true
             }
             Op::Seal { segment } => {
@@ -115,9 +148,9 @@ impl World {
                     Some(&[SegState::Growing]),
                     &[Action::UpdateState(SegState::Sealed)],
                 );
-                if let Some(d) = self.datacoord.iter_mut().find(|d| d.segment == segment) {
-                    if d.state == SegState::Growing {
-                        d.state = SegState::Sealed;
+                if let Ok(i) = self.datacoord.binary_search_by_key(&segment, |d| d.segment) {
+                    if self.datacoord[i].state == SegState::Growing {
+                        self.datacoord[i].state = SegState::Sealed;
                     }
                 }
                 ev.push(Ev::Seal { segment, sealed });
@@ -125,66 +158,106 @@ impl World {
             }
             Op::Sync { segment, flush } => self.sync_segment(g, segment, flush, ev),
             Op::SyncSegments { partition } => {
-                // sync_segments_scheduler.go: SyncSegments — select the partition's segments, build the request.
-                let mut selected = Vec::new();
-                let mut segments = Vec::new();
-                for d in &self.datacoord {
-                    if d.partition != partition {
-                        continue;
-                    }
-                    let sel = match self.version {
-                        Version::C65f41dc60 => {
-                            matches!(d.state, SegState::Flushing | SegState::Flushed)
-                        }
-                        _ => d.state != SegState::Dropped,
-                    };
-                    if !sel {
-                        continue;
-                    }
-                    selected.push(d.segment);
-                    if request_includes(self.version, d) {
-                        segments.push(ReqSeg {
-                            segment: d.segment,
-                            state: d.state,
-                            level: d.level,
-                            rows: d.rows,
-                            statslog: d.statslog,
-                        });
-                    }
-                }
-                let left_out: Vec<i64> = selected
-                    .iter()
-                    .copied()
-                    .filter(|s| !segments.iter().any(|r| r.segment == *s))
-                    .collect();
-                let req = SyncRequest {
-                    partition,
-                    segments,
-                };
-                ev.push(Ev::SyncSegmentsRequest {
-                    partition,
-                    sent: req.segments.iter().map(|s| s.segment).collect(),
-                    left_out,
-                    version: self.version,
-                });
-                let h = self.spawn(Role::Handler(req), At::Receive);
-                self.set_at(
-                    g,
-                    At::SyncSegmentsRpc {
-                        handler: h,
-                        selected,
-                    },
-                );
+                self.sync_segments_tick(g, partition, ev);
                 false
             }
-            _ => unreachable!("flush-2021 op in a sync-2024 run"),
+            _ => unreachable!("not a sync-2024 op"),
         }
     }
 
-    /// write_buffer.go: syncSegments([segment]) → getSyncTask → EncodeBuffer → SyncData.
+    /// write_buffer.go:534-544 — `AddSegment(Growing, level unset → L1,
+    /// startPosRecorded=false)`, overwriting whatever another goroutine added since
+    /// the lookup; then the rows are buffered.
+    fn buffer_insert_add(&mut self, segment: i64, partition: i64, rows: i64, ev: &mut Vec<Ev>) {
+        self.metacache.add(MetaSeg {
+            segment,
+            partition,
+            state: SegState::Growing,
+            level: Level::L1,
+            flushed_rows: 0,
+            buffer_rows: 0,
+            syncing_rows: 0,
+            syncing_tasks: 0,
+            start_pos_recorded: false,
+            history: false,
+        });
+        self.buffer_rows(segment, rows, true, ev);
+    }
+
+    /// write_buffer.go:547-551 — buffer the rows, `UpdateBufferedRows`.
+    fn buffer_rows(&mut self, segment: i64, rows: i64, added: bool, ev: &mut Vec<Ev>) {
+        let total = match self.buffers.binary_search_by_key(&segment, |b| b.0) {
+            Ok(i) => {
+                self.buffers[i].1 += rows;
+                self.buffers[i].1
+            }
+            Err(i) => {
+                self.buffers.insert(i, (segment, rows));
+                rows
+            }
+        };
+        self.ledger(segment).inserted += rows;
+        self.metacache
+            .update(segment, None, &[Action::UpdateBufferedRows(total)]);
+        ev.push(Ev::BufferInsert {
+            segment,
+            rows,
+            buffered: total,
+            added,
+        });
+    }
+
+    /// sync_segments_scheduler.go:114-147@ca7ef26e4b (the filter per version) — select
+    /// the partition's segments, build the request, `sessions.SyncSegments` (the
+    /// handler is the datanode's goroutine; the actor waits for its reply).
+    fn sync_segments_tick(&mut self, g: Gid, partition: i64, ev: &mut Vec<Ev>) {
+        let mut selected = Vec::new();
+        let mut segments = Vec::new();
+        for d in &self.datacoord {
+            if d.partition != partition || !super::selected(self.knobs, d) {
+                continue;
+            }
+            selected.push(d.segment);
+            if request_includes(self.knobs, d) {
+                segments.push(ReqSeg {
+                    segment: d.segment,
+                    state: d.state,
+                    level: d.level,
+                    rows: d.rows,
+                    statslog: d.statslog,
+                });
+            }
+        }
+        let left_out: Vec<i64> = selected
+            .iter()
+            .copied()
+            .filter(|s| !segments.iter().any(|r| r.segment == *s))
+            .collect();
+        let req = SyncRequest {
+            partition,
+            segments,
+        };
+        ev.push(Ev::SyncSegmentsRequest {
+            partition,
+            sent: req.segments.iter().map(|s| s.segment).collect(),
+            left_out,
+            version: self.version,
+        });
+        let h = self.spawn(Role::Handler(req), At::Receive);
+        self.set_at(
+            g,
+            At::SyncSegmentsRpc {
+                handler: h,
+                selected,
+            },
+        );
+    }
+
+    /// write_buffer.go:329-355 syncSegments([segment]) → :565-626 getSyncTask →
+    /// storage_serializer.go:75-141 EncodeBuffer → sync_manager.go SyncData.
     fn sync_segment(&mut self, g: Gid, segment: i64, flush: bool, ev: &mut Vec<Ev>) -> bool {
         if flush {
-            // sync_policy.go: GetSealedSegmentsPolicy — Sealed -> Flushing, selected for sync.
+            // sync_policy.go:71-77 GetSealedSegmentsPolicy — Sealed -> Flushing, selected.
             let moved = self.metacache.update(
                 segment,
                 Some(&[SegState::Sealed]),
@@ -192,21 +265,25 @@ impl World {
             );
             ev.push(Ev::SealedPolicy { segment, moved });
         }
+        // write_buffer.go:569-572 — GetSegmentByID; missing: ErrSegmentNotFound before
+        // the buffer is yielded (it stays in wb.buffers), warned at :571 and :336.
         let Some(info) = self.metacache.get(segment).cloned() else {
             ev.push(Ev::SyncSkipped { segment });
             return true;
         };
-        // yieldBuffer: the buffer moves to the task.
+        // :578 yieldBuffer (the rows leave wb.buffers), :583-585 the checkpoint is
+        // pinned by a "syncing task" candidate, :598-599 StartSyncing(batch).
         let batch = match self.buffers.binary_search_by_key(&segment, |b| b.0) {
             Ok(i) => self.buffers.remove(i).1,
             Err(_) => 0,
         };
         self.metacache
             .update(segment, None, &[Action::StartSyncing(batch)]);
+        // :614-621 — flush if Flushing or L0, drop if Dropped (from the lookup's snapshot).
         let is_flush = info.state == SegState::Flushing || info.level == Level::L0;
         let is_drop = info.state == SegState::Dropped;
         if batch > 0 {
-            // storage_serializer.go: EncodeBuffer → RollStats.
+            // storage_serializer.go:85-108 — serialize, RollStats (a no-op if missing).
             self.metacache.update(segment, None, &[Action::RollStats]);
         }
         self.next_task += 1;
@@ -220,13 +297,59 @@ impl World {
             is_drop,
             reported_absent: false,
         };
-        ev.push(Ev::SyncTaskBuilt {
+        ev.push(Ev::BufferYielded {
             segment,
             n: task.n,
             batch,
             flush: is_flush,
             drop: is_drop,
         });
+        if is_flush && info.level != Level::L0 {
+            // storage_serializer.go:111-116 — serializeMergedPkStats looks the segment
+            // up again (:207): the next step, so SyncSegments may remove it in between.
+            self.set_at(g, At::MergedStats(task));
+            return false;
+        }
+        self.build_and_submit(g, task, ev)
+    }
+
+    /// storage_serializer.go:206-222 serializeMergedPkStats — `GetSegmentByID` (:207),
+    /// then `SerializePkStatsList` over the segment's stats history.
+    fn merged_stats(&mut self, g: Gid, task: SyncTask, ev: &mut Vec<Ev>) -> bool {
+        let segment = task.segment;
+        let Some(seg) = self.metacache.get(segment) else {
+            // :208-210 ErrSegmentNotFound → EncodeBuffer warns (:115) and fails →
+            // write_buffer.go:335-337 warns "segment not found in meta" and goes on: the
+            // yielded rows are gone and the "syncing task" checkpoint stays pinned.
+            self.ledger(segment).lost += task.batch;
+            if let Err(i) = self.pinned.binary_search(&segment) {
+                self.pinned.insert(i, segment);
+            }
+            ev.push(Ev::MergedStatsSegmentMissing {
+                segment,
+                lost: task.batch,
+            });
+            return true;
+        };
+        if !seg.history {
+            // data_codec.go:155-157 — "shall not serialize zero length statslog list",
+            // not ErrSegmentNotFound → write_buffer.go:339 log.Fatal: the datanode exits.
+            ev.push(Ev::MergedStatsEmpty { segment });
+            self.go_panic(
+                g,
+                format!("log.Fatal: failed to get sync task (segment {segment}): shall not serialize zero length statslog list"),
+                ev,
+            );
+            return false;
+        }
+        self.build_and_submit(g, task, ev)
+    }
+
+    /// storage_serializer.go:137 setTaskMeta (its failure callback panics, :156-159),
+    /// then sync_manager.go SyncData → keyLockDispatcher.Submit (B: the key lock).
+    fn build_and_submit(&mut self, g: Gid, task: SyncTask, ev: &mut Vec<Ev>) -> bool {
+        let segment = task.segment;
+        ev.push(Ev::SyncTaskBuilt { segment, n: task.n });
         if self.key_locks.iter().any(|k| k.0 == segment) {
             ev.push(Ev::KeyLockWait { segment });
             self.set_at(g, At::KeyLock(task));
@@ -254,22 +377,17 @@ impl World {
     }
 
     fn task_panic(&mut self, g: Gid, segment: i64, ev: &mut Vec<Ev>) {
-        // HandleError → failureCallback set by setTaskMeta → panic(err).
-        let message = format!("segment not found[segment={segment}]");
-        ev.push(Ev::GoPanic {
-            message: message.clone(),
-        });
-        self.panic = Some(GoPanic {
-            goroutine: g,
-            message,
-        });
+        // task.go:120-124 HandleError → the failure callback of setTaskMeta →
+        // panic(err) (storage_serializer.go:158); the sync pool re-panics (conc/pool.go:74,
+        // conc/options.go:54-56): the process exits.
+        self.go_panic(g, format!("segment not found[segment={segment}]"), ev);
     }
 
     fn step_task(&mut self, g: Gid, t: SyncTask, at: At, ev: &mut Vec<Ev>) {
         let segment = t.segment;
         match at {
             At::RunStart => {
-                // task.go: Run — t.segment, has = t.metacache.GetSegmentByID(t.segmentID).
+                // task.go:127-135 Run — t.segment, has = t.metacache.GetSegmentByID(t.segmentID).
                 if self.metacache.get(segment).is_none() {
                     if t.is_drop {
                         ev.push(Ev::TaskDiscarded { segment });
@@ -287,7 +405,7 @@ impl World {
                 self.set_at(g, At::WriteLogs);
             }
             At::WriteLogs => {
-                // task.go: writeMeta → meta_writer.go: UpdateSync — GetSegmentByID again.
+                // task.go:166-172 writeMeta → meta_writer.go:54-57 UpdateSync — GetSegmentByID again.
                 let Some(seg) = self.metacache.get(segment) else {
                     ev.push(Ev::TaskSegmentMissing {
                         segment,
@@ -296,6 +414,7 @@ impl World {
                     self.task_panic(g, segment, ev);
                     return;
                 };
+                // meta_writer.go:58-70 — checkpoint rows, start positions not recorded yet.
                 let checkpoint_rows = seg.flushed_rows + t.batch;
                 let start_pos: Vec<i64> = self
                     .metacache
@@ -332,7 +451,8 @@ impl World {
                     self.metacache
                         .update(*s, None, &[Action::SetStartPosRecorded(true)]);
                 }
-                // task.go: Run — FinishSyncing (+ Flushed when flushing) for WithSegmentIDs: a no-op if absent.
+                // task.go:174-182 — FinishSyncing (+ Flushed when flushing) for
+                // WithSegmentIDs: a no-op if absent; a drop removes the segment.
                 let mut actions = vec![Action::FinishSyncing(t.batch)];
                 if t.is_flush {
                     actions.push(Action::UpdateState(SegState::Flushed));
@@ -341,6 +461,7 @@ impl World {
                 if t.is_drop {
                     self.metacache.remove(segment);
                 }
+                self.ledger(segment).synced += t.batch;
                 ev.push(Ev::TaskDone {
                     segment,
                     n: t.n,
@@ -353,14 +474,17 @@ impl World {
         }
     }
 
-    /// datacoord services.go: SaveBinlogPaths for a non-L0 segment (L0 segments are created there).
+    /// datacoord services.go:440-557@ca7ef26e4b SaveBinlogPaths. A flush makes the
+    /// segment Flushing (:509-512) and queues it on flushCh (:548); the flush loop
+    /// makes it Flushed later (server.go:1019-1042). L0 segments are created Flushed
+    /// (`CreateL0Operator`, meta.go:695-719).
     fn datacoord_save_binlog_paths(&mut self, t: &SyncTask, rows: i64, ev: &mut Vec<Ev>) {
         let segment = t.segment;
+        let at = self.datacoord.binary_search_by_key(&segment, |d| d.segment);
         if t.level == Level::L0 {
-            if self.dc(segment).is_none() {
-                let at = self.datacoord.partition_point(|d| d.segment < segment);
+            if let Err(i) = at {
                 self.datacoord.insert(
-                    at,
+                    i,
                     DcSeg {
                         segment,
                         partition: t.partition,
@@ -378,14 +502,18 @@ impl World {
             });
             return;
         }
-        let Some(d) = self.datacoord.iter_mut().find(|d| d.segment == segment) else {
+        let Ok(i) = at else {
+            // :489 "failed to get segment" → ErrSegmentNotFound, which the datanode's
+            // meta writer takes as success (meta_writer.go:110-120).
             ev.push(Ev::DatacoordSegmentNotFound {
                 segment,
                 flush: t.is_flush,
             });
             return;
         };
+        let d = &mut self.datacoord[i];
         if d.state == SegState::Dropped {
+            // :494 "save to dropped segment, ignore this request".
             ev.push(Ev::DatacoordSaved {
                 segment,
                 state: d.state,
@@ -393,11 +521,14 @@ impl World {
             });
             return;
         }
+        let mut queued = false;
         if t.is_drop {
             d.state = SegState::Dropped;
         } else if t.is_flush {
-            // Flushing here, Flushed once datacoord's flush handler has run (postFlush).
-            d.state = SegState::Flushed;
+            if d.state != SegState::Flushed {
+                d.state = SegState::Flushing;
+            }
+            queued = true;
         }
         if t.batch > 0 || (t.is_flush && t.level != Level::L0) {
             d.statslog = true;
@@ -405,46 +536,118 @@ impl World {
         if rows >= d.rows {
             d.rows = rows;
         }
+        let (state, statslog) = (d.state, d.statslog);
         ev.push(Ev::DatacoordSaved {
             segment,
-            state: d.state,
-            statslog: d.statslog,
+            state,
+            statslog,
         });
+        if queued {
+            self.flush_ch.push(segment);
+            if !self
+                .goroutines
+                .iter()
+                .any(|g| matches!(g.role, Role::FlushLoop))
+            {
+                self.spawn(Role::FlushLoop, At::FlushCh);
+            }
+        }
+    }
+
+    /// datacoord server.go:1006-1022 startFlushLoop → :1035-1069 postFlush@ca7ef26e4b:
+    /// `SetState(Flushed)` for a healthy segment.
+    fn step_flush_loop(&mut self, g: Gid, ev: &mut Vec<Ev>) {
+        let segment = self.flush_ch.remove(0);
+        let flushed = match self.datacoord.binary_search_by_key(&segment, |d| d.segment) {
+            Ok(i) if self.datacoord[i].state != SegState::Dropped => {
+                self.datacoord[i].state = SegState::Flushed;
+                true
+            }
+            _ => false,
+        };
+        ev.push(Ev::PostFlush { segment, flushed });
+        if self.flush_ch.is_empty() {
+            self.finish(g);
+        }
     }
 
     fn step_handler(&mut self, g: Gid, req: SyncRequest, at: At, ev: &mut Vec<Ev>) {
         match at {
             At::Receive => {
-                // services.go: DataNode.SyncSegments.
+                // services.go:275-346@ca7ef26e4b DataNode.SyncSegments.
                 ev.push(Ev::DatanodeReceives {
                     partition: req.partition,
                 });
                 if req.segments.is_empty() {
+                    // :291-293 — an empty request returns at once: nothing is removed.
                     ev.push(Ev::SyncSegmentsEmpty);
                     self.finish(g);
                     return;
                 }
                 let all: Vec<i64> = req.segments.iter().map(|s| s.segment).collect();
                 let missing = self.metacache.detect_missing(&all);
-                if missing.is_empty() {
+                let load = self.segments_to_load(&req, &missing, ev);
+                if load.is_empty() {
                     self.update_segment_view(&req, &[], ev);
                     self.finish(g);
                 } else {
-                    ev.push(Ev::LoadingStats {
-                        missing: missing.clone(),
-                    });
-                    self.set_at(g, At::LoadStats { missing });
+                    ev.push(Ev::LoadingStats { load: load.clone() });
+                    self.set_at(g, At::LoadStats { load });
                 }
             }
-            At::LoadStats { missing } => {
-                self.update_segment_view(&req, &missing, ev);
+            At::LoadStats { load } => {
+                // services.go:318-335 — each load runs in the stats pool:
+                // binlog.DecompressBinLog over []*FieldBinlog{seg.GetPkStatsLog()}.
+                if let Some(nil) = load
+                    .iter()
+                    .copied()
+                    .find(|id| req.segments.iter().any(|s| s.segment == *id && !s.statslog))
+                {
+                    // A nil PkStatsLog: binlog.go:143 dereferences it; the stats pool
+                    // re-panics (conc/pool.go:74) and its handler logs "Conc pool
+                    // panicked" and panics again (conc/options.go:54-56): the datanode exits.
+                    ev.push(Ev::NilStatslog { segment: nil });
+                    self.go_panic(
+                        g,
+                        format!("runtime error: invalid memory address or nil pointer dereference (binlog.DecompressBinLog on the nil PkStatsLog of segment {nil}, in the datanode's stats pool)"),
+                        ev,
+                    );
+                    return;
+                }
+                self.update_segment_view(&req, &load, ev);
                 self.finish(g);
             }
             _ => unreachable!("handler: not a point this goroutine can be stepped from"),
         }
     }
 
-    /// meta_cache.go: UpdateSegmentView(partitionID, newSegments, newSegmentsBF, allSegments).
+    /// Which missing segments the handler loads and adds (the version's load rule).
+    fn segments_to_load(&self, req: &SyncRequest, missing: &[i64], ev: &mut Vec<Ev>) -> Vec<i64> {
+        let mut load = Vec::new();
+        for &id in missing {
+            let Some(s) = req.segments.iter().find(|s| s.segment == id) else {
+                continue;
+            };
+            match self.knobs.load {
+                LoadRule::EveryMissing => load.push(id),
+                // services.go:315-343@2e434e4453.
+                LoadRule::FlushedNotL0 => match s.level {
+                    Level::L0 | Level::Legacy => ev.push(Ev::MissingSkipped {
+                        segment: id,
+                        level: s.level,
+                    }),
+                    Level::L1 if s.state == SegState::Flushed => {
+                        ev.push(Ev::LoadingPks { segment: id });
+                        load.push(id);
+                    }
+                    Level::L1 => {}
+                },
+            }
+        }
+        load
+    }
+
+    /// meta_cache.go:267-304@ca7ef26e4b UpdateSegmentView(partitionID, newSegments, newSegmentsBF, allSegments).
     fn update_segment_view(&mut self, req: &SyncRequest, new_segments: &[i64], ev: &mut Vec<Ev>) {
         let new: Vec<MetaSeg> = new_segments
             .iter()
@@ -459,12 +662,13 @@ impl World {
                 syncing_rows: 0,
                 syncing_tasks: 0,
                 start_pos_recorded: true,
+                history: info.statslog,
             })
             .collect();
         let all: Vec<i64> = req.segments.iter().map(|s| s.segment).collect();
         let (added, absent) =
             self.metacache
-                .update_segment_view(self.version, req.partition, &new, &all);
+                .update_segment_view(self.knobs, req.partition, &new, &all);
         for id in added {
             let state = self
                 .metacache
@@ -558,16 +762,7 @@ impl World {
             .map(|s| (s.segment, s.buffer_rows, s.syncing_rows, s.syncing_tasks))
             .collect();
         for (id, buffered, syncing, tasks) in rows {
-            let mut in_flight = 0i64;
-            let mut n = 0i32;
-            for g in &self.goroutines {
-                if let (Role::Task(t), _) | (_, At::KeyLock(t)) = (&g.role, &g.at) {
-                    if t.segment == id {
-                        in_flight += t.batch;
-                        n += 1;
-                    }
-                }
-            }
+            let (in_flight, n) = self.in_flight(id);
             let wb = self.buffered(id);
             if buffered != wb || syncing != in_flight || tasks != n {
                 self.violate(
@@ -584,5 +779,38 @@ impl World {
                 );
             }
         }
+        // No buffered rows dropped: every inserted row is buffered, in a task in flight,
+        // or synced, unless datacoord really dropped the segment.
+        let lost: Vec<(i64, i64)> = self
+            .rows
+            .iter()
+            .filter(|r| r.lost > 0)
+            .map(|r| (r.segment, r.lost))
+            .collect();
+        for (segment, lost) in lost {
+            let dropped = self
+                .dc(segment)
+                .is_none_or(|d| d.state == SegState::Dropped);
+            if !dropped {
+                self.violate(Violation::RowsLost { segment, lost }, ev);
+            }
+        }
+    }
+
+    /// Rows and tasks in flight for `segment` (submitted or waiting for the key lock,
+    /// or between the two lookups of getSyncTask and EncodeBuffer).
+    fn in_flight(&self, segment: i64) -> (i64, i32) {
+        let mut rows = 0i64;
+        let mut n = 0i32;
+        for g in &self.goroutines {
+            if let (Role::Task(t), _) | (_, At::KeyLock(t) | At::MergedStats(t)) = (&g.role, &g.at)
+            {
+                if t.segment == segment {
+                    rows += t.batch;
+                    n += 1;
+                }
+            }
+        }
+        (rows, n)
     }
 }

@@ -59,3 +59,34 @@ pub fn events<M: flush_core::Model>(r: &Run<M>) -> Vec<(u32, M::Ev)> {
 pub fn pos_of<E>(evs: &[(u32, E)], f: impl Fn(&E) -> bool) -> Option<usize> {
     evs.iter().position(|(_, e)| f(e))
 }
+
+/// A manual run of `sc` (the tests choose every step).
+pub fn manual<M: flush_core::Model>(sc: &Scenario) -> Run<M> {
+    Run::new(Arc::new(sc.clone()), Policy::Manual)
+}
+
+/// Steps the lowest-numbered runnable goroutine that is not held back, until a step
+/// yields an event matching `until` (returns true) or nothing else can run (false).
+/// Tests say "run everyone but the compactor until the runner has polled" this way,
+/// instead of a list of goroutine numbers that changes with the step granularity.
+pub fn run_holding<M: flush_core::Model>(
+    r: &mut Run<M>,
+    hold: &[u32],
+    until: impl Fn(&M::Ev) -> bool,
+) -> bool {
+    loop {
+        let Some(c) = r.runnable_here().into_iter().find(|c| !hold.contains(&c.g)) else {
+            return false;
+        };
+        r.advance_with(c).expect("runnable");
+        let rec = r.record(r.len()).expect("the step just taken");
+        if r.events_of(rec).iter().any(&until) {
+            return true;
+        }
+    }
+}
+
+/// Runs to the end, lowest-numbered runnable goroutine first.
+pub fn run_rest<M: flush_core::Model>(r: &mut Run<M>) {
+    run_holding(r, &[], |_| false);
+}

@@ -8,3 +8,4 @@ mod golden;
 mod props;
 mod sync2024;
 mod timetravel;
+mod verdicts;

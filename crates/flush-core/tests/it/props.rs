@@ -1,7 +1,7 @@
 //! Property tests: random small scenarios under entropy schedules (which shrink)
-//! never make Rust panic, always end, hold every invariant, and keep notify order
-//! (checked independently from the events: per queue, finishSignals close in
-//! runner creation order). Also: the same input gives the same trace.
+//! never make Rust panic, always end, hold every invariant but the two findings Go
+//! can show (fifo-per-enqueuer, inject-done-splice), and keep the tail chain
+//! (checked independently from the events). Also: the same input gives the same trace.
 
 use std::sync::Arc;
 
@@ -134,32 +134,39 @@ proptest! {
         r.run_to_end();
         let o = r.outcome().cloned().expect("the run ends");
         prop_assert!(o.kind != flush_core::OutcomeKind::StepLimit, "{o}");
-        // Notify order per queue = the order runners joined the tail chain (init), from
-        // the events alone. Creation order (LoadOrStore into working) may differ only when a
-        // creator had to wait for injectMut: the runner-creation race the checker reports.
-        let mut created: Vec<(i64, u32)> = Vec::new();
-        let mut finished: Vec<(i64, u32)> = Vec::new();
-        let mut waited_for_mutex = false;
+        // The tail chain, checked from the events alone: a runner's finishSignal closes
+        // only after the finishSignal it started on. (Notify order may differ from the
+        // chain where an inject handler spliced it, and from an actor's own order where
+        // two actors created one queue's runners: both are Go behaviour the checker
+        // reports as findings; nothing else may be reported.)
+        let mut live: std::collections::BTreeMap<(i64, u32), u32> = Default::default();
+        let mut closed: std::collections::BTreeSet<(i64, u32)> = Default::default();
+        let mut waits_on: std::collections::BTreeMap<(i64, u32), u32> = Default::default();
         for rec in r.records() {
             for e in r.events_of(rec) {
                 match e {
-                    Ev::RunnerInit { segment, pos, .. } => created.push((*segment, *pos)),
-                    Ev::FinishClosed { segment, pos } => finished.push((*segment, *pos)),
-                    Ev::WaitInjectMut { .. } => waited_for_mutex = true,
+                    Ev::RunnerInit { segment, pos, chain, start, .. } => {
+                        live.insert((*segment, *pos), *chain);
+                        if let flush2021::SigOrigin::Runner { chain: c, .. } = start {
+                            waits_on.insert((*segment, *chain), *c);
+                        }
+                    }
+                    Ev::FinishClosed { segment, pos } => {
+                        let chain = live.remove(&(*segment, *pos)).expect("a chained runner");
+                        if let Some(before) = waits_on.get(&(*segment, chain)) {
+                            prop_assert!(closed.contains(&(*segment, *before)), "queue {} chain #{}", segment, chain);
+                        }
+                        closed.insert((*segment, chain));
+                    }
                     _ => {}
                 }
             }
         }
         for v in &r.head().violations {
             prop_assert!(
-                waited_for_mutex && matches!(v.name(), "notify-order" | "start-signal-is-tail"),
+                matches!(v.name(), "fifo-per-enqueuer" | "inject-done-splice"),
                 "{:?}", r.head().violations
             );
-        }
-        for seg in 0..3 {
-            let c: Vec<u32> = created.iter().filter(|x| x.0 == seg).map(|x| x.1).collect();
-            let f: Vec<u32> = finished.iter().filter(|x| x.0 == seg).map(|x| x.1).collect();
-            prop_assert_eq!(&c[..f.len()], &f[..], "queue {}", seg);
         }
         // Same input, same trace.
         let mut again = Run::<flush2021::World>::new(Arc::new(sc), Policy::Entropy(entropy));
@@ -171,7 +178,7 @@ proptest! {
     #[test]
     fn sync_runs_end_without_rust_panics(
         ops in prop::collection::vec((0u8..4, 0u8..3, 1i64..50, any::<bool>()), 1..12),
-        version in 0usize..4,
+        version in 0usize..6,
         entropy in prop::collection::vec(any::<u8>(), 0..100),
     ) {
         let mut sc = flush_core::builtin::get("segment-not-found").unwrap();
@@ -195,9 +202,18 @@ proptest! {
         let o = r.outcome().expect("ends");
         prop_assert!(matches!(o.kind, flush_core::OutcomeKind::Completed | flush_core::OutcomeKind::Panic | flush_core::OutcomeKind::Invariant), "{o}");
         if o.kind == flush_core::OutcomeKind::Panic {
-            // Every panic is the #34018 panic, announced by the invariant first.
-            prop_assert!(o.message.starts_with("segment not found[segment="));
-            prop_assert!(r.head().violations.iter().any(|v| v.name() == "sync-task-segment-present"));
+            // Every panic is one the Go code has: the #34018 panic (announced by the
+            // invariant first), the nil statslog of the follow-ups (only where the
+            // request may carry a segment without one and every missing segment is
+            // loaded), or log.Fatal on a flush with no stats history.
+            let w = r.head();
+            if o.message.starts_with("segment not found[segment=") {
+                prop_assert!(w.violations.iter().any(|v| v.name() == "sync-task-segment-present"));
+            } else if o.message.starts_with("runtime error: invalid memory address") {
+                prop_assert!(matches!(w.version, flush_core::Version::C65f41dc60 | flush_core::Version::V4cf1a358ba), "{:?}", w.version);
+            } else {
+                prop_assert!(o.message.contains("zero length statslog list"), "{o}");
+            }
         }
     }
 }

@@ -2,7 +2,7 @@
 //! version predicates, and the invariants.
 
 use flush_core::scenario::{Level, SegState, Version};
-use flush_core::sync2024::{request_includes, view_keeps, DcSeg, Ev, MetaSeg, World};
+use flush_core::sync2024::{request_includes, view_keeps, DcSeg, Ev, Knobs, MetaSeg, World};
 use flush_core::{OutcomeKind, Scenario};
 
 use crate::common::*;
@@ -17,11 +17,11 @@ fn with_version(mut sc: Scenario, v: Version) -> Scenario {
 #[test]
 fn scripted_schedule_panics_at_the_buggy_commit() {
     let sc = builtin("segment-not-found");
-    let r = sync_run(&sc, script("0,0,1,3,3,2", 1));
+    let r = sync_run(&sc, script("0,0,0,1,3,3,2", 1));
     let o = r.outcome().unwrap();
     assert_eq!(o.kind, OutcomeKind::Panic);
     assert_eq!(o.message, "segment not found[segment=300]");
-    assert_eq!(r.len(), 6);
+    assert_eq!(r.len(), 7);
     let evs = events(&r);
     let removed = pos_of(&evs, |e| {
         matches!(e, Ev::MetacacheRemoved { segment: 300, .. })
@@ -30,10 +30,13 @@ fn scripted_schedule_panics_at_the_buggy_commit() {
     let inv = pos_of(&evs, |e| matches!(e, Ev::Invariant(_))).unwrap();
     let panic = pos_of(&evs, |e| matches!(e, Ev::GoPanic { .. })).unwrap();
     assert!(removed < inv && inv < panic);
-    assert_eq!(evs[inv].0, 5);
-    assert_eq!(evs[panic].0, 6);
+    assert_eq!(evs[inv].0, 6);
+    assert_eq!(evs[panic].0, 7);
     // The log lines of the seed, in order.
-    let logs: Vec<String> = evs.iter().filter_map(|(_, e)| e.log_line()).collect();
+    let logs: Vec<String> = evs
+        .iter()
+        .filter_map(|(_, e)| e.log_line(Version::Ca7ef26e4b))
+        .collect();
     let want = [
         "DataNode receives SyncSegments",
         "metacache does not have segment, add it",
@@ -52,13 +55,10 @@ fn scripted_schedule_panics_at_the_buggy_commit() {
 /// The same schedule under the fix (and the follow-ups) completes with 300 kept and synced.
 #[test]
 fn same_schedule_completes_under_the_fixes() {
-    for v in [
-        Version::B5c9a7364b,
-        Version::C65f41dc60,
-        Version::V4cf1a358ba,
-    ] {
+    for v in &Version::ALL[1..] {
+        let v = *v;
         let sc = with_version(builtin("segment-not-found"), v);
-        let r = sync_run(&sc, script("0,0,1,3,3,2", 1));
+        let r = sync_run(&sc, script("0,0,0,1,3,3,2", 1));
         assert_eq!(kind(&r), OutcomeKind::Completed, "{v:?}");
         let w = r.head();
         assert!(w.metacache.get(300).is_some(), "{v:?}");
@@ -74,40 +74,77 @@ fn same_schedule_completes_under_the_fixes() {
     assert_eq!(twin.datacoord, builtin("segment-not-found").datacoord);
 }
 
-fn panics(sc: &Scenario, seeds: std::ops::Range<u64>) -> usize {
-    seeds
-        .filter(|s| kind(&sync_run(sc, seeded(*s))) == OutcomeKind::Panic)
-        .count()
+/// The panics a scenario can reach under `v` (exhaustively explored), by message
+/// prefix up to the first `[` or `(`.
+fn panic_kinds(sc: &Scenario, v: Version) -> Vec<String> {
+    let sc = with_version(sc.clone(), v);
+    let x = flush_core::explore::explore(std::sync::Arc::new(sc), 100, 1_000_000);
+    assert!(!x.truncated);
+    x.violations
+        .iter()
+        .filter(|f| f.kind == "panic")
+        .map(|f| {
+            f.message
+                .split(['[', '('])
+                .next()
+                .unwrap()
+                .trim()
+                .to_owned()
+        })
+        .collect()
 }
 
-/// MODEL.md §3: the panic needs SyncSegments to fall between task creation and
-/// Run/writeMeta; only the buggy commit removes the Growing L1 segment.
+/// MODEL.md §3 and the Go of each commit: the #34018 panic needs SyncSegments to
+/// fall between task creation and Run/writeMeta and only the buggy commit removes
+/// the Growing L1 segment; from 4cf1a358ba on the request carries 300 without a
+/// statslog, and a datanode that does not have it yet crashes loading it (#34375);
+/// 2e434e4453 loads only Flushed segments.
 #[test]
-fn panics_per_version_across_seeds() {
+fn panics_per_version() {
     let base = builtin("segment-not-found");
-    let counts: Vec<(Version, usize)> = Version::ALL
-        .iter()
-        .map(|v| (*v, panics(&with_version(base.clone(), *v), 0..400)))
-        .collect();
-    assert!(counts[0].1 > 0 && counts[0].1 < 400, "{counts:?}");
-    assert!(counts[1..].iter().all(|(_, n)| *n == 0), "{counts:?}");
+    let sf = "segment not found".to_owned();
+    let nil = "runtime error: invalid memory address or nil pointer dereference".to_owned();
+    let want: [(Version, Vec<String>); 6] = [
+        (Version::Ca7ef26e4b, vec![sf.clone()]),
+        (Version::B5c9a7364b, vec![]),
+        (Version::C65f41dc60, vec![]),
+        (Version::V4cf1a358ba, vec![nil.clone()]),
+        (Version::V2e434e4453, vec![]),
+        (Version::V439fb24b32, vec![]),
+    ];
+    for (v, kinds) in want {
+        assert_eq!(panic_kinds(&base, v), kinds, "segment-not-found @ {v:?}");
+    }
     // A flushing segment without a statslog: the fix of #34056 is not enough, nor is
-    // c65f41dc60; 4cf1a358ba (remove only Flushed) closes it.
+    // c65f41dc60; 4cf1a358ba (remove only Flushed) closes it, but sends 400 while it
+    // has no statslog.
     let sealed = builtin("sealed-segment-flush");
-    let c: Vec<usize> = Version::ALL
-        .iter()
-        .map(|v| panics(&with_version(sealed.clone(), *v), 0..300))
-        .collect();
-    assert!(c[0] > 0 && c[1] > 0 && c[2] > 0, "{c:?}");
-    assert_eq!(c[3], 0, "{c:?}");
+    for v in &Version::ALL[..3] {
+        assert_eq!(panic_kinds(&sealed, *v), vec![sf.clone()], "{v:?}");
+    }
+    assert_eq!(panic_kinds(&sealed, Version::V4cf1a358ba), vec![nil]);
+    for v in &Version::ALL[4..] {
+        assert!(panic_kinds(&sealed, *v).is_empty(), "{v:?}");
+    }
 }
 
 /// The writeMeta variant (#33696): SyncSegments lands after Run's first lookup.
 #[test]
 fn removal_between_run_and_write_meta_panics_in_write_meta() {
     let sc = builtin("segment-not-found");
-    // insert, sync (task g2), task Run start (g2), then datacoord + handler, then writeMeta.
-    let r = sync_run(&sc, script("0,0,2,1,3,3,2", 1));
+    // The flow graph inserts and syncs, the task passes Run's lookup; then datacoord's
+    // tick and the handler remove 300; then the task's writeMeta.
+    let mut r = manual::<World>(&sc);
+    assert!(run_holding(&mut r, &[1], |e| matches!(
+        e,
+        Ev::TaskWriteLogs { .. }
+    )));
+    let task = r.world().goroutines.last().unwrap().id;
+    assert!(run_holding(&mut r, &[task], |e| matches!(
+        e,
+        Ev::MetacacheRemoved { segment: 300, .. }
+    )));
+    run_rest(&mut r);
     assert_eq!(
         r.outcome().unwrap().message,
         "segment not found[segment=300]"
@@ -125,15 +162,35 @@ fn removal_between_run_and_write_meta_panics_in_write_meta() {
 #[test]
 fn removal_before_sync_is_skipped_not_a_panic() {
     let sc = builtin("segment-not-found");
-    let r = sync_run(&sc, script("0,1,2,2,0", 1));
+    let mut r = manual::<World>(&sc);
+    assert!(run_holding(&mut r, &[1], |e| matches!(
+        e,
+        Ev::BufferInsert { .. }
+    )));
+    assert!(run_holding(&mut r, &[0], |e| matches!(
+        e,
+        Ev::MetacacheRemoved { segment: 300, .. }
+    )));
+    run_rest(&mut r);
     assert_eq!(kind(&r), OutcomeKind::Completed);
     let evs = events(&r);
     assert!(evs
         .iter()
         .any(|(_, e)| matches!(e, Ev::SyncSkipped { segment: 300 })));
-    assert!(evs.iter().any(|(_, e)| e
-        .log_line()
-        .is_some_and(|l| l.contains("segment not found in meta"))));
+    for line in [
+        "write_buffer.go:571] [\"segment info not found in meta cache\"",
+        "write_buffer.go:336] [\"segment not found in meta\"",
+    ] {
+        assert!(
+            evs.iter().any(|(_, e)| e
+                .log_line(Version::Ca7ef26e4b)
+                .is_some_and(|l| l.contains(line))),
+            "{line}"
+        );
+    }
+    // The rows stay in the write buffer (getSyncTask failed before yielding them).
+    assert_eq!(r.head().buffered(300), 10);
+    assert!(r.head().violations.is_empty());
 }
 
 /// An empty request is a no-op; a segment of another partition is never touched.
@@ -213,13 +270,24 @@ fn version_predicates() {
     };
     use SegState::*;
     use Version::*;
-    assert!(!request_includes(Ca7ef26e4b, &dc(Growing, false)));
-    assert!(request_includes(Ca7ef26e4b, &dc(Growing, true)));
-    assert!(!request_includes(B5c9a7364b, &dc(Flushed, false)));
-    assert!(!request_includes(C65f41dc60, &dc(Sealed, true)));
-    assert!(request_includes(C65f41dc60, &dc(Flushing, false)));
-    assert!(request_includes(V4cf1a358ba, &dc(Growing, false)));
-    assert!(!request_includes(V4cf1a358ba, &dc(Dropped, true)));
+    let k = Knobs::of;
+    assert!(!request_includes(k(Ca7ef26e4b), &dc(Growing, false)));
+    assert!(request_includes(k(Ca7ef26e4b), &dc(Growing, true)));
+    assert!(!request_includes(k(B5c9a7364b), &dc(Flushed, false)));
+    assert!(!request_includes(k(C65f41dc60), &dc(Sealed, true)));
+    assert!(request_includes(k(C65f41dc60), &dc(Flushing, false)));
+    assert!(request_includes(k(V4cf1a358ba), &dc(Growing, false)));
+    assert!(!request_includes(k(V4cf1a358ba), &dc(Dropped, true)));
+    assert!(request_includes(k(V2e434e4453), &dc(Growing, false)));
+    let l0 = DcSeg {
+        level: Level::L0,
+        ..dc(Flushed, false)
+    };
+    assert!(request_includes(k(V2e434e4453), &l0));
+    assert!(
+        !request_includes(k(V439fb24b32), &l0),
+        "#34388 leaves L0 out"
+    );
     let seg = |state, level| MetaSeg {
         segment: 1,
         partition: 1,
@@ -230,6 +298,7 @@ fn version_predicates() {
         syncing_rows: 0,
         syncing_tasks: 0,
         start_pos_recorded: true,
+        history: false,
     };
     // (version, state, level) -> kept whatever the request says
     let table = [
@@ -244,11 +313,17 @@ fn version_predicates() {
         (C65f41dc60, Flushed, Level::L1, false),
         (V4cf1a358ba, Flushing, Level::L1, true),
         (V4cf1a358ba, Flushed, Level::L1, false),
+        (V2e434e4453, Flushed, Level::L0, false),
+        (V439fb24b32, Sealed, Level::L1, true),
     ];
     for (v, st, lv, keep) in table {
-        assert_eq!(view_keeps(v, &seg(st, lv), 1), keep, "{v:?} {st:?} {lv:?}");
+        assert_eq!(
+            view_keeps(k(v), &seg(st, lv), 1),
+            keep,
+            "{v:?} {st:?} {lv:?}"
+        );
         assert!(
-            view_keeps(v, &seg(st, lv), 2),
+            view_keeps(k(v), &seg(st, lv), 2),
             "another partition is always kept"
         );
     }
@@ -271,7 +346,20 @@ fn row_counts_invariant_fires_after_recreation() {
         rows: 5,
     });
     // insert, sync, SyncSegments removes 300, flowgraph inserts again (re-adds 300), ...
-    let r = sync_run(&sc, script("0,0,1,3,3,0", 1));
+    let mut r = manual::<World>(&sc);
+    assert!(run_holding(&mut r, &[1], |e| matches!(
+        e,
+        Ev::TaskSubmitted { .. }
+    )));
+    let task = r.world().goroutines.last().unwrap().id;
+    assert!(run_holding(&mut r, &[0, task], |e| matches!(
+        e,
+        Ev::MetacacheRemoved { segment: 300, .. }
+    )));
+    assert!(run_holding(&mut r, &[task], |e| matches!(
+        e,
+        Ev::BufferInsert { added: true, .. }
+    )));
     let names: Vec<&str> = r.head().violations.iter().map(|v| v.name()).collect();
     assert!(names.contains(&"sync-task-segment-present"), "{names:?}");
     assert!(names.contains(&"row-counts"), "{names:?}");
@@ -291,8 +379,8 @@ fn explore_finds_the_race_only_when_buggy() {
         .expect("panic found");
     assert_eq!(p.message, "segment not found[segment=300]");
     assert_eq!(
-        p.steps, 6,
-        "insert, sync, tick, receive (stats of 103 to load), view update, run: {}",
+        p.steps, 7,
+        "insert (lookup, add), sync, tick, receive (stats of 103 to load), view update, run: {}",
         p.schedule
     );
     let fixed =

@@ -163,7 +163,9 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
         .iter()
         .filter(|r| r.segment == segment && r.adhoc.is_none())
         .collect();
-    // `runners` is in id order, which is creation (seq) order within a queue.
+    // In tail-chain order (what decides the notify order); runners stored in working
+    // but not chained yet come last, in creation order.
+    runners.sort_by_key(|r| (r.chain.is_none(), r.chain, r.seq));
     let hidden = runners.len().saturating_sub(MAX_RUNNERS);
     runners.truncate(MAX_RUNNERS);
     let width = X0 + (runners.len() as i32) * (BOX_W + GAP) + 40;
@@ -186,7 +188,11 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
                 format!("B3 holds {}: injectOver?", sc.inj_name(*inj)),
                 "holding",
             ),
-            Some(At::PostTaskMutex { .. }) => ("postTask waits for injectMut".to_owned(), "wait"),
+            Some(At::PostTaskDelete { .. }) => ("postTask: working.Delete next".to_owned(), "wait"),
+            Some(At::PostTaskLock { .. }) => ("postTask waits for injectMut".to_owned(), "wait"),
+            Some(At::PostTaskSticky { .. } | At::PostTaskApply) => {
+                ("postTask holds injectMut".to_owned(), "wait")
+            }
             Some(At::SaveBinlogPaths { n }) => (format!("B14 SaveBinlogPaths #{n}"), "notifying"),
             Some(_) => ("running".to_owned(), "wait"),
         };
@@ -203,10 +209,12 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
         if let Some(start) = r.start {
             let closed = w.is_closed(start.id);
             let (tx, label) = match start.origin {
-                SigOrigin::Runner { seq } => match runners.iter().position(|p| p.seq == seq) {
-                    Some(j) => (Some(x_of(j) + BOX_W), None),
-                    None => (None, Some(format!("#{seq} done"))),
-                },
+                SigOrigin::Runner { chain, pos, .. } => {
+                    match runners.iter().position(|p| p.chain == Some(chain)) {
+                        Some(j) => (Some(x_of(j) + BOX_W), None),
+                        None => (None, Some(format!("pos={} ✓", sc.pos_name(pos)))),
+                    }
+                }
                 SigOrigin::InjectDone { handler }
                     if Some(handler) == handler_g && w.goroutine(handler).is_some() =>
                 {
@@ -244,7 +252,8 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
         boxes.push(html! {
             <g key={format!("r{}", r.id)} class={classes!("runner", st_class)} data-pos={sc.pos_name(r.pos).to_owned()}
                style={format!("transform: translate({x}px, {box_y}px)")}>
-                <title>{format!("flushTaskRunner seg={segment} pos={} (#{} in creation order){}", sc.pos_name(r.pos), r.seq,
+                <title>{format!("flushTaskRunner seg={segment} pos={} (#{} in creation order, {}){}", sc.pos_name(r.pos), r.seq,
+                    r.chain.map_or("not in the tail chain yet".to_owned(), |c| format!("#{c} in the tail chain")),
                     r.goroutine.map(|g| format!(", waitFinish goroutine g{g}")).unwrap_or_default())}</title>
                 <rect class="runner-box" width={BOX_W.to_string()} height={BOX_H.to_string()} rx="8" />
                 <text x="10" y="21" class="runner-title">{format!("pos={}", sc.pos_name(r.pos))}</text>
@@ -311,7 +320,7 @@ fn lane(w: &World, sc: &Scenario, segment: i64, live: &BTreeMap<(u32, HalfKind),
                         <text x="10" y="21" class="runner-title">{"inject handler"}</text>
                         <text x="10" y="46" class="runner-status">{short_handler(w, sc, segment)}</text>
                         <text x="10" y="70" class="runner-status">{"queue tail:"}</text>
-                        <text x="10" y="86" class="runner-status">{tail_words(w, segment)}</text>
+                        <text x="10" y="86" class="runner-status">{tail_words(w, sc, segment)}</text>
                     </g>
                     {for arrows}
                     {for boxes}
@@ -327,16 +336,19 @@ fn short_handler(w: &World, sc: &Scenario, segment: i64) -> String {
     words
 }
 
-fn tail_words(w: &World, segment: i64) -> String {
+fn tail_words(w: &World, sc: &Scenario, segment: i64) -> String {
     let q = w.queue(segment).expect("queue");
-    let state = if w.is_closed(q.tail.id) {
+    let Some(tail) = q.tail else {
+        return "nil (init not run)".to_owned();
+    };
+    let state = if w.is_closed(tail.id) {
         "closed"
     } else {
         "open"
     };
-    match q.tail.origin {
+    match tail.origin {
         SigOrigin::QueueInit => format!("initial ({state})"),
-        SigOrigin::Runner { seq } => format!("runner #{seq} ({state})"),
+        SigOrigin::Runner { pos, .. } => format!("runner pos={} ({state})", sc.pos_name(pos)),
         SigOrigin::InjectDone { handler } => format!("g{handler} injectDone ({state})"),
     }
 }
@@ -370,13 +382,12 @@ fn drop_panel(w: &World, sc: &Scenario, live: &BTreeMap<(u32, HalfKind), At>) ->
     let fin = w.goroutines.iter().find(|g| g.role == Role::Finaliser);
     let fin_words = match (fin.map(|g| &g.at), d.flush_and_drop.is_some()) {
         (Some(At::WaitAllFlushed), _) => "B12: waits for allFlushed".to_owned(),
-        (Some(At::WaitTails { tails }), _) => {
-            format!(
-                "B13: waits for {} queue tail(s)",
-                tails.iter().filter(|t| !w.is_closed(**t)).count()
-            )
+        (Some(At::WaitTailWaiters), _) => {
+            format!("B13: waits for {} queue tail waiter(s)", d.tail_waiters)
         }
-        (Some(At::FinaliserMutex { .. }), _) => "waits for a queue's injectMut".to_owned(),
+        (Some(At::FinaliserPack { next } | At::QueueInit { resume: next, .. }), _) => {
+            format!("postInjection pass: pack #{next} of {}", d.packs.len())
+        }
         (Some(At::DropVirtualChannel { n }), _) => format!("B14: DropVirtualChannel attempt {n}"),
         (None, true) => "done: flushAndDrop returned".to_owned(),
         _ => "not started".to_owned(),
@@ -438,7 +449,7 @@ fn replica(w: &World, sc: &Scenario, changed: &[i64]) -> Html {
         <section class="panel metacache" id="metacache">
             <h3>{"Replica (the datanode's meta cache)"}</h3>
             <table>
-                <thead><tr><th>{"segment"}</th><th>{"state"}</th><th>{"rows"}</th><th>{"last checkpoint saved"}</th></tr></thead>
+                <thead><tr><th>{"segment"}</th><th>{"state"}</th><th>{"rows"}</th><th title="the position of the last SaveBinlogPaths sent for it; datacoord keeps the newest by timestamp">{"last checkpoint sent"}</th></tr></thead>
                 <tbody>
                     {for w.replica.iter().map(|s| html! {
                         <tr class={classes!(changed.contains(&s.segment).then_some("changed"))} data-segment={s.segment.to_string()}>

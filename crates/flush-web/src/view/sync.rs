@@ -86,7 +86,7 @@ pub fn stage(w: &World, before: Option<&World>, removed_now: &[i64]) -> Html {
                                 <div class="card-title">{format!("DataNode.SyncSegments g{} · partition {}", h.id, req.partition)}</div>
                                 <div>{format!("request: {}", if req.segments.is_empty() { "empty".to_owned() } else {
                                     req.segments.iter().map(|s| s.segment.to_string()).collect::<Vec<_>>().join(", ") })}</div>
-                                <div class="muted">{match &h.at { At::LoadStats { missing } => format!("loading PK stats of {}", missing.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ")), _ => "arrived".to_owned() }}</div>
+                                <div class="muted">{match &h.at { At::LoadStats { load } => format!("loading PK stats of {}", load.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(", ")), _ => "arrived".to_owned() }}</div>
                             </div>
                         }
                     }
