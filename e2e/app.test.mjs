@@ -71,33 +71,39 @@ test('opens on the #34018 scenario and replays the panic step by step', async ()
   figures['goto() until a lane is in the DOM (ms, as playwright sees it)'] = loadMs;
   assert.match(await page.textContent('.stage-title h2'), /#34018/);
   assert.equal(await page.getAttribute('.app', 'data-model'), 'sync-2024');
-  assert.equal(await counter(page), 'step 0 / 6');
+  assert.equal(await counter(page), 'step 0 / 7');
   assert.match(await page.textContent('#description'), /SyncSegments/);
+  // The verdicts of this scenario per version, generated from the model.
+  assert.match(await page.textContent('#verdicts-here tr.current'), /panic: segment not found/);
+  assert.match(await page.textContent('#verdicts-here tr[data-version="4cf1a358ba"]'), /nil pointer dereference/);
   assert.equal(await page.locator('.lane').count(), 3);
   await shot(page, '01-segment-not-found-step0');
 
   // Step with the button, then the keyboard.
   await page.click('#step-btn');
   await waitStep(page, 1);
-  assert.match(await page.textContent('#event'), /segment 300 not in metacache: AddSegment\(Growing, L1\)/);
+  assert.match(await page.textContent('#event'), /GetSegmentByID\(300\) finds nothing: AddSegment next/);
+  await page.keyboard.press('ArrowRight');
+  await waitStep(page, 2);
+  assert.match(await page.textContent('#event'), /AddSegment\(300, Growing, L1, startPosRecorded=false\)/);
   assert.equal(await page.locator('#metacache tr.changed[data-segment="300"]').count(), 1, 'the added row flashes');
-  for (let i = 2; i <= 5; i++) { await page.keyboard.press('ArrowRight'); await waitStep(page, i); }
-  // Step 5: UpdateSegmentView removes 300 while its sync task is in flight.
+  for (let i = 3; i <= 6; i++) { await page.keyboard.press('ArrowRight'); await waitStep(page, i); }
+  // Step 6: UpdateSegmentView removes 300 while its sync task is in flight.
   assert.equal(await page.locator('#metacache tr.removed[data-segment="300"]').count(), 1);
   assert.equal(await page.getAttribute('.card.task', 'data-present'), 'false');
   assert.match(await page.textContent('.card.task .seglink'), /MISSING/);
   assert.match(await page.textContent('#event'), /INVARIANT sync-task-segment-present/);
   assert.ok(await page.locator('pre.log', { hasText: '"remove dropped segment"] [segmentID=300]' }).count() >= 1);
-  await shot(page, '02-segment-not-found-step5-removed');
+  await shot(page, '02-segment-not-found-step6-removed');
   await page.keyboard.press('ArrowRight');
-  await waitStep(page, 6);
+  await waitStep(page, 7);
   assert.match(await page.textContent('#event'), /PANIC: segment not found\[segment=300\]/);
   assert.match(await page.textContent('.callout.outcome'), /panic/);
   assert.match(await page.textContent('#step .gofn'), /task\.go: SyncTask\.Run/);
   assert.equal(await page.getAttribute('.g[data-g="2"]', 'data-state'), 'stopped', 'nothing runs after a Go panic');
   await shot(page, '03-segment-not-found-panic');
   await page.keyboard.press('ArrowLeft');
-  await waitStep(page, 5);
+  await waitStep(page, 6);
   await page.keyboard.press('Home');
   await waitStep(page, 0);
   await noCrash(page, errors);
@@ -117,10 +123,10 @@ test('the fix keeps segment 300 under the same schedule', async () => {
 test('flush-2021 lanes: runners, tail arrows, the injection token and the meta cache', async () => {
   const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1&step=0');
   assert.equal(await page.getAttribute('.app', 'data-model'), 'flush-2021');
-  // Go to the step where both runners hold c1 (runner g6 took it at step 17).
-  await page.fill('#jump', '17');
+  // Go to the step where both runners hold c1 (runner g6 took it at step 22).
+  await page.fill('#jump', '22');
   await page.press('#jump', 'Enter');
-  await waitStep(page, 17);
+  await waitStep(page, 22);
   const lanes = page.locator('.lane');
   assert.equal(await lanes.count(), 2);
   assert.equal(await page.getAttribute('.lane[data-segment="2"]', 'data-holder'), 'runner pos=a (c1)');
@@ -133,24 +139,24 @@ test('flush-2021 lanes: runners, tail arrows, the injection token and the meta c
   await shot(page, '04-handoff-runners-hold-c1');
   // Before the compactor answers, the handler of queue 2 is gone (a runner is running).
   assert.equal(await page.getAttribute('.lane[data-segment="2"]', 'data-handler'), 'none');
-  // Step 22: postTask remapped the pack; notify shows segment 4; replica rows flash.
-  await page.fill('#jump', '22');
+  // Step 33: postTask remapped the pack; notify shows segment 4; replica rows flash.
+  await page.fill('#jump', '33');
   await page.press('#jump', 'Enter');
-  await waitStep(page, 22);
+  await waitStep(page, 33);
   assert.match(await page.textContent('#notify'), /seg=4 pos=a flushed/);
   assert.match(await page.textContent('#event'), /notified seg=4 pos=a flushed/);
   await shot(page, '05-handoff-notified-remapped');
   // An early step: tail arrow to the initial closed tail, handler idle.
-  await page.fill('#jump', '3');
+  await page.fill('#jump', '6');
   await page.press('#jump', 'Enter');
-  await waitStep(page, 3);
+  await waitStep(page, 6);
   assert.match(await page.textContent('.lane[data-segment="2"] [data-tail-of="a"]'), /init/);
   await noCrash(page, errors);
   await ctx.close();
 });
 
 test('tail arrows point from a runner to its predecessor', async () => {
-  const { page, ctx, errors } = await open('scenario=ordered-flush&mode=seeded&seed=2&step=12');
+  const { page, ctx, errors } = await open('scenario=ordered-flush&mode=seeded&seed=2&step=13');
   const arrows = page.locator('.lane path.tail');
   assert.ok(await arrows.count() >= 1, 'at least one arrow between live runners');
   assert.equal(await page.getAttribute('.lane', 'data-segment'), '1');
@@ -165,34 +171,37 @@ test('manual mode: runnable goroutines are buttons, a select offers both cases',
   await page.click('.g[data-g="0"] .run-g');
   await waitStep(page, 1);
   assert.equal(await counter(page), 'step 1 / 1');
+  // g0 stored runner a (LoadOrStore); next it takes injectMut and closes the handler.
+  await page.click('.g[data-g="0"] .run-g');
+  await waitStep(page, 2);
   // g0 waits in B7 for the handler g2, which is runnable (done closed).
   assert.equal(await page.getAttribute('.g[data-g="0"]', 'data-state'), 'blocked');
   assert.match(await page.textContent('.g[data-g="0"] .g-wait'), /B7/);
   await page.click('.g[data-g="2"] .run-g');
-  await waitStep(page, 2);
-  await page.click('.g[data-g="1"] .run-g');
   await waitStep(page, 3);
+  await page.click('.g[data-g="1"] .run-g');
+  await waitStep(page, 4);
   await shot(page, '07-manual');
   // The permalink of a manual branch carries the schedule (the URL follows the view after a short debounce).
-  await page.waitForFunction(() => location.hash.includes('step=3'));
+  await page.waitForFunction(() => location.hash.includes('step=4'));
   const hash = await page.evaluate(() => location.hash);
   assert.match(hash, /mode=manual/);
-  assert.match(hash, /sched=0%2C2%2C1|sched=0,2,1/);
+  assert.match(hash, /sched=0%2C0%2C2%2C1|sched=0,0,2,1/);
   await noCrash(page, errors);
   await ctx.close();
 });
 
 test('a permalink restores the same step and view', async () => {
   const a = await open('scenario=drop-mode-injection&mode=seeded&seed=4&step=0');
-  for (let i = 1; i <= 29; i++) { await a.page.keyboard.press('ArrowRight'); }
-  await waitStep(a.page, 29);
+  for (let i = 1; i <= 39; i++) { await a.page.keyboard.press('ArrowRight'); }
+  await waitStep(a.page, 39);
   const event = await a.page.textContent('#event');
-  await a.page.waitForFunction(() => location.hash.includes('step=29'));
+  await a.page.waitForFunction(() => location.hash.includes('step=39'));
   const hash = await a.page.evaluate(() => location.hash);
-  assert.match(hash, /step=29/);
+  assert.match(hash, /step=39/);
   await shot(a.page, '08-drop-mode-injection');
   const b = await open(hash.slice(1));
-  await waitStep(b.page, 29);
+  await waitStep(b.page, 39);
   assert.equal(await b.page.textContent('#event'), event);
   assert.match(await b.page.textContent('#drop'), /flushAndDrop got: seg=100 pos=x dropped/);
   await noCrash(b.page, b.errors);
@@ -208,7 +217,7 @@ test('bad input: a malformed upload, a tampered fragment and corrupted storage',
   assert.match(await page.textContent('#error-text'), /broken\.json:4:\d+: unknown variant `jump`/);
   assert.match(await page.textContent('#error-text'), /The previous view is still loaded\./);
   assert.equal(await page.textContent('.stage-title h2'), title, 'the previous scenario stays loaded');
-  assert.equal(await counter(page), 'step 5 / 24');
+  assert.equal(await counter(page), 'step 5 / 35');
   await shot(page, '09-bad-upload');
   // A hostile file: valid JSON, absurd numbers.
   await page.setInputFiles('#upload', { name: 'absurd.json', mimeType: 'application/json',
@@ -239,7 +248,7 @@ test('bad input: a malformed upload, a tampered fragment and corrupted storage',
 });
 
 test('trace export equals the CLI JSON; SVG export is an SVG', async () => {
-  const { page, ctx, errors } = await open('scenario=segment-not-found&mode=scripted&step=6');
+  const { page, ctx, errors } = await open('scenario=segment-not-found&mode=scripted&step=7');
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
   const exported = JSON.parse(readFileSync(await dl.path(), 'utf8'));
   assert.equal(exported.outcome.kind, 'panic');

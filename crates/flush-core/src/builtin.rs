@@ -43,6 +43,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../scenarios/inject-done-splice.json"),
     ),
     (
+        "compaction-race",
+        include_str!("../../../scenarios/compaction-race.json"),
+    ),
+    (
         "failed-injection-sticky",
         include_str!("../../../scenarios/failed-injection-sticky.json"),
     ),

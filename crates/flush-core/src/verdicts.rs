@@ -42,9 +42,11 @@ pub struct Row {
 /// The built-in table, as generated into `verdicts.json` beside this file.
 pub const GENERATED: &str = include_str!("verdicts.json");
 
-/// The generated table (empty if the file does not parse: a test checks it does).
-pub fn generated() -> Vec<Row> {
-    serde_json::from_str(GENERATED).unwrap_or_default()
+/// The generated table, parsed once (empty if the file does not parse: a test checks
+/// it does).
+pub fn generated() -> &'static [Row] {
+    static ROWS: std::sync::OnceLock<Vec<Row>> = std::sync::OnceLock::new();
+    ROWS.get_or_init(|| serde_json::from_str(GENERATED).unwrap_or_default())
 }
 
 /// A panic in a few words: its message up to the first detail.

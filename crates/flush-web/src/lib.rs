@@ -360,6 +360,36 @@ pub fn app() -> Html {
     render(&state, &hooks)
 }
 
+/// Switches the loaded scenario to another Milvus version (from the verdicts).
+fn on_version(
+    state: &AppState,
+    sc: &flush_core::Scenario,
+    d: &Callback<Action>,
+) -> Callback<flush_core::Version> {
+    let d = d.clone();
+    let source = state.source.clone();
+    let seed = state.seed;
+    let mode = if sc.schedule.is_some() {
+        state.mode
+    } else {
+        Mode::Seeded
+    };
+    Callback::from(move |v| {
+        d.emit(Action::Load(ViewSpec {
+            source: source.clone(),
+            version: Some(v),
+            seed: Some(seed),
+            mode: if mode == Mode::Manual {
+                Mode::Seeded
+            } else {
+                mode
+            },
+            schedule: None,
+            step: 0,
+        }))
+    })
+}
+
 fn render(state: &UseReducerHandle<AppState>, hooks: &view::controls::Hooks) -> Html {
     let stats = state.stats();
     let run = state.run.borrow();
@@ -408,7 +438,7 @@ fn render(state: &UseReducerHandle<AppState>, hooks: &view::controls::Hooks) -> 
                         <span class="badge model">{model}</span>
                         if let Some(v) = sc.version { <span class="badge version" title={v.summary()}>{v.as_str()}</span> }
                     </div>
-                    {view::controls::intro(sc)}
+                    {view::controls::intro(sc, &on_version(state, sc, &hooks.dispatch), format!("{:?} {:?} {:?}", state.source, state.seed, state.mode))}
                     {stage}
                 </section>
                 <aside class="side">
@@ -418,6 +448,7 @@ fn render(state: &UseReducerHandle<AppState>, hooks: &view::controls::Hooks) -> 
             </main>
             <section class="bottom">
                 {view::controls::plots(&stats, cursor)}
+                <view::verdicts::VerdictTable />
             </section>
             if state.help { {view::controls::help(&hooks.dispatch)} }
         </div>

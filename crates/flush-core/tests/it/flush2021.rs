@@ -679,3 +679,245 @@ fn library_level_race_reaches_every_go_order() {
         x.violations
     );
 }
+
+/// Every state of every seeded run of `sc`, to check a property at each step.
+fn each_state(sc: &flush_core::Scenario, seeds: std::ops::Range<u64>, mut f: impl FnMut(&World)) {
+    for seed in seeds {
+        let r = flush_run(sc, seeded(seed));
+        r.for_each_world(|_, w| f(w));
+    }
+}
+
+/// flush_manager.go:145-147 at 891c202b73: postTask deletes the MsgID from working
+/// before it takes injectMut, so a runner waiting for injectMut is already gone from
+/// working (before the fix of issue #7 it was still there).
+#[test]
+fn post_task_deletes_from_working_before_injectmut() {
+    let sc = builtin("go-test-inject");
+    let mut seen_waiting = 0;
+    each_state(&sc, 0..40, |w| {
+        for g in &w.goroutines {
+            if let (Role::Runner(r), At::PostTaskLock { .. }) = (g.role, g.at) {
+                let r = w.runner(r).unwrap();
+                let q = w
+                    .queues
+                    .iter()
+                    .position(|q| q.segment == r.segment)
+                    .unwrap();
+                assert_eq!(w.working(q, r.pos), None, "still in working");
+                seen_waiting += 1;
+            }
+        }
+    });
+    assert!(seen_waiting > 0);
+}
+
+/// Issue #15, point 1: between working.LoadOrStore, injectMut and tailMut a creator
+/// can be overtaken, also with no inject handler to close (steady state): the trace of
+/// the library-level race shows a stored first, b chained first.
+#[test]
+fn runner_creation_steps_let_creators_overtake() {
+    let sc = builtin("runner-creation-race");
+    let r = flush_run(
+        &sc,
+        flush_core::Policy::Scripted {
+            script: sc.schedule.clone().unwrap(),
+            fallback_seed: 2,
+        },
+    );
+    let evs = events(&r);
+    let pos = |n: &str| sc.positions.iter().position(|x| x == n).unwrap() as u32;
+    let stored = |p| {
+        pos_of(
+            &evs,
+            |e| matches!(e, Ev::RunnerStored { pos, .. } if *pos == p),
+        )
+        .unwrap()
+    };
+    let chained = |p| {
+        pos_of(
+            &evs,
+            |e| matches!(e, Ev::RunnerInit { pos, .. } if *pos == p),
+        )
+        .unwrap()
+    };
+    assert!(stored(pos("a")) < stored(pos("b")), "a is stored first");
+    assert!(
+        chained(pos("b")) < chained(pos("a")),
+        "b joins the tail chain first"
+    );
+    assert!(chained(pos("c")) < chained(pos("a")), "and c too");
+    // The steps of one creation: LoadOrStore, then injectMut, then tailMut, each a step.
+    let step_of = |i: usize| evs[i].0;
+    let locked = pos_of(&evs, |e| matches!(e, Ev::InjectMutLocked { .. })).unwrap();
+    assert!(step_of(stored(pos("a"))) < step_of(locked));
+    assert!(step_of(locked) < step_of(chained(pos("a"))));
+}
+
+/// Issue #15, point 2: the finaliser applies postInjection one pack per step, each
+/// under the queue's injectMut, while the inject handler sets postInjection without
+/// it; a compaction that completes mid-pass remaps only the later packs. Every split
+/// is reachable.
+#[test]
+fn finaliser_pass_can_straddle_a_compaction() {
+    let sc = builtin("drop-mode-compaction");
+    let got: Vec<String> = flush_core::explore::flush_outcomes(&sc, 2_000_000)
+        .unwrap()
+        .into_iter()
+        .map(|o| o.outcome)
+        .collect();
+    let packs = ["2/x+d", "2/nil", "2/y+d", "2/nil", "2/z+d", "2/nil"];
+    let mut want: Vec<String> = (0..=6)
+        .map(|split| {
+            let d: Vec<String> = packs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    if i < split {
+                        (*p).to_owned()
+                    } else {
+                        p.replacen('2', "100", 1)
+                    }
+                })
+                .collect();
+            format!("N= | D={} | E=completed", d.join(" "))
+        })
+        .collect();
+    want.sort();
+    assert_eq!(got, want);
+    // The embedded schedule: injectDone lands after the second pack.
+    let r = flush_run(
+        &sc,
+        flush_core::Policy::Scripted {
+            script: sc.schedule.clone().unwrap(),
+            fallback_seed: 1,
+        },
+    );
+    let d: Vec<i64> = r
+        .head()
+        .drop
+        .flush_and_drop
+        .clone()
+        .unwrap()
+        .iter()
+        .map(|p| p.segment)
+        .collect();
+    assert_eq!(d, vec![2, 2, 100, 100, 100, 100]);
+    let evs = events(&r);
+    let over = pos_of(&evs, |e| {
+        matches!(e, Ev::HandlerInjectOver { ok: true, .. })
+    })
+    .unwrap();
+    let pack = |i| {
+        pos_of(
+            &evs,
+            |e| matches!(e, Ev::DropPackPostInjection { index, .. } if *index == i),
+        )
+        .unwrap()
+    };
+    assert!(pack(1) < over && over < pack(2));
+}
+
+/// Issue #7, point 4: drop-mode callers append under dropHandler's mutex, which the
+/// finaliser holds from its postInjection pass until flushAndDrop returns; a pack
+/// appended after notifyAllFlushed can wait for it and miss flushAndDrop.
+#[test]
+fn drop_mutex_blocks_late_drop_mode_callers() {
+    let sc = parse(
+        r#"{"name":"late","model":"flush-2021","actors":[
+        {"name":"fg","ops":[{"op":"start_dropping"},{"op":"notify_all_flushed"}]},
+        {"name":"late","ops":[{"op":"wait_for","actor":"fg","index":1},{"op":"flush_insert","segment":4,"pos":"x","dropped":true}]}]}"#,
+    );
+    // The finaliser runs first up to flushAndDrop; then the late flush's half.
+    let mut r = manual::<World>(&sc);
+    assert!(run_holding(&mut r, &[1], |e| matches!(
+        e,
+        Ev::FinaliserLocked { .. }
+    )));
+    let fin = r
+        .world()
+        .goroutines
+        .iter()
+        .find(|g| g.role == Role::Finaliser)
+        .unwrap()
+        .id;
+    assert!(run_holding(&mut r, &[fin], |e| matches!(
+        e,
+        Ev::DropMutexWait { .. }
+    )));
+    assert!(r
+        .world()
+        .goroutines
+        .iter()
+        .any(|g| matches!(g.at, At::DropMutex { .. })));
+    run_rest(&mut r);
+    assert_eq!(kind(&r), OutcomeKind::Completed);
+    let w = r.head();
+    assert_eq!(
+        w.drop.flush_and_drop.as_deref(),
+        Some(&[][..]),
+        "flushAndDrop got nothing"
+    );
+    assert_eq!(
+        w.drop.packs.len(),
+        1,
+        "the pack was appended after flushAndDrop returned"
+    );
+}
+
+/// Issue #7, point 5: each of waitForAllFlushQueue's goroutines reads its queue's
+/// tailCh when it runs; a queue stored but not initialised yet has a nil tailCh, and
+/// its waiter blocks forever (a deadlock Go can reach when something creates a
+/// queue while the finaliser ranges over the dispatcher).
+#[test]
+fn tail_waiters_read_the_tail_when_they_run() {
+    let sc = parse(
+        r#"{"name":"nil-tail","model":"flush-2021","injections":{"c":{"segments":[5]}},"actors":[
+        {"name":"fg","ops":[{"op":"start_dropping"},{"op":"notify_all_flushed"}]},
+        {"name":"comp","ops":[{"op":"inject","id":"c"},{"op":"wait_injected","id":"c"},{"op":"inject_done","id":"c","success":true}]}]}"#,
+    );
+    let x = flush_core::explore::explore(std::sync::Arc::new(sc.clone()), 100, 1_000_000);
+    let dl = x
+        .violations
+        .iter()
+        .find(|f| f.kind == "deadlock")
+        .expect("a deadlock");
+    assert!(
+        dl.message.contains("B13: a nil tailCh (forever)"),
+        "{}",
+        dl.message
+    );
+    let got = flush_core::explore::flush_outcomes(&sc, 1_000_000).unwrap();
+    let ends: Vec<&str> = got.iter().map(|o| o.outcome.as_str()).collect();
+    assert!(ends.contains(&"N= | D= | E=completed"), "{ends:?}");
+    assert!(ends.contains(&"N= | D=- | E=deadlock"), "{ends:?}");
+}
+
+/// Exhaustive outcome sets of the flush-2021 built-ins that fit a state budget:
+/// a change in step granularity shows here (review with `cargo insta review`).
+#[test]
+fn outcome_sets_of_flush_builtins() {
+    let mut text = String::new();
+    for (name, _) in flush_core::builtin::FILES {
+        let sc = builtin(name);
+        if sc.model != flush_core::ModelKind::Flush2021 {
+            continue;
+        }
+        match flush_core::explore::flush_outcomes(&sc, 400_000) {
+            Some(set) => {
+                text.push_str(&format!("{name}: {} outcome(s)\n", set.len()));
+                for o in set {
+                    text.push_str(&format!("  {}\n", o.outcome));
+                }
+            }
+            None => text.push_str(&format!("{name}: over 400000 states\n")),
+        }
+    }
+    insta::with_settings!({
+        snapshot_path => "../../../../tests/golden",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("flush-2021-outcomes", text);
+    });
+}

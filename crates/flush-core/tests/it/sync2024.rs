@@ -388,3 +388,202 @@ fn explore_finds_the_race_only_when_buggy() {
     assert!(fixed.violations.is_empty(), "{:?}", fixed.violations);
     assert!(fixed.states > 10);
 }
+
+/// Issue #7, point 7: getSyncTask's lookup and serializeMergedPkStats's are separate
+/// steps; SyncSegments can remove the segment in between: no task and no panic, but
+/// the yielded rows are gone and the checkpoint stays pinned (rows-not-lost).
+#[test]
+fn rows_lost_between_get_sync_task_and_encode_buffer() {
+    let sc = builtin("rows-lost");
+    let r = sync_run(
+        &sc,
+        flush_core::Policy::Scripted {
+            script: sc.schedule.clone().unwrap(),
+            fallback_seed: sc.seed,
+        },
+    );
+    let o = r.outcome().unwrap();
+    assert_eq!(o.kind, OutcomeKind::Invariant, "{o}");
+    assert!(o.message.starts_with("rows-not-lost"), "{o}");
+    let w = r.head();
+    assert!(w.panic.is_none());
+    let ledger = w.rows.iter().find(|l| l.segment == 400).unwrap();
+    assert_eq!((ledger.inserted, ledger.synced, ledger.lost), (20, 0, 20));
+    assert_eq!(
+        w.pinned,
+        vec![400],
+        "the syncing-task checkpoint is never removed"
+    );
+    assert_eq!(w.buffered(400), 0, "the rows left the write buffer");
+    let evs = events(&r);
+    let yielded = pos_of(&evs, |e| {
+        matches!(e, Ev::BufferYielded { segment: 400, .. })
+    })
+    .unwrap();
+    let removed = pos_of(&evs, |e| {
+        matches!(e, Ev::MetacacheRemoved { segment: 400, .. })
+    })
+    .unwrap();
+    let lost = pos_of(&evs, |e| {
+        matches!(e, Ev::MergedStatsSegmentMissing { segment: 400, .. })
+    })
+    .unwrap();
+    assert!(yielded < removed && removed < lost);
+    let logs: Vec<String> = evs
+        .iter()
+        .filter_map(|(_, e)| e.log_line(Version::B5c9a7364b))
+        .collect();
+    assert!(logs.iter().any(
+        |l| l.contains("storage_serializer.go:115] [\"failed to serialize merged stats log\"")
+    ));
+    assert!(logs
+        .iter()
+        .any(|l| l.contains("write_buffer.go:336] [\"segment not found in meta\"")));
+}
+
+/// A flush of a non-L0 segment with no PK stats history: SerializePkStatsList refuses
+/// an empty list, which is not ErrSegmentNotFound: write_buffer.go:339 log.Fatal.
+#[test]
+fn flush_without_stats_history_is_fatal() {
+    let sc = parse(
+        r#"{"name":"fatal","model":"sync-2024","version":"439fb24b32",
+        "datacoord":[{"segment":8,"partition":1,"state":"Sealed","level":"L1","statslog":false}],
+        "datanode":[{"segment":8,"partition":1,"state":"Sealed","level":"L1"}],
+        "actors":[{"name":"fg","ops":[{"op":"sync","segment":8,"flush":true}]}]}"#,
+    );
+    let r = sync_run(&sc, seeded(1));
+    let o = r.outcome().unwrap();
+    assert_eq!(o.kind, OutcomeKind::Panic);
+    assert!(o.message.contains("zero length statslog list"), "{o}");
+    // With rows buffered first, EncodeBuffer rolls stats and the flush goes through.
+    let mut ok = sc.clone();
+    ok.actors[0].ops.insert(
+        0,
+        flush_core::scenario::Op::Insert {
+            segment: 8,
+            partition: 1,
+            rows: 5,
+        },
+    );
+    assert_eq!(kind(&sync_run(&ok, seeded(1))), OutcomeKind::Completed);
+}
+
+/// Issue #7, point 8: datacoord makes a flushed segment Flushing at SaveBinlogPaths
+/// (services.go:509-512) and Flushed in its flush loop (server.go:1019-1042).
+#[test]
+fn datacoord_flushing_then_flushed() {
+    let sc = parse(
+        r#"{"name":"flushing","model":"sync-2024","version":"439fb24b32",
+        "datacoord":[{"segment":8,"partition":1,"state":"Growing","level":"L1","statslog":false}],
+        "actors":[{"name":"fg","ops":[{"op":"insert","segment":8,"partition":1,"rows":5},{"op":"seal","segment":8},
+                  {"op":"sync","segment":8,"flush":true}]}]}"#,
+    );
+    let mut r = manual::<World>(&sc);
+    assert!(run_holding(&mut r, &[], |e| matches!(
+        e,
+        Ev::TaskDone { .. }
+    )));
+    let w = r.world();
+    assert_eq!(w.dc(8).unwrap().state, SegState::Flushing);
+    assert_eq!(
+        w.metacache.get(8).unwrap().state,
+        SegState::Flushed,
+        "the datanode marks it at once"
+    );
+    assert!(w
+        .goroutines
+        .iter()
+        .any(|g| matches!(g.role, flush_core::sync2024::Role::FlushLoop)));
+    run_rest(&mut r);
+    assert_eq!(r.head().dc(8).unwrap().state, SegState::Flushed);
+    assert!(events(&r).iter().any(|(_, e)| matches!(
+        e,
+        Ev::PostFlush {
+            segment: 8,
+            flushed: true
+        }
+    )));
+    assert_eq!(kind(&r), OutcomeKind::Completed);
+}
+
+/// Issue #7, point 9: each version prints its own file:line and function names.
+#[test]
+fn log_lines_follow_each_version() {
+    let removed = Ev::MetacacheRemoved {
+        segment: 1,
+        state: SegState::Flushed,
+        level: Level::L1,
+        version: Version::Ca7ef26e4b,
+    };
+    let receives = Ev::DatanodeReceives { partition: 1 };
+    let success = Ev::SyncSegmentsSuccess {
+        partition: 1,
+        selected: vec![1],
+    };
+    let line = |e: &Ev, v| e.log_line(v).unwrap();
+    assert!(line(&removed, Version::Ca7ef26e4b).contains("meta_cache.go:299]"));
+    assert!(line(&removed, Version::V4cf1a358ba).contains("meta_cache.go:301]"));
+    assert!(line(&receives, Version::C65f41dc60).contains("services.go:284]"));
+    assert!(line(&receives, Version::V4cf1a358ba).contains("services.go:283]"));
+    assert!(line(&success, Version::B5c9a7364b).contains("sync_segments_scheduler.go:145]"));
+    assert!(line(&success, Version::C65f41dc60).contains("sync_segments_scheduler.go:146]"));
+    assert!(line(&success, Version::V439fb24b32).contains("sync_segments_scheduler.go:149]"));
+    assert!(line(&Ev::RpcSucceeded, Version::V4cf1a358ba).contains("session_manager.go:256]"));
+    assert!(line(&Ev::RpcSucceeded, Version::V2e434e4453).contains("session_manager.go:254]"));
+    let req = |version| Ev::SyncSegmentsRequest {
+        partition: 1,
+        sent: vec![],
+        left_out: vec![],
+        version,
+    };
+    assert!(req(Version::C65f41dc60)
+        .go_fn()
+        .ends_with("SyncFlushedSegments"));
+    assert!(req(Version::V4cf1a358ba).go_fn().ends_with(".SyncSegments"));
+}
+
+/// From 2e434e4453 the handler loads only missing Flushed L1 segments, warns for L0
+/// (services.go:317) and Legacy (:319); 439fb24b32 stops sending L0 segments.
+#[test]
+fn the_fixes_of_the_nil_statslog_crash() {
+    let sc = builtin("follow-up-crash");
+    for (v, warned) in [(Version::V2e434e4453, true), (Version::V439fb24b32, false)] {
+        let mut s = with_version(sc.clone(), v);
+        s.actors.reverse(); // the datacoord tick first: the datanode lacks 500 and 600
+        let r = sync_run(&s, script("0,2,2", 1));
+        let evs = events(&r);
+        let l0_warning = evs.iter().any(|(_, e)| {
+            matches!(
+                e,
+                Ev::MissingSkipped {
+                    segment: 600,
+                    level: Level::L0
+                }
+            )
+        });
+        assert_eq!(l0_warning, warned, "{v:?}");
+        if warned {
+            assert!(evs.iter().any(|(_, e)| e.log_line(v).is_some_and(|l| l.contains(
+                "services.go:317] [\"segment level is L0, may be the channel has not been successfully watched yet\""
+            ))));
+        }
+        let w = r.head();
+        assert!(
+            w.metacache.get(600).is_none(),
+            "{v:?}: the L0 segment is never added"
+        );
+        assert_eq!(kind(&r), OutcomeKind::Completed, "{v:?}");
+    }
+    // 4cf1a358ba loads both and crashes on the first one without a PK statslog.
+    let mut s = with_version(sc, Version::V4cf1a358ba);
+    s.actors.reverse();
+    let r = sync_run(&s, script("0,2,2", 1));
+    let o = r.outcome().unwrap();
+    assert_eq!(o.kind, OutcomeKind::Panic);
+    assert!(o
+        .message
+        .starts_with("runtime error: invalid memory address or nil pointer dereference"));
+    assert!(events(&r).iter().any(|(_, e)| e
+        .log_line(Version::V4cf1a358ba)
+        .is_some_and(|l| l.contains("conc/options.go:54] [\"Conc pool panicked\"]"))));
+}

@@ -281,11 +281,12 @@ pub fn help(d: &Callback<Action>) -> Html {
     }
 }
 
-pub fn intro(sc: &Scenario) -> Html {
+pub fn intro(sc: &Scenario, on_version: &Callback<Version>, captured: String) -> Html {
     html! {
         <details class="panel intro" id="intro" open=true>
             <summary>{"What am I looking at?"}</summary>
             <p id="description">{sc.description.clone()}</p>
+            <crate::view::verdicts::VerdictsHere scenario={sc.name.clone()} version={sc.version} {captured} on_version={on_version.clone()} />
             if let Some(v) = sc.version { <p class="muted">{crate::view::sync::version_note(v)}</p> }
             <p class="muted">{match sc.model {
                 ModelKind::Flush2021 => "Model: flush-2021, Milvus's rendezvousFlushManager at 891c202b73 (internal/datanode/flush_manager.go, flush_task.go). Every step names the Go function it models.",

@@ -4,6 +4,7 @@ pub mod controls;
 pub mod flush;
 pub mod side;
 pub mod sync;
+pub mod verdicts;
 
 use yew::prelude::*;
 
