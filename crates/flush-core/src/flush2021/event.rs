@@ -214,6 +214,8 @@ pub enum Ev {
     FinishClosed {
         segment: i64,
         pos: PosId,
+        /// The runner's place in the tail chain (one MsgID may have two runners).
+        chain: u32,
     },
     ReplicaNewToNormal {
         segment: i64,
@@ -582,7 +584,7 @@ impl Ev {
             ),
             RpcFailed { rpc, n, sleep_ms } => write!(out, "{} attempt {n} failed; sleeps {sleep_ms} ms", rpc.as_str()),
             Notified { pack, total } => write!(out, "notified {} (#{total})", pack_words(sc, pack)),
-            FinishClosed { segment, pos } => write!(out, "close(finishSignal) of seg={segment} pos={}", p(*pos)),
+            FinishClosed { segment, pos, .. } => write!(out, "close(finishSignal) of seg={segment} pos={}", p(*pos)),
             ReplicaNewToNormal { segment } => write!(out, "replica: segment {segment} new -> normal"),
             ReplicaFlushed { segment } => write!(out, "replica: segment {segment} -> flushed"),
             HandlerTookInjection { segment, inj } => write!(

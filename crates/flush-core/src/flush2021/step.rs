@@ -1156,6 +1156,7 @@ impl World {
         ev.push(Ev::FinishClosed {
             segment: run.segment,
             pos: run.pos,
+            chain: run.chain.expect("a notified runner is chained"),
         });
         self.finish(g);
     }
