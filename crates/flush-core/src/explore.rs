@@ -172,6 +172,37 @@ fn explore_model<M: Model>(sc: &Scenario, max_steps: u32, max_states: u64) -> Ex
     }
 }
 
+/// The observable outcome of a finished flush-2021 run (see [`flush_outcomes`]):
+/// `notified` the packs SaveBinlogPaths received, `w` the world at the end.
+pub fn flush_outcome_words(
+    sc: &Scenario,
+    notified: &[flush2021::Pack],
+    w: &flush2021::World,
+) -> String {
+    let words = |p: &flush2021::Pack| {
+        let mut s = format!("{}/{}", p.segment, p.pos.map_or("nil", |x| sc.pos_name(x)));
+        for (on, tag) in [(p.flushed, "+f"), (p.dropped, "+d"), (p.err, "+e")] {
+            if on {
+                s.push_str(tag);
+            }
+        }
+        s
+    };
+    let end = if w.panic.is_some() {
+        "panic"
+    } else if w.quiescent() {
+        "completed"
+    } else {
+        "deadlock"
+    };
+    let n: Vec<String> = notified.iter().map(words).collect();
+    let d = match &w.drop.flush_and_drop {
+        Some(ps) => ps.iter().map(words).collect::<Vec<_>>().join(" "),
+        None => "-".to_owned(),
+    };
+    format!("N={} | D={d} | E={end}", n.join(" "))
+}
+
 /// One distinct observable outcome of a flush-2021 scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FlushOutcome {
@@ -281,4 +312,90 @@ pub fn flush_outcomes(sc: &Scenario, max_states: u64) -> Option<Vec<FlushOutcome
             })
             .collect(),
     )
+}
+
+/// A schedule under which a flush-2021 scenario ends in `outcome` (the
+/// `N=... | D=... | E=...` of [`flush_outcomes`]), found depth first, pruning every
+/// path whose SaveBinlogPaths packs stop matching the outcome's. For state spaces
+/// too big to enumerate: "can the model do what Go did?" `None` when no schedule
+/// exists or more than `max_states` states would be visited (the second bool says
+/// which: true = budget).
+pub fn find_flush_outcome(
+    sc: &Scenario,
+    outcome: &str,
+    max_states: u64,
+) -> Result<Vec<Choice>, bool> {
+    use flush2021::{Ev, Pack, World};
+    let words = |p: &Pack| {
+        let mut s = format!("{}/{}", p.segment, p.pos.map_or("nil", |x| sc.pos_name(x)));
+        for (on, tag) in [(p.flushed, "+f"), (p.dropped, "+d"), (p.err, "+e")] {
+            if on {
+                s.push_str(tag);
+            }
+        }
+        s
+    };
+    let want_n: Vec<&str> = outcome
+        .strip_prefix("N=")
+        .and_then(|s| s.split(" | ").next())
+        .map(|n| n.split(' ').filter(|x| !x.is_empty()).collect())
+        .unwrap_or_default();
+    let mut seen: HashSet<u64> = HashSet::new();
+    // (world, packs notified so far, schedule)
+    let mut stack: Vec<(World, usize, Vec<Choice>)> = vec![(World::new(sc), 0, Vec::new())];
+    let mut runnable = Vec::new();
+    let mut scratch = Vec::new();
+    while let Some((w, matched, sched)) = stack.pop() {
+        w.runnable(sc, &mut runnable);
+        if runnable.is_empty() {
+            let end = if w.panic.is_some() {
+                "panic"
+            } else if w.quiescent() {
+                "completed"
+            } else {
+                "deadlock"
+            };
+            let d = match &w.drop.flush_and_drop {
+                Some(ps) => ps.iter().map(words).collect::<Vec<_>>().join(" "),
+                None => "-".to_owned(),
+            };
+            if matched == want_n.len()
+                && format!("N={} | D={d} | E={end}", want_n.join(" ")) == outcome
+            {
+                return Ok(sched);
+            }
+            continue;
+        }
+        for &c in runnable.iter().rev() {
+            let mut next = w.clone();
+            scratch.clear();
+            next.step(sc, c, &mut scratch);
+            let mut m = matched;
+            let mut ok = true;
+            for e in &scratch {
+                if let Ev::Notified { pack, .. } = e {
+                    if want_n.get(m).is_some_and(|x| *x == words(pack)) {
+                        m += 1;
+                    } else {
+                        ok = false;
+                    }
+                }
+            }
+            if !ok {
+                continue;
+            }
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            next.hash(&mut h);
+            m.hash(&mut h);
+            if seen.insert(h.finish()) {
+                if seen.len() as u64 > max_states {
+                    return Err(true);
+                }
+                let mut s = sched.clone();
+                s.push(c);
+                stack.push((next, m, s));
+            }
+        }
+    }
+    Err(false)
 }

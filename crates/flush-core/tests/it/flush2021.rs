@@ -921,3 +921,61 @@ fn outcome_sets_of_flush_builtins() {
         insta::assert_snapshot!("flush-2021-outcomes", text);
     });
 }
+
+/// Milvus's flush-manager tests at 891c202b73, ported as built-ins (smaller sizes):
+/// under many seeds each ends as the Go test expects and its assertions hold.
+#[test]
+fn ported_go_tests_hold_their_assertions() {
+    let segs =
+        |ps: &[flush_core::flush2021::Pack]| ps.iter().map(|p| p.segment).collect::<Vec<_>>();
+    for seed in 0..100 {
+        // TestOrderFlushQueue_Order: notified in enqueue order.
+        let sc = builtin("go-test-order");
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed);
+        let order: Vec<&str> = notified(&r)
+            .iter()
+            .map(|p| sc.pos_name(p.pos.unwrap()))
+            .collect();
+        assert_eq!(order, ["m1", "m2", "m3", "m4", "m5"], "seed {seed}");
+        // TestOrderFlushQueue_Execute: every position notified once, in any order.
+        let sc = builtin("go-test-execute");
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let mut got: Vec<&str> = notified(&r)
+            .iter()
+            .map(|p| sc.pos_name(p.pos.unwrap()))
+            .collect();
+        got.sort();
+        assert_eq!(got, ["m1", "m2", "m3", "m4", "m5"], "seed {seed}");
+        // TestRendezvousFlushManager_Inject: packs[size] is segment 4, and the pack after
+        // the failed injection is still 4 (sticky).
+        let r = flush_run(&builtin("go-test-inject"), seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        assert_eq!(segs(&notified(&r)), [1, 1, 1, 4, 4, 4], "seed {seed}");
+        // dropMode, both cases: no -1 pack reaches flushAndDrop; with injection all are 100.
+        let r = flush_run(&builtin("go-test-drop-mode"), seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let d = segs(r.head().drop.flush_and_drop.as_deref().unwrap());
+        assert!(
+            !d.contains(&-1) && [1, 2, 3].iter().all(|s| d.contains(s)),
+            "seed {seed}: {d:?}"
+        );
+        let r = flush_run(&builtin("go-test-drop-mode-injection"), seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let d = segs(r.head().drop.flush_and_drop.as_deref().unwrap());
+        assert!(
+            d.len() == 6 && d.iter().all(|s| *s == 100),
+            "seed {seed}: {d:?}"
+        );
+        // close: every pack notified, then every handler stopped (the field stays set).
+        let r = flush_run(&builtin("go-test-close"), seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        assert_eq!(notified(&r).len(), 3);
+        assert!(r.head().queue(1).unwrap().handler.is_some());
+        // FailError: the pack carries the error; the datanode's notify panics on it.
+        let r = flush_run(&builtin("go-test-fail-error"), seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Panic, "seed {seed}");
+        assert!(r.outcome().unwrap().message.starts_with("execution failed"));
+    }
+}

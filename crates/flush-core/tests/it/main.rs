@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod common;
+mod conformance;
 mod flush2021;
 mod golden;
 mod props;
