@@ -118,6 +118,11 @@ impl AnyRun {
         h.finish()
     }
 
+    /// What a runnable choice at the cursor does, for a button.
+    pub fn choice_label(&self, c: Choice) -> String {
+        each!(self, r => r.world().choice_label(r.scenario(), c))
+    }
+
     /// The names of the invariants broken by the end of the recorded run.
     pub fn violation_names(&self) -> Vec<&'static str> {
         each!(self, r => r.head().violations(r.scenario()).into_iter().map(|v| v.0).collect())

@@ -81,6 +81,10 @@ pub trait Model: Clone + Eq + Hash {
             .filter_map(|g| self.describe(sc, *g))
             .collect()
     }
+    /// What a runnable choice does, for a button: "run", or which case of a select.
+    fn choice_label(&self, _sc: &Scenario, _c: Choice) -> String {
+        "run".to_owned()
+    }
     fn ev_go_fn(ev: &Self::Ev) -> &'static str;
     fn ev_render(sc: &Scenario, ev: &Self::Ev, out: &mut String);
     /// The Milvus log line a fact corresponds to, if Milvus logs there.

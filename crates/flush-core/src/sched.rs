@@ -10,11 +10,11 @@ use crate::rng::Rng;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Choice {
     pub g: u32,
-    pub alt: u8,
+    pub alt: u32,
 }
 
 impl Choice {
-    pub const fn new(g: u32, alt: u8) -> Choice {
+    pub const fn new(g: u32, alt: u32) -> Choice {
         Choice { g, alt }
     }
 

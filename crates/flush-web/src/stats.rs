@@ -152,7 +152,7 @@ impl Stats {
                     tasks.points.push((step, t as f64));
                     buffered
                         .points
-                        .push((step, w.buffers.iter().map(|b| b.1).sum::<i64>() as f64));
+                        .push((step, w.buffers.iter().map(|b| b.rows).sum::<i64>() as f64));
                 });
                 Stats::with_svgs(Stats {
                     svgs: Vec::new(),

@@ -119,6 +119,11 @@ pub enum Ev {
     ManagerClose {
         queues: u32,
     },
+    /// close()'s Range visits a queue; `blocked`: its injectMut is held.
+    CloseVisits {
+        segment: i64,
+        blocked: bool,
+    },
     CloseNoHandler {
         segment: i64,
     },
@@ -279,6 +284,10 @@ pub enum Violation {
         actor: u16,
         pos: PosId,
         earlier: PosId,
+        /// The earlier position's runner was stored in working first, then chained
+        /// later (overtaken between getFlushTaskRunner's sections); else another
+        /// goroutine stored this position's runner before the earlier one existed.
+        overtaken: bool,
     },
     /// A runner notified while one chained before it in its queue had not: an
     /// inject handler's `injectDone` replaced the tail without chaining the old one.
@@ -293,6 +302,12 @@ pub enum Violation {
         segment: i64,
         pos: PosId,
         before: PosId,
+    },
+    /// flushAndDrop ran while a runner chained before the tail the finaliser's waiter
+    /// read was not notified: the same splice, seen by the drop finaliser.
+    DropBeforeNotify {
+        segment: i64,
+        pos: PosId,
     },
     HandlerVsRunning {
         segment: i64,
@@ -312,7 +327,9 @@ impl Violation {
     pub fn name(&self) -> &'static str {
         match self {
             Violation::FifoPerEnqueuer { .. } => "fifo-per-enqueuer",
-            Violation::InjectDoneSplice { .. } => "inject-done-splice",
+            Violation::InjectDoneSplice { .. } | Violation::DropBeforeNotify { .. } => {
+                "inject-done-splice"
+            }
             Violation::NotifyBeforeTail { .. } => "notify-follows-tail",
             Violation::HandlerVsRunning { .. } => "handler-iff-idle",
             Violation::InjectionTakenTwice { .. } => "injection-taken-once",
@@ -323,13 +340,32 @@ impl Violation {
 
     pub fn describe(&self, sc: &Scenario) -> String {
         match self {
-            Violation::FifoPerEnqueuer { segment, actor, pos, earlier } => format!(
-                "queue {segment}: {} flushed pos={} before pos={}, but pos={} was notified first: its runner joined the tail chain before pos={}'s (getFlushTaskRunner is three critical sections, flush_manager.go:121-137, and a creator can be overtaken between them; a datanode's flow graph never creates one queue's runners from two goroutines)",
-                sc.actors[*actor as usize].name, sc.pos_name(*earlier), sc.pos_name(*pos), sc.pos_name(*pos), sc.pos_name(*earlier)
+            Violation::FifoPerEnqueuer { segment, actor, pos, earlier, overtaken } => format!(
+                "queue {segment}: {} flushed pos={} before pos={}, but pos={} was notified first: {}; a datanode's flow graph never creates one queue's runners from two goroutines",
+                sc.actors[*actor as usize].name,
+                sc.pos_name(*earlier),
+                sc.pos_name(*pos),
+                sc.pos_name(*pos),
+                if *overtaken {
+                    format!(
+                        "pos={}'s runner was stored first but joined the tail chain later (getFlushTaskRunner is three critical sections, flush_manager.go:121-137, and its creator was overtaken between them)",
+                        sc.pos_name(*earlier)
+                    )
+                } else {
+                    format!(
+                        "another goroutine had stored pos={}'s runner before pos={}'s existed",
+                        sc.pos_name(*pos),
+                        sc.pos_name(*earlier)
+                    )
+                }
             ),
             Violation::InjectDoneSplice { segment, pos, earlier } => format!(
-                "queue {segment}: pos={} notified while pos={}, chained before it, had not: an inject handler replaced tailCh with its injectDone without chaining the old tail (flush_manager.go:203-206), so SaveBinlogPaths checkpoints can go backwards",
+                "queue {segment}: pos={} notified while pos={}, chained before it, had not: an inject handler replaced tailCh with its injectDone without chaining the old tail (flush_manager.go:203-206), so SaveBinlogPaths requests reach datacoord out of order (its binlogs and flushed flag before the earlier ones; datacoord keeps the newer checkpoint)",
                 sc.pos_name(*pos), sc.pos_name(*earlier)
+            ),
+            Violation::DropBeforeNotify { segment, pos } => format!(
+                "flushAndDrop ran before queue {segment}'s pos={} was notified: the finaliser's waiter read an inject handler's injectDone as the tail (flush_manager.go:203-206, 478), which did not wait for the runners chained before it",
+                sc.pos_name(*pos)
             ),
             Violation::NotifyBeforeTail { segment, pos, before } => format!(
                 "queue {segment}: pos={} notified before pos={}, whose finishSignal it started on (a bug in the model)",
@@ -393,7 +429,7 @@ impl Ev {
             InjectDone { .. } => "flush_task.go: taskInjection.injectDone",
             StartDroppingStore | StartDropping { .. } => "flush_manager.go: startDropping",
             NotifyAllFlushed => "flush_manager.go: notifyAllFlushed",
-            ManagerClose { .. } | CloseNoHandler { .. } => {
+            ManagerClose { .. } | CloseNoHandler { .. } | CloseVisits { .. } => {
                 "flush_manager.go: rendezvousFlushManager.close"
             }
             WaitNotifiedPassed { .. } => "flush_manager_test.go: notify barrier",
@@ -518,7 +554,12 @@ impl Ev {
             StartDropping { finaliser } => write!(out, "allFlushed = make(chan struct{{}}); finaliser g{finaliser} spawned, waits for allFlushed"),
             NotifyAllFlushed => write!(out, "close(allFlushed)"),
             ManagerClose { queues } => write!(out, "close(): dispatcher.Range over {queues} queue(s), stopping each inject handler"),
-            CloseNoHandler { segment } => write!(out, "queue {segment}: no inject handler to stop"),
+            CloseNoHandler { segment } => write!(out, "queue {segment}: injectMut taken; no inject handler to stop"),
+            CloseVisits { segment, blocked } => write!(
+                out,
+                "Range visits queue {segment} next{}",
+                if *blocked { ": its injectMut is held, waits" } else { "" }
+            ),
             WaitNotifiedPassed { count } => write!(out, "{count} packs notified; barrier passed"),
             ActorDone => write!(out, "all ops done"),
             HalfAttemptFailed { segment, pos, kind, n, sleep_ms } => write!(
@@ -582,6 +623,11 @@ impl Ev {
                 "flushNotifyFunc({}): pack.err != nil: \"flush pack with error, DataNode quit now\"",
                 pack_words(sc, pack)
             ),
+            RpcFailed { rpc, n, sleep_ms } if u32::from(*n) >= crate::scenario::RETRY_ATTEMPTS => write!(
+                out,
+                "{} attempt {n} failed, the last: retry.Do sleeps {sleep_ms} ms, then gives up",
+                rpc.as_str()
+            ),
             RpcFailed { rpc, n, sleep_ms } => write!(out, "{} attempt {n} failed; sleeps {sleep_ms} ms", rpc.as_str()),
             Notified { pack, total } => write!(out, "notified {} (#{total})", pack_words(sc, pack)),
             FinishClosed { segment, pos, .. } => write!(out, "close(finishSignal) of seg={segment} pos={}", p(*pos)),
@@ -618,7 +664,7 @@ impl Ev {
             TailClosed { segment } => write!(out, "queue {segment}'s tail closed; wg.Done()"),
             FinaliserLocked { packs } => write!(
                 out,
-                "every queue tail closed; dropFlushWg.Wait() (never Add-ed) returns; dropHandler locked; {packs} pack(s) to post-process"
+                "every tail the waiters read is closed; dropFlushWg.Wait() (never Add-ed) returns; dropHandler locked; {packs} pack(s) to post-process"
             ),
             DropPackPostInjection { index, from, sticky, to } => match (sticky, to) {
                 (Some(s), Some(to)) => write!(out, "drop pack #{index}: segment {from} remapped to {to} by {}'s postInjection", i(*s)),
@@ -733,8 +779,12 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
             "nothing: allFlushed = make(chan) and the finaliser next".to_owned(),
             "flush_manager.go: startDropping",
         ),
-        At::CloseQueues { next, .. } => (
-            format!("queue {}'s injectMut", w.queues[*next as usize].segment),
+        At::CloseQueues => (
+            "nothing: Range visits one of the queues left next (any order)".to_owned(),
+            "flush_manager.go: rendezvousFlushManager.close",
+        ),
+        At::CloseLock { queue } => (
+            format!("queue {}'s injectMut", w.queues[*queue as usize].segment),
             "flush_manager.go: rendezvousFlushManager.close",
         ),
         At::Attempt { n } => (format!("nothing: attempt {n} next"), "retry.go: retry.Do"),
@@ -781,6 +831,10 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
             "nothing: holds injectMut; postInjection next".to_owned(),
             "flush_manager.go: orderFlushQueue.postTask",
         ),
+        At::SaveBinlogPaths { n } if u32::from(*n) > crate::scenario::RETRY_ATTEMPTS => (
+            "B4: the sleep after the last failed SaveBinlogPaths".to_owned(),
+            "retry.go: retry.Do",
+        ),
         At::SaveBinlogPaths { n } => (
             format!("B14: SaveBinlogPaths attempt {n}"),
             "flush_manager.go: flushNotifyFunc",
@@ -820,6 +874,10 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
                 w.drop.packs[*next as usize].segment
             ),
             "flush_manager.go: startDropping (finaliser)",
+        ),
+        At::DropVirtualChannel { n } if u32::from(*n) > crate::scenario::RETRY_ATTEMPTS => (
+            "B4: the sleep after the last failed DropVirtualChannel".to_owned(),
+            "retry.go: retry.Do",
         ),
         At::DropVirtualChannel { n } => (
             format!("B14: DropVirtualChannel attempt {n}"),

@@ -209,6 +209,9 @@ pub struct DropState {
     pub locked: bool,
     /// `waitForAllFlushQueue`'s WaitGroup: per-queue waiters not yet done.
     pub tail_waiters: u32,
+    /// Per queue whose tail a waiter read: how many runners had joined its tail chain
+    /// then. A runner among them still unnotified at flushAndDrop was overtaken.
+    pub tails_read: Vec<(i64, u32)>,
 }
 
 /// A segment of the datanode `Replica` (segment_replica.go).
@@ -252,9 +255,9 @@ pub enum Role {
 pub enum Resume {
     /// Finish `getFlushTaskRunner` for this new runner: `injectHandler = nil`, unlock.
     NewRunner(RunnerId),
-    /// Go on with the manager's `close()`: unlock, then queue `next` of the `until`
-    /// queues its `dispatcher.Range` saw.
-    Close { next: u32, until: u32 },
+    /// Go on with the manager's `close()`: unlock, then the next queue its
+    /// `dispatcher.Range` has not visited yet.
+    Close,
 }
 
 /// The point a goroutine stands at: where Go may block, or be preempted between two
@@ -294,9 +297,12 @@ pub enum At {
     /// `startDropping`: `dropping.Store(true)` done; `allFlushed = make(chan)` and
     /// the finaliser's `go` next.
     StartDroppingMake,
-    /// The manager's `close()`: queue `next` of the `until` queues `Range` saw
-    /// (`injectMut.Lock()` blocks while held).
-    CloseQueues { next: u32, until: u32 },
+    /// The manager's `close()`: `dispatcher.Range` visits the queues it has not visited
+    /// yet in map order, random in Go: each is a scheduler choice (`World::closing_left`).
+    CloseQueues,
+    /// The manager's `close()`: `queue.injectMut.Lock()` on queue `queue` (an index
+    /// into the dispatcher), held by another goroutine.
+    CloseLock { queue: u32 },
     /// Half: about to make attempt `n` (1-based).
     Attempt { n: u8 },
     /// B4: the retry sleep after failed attempt `n`.
@@ -317,7 +323,8 @@ pub enum At {
     /// `postTask`, holding `injectMut`: `q.postInjection(pack)`, unlock next.
     PostTaskApply,
     /// B14: `flushNotifyFunc`, `SaveBinlogPaths` attempt `n` next (`n = 1` also
-    /// builds the request).
+    /// builds the request); `n` past the last attempt: retry.Do's sleep after the last
+    /// failure, then the panic.
     SaveBinlogPaths { n: u8 },
     /// B5: `select` on `injectCh` / `done`.
     Select,
@@ -333,7 +340,8 @@ pub enum At {
     /// `injectMut` and `postInjection` next.
     FinaliserPack { next: u32 },
     /// B14: `dropVirtualChannelFunc`, `DropVirtualChannel` attempt `n` next (`n = 1`
-    /// also calls `flushAndDrop` and builds the request).
+    /// also calls `flushAndDrop` and builds the request); `n` past the last attempt:
+    /// the sleep after the last failure, then the panic.
     DropVirtualChannel { n: u8 },
     /// Tail waiter: `<-queue.tailCh` next (it reads the field when it runs).
     ReadTail,
@@ -390,9 +398,13 @@ pub struct World {
     next_sig: SigId,
     /// Runnable goroutines with their ready-case counts, sorted: kept up to date
     /// incrementally (see `touch`), so a step costs no scan of every goroutine.
-    ready: Vec<(Gid, u8)>,
-    /// How many entries of `ready` have two ready cases (a `select`).
-    two_case: u32,
+    ready: Vec<(Gid, u32)>,
+    /// How many entries of `ready` have more than one ready case (a `select`, or
+    /// `close()`'s Range choosing its next queue).
+    multi_case: u32,
+    /// Per goroutine in the manager's `close()`: the queues (dispatcher indices) its
+    /// `Range` has not visited yet.
+    pub closing_left: Vec<(Gid, Vec<u32>)>,
     /// Open signals with the goroutines waiting on each (runners at B2, tail waiters),
     /// sorted by signal.
     sig_waiters: Vec<(SigId, Gid)>,
@@ -513,6 +525,7 @@ impl World {
                 start_positions: Vec::new(),
                 locked: false,
                 tail_waiters: 0,
+                tails_read: Vec::new(),
             },
             replica,
             open_signals: Vec::new(),
@@ -526,7 +539,8 @@ impl World {
             next_runner: 0,
             next_sig: 0,
             ready: Vec::new(),
-            two_case: 0,
+            multi_case: 0,
+            closing_left: Vec::new(),
             sig_waiters: Vec::new(),
             touched: Vec::new(),
             n_actors: 0,
@@ -622,7 +636,7 @@ impl World {
             };
             match self.ready.binary_search_by_key(&g, |r| r.0) {
                 Ok(i) => {
-                    self.two_case -= u32::from(self.ready[i].1 == 2);
+                    self.multi_case -= u32::from(self.ready[i].1 > 1);
                     if n == 0 {
                         self.ready.remove(i);
                     } else {
@@ -632,7 +646,7 @@ impl World {
                 Err(i) if n > 0 => self.ready.insert(i, (g, n)),
                 Err(_) => {}
             }
-            self.two_case += u32::from(n == 2);
+            self.multi_case += u32::from(n > 1);
         }
         touched.clear();
         self.touched = touched;
@@ -659,8 +673,9 @@ impl World {
         }
     }
 
-    /// How many ready cases goroutine `g` has (0 = blocked; 2 = a select with both ready).
-    pub fn cases(&self, sc: &Scenario, g: &Goroutine) -> u8 {
+    /// How many ready cases goroutine `g` has (0 = blocked; 2 = a select with both
+    /// ready; k = close()'s Range with k queues left to visit).
+    pub fn cases(&self, sc: &Scenario, g: &Goroutine) -> u32 {
         let mut_free = |segment: i64| self.queue(segment).is_none_or(|q| q.inject_mut.is_none());
         let ready = match (&g.role, &g.at) {
             (Role::Actor { actor, pc }, At::Ready) => self.actor_ready(sc, *actor, *pc),
@@ -689,7 +704,14 @@ impl World {
             }
             (_, At::DropWait { runner }) => self.runner(*runner).is_some_and(|r| r.wg == 0),
             (_, At::DropMutex { .. }) => !self.drop.locked,
-            (_, At::CloseQueues { next, .. }) => self.queues[*next as usize].inject_mut.is_none(),
+            (_, At::CloseQueues) => {
+                return self
+                    .closing_left
+                    .iter()
+                    .find(|c| c.0 == g.id)
+                    .map_or(0, |c| c.1.len() as u32);
+            }
+            (_, At::CloseLock { queue }) => self.queues[*queue as usize].inject_mut.is_none(),
             (Role::Runner(r), At::WaitHalves) => self.runner(*r).is_some_and(|r| r.wg == 0),
             (Role::Runner(r), At::WaitStart) => self
                 .runner(*r)
@@ -707,7 +729,7 @@ impl World {
                 let done = q
                     .and_then(|q| q.handler)
                     .is_none_or(|h| h.goroutine != g.id || h.done);
-                return u8::from(inj_ready) + u8::from(done);
+                return u32::from(inj_ready) + u32::from(done);
             }
             (Role::WaitInjected(inj), At::WaitInjectOne) => {
                 self.injections[*inj as usize].remaining == 0
@@ -718,7 +740,7 @@ impl World {
             (_, At::WaitTail { sig }) => sig.is_some_and(|s| self.is_closed(s)),
             _ => false,
         };
-        u8::from(ready)
+        u32::from(ready)
     }
 
     /// An actor at `Ready` can run its op at `pc`: the ops that only wait are ready
@@ -906,10 +928,10 @@ impl crate::engine::Model for World {
         if self.panic.is_some() {
             return 0;
         }
-        let n = if self.two_case == 0 {
+        let n = if self.multi_case == 0 {
             self.ready.len() as u32
         } else {
-            self.ready.iter().map(|r| u32::from(r.1)).sum()
+            self.ready.iter().map(|r| r.1).sum()
         };
         #[cfg(debug_assertions)]
         {
@@ -922,15 +944,15 @@ impl crate::engine::Model for World {
         n
     }
     fn runnable_at(&self, _sc: &Scenario, i: u32) -> crate::sched::Choice {
-        if self.two_case == 0 {
+        if self.multi_case == 0 {
             return crate::sched::Choice::new(self.ready[i as usize].0, 0);
         }
         let mut left = i;
         for &(g, n) in &self.ready {
-            if left < u32::from(n) {
-                return crate::sched::Choice::new(g, left as u8);
+            if left < n {
+                return crate::sched::Choice::new(g, left);
             }
-            left -= u32::from(n);
+            left -= n;
         }
         unreachable!("runnable_at beyond runnable_len")
     }
@@ -991,6 +1013,32 @@ impl crate::engine::Model for World {
     fn waits_harmlessly(&self, g: u32) -> bool {
         self.goroutine(g)
             .is_some_and(|g| matches!((&g.role, &g.at), (Role::Handler { .. }, At::Select)))
+    }
+    fn choice_label(&self, sc: &Scenario, c: crate::sched::Choice) -> String {
+        let Some(g) = self.goroutine(c.g) else {
+            return "run".to_owned();
+        };
+        match g.at {
+            At::Select if self.cases(sc, g) == 2 => {
+                if c.alt == 0 {
+                    "take the injection (case 0)".to_owned()
+                } else {
+                    "return on done (case 1)".to_owned()
+                }
+            }
+            At::CloseQueues => self
+                .closing_left
+                .iter()
+                .find(|x| x.0 == g.id)
+                .and_then(|x| x.1.get(c.alt as usize))
+                .map_or("run".to_owned(), |q| {
+                    format!(
+                        "Range visits queue {} next",
+                        self.queues[*q as usize].segment
+                    )
+                }),
+            _ => "run".to_owned(),
+        }
     }
     fn ev_go_fn(ev: &Ev) -> &'static str {
         ev.go_fn()

@@ -32,7 +32,7 @@ impl World {
         let g = self.goroutines[self.gi(choice.g)];
         let who = self.who_of(&g);
         match g.role {
-            Role::Actor { actor, pc } => self.step_actor(sc, g.id, actor, pc, g.at, ev),
+            Role::Actor { actor, pc } => self.step_actor(sc, g.id, actor, pc, g.at, choice.alt, ev),
             Role::Half { runner, kind, fail } => self.step_half(g.id, runner, kind, fail, g.at, ev),
             Role::Runner(r) => self.step_runner(sc, g.id, r, g.at, ev),
             Role::Handler { segment } => self.step_handler(g.id, segment, g.at, choice.alt, ev),
@@ -109,7 +109,17 @@ impl World {
 
     // ----- actors -----------------------------------------------------------
 
-    fn step_actor(&mut self, sc: &Scenario, g: Gid, actor: u16, pc: u32, at: At, ev: &mut Vec<Ev>) {
+    #[allow(clippy::too_many_arguments)]
+    fn step_actor(
+        &mut self,
+        sc: &Scenario,
+        g: Gid,
+        actor: u16,
+        pc: u32,
+        at: At,
+        alt: u32,
+        ev: &mut Vec<Ev>,
+    ) {
         if at == At::Ready {
             // wait_for ops are passed in the step of the op after them.
             let Some(pc) = self.pass_wait_for(sc, g, actor, pc, ev) else {
@@ -152,9 +162,9 @@ impl World {
                         self.set_at(g, At::ChainRunner { segment, runner });
                         false
                     }
-                    Resume::Close { next, until } => {
+                    Resume::Close => {
                         ev.push(Ev::HandlerStopped { segment });
-                        self.close_next(g, next + 1, until)
+                        self.close_continue(g)
                     }
                 }
             }
@@ -177,7 +187,27 @@ impl World {
                 ev.push(Ev::StartDropping { finaliser: f });
                 true
             }
-            At::CloseQueues { next, until } => self.close_queue(g, next, until, ev),
+            At::CloseQueues => {
+                // dispatcher.Range visits the next queue in Go's map order: the choice.
+                let i = self
+                    .closing_left
+                    .iter()
+                    .position(|c| c.0 == g)
+                    .expect("a closer");
+                let qi = self.closing_left[i].1.remove(alt as usize);
+                if self.queues[qi as usize].inject_mut.is_some() {
+                    let segment = self.queues[qi as usize].segment;
+                    ev.push(Ev::CloseVisits {
+                        segment,
+                        blocked: true,
+                    });
+                    self.set_at(g, At::CloseLock { queue: qi });
+                    false
+                } else {
+                    self.close_queue(g, qi, ev)
+                }
+            }
+            At::CloseLock { queue } => self.close_queue(g, queue, ev),
             _ => unreachable!("actor: not a point this goroutine can be stepped from"),
         };
         if done {
@@ -328,11 +358,13 @@ impl World {
                 }
             }
             Op::Close => {
-                // fm:515-526 close — dispatcher.Range: the queues stored now, one by one.
+                // fm:515-526 close — dispatcher.Range over the queues stored now, one by
+                // one, in map order (a scheduler choice at each).
                 self.closing = true;
-                let until = self.queues.len() as u32;
-                ev.push(Ev::ManagerClose { queues: until });
-                self.close_next(g, 0, until)
+                let n = self.queues.len() as u32;
+                ev.push(Ev::ManagerClose { queues: n });
+                self.closing_left.push((g, (0..n).collect()));
+                self.close_continue(g)
             }
             Op::WaitNotified { count } => {
                 ev.push(Ev::WaitNotifiedPassed { count });
@@ -778,19 +810,25 @@ impl World {
         true
     }
 
-    /// The manager's `close()` at queue `next` of the `until` it ranged over.
-    fn close_next(&mut self, g: Gid, next: u32, until: u32) -> bool {
-        if next >= until {
+    /// The manager's `close()` after a queue: the next one, or done.
+    fn close_continue(&mut self, g: Gid) -> bool {
+        let i = self
+            .closing_left
+            .iter()
+            .position(|c| c.0 == g)
+            .expect("a closer");
+        if self.closing_left[i].1.is_empty() {
+            self.closing_left.remove(i);
             return true;
         }
-        self.set_at(g, At::CloseQueues { next, until });
+        self.set_at(g, At::CloseQueues);
         false
     }
 
     /// fm:519-523 — `queue.injectMut.Lock()`; `if injectHandler != nil { close() }`
     /// (B7 while its goroutine lives); unlock. The field is not set to nil.
-    fn close_queue(&mut self, g: Gid, next: u32, until: u32, ev: &mut Vec<Ev>) -> bool {
-        let qi = next as usize;
+    fn close_queue(&mut self, g: Gid, qi: u32, ev: &mut Vec<Ev>) -> bool {
+        let qi = qi as usize;
         let segment = self.queues[qi].segment;
         match self.queues[qi].handler {
             None => ev.push(Ev::CloseNoHandler { segment }),
@@ -802,7 +840,7 @@ impl World {
                         At::CloseHandler {
                             segment,
                             handler: h.goroutine,
-                            then: Resume::Close { next, until },
+                            then: Resume::Close,
                         },
                     );
                     return false;
@@ -810,7 +848,7 @@ impl World {
                 ev.push(Ev::HandlerStopped { segment });
             }
         }
-        self.close_next(g, next + 1, until)
+        self.close_continue(g)
     }
 
     // ----- halves -------------------------------------------------------------
@@ -1116,6 +1154,16 @@ impl World {
             ev.push(Ev::SaveBinlogPathsCall { pack });
             self.list_new_segments_start_positions(ev);
         }
+        if u32::from(n) > RETRY_ATTEMPTS {
+            // retry.go:42-57 returns the errors after the sleep that follows the last
+            // attempt; fm:745-748 then panics.
+            self.go_panic(
+                g,
+                "failed to SaveBinlogPaths after retries (flushNotifyFunc panics)".into(),
+                ev,
+            );
+            return;
+        }
         if self.save_binlog_faults > 0 {
             self.save_binlog_faults -= 1;
             ev.push(Ev::RpcFailed {
@@ -1123,15 +1171,7 @@ impl World {
                 n,
                 sleep_ms: retry_sleep_ms(n),
             });
-            if u32::from(n) >= RETRY_ATTEMPTS {
-                self.go_panic(
-                    g,
-                    "failed to SaveBinlogPaths after retries (flushNotifyFunc panics)".into(),
-                    ev,
-                );
-            } else {
-                self.set_at(g, At::SaveBinlogPaths { n: n + 1 });
-            }
+            self.set_at(g, At::SaveBinlogPaths { n: n + 1 });
             return;
         }
         // Success: checkpoint, segmentFlushed when flushed || dropped, then close(finishSignal).
@@ -1201,6 +1241,7 @@ impl World {
                         actor,
                         pos,
                         earlier: other.pos,
+                        overtaken: other.seq < run.seq,
                     });
                 }
             }
@@ -1214,7 +1255,7 @@ impl World {
 
     // ----- inject handlers ----------------------------------------------------------
 
-    fn step_handler(&mut self, g: Gid, segment: i64, at: At, alt: u8, ev: &mut Vec<Ev>) {
+    fn step_handler(&mut self, g: Gid, segment: i64, at: At, alt: u32, ev: &mut Vec<Ev>) {
         let qi = self.qi(segment).expect("handler's queue");
         match at {
             At::Select => {
@@ -1342,6 +1383,23 @@ impl World {
             if self.drop.all_flushed != AllFlushed::Closed {
                 self.violate(Violation::FlushAndDropEarly, ev);
             }
+            // A runner chained before the tail its queue's waiter read, not notified yet:
+            // the waiter read an inject handler's injectDone that spliced the chain.
+            let overtaken: Vec<Violation> = self
+                .runners
+                .iter()
+                .filter(|r| r.adhoc.is_none())
+                .filter_map(|r| {
+                    let chained = self.drop.tails_read.iter().find(|t| t.0 == r.segment)?.1;
+                    (r.chain? < chained).then_some(Violation::DropBeforeNotify {
+                        segment: r.segment,
+                        pos: r.pos,
+                    })
+                })
+                .collect();
+            for v in overtaken {
+                self.violate(v, ev);
+            }
             let packs = self.drop.packs.clone();
             ev.push(Ev::FlushAndDrop {
                 packs: packs.len() as u32,
@@ -1350,6 +1408,15 @@ impl World {
             // fm:637-648 — start positions of every new segment join the request.
             self.drop.start_positions = self.list_new_segments_start_positions(ev);
         }
+        if u32::from(n) > RETRY_ATTEMPTS {
+            // retry.go:42-57, after the sleep that follows the last attempt; fm:663-666.
+            self.go_panic(
+                g,
+                "failed to DropVirtualChannel after retries (dropVirtualChannelFunc panics)".into(),
+                ev,
+            );
+            return;
+        }
         if self.drop_channel_faults > 0 {
             self.drop_channel_faults -= 1;
             ev.push(Ev::RpcFailed {
@@ -1357,16 +1424,7 @@ impl World {
                 n,
                 sleep_ms: retry_sleep_ms(n),
             });
-            if u32::from(n) >= RETRY_ATTEMPTS {
-                self.go_panic(
-                    g,
-                    "failed to DropVirtualChannel after retries (dropVirtualChannelFunc panics)"
-                        .into(),
-                    ev,
-                );
-            } else {
-                self.set_at(g, At::DropVirtualChannel { n: n + 1 });
-            }
+            self.set_at(g, At::DropVirtualChannel { n: n + 1 });
             return;
         }
         // fm:667-670 — segmentFlushed for every key of segmentPack: the packs'
@@ -1395,6 +1453,8 @@ impl World {
             At::ReadTail => {
                 // fm:478 — <-queue.tailCh, reading the field now (without tailMut).
                 let qi = self.qi(segment).expect("a ranged queue");
+                let chained = self.queues[qi].next_chain;
+                self.drop.tails_read.push((segment, chained));
                 match self.queues[qi].tail {
                     None => {
                         ev.push(Ev::TailRead {

@@ -14,8 +14,20 @@ pub enum Ev {
     BufferInsert {
         segment: i64,
         rows: i64,
+        /// Rows in the segment's insert buffer now.
         buffered: i64,
+        /// What the insert buffer reports (each row counted twice).
+        counted: i64,
         added: bool,
+    },
+    /// Datacoord sealed the segment (its segment manager); the datanode follows.
+    DatacoordSealed {
+        segment: i64,
+        sealed: bool,
+    },
+    /// Datacoord ignores a SaveBinlogPaths for a dropped segment.
+    DatacoordDroppedIgnored {
+        segment: i64,
     },
     Seal {
         segment: i64,
@@ -32,6 +44,9 @@ pub enum Ev {
     BufferYielded {
         segment: i64,
         n: u32,
+        /// Rows yielded.
+        rows: i64,
+        /// `batchSize`: the rows of the buffer's last chunk.
         batch: i64,
         flush: bool,
         drop: bool,
@@ -149,6 +164,7 @@ pub enum Ev {
     SyncSegmentsSuccess {
         partition: i64,
         selected: Vec<i64>,
+        version: Version,
     },
     ActorDone,
     GoPanic {
@@ -168,8 +184,6 @@ pub enum Violation {
     },
     RowCounts {
         segment: i64,
-        buffered: i64,
-        write_buffer: i64,
         syncing: i64,
         in_flight: i64,
         tasks: i32,
@@ -196,14 +210,14 @@ impl fmt::Display for Violation {
         match self {
             Violation::SyncTaskWithoutSegment { segment, task } => write!(
                 f,
-                "sync task #{task} is in flight for segment {segment}, which the metacache no longer has (its Run will fail with segment not found)"
+                "sync task #{task} is in flight for segment {segment}, which the metacache no longer has (its Run or writeMeta will fail with segment not found)"
             ),
             Violation::StateBackwards { segment, from, to } => {
                 write!(f, "segment {segment} went from {} back to {}", from.as_str(), to.as_str())
             }
-            Violation::RowCounts { segment, buffered, write_buffer, syncing, in_flight, tasks, live_tasks } => write!(
+            Violation::RowCounts { segment, syncing, in_flight, tasks, live_tasks } => write!(
                 f,
-                "segment {segment}: bufferRows={buffered} but the write buffer holds {write_buffer}; syncingRows={syncing} but tasks in flight carry {in_flight}; syncingTasks={tasks} but {live_tasks} in flight"
+                "segment {segment}: syncingRows={syncing} but the tasks in flight carry {in_flight}; syncingTasks={tasks} but {live_tasks} in flight"
             ),
             Violation::RowsLost { segment, lost } => write!(
                 f,
@@ -259,6 +273,10 @@ impl Ev {
             InsertLookupMiss { .. } | BufferInsert { .. } => {
                 "write_buffer.go: writeBufferBase.bufferInsert"
             }
+            DatacoordSealed { .. } => {
+                "datacoord/segment_manager.go: SegmentManager.SealAllSegments"
+            }
+            DatacoordDroppedIgnored { .. } => "datacoord/services.go: Server.SaveBinlogPaths",
             Seal { .. } => "write_buffer.go: writeBufferBase.sealSegments",
             SealedPolicy { .. } => "sync_policy.go: GetSealedSegmentsPolicy",
             SyncSkipped { .. } => "write_buffer.go: writeBufferBase.getSyncTask",
@@ -280,12 +298,15 @@ impl Ev {
             TaskSegmentMissing { .. } | SaveBinlogPathsCall { .. } => {
                 "meta_writer.go: brokerMetaWriter.UpdateSync"
             }
-            DatacoordSaved { .. } | DatacoordSegmentNotFound { .. } => {
-                "datacoord/services.go: Server.SaveBinlogPaths"
-            }
+            DatacoordSaved { .. } => "datacoord/services.go: Server.SaveBinlogPaths",
+            DatacoordSegmentNotFound { .. } => "meta_writer.go: brokerMetaWriter.UpdateSync",
             PostFlush { .. } => "datacoord/server.go: Server.postFlush",
             TaskDone { .. } => "task.go: SyncTask.Run",
             SyncSegmentsRequest {
+                version: Version::C65f41dc60,
+                ..
+            }
+            | SyncSegmentsSuccess {
                 version: Version::C65f41dc60,
                 ..
             } => "sync_segments_scheduler.go: SyncSegmentsScheduler.SyncFlushedSegments",
@@ -316,12 +337,23 @@ impl Ev {
                 out,
                 "GetSegmentByID({segment}) finds nothing: AddSegment next (another goroutine may add it first)"
             ),
-            BufferInsert { segment, rows, buffered, added: true } => write!(
-                out,
-                "AddSegment({segment}, Growing, L1, startPosRecorded=false); buffered {rows} rows ({buffered} in buffer)"
-            ),
-            BufferInsert { segment, rows, buffered, .. } => {
-                write!(out, "buffered {rows} rows for segment {segment} ({buffered} in buffer)")
+            BufferInsert { segment, rows, buffered, counted, added } => {
+                if *added {
+                    let _ = write!(out, "AddSegment({segment}, Growing, L1, startPosRecorded=false); ");
+                }
+                write!(
+                    out,
+                    "buffered {rows} rows for segment {segment} ({buffered} in buffer; UpdateBufferedRows({counted}): the insert buffer counts each row twice)"
+                )
+            }
+            DatacoordSealed { segment, sealed: true } => {
+                write!(out, "datacoord seals segment {segment}; the datanode seals it in its FlushSegments RPC next")
+            }
+            DatacoordSealed { segment, .. } => {
+                write!(out, "datacoord: segment {segment} is not Growing, nothing to seal; the datanode's FlushSegments next")
+            }
+            DatacoordDroppedIgnored { segment } => {
+                write!(out, "datacoord: segment {segment} is Dropped: \"save to dropped segment, ignore this request\"")
             }
             Seal { segment, sealed: true } => write!(out, "segment {segment} Growing -> Sealed"),
             Seal { segment, .. } => write!(out, "segment {segment} is not Growing in the metacache: nothing to seal"),
@@ -333,9 +365,11 @@ impl Ev {
                 out,
                 "segment {segment} not in metacache: getSyncTask fails before yielding the buffer, sync skipped with a warning"
             ),
-            BufferYielded { segment, n, batch, flush, drop } => write!(
+            BufferYielded { segment, n, rows, batch, flush, drop } => write!(
                 out,
-                "getSyncTask #{n} for segment {segment}: buffer yielded ({batch} rows), checkpoint pinned, StartSyncing({batch}){}{}",
+                "getSyncTask #{n} for segment {segment}: buffer yielded ({rows} rows{}), StartSyncing(batchSize={batch}{}){}{}",
+                if *rows > 0 { ", checkpoint pinned" } else { "" },
+                if batch != rows { ": the last chunk's rows only" } else { "" },
                 if *flush { ", flush" } else { "" },
                 if *drop { ", drop" } else { "" }
             ),
@@ -345,7 +379,7 @@ impl Ev {
             ),
             MergedStatsEmpty { segment } => write!(
                 out,
-                "EncodeBuffer: segment {segment} has no PK stats history: \"shall not serialize zero length statslog list\" -> log.Fatal"
+                "EncodeBuffer: segment {segment} has no PK stats history: \"shall not serialize zero length statslog list\", not ErrSegmentNotFound -> log.Fatal"
             ),
             SyncTaskBuilt { segment, n } => write!(
                 out,
@@ -474,7 +508,7 @@ impl Ev {
                 "[INFO] [datacoord/session_manager.go:{}] [\"success to sync segments\"]",
                 l.session_success
             ),
-            SyncSegmentsSuccess { partition, selected } => format!(
+            SyncSegmentsSuccess { partition, selected, .. } => format!(
                 "[INFO] [datacoord/sync_segments_scheduler.go:{}] [\"sync segments success\"] [partitionID={partition}] [segments=\"{}\"]",
                 l.scheduler_success,
                 ids(selected)
@@ -486,7 +520,7 @@ impl Ev {
                 "[WARN] [syncmgr/storage_serializer.go:115] [\"failed to serialize merged stats log\"] [segmentID={segment}] [error=\"segment not found[segment={segment}]\"]\n[WARN] [writebuffer/write_buffer.go:336] [\"segment not found in meta\"] [segmentID={segment}]"
             ),
             MergedStatsEmpty { segment } => format!(
-                "[FATAL] [writebuffer/write_buffer.go:339] [\"failed to get sync task\"] [segmentID={segment}] [error=\"shall not serialize zero length statslog list\"]"
+                "[WARN] [syncmgr/storage_serializer.go:115] [\"failed to serialize merged stats log\"] [segmentID={segment}] [error=\"service internal error: shall not serialize zero length statslog list\"]\n[FATAL] [writebuffer/write_buffer.go:339] [\"failed to get sync task\"] [segmentID={segment}] [error=\"service internal error: shall not serialize zero length statslog list\"]"
             ),
             TaskDiscarded { segment } => {
                 format!("[INFO] [syncmgr/task.go:130] [\"segment dropped, discard sync task\"] [segmentID={segment}]")
@@ -497,23 +531,26 @@ impl Ev {
             TaskSegmentMissing { segment, .. } => format!(
                 "[WARN] [syncmgr/task.go:169] [\"failed to save serialized data into storage\"] [segmentID={segment}] [error=\"segment not found[segment={segment}]\"]"
             ),
-            TaskSubmitted { segment, .. } => {
+            SyncTaskBuilt { segment, .. } => {
                 format!("[INFO] [syncmgr/sync_manager.go:129] [\"sync mgr sumbit task with key\"] [key={segment}]")
             }
             SaveBinlogPathsCall { segment, .. } => format!("[INFO] [syncmgr/meta_writer.go:72] [\"SaveBinlogPath\"] [SegmentID={segment}]"),
             TaskDone { segment, .. } => format!("[INFO] [syncmgr/task.go:184] [\"task done\"] [segmentID={segment}]"),
             DatacoordSegmentNotFound { segment, flush: false } => format!(
-                "[WARN] [syncmgr/meta_writer.go:110] [\"stale segment not found, could be compacted\"] [segmentID={segment}]"
+                "[WARN] [datacoord/services.go:489] [\"failed to get segment\"] [segmentID={segment}]\n[WARN] [syncmgr/meta_writer.go:110] [\"stale segment not found, could be compacted\"] [segmentID={segment}]\n[WARN] [syncmgr/meta_writer.go:112] [\"failed to SaveBinlogPaths\"] [segmentID={segment}]"
             ),
-            DatacoordSegmentNotFound { .. } => {
-                "[WARN] [syncmgr/meta_writer.go:119] [\"meta error found, skip sync and start to drop virtual channel\"]".to_owned()
-            }
+            DatacoordSegmentNotFound { segment, .. } => format!(
+                "[WARN] [datacoord/services.go:489] [\"failed to get segment\"] [segmentID={segment}]\n[WARN] [syncmgr/meta_writer.go:119] [\"meta error found, skip sync and start to drop virtual channel\"]"
+            ),
+            DatacoordDroppedIgnored { segment } => format!(
+                "[INFO] [datacoord/services.go:494] [\"save to dropped segment, ignore this request\"] [segmentID={segment}]"
+            ),
             PostFlush { segment, flushed: true } => format!(
-                "[INFO] [datacoord/server.go:{}] [\"flush segment complete\"] [segmentID={segment}]",
+                "[INFO] [datacoord/server.go:{}] [\"flush segment complete\"] [id={segment}]",
                 l.flush_complete
             ),
             GoPanic { message } if message.starts_with("segment not found") => format!(
-                "[ERROR] [conc/options.go:54] [\"Conc pool panicked\"] [panic=\"{message}\"]\npanic: {message}"
+                "[ERROR] [conc/options.go:54] [\"Conc pool panicked\"] [panic=\"{message}\"]\npanic: {message} [recovered]"
             ),
             GoPanic { message } if message.starts_with("runtime error") => {
                 "panic: runtime error: invalid memory address or nil pointer dereference [recovered]".to_owned()

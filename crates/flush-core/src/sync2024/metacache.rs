@@ -64,8 +64,11 @@ impl Action {
 
 /// The metacache: `segmentInfos` and `stateSegments` are one sorted vector here;
 /// the per-state index is derived ([`MetaCache::ids_in_state`]), so the two can
-/// never disagree — except where Go's `AddSegment` leaves a stale index entry,
-/// which the model does not need.
+/// never disagree. Go's can: an `AddSegment` that overwrites a segment under
+/// another state leaves its old `stateSegments` entry (meta_cache.go:132-136), and a
+/// policy ranging over a state could pick that stale entry up. Reaching it needs
+/// SyncSegments to add a segment between bufferInsert's lookup and its AddSegment
+/// and the sealed policy to run then: not modelled.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct MetaCache {
     segs: Vec<MetaSeg>,

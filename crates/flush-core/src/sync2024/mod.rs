@@ -109,6 +109,20 @@ pub struct SyncRequest {
     pub segments: Vec<ReqSeg>,
 }
 
+/// One segment's insert buffer in the write buffer (`writeBufferBase.buffers`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SegBuf {
+    pub segment: i64,
+    /// Rows really buffered.
+    pub rows: i64,
+    /// Rows of the last chunk (insert op): what getSyncTask takes as `batchSize`
+    /// (write_buffer.go:589-591 assigns it per chunk instead of adding).
+    pub last_chunk: i64,
+    /// `insertBuffer.rows` as Go counts it: every chunk twice (insert_buffer.go:110
+    /// in `buffer`, :128 in `Buffer`); `UpdateBufferedRows` reports this.
+    pub counted: i64,
+}
+
 /// A `SyncTask` built by `getSyncTask`/`EncodeBuffer`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SyncTask {
@@ -117,8 +131,10 @@ pub struct SyncTask {
     pub segment: i64,
     pub partition: i64,
     pub level: Level,
-    /// Rows taken from the write buffer (`batchSize`).
+    /// `batchSize` as getSyncTask computes it: the rows of the buffer's last chunk.
     pub batch: i64,
+    /// Rows the task really writes (every chunk of the yielded buffer).
+    pub rows: i64,
     pub is_flush: bool,
     pub is_drop: bool,
     /// Set when the #34018 invariant has been reported for this task.
@@ -150,9 +166,15 @@ pub enum At {
         partition: i64,
         rows: i64,
     },
+    /// Actor in the write buffer's `triggerSync`: the sealed policy moved the segment
+    /// to Flushing; `getSyncTask`'s `GetSegmentByID` next.
+    GetSyncTask { segment: i64 },
     /// Actor in `getSyncTask` → `EncodeBuffer` of a flush of a non-L0 segment: the
     /// buffer is yielded; `serializeMergedPkStats`'s `GetSegmentByID` next.
     MergedStats(SyncTask),
+    /// Actor in `seal`: datacoord has sealed the segment; the datanode's
+    /// `sealSegments` (from its FlushSegments RPC) next.
+    SealDatanode { segment: i64 },
     /// Actor in `keyLockDispatcher.Submit` → `keyLock.Lock(segment)`, held by an earlier task.
     KeyLock(SyncTask),
     /// Datacoord actor in `sessions.SyncSegments`, waiting for the handler `handler`.
@@ -166,6 +188,9 @@ pub enum At {
         checkpoint_rows: i64,
         start_pos: Vec<i64>,
     },
+    /// Task: SaveBinlogPaths returned; `SetStartPosRecorded`, then `Run`'s
+    /// `FinishSyncing` (and Flushed for a flush) next.
+    FinishSyncing { start_pos: Vec<i64> },
     /// Handler: the RPC has arrived.
     Receive,
     /// Handler: loading PK stats of missing segments (`conc.AwaitAll` on the stats pool).
@@ -205,8 +230,8 @@ pub struct World {
     pub knobs: Knobs,
     pub goroutines: Vec<Goroutine>,
     pub metacache: MetaCache,
-    /// The write buffer: buffered insert rows per segment (`writeBufferBase.buffers`), sorted.
-    pub buffers: Vec<(i64, i64)>,
+    /// The write buffer: one insert buffer per segment (`writeBufferBase.buffers`), sorted.
+    pub buffers: Vec<SegBuf>,
     /// Datacoord's meta, sorted by segment.
     pub datacoord: Vec<DcSeg>,
     /// Datacoord's `flushCh`: flushed segments waiting for `postFlush`.
@@ -322,10 +347,11 @@ impl World {
             .map(|i| &self.datacoord[i])
     }
 
+    /// Rows really buffered for `segment`.
     pub fn buffered(&self, segment: i64) -> i64 {
         self.buffers
-            .binary_search_by_key(&segment, |b| b.0)
-            .map_or(0, |i| self.buffers[i].1)
+            .binary_search_by_key(&segment, |b| b.segment)
+            .map_or(0, |i| self.buffers[i].rows)
     }
 
     pub fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {

@@ -73,7 +73,19 @@ impl World {
                 self.buffer_insert_add(segment, partition, rows, ev);
                 (pc, true)
             }
+            At::GetSyncTask { segment } => (pc, self.get_sync_task(g, segment, ev)),
             At::MergedStats(task) => (pc, self.merged_stats(g, task, ev)),
+            At::SealDatanode { segment } => {
+                // write_buffer.go:220-225 sealSegments, from the datanode's FlushSegments
+                // RPC (datanode/services.go:99): Growing -> Sealed in the metacache.
+                let sealed = self.metacache.update(
+                    segment,
+                    Some(&[SegState::Growing]),
+                    &[Action::UpdateState(SegState::Sealed)],
+                );
+                ev.push(Ev::Seal { segment, sealed });
+                (pc, true)
+            }
             At::KeyLock(task) => {
                 ev.push(Ev::KeyLockTaken {
                     segment: task.segment,
@@ -92,6 +104,7 @@ impl World {
                 ev.push(Ev::SyncSegmentsSuccess {
                     partition,
                     selected,
+                    version: self.version,
                 });
                 (pc, true)
             }
@@ -142,19 +155,19 @@ impl World {
                 true
             }
             Op::Seal { segment } => {
-                // write_buffer.go: sealSegments — Growing -> Sealed (datacoord sealed it first).
-                let sealed = self.metacache.update(
-                    segment,
-                    Some(&[SegState::Growing]),
-                    &[Action::UpdateState(SegState::Sealed)],
-                );
-                if let Ok(i) = self.datacoord.binary_search_by_key(&segment, |d| d.segment) {
-                    if self.datacoord[i].state == SegState::Growing {
+                // Datacoord seals first (its segment manager), then tells the datanode
+                // (FlushSegments), which seals its metacache entry: two steps, a tick can
+                // come between them.
+                let sealed = match self.datacoord.binary_search_by_key(&segment, |d| d.segment) {
+                    Ok(i) if self.datacoord[i].state == SegState::Growing => {
                         self.datacoord[i].state = SegState::Sealed;
+                        true
                     }
-                }
-                ev.push(Ev::Seal { segment, sealed });
-                true
+                    _ => false,
+                };
+                ev.push(Ev::DatacoordSealed { segment, sealed });
+                self.set_at(g, At::SealDatanode { segment });
+                false
             }
             Op::Sync { segment, flush } => self.sync_segment(g, segment, flush, ev),
             Op::SyncSegments { partition } => {
@@ -184,25 +197,36 @@ impl World {
         self.buffer_rows(segment, rows, true, ev);
     }
 
-    /// write_buffer.go:547-551 — buffer the rows, `UpdateBufferedRows`.
+    /// write_buffer.go:547-551 — buffer the rows (one chunk), `UpdateBufferedRows`
+    /// with the insert buffer's row count, which counts each chunk twice
+    /// (insert_buffer.go:110 and :128).
     fn buffer_rows(&mut self, segment: i64, rows: i64, added: bool, ev: &mut Vec<Ev>) {
-        let total = match self.buffers.binary_search_by_key(&segment, |b| b.0) {
-            Ok(i) => {
-                self.buffers[i].1 += rows;
-                self.buffers[i].1
-            }
+        let i = match self.buffers.binary_search_by_key(&segment, |b| b.segment) {
+            Ok(i) => i,
             Err(i) => {
-                self.buffers.insert(i, (segment, rows));
-                rows
+                self.buffers.insert(
+                    i,
+                    SegBuf {
+                        segment,
+                        ..SegBuf::default()
+                    },
+                );
+                i
             }
         };
+        let b = &mut self.buffers[i];
+        b.rows += rows;
+        b.last_chunk = rows;
+        b.counted += 2 * rows;
+        let (buffered, counted) = (b.rows, b.counted);
         self.ledger(segment).inserted += rows;
         self.metacache
-            .update(segment, None, &[Action::UpdateBufferedRows(total)]);
+            .update(segment, None, &[Action::UpdateBufferedRows(counted)]);
         ev.push(Ev::BufferInsert {
             segment,
             rows,
-            buffered: total,
+            buffered,
+            counted,
             added,
         });
     }
@@ -253,36 +277,48 @@ impl World {
         );
     }
 
-    /// write_buffer.go:329-355 syncSegments([segment]) → :565-626 getSyncTask →
-    /// storage_serializer.go:75-141 EncodeBuffer → sync_manager.go SyncData.
+    /// write_buffer.go:302-311 triggerSync: the sync policies pick the segment (the
+    /// sealed policy, sync_policy.go:71-77, first moves Sealed to Flushing: a metacache
+    /// call of its own), then :329-355 syncSegments → getSyncTask.
     fn sync_segment(&mut self, g: Gid, segment: i64, flush: bool, ev: &mut Vec<Ev>) -> bool {
         if flush {
-            // sync_policy.go:71-77 GetSealedSegmentsPolicy — Sealed -> Flushing, selected.
             let moved = self.metacache.update(
                 segment,
                 Some(&[SegState::Sealed]),
                 &[Action::UpdateState(SegState::Flushing)],
             );
             ev.push(Ev::SealedPolicy { segment, moved });
+            if moved {
+                self.set_at(g, At::GetSyncTask { segment });
+                return false;
+            }
         }
-        // write_buffer.go:569-572 — GetSegmentByID; missing: ErrSegmentNotFound before
-        // the buffer is yielded (it stays in wb.buffers), warned at :571 and :336.
+        self.get_sync_task(g, segment, ev)
+    }
+
+    /// write_buffer.go:565-626 getSyncTask → storage_serializer.go:75-141 EncodeBuffer →
+    /// sync_manager.go SyncData.
+    fn get_sync_task(&mut self, g: Gid, segment: i64, ev: &mut Vec<Ev>) -> bool {
+        // :569-572 — GetSegmentByID; missing: ErrSegmentNotFound before the buffer is
+        // yielded (it stays in wb.buffers), warned at :571 and :336.
         let Some(info) = self.metacache.get(segment).cloned() else {
             ev.push(Ev::SyncSkipped { segment });
             return true;
         };
-        // :578 yieldBuffer (the rows leave wb.buffers), :583-585 the checkpoint is
-        // pinned by a "syncing task" candidate, :598-599 StartSyncing(batch).
-        let batch = match self.buffers.binary_search_by_key(&segment, |b| b.0) {
-            Ok(i) => self.buffers.remove(i).1,
-            Err(_) => 0,
+        // :578 yieldBuffer (the rows leave wb.buffers); :583-585 a buffer with data
+        // pins the channel checkpoint ("syncing task"); :589-599 StartSyncing(batchSize),
+        // batchSize being the rows of the last chunk.
+        let buf = match self.buffers.binary_search_by_key(&segment, |b| b.segment) {
+            Ok(i) => self.buffers.remove(i),
+            Err(_) => SegBuf::default(),
         };
+        let (batch, rows) = (buf.last_chunk, buf.rows);
         self.metacache
             .update(segment, None, &[Action::StartSyncing(batch)]);
         // :614-621 — flush if Flushing or L0, drop if Dropped (from the lookup's snapshot).
         let is_flush = info.state == SegState::Flushing || info.level == Level::L0;
         let is_drop = info.state == SegState::Dropped;
-        if batch > 0 {
+        if rows > 0 {
             // storage_serializer.go:85-108 — serialize, RollStats (a no-op if missing).
             self.metacache.update(segment, None, &[Action::RollStats]);
         }
@@ -293,6 +329,7 @@ impl World {
             partition: info.partition,
             level: info.level,
             batch,
+            rows,
             is_flush,
             is_drop,
             reported_absent: false,
@@ -300,6 +337,7 @@ impl World {
         ev.push(Ev::BufferYielded {
             segment,
             n: task.n,
+            rows,
             batch,
             flush: is_flush,
             drop: is_drop,
@@ -321,13 +359,15 @@ impl World {
             // :208-210 ErrSegmentNotFound → EncodeBuffer warns (:115) and fails →
             // write_buffer.go:335-337 warns "segment not found in meta" and goes on: the
             // yielded rows are gone and the "syncing task" checkpoint stays pinned.
-            self.ledger(segment).lost += task.batch;
-            if let Err(i) = self.pinned.binary_search(&segment) {
-                self.pinned.insert(i, segment);
+            self.ledger(segment).lost += task.rows;
+            if task.rows > 0 {
+                if let Err(i) = self.pinned.binary_search(&segment) {
+                    self.pinned.insert(i, segment);
+                }
             }
             ev.push(Ev::MergedStatsSegmentMissing {
                 segment,
-                lost: task.batch,
+                lost: task.rows,
             });
             return true;
         };
@@ -337,7 +377,7 @@ impl World {
             ev.push(Ev::MergedStatsEmpty { segment });
             self.go_panic(
                 g,
-                format!("log.Fatal: failed to get sync task (segment {segment}): shall not serialize zero length statslog list"),
+                format!("log.Fatal: failed to get sync task (segment {segment}): service internal error: shall not serialize zero length statslog list"),
                 ev,
             );
             return false;
@@ -346,7 +386,8 @@ impl World {
     }
 
     /// storage_serializer.go:137 setTaskMeta (its failure callback panics, :156-159),
-    /// then sync_manager.go SyncData → keyLockDispatcher.Submit (B: the key lock).
+    /// then sync_manager.go:120-131 submit (logs, then keyLockDispatcher.Submit takes
+    /// the segment's key lock, blocking while an earlier task holds it).
     fn build_and_submit(&mut self, g: Gid, task: SyncTask, ev: &mut Vec<Ev>) -> bool {
         let segment = task.segment;
         ev.push(Ev::SyncTaskBuilt { segment, n: task.n });
@@ -446,7 +487,13 @@ impl World {
                 checkpoint_rows,
                 start_pos,
             } => {
+                // meta_writer.go:105-130 — datacoord handles the request; the reply
+                // comes back. The datanode's own updates are the next step.
                 self.datacoord_save_binlog_paths(&t, checkpoint_rows, ev);
+                self.set_at(g, At::FinishSyncing { start_pos });
+            }
+            At::FinishSyncing { start_pos } => {
+                // meta_writer.go:136 — SetStartPosRecorded for the reported segments.
                 for s in &start_pos {
                     self.metacache
                         .update(*s, None, &[Action::SetStartPosRecorded(true)]);
@@ -461,7 +508,7 @@ impl World {
                 if t.is_drop {
                     self.metacache.remove(segment);
                 }
-                self.ledger(segment).synced += t.batch;
+                self.ledger(segment).synced += t.rows;
                 ev.push(Ev::TaskDone {
                     segment,
                     n: t.n,
@@ -475,30 +522,36 @@ impl World {
     }
 
     /// datacoord services.go:440-557@ca7ef26e4b SaveBinlogPaths. A flush makes the
-    /// segment Flushing (:509-512) and queues it on flushCh (:548); the flush loop
-    /// makes it Flushed later (server.go:1019-1042). L0 segments are created Flushed
-    /// (`CreateL0Operator`, meta.go:695-719).
+    /// segment Flushing, unconditionally (:509-512, meta.go:737-752), and queues it on
+    /// flushCh (:548); the flush loop makes it Flushed later (server.go:1019-1042). L0
+    /// segments are created Flushed (`CreateL0Operator`, meta.go:695-719). The row count
+    /// follows the binlogs (meta.go:916-931: the checkpoint's, then the binlog count).
     fn datacoord_save_binlog_paths(&mut self, t: &SyncTask, rows: i64, ev: &mut Vec<Ev>) {
         let segment = t.segment;
         let at = self.datacoord.binary_search_by_key(&segment, |d| d.segment);
         if t.level == Level::L0 {
-            if let Err(i) = at {
-                self.datacoord.insert(
-                    i,
-                    DcSeg {
-                        segment,
-                        partition: t.partition,
-                        state: SegState::Flushed,
-                        level: Level::L0,
-                        statslog: false,
-                        rows,
-                    },
-                );
-            }
+            let i = match at {
+                Ok(i) => i,
+                Err(i) => {
+                    self.datacoord.insert(
+                        i,
+                        DcSeg {
+                            segment,
+                            partition: t.partition,
+                            state: SegState::Flushed,
+                            level: Level::L0,
+                            statslog: false,
+                            rows: 0,
+                        },
+                    );
+                    i
+                }
+            };
+            let d = &self.datacoord[i];
             ev.push(Ev::DatacoordSaved {
                 segment,
-                state: SegState::Flushed,
-                statslog: false,
+                state: d.state,
+                statslog: d.statslog,
             });
             return;
         }
@@ -514,28 +567,26 @@ impl World {
         let d = &mut self.datacoord[i];
         if d.state == SegState::Dropped {
             // :494 "save to dropped segment, ignore this request".
-            ev.push(Ev::DatacoordSaved {
-                segment,
-                state: d.state,
-                statslog: d.statslog,
-            });
+            ev.push(Ev::DatacoordDroppedIgnored { segment });
             return;
         }
         let mut queued = false;
         if t.is_drop {
             d.state = SegState::Dropped;
         } else if t.is_flush {
-            if d.state != SegState::Flushed {
-                d.state = SegState::Flushing;
-            }
+            d.state = SegState::Flushing;
             queued = true;
         }
-        if t.batch > 0 || (t.is_flush && t.level != Level::L0) {
+        if t.rows > 0 || (t.is_flush && t.level != Level::L0) {
             d.statslog = true;
         }
-        if rows >= d.rows {
-            d.rows = rows;
-        }
+        // meta.go:922-930: NumOfRows = the checkpoint's; then, if the binlogs count
+        // rows, their count (the rows really written, over every sync).
+        d.rows = if d.rows + t.rows > 0 {
+            d.rows + t.rows
+        } else {
+            rows
+        };
         let (state, statslog) = (d.state, d.statslog);
         ev.push(Ev::DatacoordSaved {
             segment,
@@ -709,6 +760,8 @@ impl World {
         let mut absent = Vec::new();
         for (i, g) in self.goroutines.iter().enumerate() {
             let t = match (&g.role, &g.at) {
+                // Past writeMeta's lookup the task only does no-op updates: it cannot fail.
+                (Role::Task(_), At::SaveBinlogPaths { .. } | At::FinishSyncing { .. }) => continue,
                 (Role::Task(t), _) => t,
                 (_, At::KeyLock(t)) => t,
                 _ => continue,
@@ -754,22 +807,22 @@ impl World {
                 Err(i) => self.last_state.insert(i, (id, st)),
             }
         }
-        // Row counts add up: buffered = the write buffer, syncing = the tasks in flight.
-        let rows: Vec<(i64, i64, i64, i32)> = self
+        // The syncing counters add up: syncingRows = the batches of the tasks in flight,
+        // syncingTasks = their number. (bufferRows is left out: Go counts each buffered
+        // row twice, insert_buffer.go:110 and :128, and StartSyncing takes off only the
+        // last chunk, write_buffer.go:589-591, so it does not follow the write buffer.)
+        let rows: Vec<(i64, i64, i32)> = self
             .metacache
             .segments()
             .iter()
-            .map(|s| (s.segment, s.buffer_rows, s.syncing_rows, s.syncing_tasks))
+            .map(|s| (s.segment, s.syncing_rows, s.syncing_tasks))
             .collect();
-        for (id, buffered, syncing, tasks) in rows {
+        for (id, syncing, tasks) in rows {
             let (in_flight, n) = self.in_flight(id);
-            let wb = self.buffered(id);
-            if buffered != wb || syncing != in_flight || tasks != n {
+            if syncing != in_flight || tasks != n {
                 self.violate(
                     Violation::RowCounts {
                         segment: id,
-                        buffered,
-                        write_buffer: wb,
                         syncing,
                         in_flight,
                         tasks,

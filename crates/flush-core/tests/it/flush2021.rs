@@ -979,3 +979,95 @@ fn ported_go_tests_hold_their_assertions() {
         assert!(r.outcome().unwrap().message.starts_with("execution failed"));
     }
 }
+
+fn outcomes_of(sc: &flush_core::Scenario) -> Vec<String> {
+    flush_core::explore::flush_outcomes(sc, 2_000_000)
+        .unwrap()
+        .into_iter()
+        .map(|o| o.outcome)
+        .collect()
+}
+
+/// retry.go:42-57 sleeps after the last failed attempt too, then returns: while one
+/// runner's SaveBinlogPaths sleeps after its 10th failure, another's call can
+/// succeed and be notified before the panic (a review finding, confirmed in Go).
+#[test]
+fn rpc_retries_sleep_after_the_last_attempt() {
+    let sc = parse(
+        r#"{"name":"final-sleep","model":"flush-2021","faults":{"save_binlog_paths":10},"actors":[
+        {"name":"a","ops":[{"op":"flush_insert","segment":1,"pos":"a"},{"op":"flush_delete","segment":1,"pos":"a"}]},
+        {"name":"b","ops":[{"op":"flush_insert","segment":2,"pos":"b"},{"op":"flush_delete","segment":2,"pos":"b"}]}]}"#,
+    );
+    let got = outcomes_of(&sc);
+    for o in ["N=2/b | D=- | E=panic", "N=1/a | D=- | E=panic"] {
+        assert!(got.iter().any(|g| g == o), "{o} missing from {got:?}");
+    }
+}
+
+/// close()'s dispatcher.Range visits the queues in map order, random in Go: with
+/// queue 1's handler busy on c1 and c2 waiting in queue 2's injectCh, visiting
+/// queue 2 first stops its handler and then blocks on queue 1 for ever (a review
+/// finding, confirmed in Go).
+#[test]
+fn close_visits_queues_in_any_order() {
+    let sc = parse(
+        r#"{"name":"close-order","model":"flush-2021","injections":{"c1":{"segments":[1]},"c0":{"segments":[2]},"c2":{"segments":[2]}},"actors":[
+        {"name":"x","ops":[{"op":"inject","id":"c1"},{"op":"wait_injected","id":"c1"},{"op":"inject","id":"c0"},{"op":"wait_injected","id":"c0"},
+          {"op":"inject_done","id":"c0","success":true},{"op":"inject","id":"c2"},{"op":"wait_injected","id":"c2"},
+          {"op":"inject_done","id":"c1","success":true},{"op":"inject_done","id":"c2","success":true}]},
+        {"name":"closer","ops":[{"op":"wait_for","actor":"x","index":4},{"op":"close"}]}]}"#,
+    );
+    assert_eq!(
+        outcomes_of(&sc),
+        ["N= | D=- | E=completed", "N= | D=- | E=deadlock"]
+    );
+    // The choice is offered as a button per queue left to visit.
+    let mut r = manual::<World>(&sc);
+    assert!(run_holding(&mut r, &[], |e| matches!(
+        e,
+        Ev::ManagerClose { .. }
+    )));
+    let closer = r
+        .world()
+        .goroutines
+        .iter()
+        .find(|g| g.at == At::CloseQueues)
+        .unwrap()
+        .id;
+    let labels: Vec<String> = r
+        .runnable_here()
+        .into_iter()
+        .filter(|c| c.g == closer)
+        .map(|c| flush_core::Model::choice_label(r.world(), r.scenario(), c))
+        .collect();
+    assert_eq!(
+        labels,
+        ["Range visits queue 1 next", "Range visits queue 2 next"]
+    );
+}
+
+/// The inject-done splice seen by the drop finaliser: its waiter reads the handler's
+/// injectDone as queue 1's tail, so flushAndDrop can run before runner a's
+/// SaveBinlogPaths (a review finding).
+#[test]
+fn drop_finaliser_can_be_overtaken_by_the_splice() {
+    let sc = parse(
+        r#"{"name":"drop-splice","model":"flush-2021","injections":{"c1":{"segments":[1]}},"actors":[
+        {"name":"ins","ops":[{"op":"flush_insert","segment":1,"pos":"a"},{"op":"start_dropping"}]},
+        {"name":"del","ops":[{"op":"wait_for","actor":"ins","index":0},{"op":"flush_delete","segment":1,"pos":"a"},{"op":"wait_for","actor":"ins","index":1},{"op":"notify_all_flushed"}]},
+        {"name":"compactor","ops":[{"op":"inject","id":"c1"},{"op":"wait_injected","id":"c1"},{"op":"inject_done","id":"c1","success":true}]}]}"#,
+    );
+    let x = flush_core::explore::explore(std::sync::Arc::new(sc), 200, 1_000_000);
+    let v = x
+        .violations
+        .iter()
+        .find(|f| f.kind == "invariant")
+        .expect("found");
+    assert!(
+        v.message.starts_with(
+            "inject-done-splice: flushAndDrop ran before queue 1's pos=a was notified"
+        ),
+        "{}",
+        v.message
+    );
+}

@@ -244,6 +244,9 @@ fn key_lock_serialises_tasks_of_a_segment() {
         let first_done = pos_of(&evs, |e| matches!(e, Ev::TaskDone { n: 1, .. })).unwrap();
         let second = pos_of(&evs, |e| matches!(e, Ev::TaskSubmitted { n: 2, .. })).unwrap();
         assert!(first_done < second, "seed {seed}");
+        // Go's counters: the insert buffer counts each row twice (insert_buffer.go:110,
+        // :128), so bufferRows is 8 after the insert of 4 rows, and StartSyncing takes
+        // off only the last chunk (write_buffer.go:589-591): 4 stay.
         let s = r.head().metacache.get(7).unwrap().clone();
         assert_eq!(
             (
@@ -252,7 +255,7 @@ fn key_lock_serialises_tasks_of_a_segment() {
                 s.buffer_rows,
                 s.syncing_tasks
             ),
-            (7, 0, 0, 0)
+            (7, 0, 4, 0)
         );
     }
 }
@@ -519,6 +522,7 @@ fn log_lines_follow_each_version() {
     let success = Ev::SyncSegmentsSuccess {
         partition: 1,
         selected: vec![1],
+        version: Version::Ca7ef26e4b,
     };
     let line = |e: &Ev, v| e.log_line(v).unwrap();
     assert!(line(&removed, Version::Ca7ef26e4b).contains("meta_cache.go:299]"));
@@ -586,4 +590,86 @@ fn the_fixes_of_the_nil_statslog_crash() {
     assert!(events(&r).iter().any(|(_, e)| e
         .log_line(Version::V4cf1a358ba)
         .is_some_and(|l| l.contains("conc/options.go:54] [\"Conc pool panicked\"]"))));
+}
+
+/// A task past writeMeta's lookup only does no-op updates: SyncSegments removing its
+/// segment then is not the #34018 condition (a review finding: it was reported).
+#[test]
+fn removal_after_write_meta_is_not_reported() {
+    let sc = builtin("sealed-segment-flush");
+    let mut sc = with_version(sc, Version::C65f41dc60);
+    sc.schedule = None;
+    let mut r = manual::<World>(&sc);
+    // The flow graph syncs; the task passes Run and writeMeta's lookups; then the tick.
+    assert!(run_holding(&mut r, &[1], |e| matches!(
+        e,
+        Ev::SaveBinlogPathsCall { .. }
+    )));
+    let task = r
+        .world()
+        .goroutines
+        .iter()
+        .find(|g| matches!(g.role, flush_core::sync2024::Role::Task(_)))
+        .unwrap()
+        .id;
+    assert!(run_holding(&mut r, &[task], |e| matches!(
+        e,
+        Ev::MetacacheRemoved { segment: 400, .. }
+    )));
+    run_rest(&mut r);
+    assert!(
+        !r.head()
+            .violations
+            .iter()
+            .any(|v| v.name() == "sync-task-segment-present"),
+        "{:?}",
+        r.head().violations
+    );
+    assert_eq!(kind(&r), OutcomeKind::Completed);
+}
+
+/// Datacoord seals a segment before the datanode does (FlushSegments), and the
+/// sealed policy's move to Flushing is a metacache call before getSyncTask's lookup:
+/// each is a step a SyncSegments tick can come between (review findings).
+#[test]
+fn seal_and_sealed_policy_are_steps_of_their_own() {
+    let sc = builtin("sealed-segment-flush");
+    let mut r = manual::<World>(&sc);
+    assert!(run_holding(&mut r, &[1], |e| matches!(
+        e,
+        Ev::DatacoordSealed { .. }
+    )));
+    let w = r.world();
+    assert_eq!(w.dc(400).unwrap().state, SegState::Sealed);
+    assert_eq!(
+        w.metacache.get(400).unwrap().state,
+        SegState::Growing,
+        "the datanode seals later"
+    );
+    assert!(run_holding(&mut r, &[1], |e| matches!(
+        e,
+        Ev::SealedPolicy { moved: true, .. }
+    )));
+    assert!(matches!(
+        r.world().goroutine(0).unwrap().at,
+        flush_core::sync2024::At::GetSyncTask { segment: 400 }
+    ));
+    // A tick now (c65f41dc60 removes Flushing segments it does not list): getSyncTask
+    // finds nothing; the rows stay in the write buffer.
+    let mut c = with_version(sc.clone(), Version::C65f41dc60);
+    c.schedule = None;
+    let mut r = manual::<World>(&c);
+    assert!(run_holding(&mut r, &[1], |e| matches!(
+        e,
+        Ev::SealedPolicy { moved: true, .. }
+    )));
+    assert!(run_holding(&mut r, &[0], |e| matches!(
+        e,
+        Ev::MetacacheRemoved { segment: 400, .. }
+    )));
+    run_rest(&mut r);
+    assert!(events(&r)
+        .iter()
+        .any(|(_, e)| matches!(e, Ev::SyncSkipped { segment: 400 })));
+    assert_eq!(r.head().buffered(400), 20);
 }

@@ -80,11 +80,7 @@ pub fn goroutines(run: &AnyRun, dispatch: &Callback<Action>) -> Html {
                                     {for cases.iter().map(|c| {
                                         let d = dispatch.clone();
                                         let c2 = *c;
-                                        let label = match (cases.len(), c.alt) {
-                                            (1, _) => "run".to_owned(),
-                                            (_, 0) => "take the injection (case 0)".to_owned(),
-                                            _ => "return on done (case 1)".to_owned(),
-                                        };
+                                        let label = run.choice_label(c2);
                                         html! { <button class="run-g" data-choice={c.to_string()} onclick={Callback::from(move |_| d.emit(Action::Choose(c2)))}>
                                             {format!("▶ {label}")}</button> }
                                     })}

@@ -33,10 +33,10 @@ pub fn stage(w: &World, before: Option<&World>, removed_now: &[i64]) -> Html {
                     {badge("buffered segments", w.buffers.len(), "")}</header>
                 <div class="cards">
                     if w.buffers.is_empty() { <span class="muted">{"empty: inserts buffer rows here until a sync takes them"}</span> }
-                    {for w.buffers.iter().map(|(seg, rows)| html! {
-                        <div class="card buffer" data-segment={seg.to_string()}>
-                            <div class="card-title">{format!("segment {seg}")}</div>
-                            <div>{format!("{rows} rows buffered")}</div>
+                    {for w.buffers.iter().map(|b| html! {
+                        <div class="card buffer" data-segment={b.segment.to_string()}>
+                            <div class="card-title">{format!("segment {}", b.segment)}</div>
+                            <div>{format!("{} rows buffered (last chunk {})", b.rows, b.last_chunk)}</div>
                         </div>
                     })}
                 </div>
