@@ -6,11 +6,10 @@
 use std::io::Read as _;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use flush_core::scenario::MAX_SCENARIO_BYTES;
-use flush_core::{builtin, AnyRun, Choice, ModelKind, Policy, Scenario, Version};
+use flush_core::{builtin, AnyScenario, Choice, Policy};
 
 #[derive(Parser)]
 #[command(
@@ -33,7 +32,8 @@ enum Cmd {
         /// Seed of the random scheduler (default: the scenario's seed).
         #[arg(long)]
         seed: Option<u64>,
-        /// Milvus version for sync-2024 scenarios: ca7ef26e4b, b5c9a7364b, c65f41dc60, 4cf1a358ba.
+        /// Milvus version, for a model with several (sync-2024: ca7ef26e4b, b5c9a7364b,
+        /// c65f41dc60, 4cf1a358ba, 2e434e4453, 439fb24b32).
         #[arg(long)]
         version: Option<String>,
         /// Replay a schedule: goroutine numbers, e.g. `0,0,1,3,3,2` (`5.1` = select case 1).
@@ -57,7 +57,7 @@ enum Cmd {
     Explore {
         /// Scenario file, `-` for stdin, or `builtin:NAME`.
         file: String,
-        /// Milvus version for sync-2024 scenarios.
+        /// Milvus version, for a model with several.
         #[arg(long)]
         version: Option<String>,
         /// Longest schedule to explore.
@@ -68,9 +68,9 @@ enum Cmd {
         max_states: u64,
         #[arg(long)]
         json: bool,
-        /// Instead of violations, list every distinct observable outcome (flush-2021):
+        /// Instead of violations, list every distinct observable outcome (flush-2021:
         /// the packs SaveBinlogPaths received in order, the packs of flushAndDrop, and
-        /// how the run ended, each with the number of end states reaching it.
+        /// how the run ended), each with the number of end states reaching it.
         #[arg(long)]
         outcomes: bool,
     },
@@ -94,7 +94,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Cmd::List => {
             for name in builtin::names() {
                 let sc = builtin::get(name).expect("built-in");
-                println!("{name:<26} {:<10} {}", sc.model.as_str(), sc.title);
+                let h = sc.header();
+                println!("{name:<26} {:<10} {}", h.model, h.title);
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -114,16 +115,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 if m == 0 {
                     return Err("--max-steps must be at least 1".into());
                 }
-                sc.max_steps = m;
+                sc.header_mut().max_steps = m;
             }
-            let seed = seed.unwrap_or(sc.seed);
+            let seed = seed.unwrap_or(sc.header().seed);
             let policy = if let Some(s) = schedule {
                 Policy::Scripted {
                     script: Choice::parse_list(&s).map_err(|e| format!("--schedule: {e}"))?,
                     fallback_seed: seed,
                 }
             } else if scripted {
-                let script = sc.schedule.clone().ok_or_else(|| {
+                let script = sc.header().schedule.clone().ok_or_else(|| {
                     format!("{file}: --scripted, but the scenario has no \"schedule\"")
                 })?;
                 Policy::Scripted {
@@ -133,11 +134,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             } else {
                 Policy::Seeded(seed)
             };
-            let mut r = AnyRun::new(Arc::new(sc), policy);
+            let mut r = sc.run(policy);
             r.run_to_end();
             if json {
-                let text = serde_json::to_string_pretty(&r.report()).map_err(|e| e.to_string())?;
-                println!("{text}");
+                println!("{}", r.report_json(true));
             } else {
                 print!("{}", r.text(logs));
             }
@@ -157,7 +157,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 return print_outcomes(&sc, max_states, json);
             }
             let started = std::time::Instant::now();
-            let mut report = flush_core::explore::explore(Arc::new(sc), max_steps, max_states);
+            let mut report = sc.explore(max_steps, max_states);
             report.time_ms = Some(started.elapsed().as_millis() as u64);
             if json {
                 println!(
@@ -176,24 +176,21 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
-fn print_outcomes(sc: &Scenario, max_states: u64, json: bool) -> Result<ExitCode, String> {
-    if sc.model != ModelKind::Flush2021 {
-        return Err("--outcomes applies to flush-2021 scenarios".into());
-    }
-    let Some(set) = flush_core::explore::flush_outcomes(sc, max_states) else {
+fn print_outcomes(sc: &AnyScenario, max_states: u64, json: bool) -> Result<ExitCode, String> {
+    let name = &sc.header().name;
+    let Some(set) = sc.outcomes(max_states) else {
         return Err(format!(
-            "{}: more than {max_states} states; raise --max-states",
-            sc.name
+            "{name}: more than {max_states} states; raise --max-states"
         ));
     };
     if json {
-        let v = serde_json::json!({ "scenario": sc.name, "outcomes": set });
+        let v = serde_json::json!({ "scenario": name, "outcomes": set });
         println!(
             "{}",
             serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
         );
     } else {
-        println!("# {}: {} distinct outcome(s)", sc.name, set.len());
+        println!("# {name}: {} distinct outcome(s)", set.len());
         for o in &set {
             println!(
                 "{}\n  {} end state(s); a shortest schedule ({} steps): {}",
@@ -204,27 +201,16 @@ fn print_outcomes(sc: &Scenario, max_states: u64, json: bool) -> Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-fn apply_version(sc: &mut Scenario, version: Option<&str>) -> Result<(), String> {
-    let Some(v) = version else { return Ok(()) };
-    if sc.model != ModelKind::Sync2024 {
-        return Err(format!(
-            "--version applies to sync-2024 scenarios; {} is {}",
-            sc.name,
-            sc.model.as_str()
-        ));
+fn apply_version(sc: &mut AnyScenario, version: Option<&str>) -> Result<(), String> {
+    match version {
+        Some(v) => sc.set_version(v).map_err(|e| format!("--version: {e}")),
+        None => Ok(()),
     }
-    sc.version = Some(Version::parse(v).ok_or_else(|| {
-        format!(
-            "--version: unknown version \"{v}\"; known: {}",
-            Version::list()
-        )
-    })?);
-    Ok(())
 }
 
 /// Reads a scenario from a file, stdin or the built-ins, refusing oversized input
 /// before reading it whole.
-fn load(file: &str) -> Result<Scenario, String> {
+fn load(file: &str) -> Result<AnyScenario, String> {
     if let Some(name) = file.strip_prefix("builtin:") {
         return builtin::get(name).ok_or_else(|| {
             format!(
@@ -268,7 +254,7 @@ fn load(file: &str) -> Result<Scenario, String> {
             file.to_owned(),
         )
     };
-    Scenario::parse(&text, &shown).map_err(|e| e.to_string())
+    AnyScenario::parse(&text, &shown).map_err(|e| e.to_string())
 }
 
 fn io_words(e: &std::io::Error) -> String {

@@ -231,7 +231,7 @@ fn bad_input_exits_2_with_a_clear_message() {
                 "--version".into(),
                 "ca7ef26e4b".into(),
             ],
-            "--version applies to sync-2024",
+            "--version: flush-2021 is fixed at 891c202b73 and has no other version",
         ),
         (
             vec![

@@ -8,11 +8,12 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use flush_core::engine::Run;
-use flush_core::{builtin, flush2021, Policy};
+use flush_core::flush2021::{self, setup::pairs};
+use flush_core::{Model, Policy};
 
 fn steps(c: &mut Criterion) {
-    let sc = Arc::new(builtin::pairs(1000));
-    let mut probe = Run::<flush2021::World>::new(sc.clone(), Policy::Seeded(1));
+    let sc = Arc::new(pairs(1000));
+    let mut probe = Run::<flush2021::Scenario>::new(sc.clone(), Policy::Seeded(1));
     probe.run_to_end();
     let n = probe.len();
     assert_eq!(
@@ -26,7 +27,7 @@ fn steps(c: &mut Criterion) {
     g.throughput(Throughput::Elements(u64::from(n)));
     g.bench_function("recorded run (seeded scheduler, trace kept)", |b| {
         b.iter(|| {
-            let mut r = Run::<flush2021::World>::new(sc.clone(), Policy::Seeded(1));
+            let mut r = Run::<flush2021::Scenario>::new(sc.clone(), Policy::Seeded(1));
             r.run_to_end();
             black_box(r.len())
         })
@@ -34,11 +35,11 @@ fn steps(c: &mut Criterion) {
     g.bench_function("bare world steps (replaying the schedule)", |b| {
         let mut evs = Vec::with_capacity(64);
         b.iter_batched(
-            || flush2021::World::new(&sc),
+            || sc.init(),
             |mut w| {
                 for c in &schedule {
                     evs.clear();
-                    w.step(&sc, *c, &mut evs);
+                    sc.step(&mut w, *c, &mut evs);
                 }
                 black_box(w.notified)
             },
@@ -49,8 +50,8 @@ fn steps(c: &mut Criterion) {
 }
 
 fn jump(c: &mut Criterion) {
-    let sc = Arc::new(builtin::pairs(14_500));
-    let mut r = Run::<flush2021::World>::new(sc, Policy::Seeded(1));
+    let sc = Arc::new(pairs(14_500));
+    let mut r = Run::<flush2021::Scenario>::new(sc, Policy::Seeded(1));
     r.run_to_end();
     let n = r.len();
     assert!(n >= 100_000, "{n}");

@@ -1,7 +1,7 @@
 //! The built-in scenarios: the files of `scenarios/`, embedded at build time, plus
 //! generated large ones for benchmarks and the browser's step-latency figure.
 
-use crate::scenario::{Actor, Injection, ModelKind, Op, Scenario, DEFAULT_MAX_STEPS};
+use crate::registry::AnyScenario;
 
 /// (file stem, JSON text) of every built-in scenario file, in presentation order.
 pub const FILES: &[(&str, &str)] = &[
@@ -94,107 +94,25 @@ pub const FILES: &[(&str, &str)] = &[
     ),
 ];
 
-/// Name of the generated 1,000-pair scenario.
+/// The generated scenario the page lists (`pairs-1000`, see
+/// [`crate::flush2021::setup::pairs`]); other sizes load by name.
 pub const PAIRS_1000: &str = "pairs-1000";
 
-/// Every built-in name: the files, then the generated ones.
+/// Every built-in name: the files, then the listed generated one.
 pub fn names() -> Vec<&'static str> {
     FILES.iter().map(|f| f.0).chain([PAIRS_1000]).collect()
 }
 
-/// A built-in scenario by name. `pairs-N` (N from 1 to 20000) is generated; only
-/// `pairs-1000` is listed, larger ones are for timing (pairs-14500 runs about 100,000 steps).
-pub fn get(name: &str) -> Option<Scenario> {
-    if let Some(n) = name
-        .strip_prefix("pairs-")
-        .and_then(|n| n.parse::<u32>().ok())
-    {
-        return (1..=20_000).contains(&n).then(|| pairs(n));
+/// A built-in scenario by name: a file of `scenarios/`, or a generated one
+/// (`pairs-N`, N from 1 to 20000).
+pub fn get(name: &str) -> Option<AnyScenario> {
+    if let Some(sc) = AnyScenario::generated(name) {
+        return Some(sc);
     }
     let (stem, text) = FILES.iter().find(|f| f.0 == name)?;
     // The files are checked by a test; a broken one is a build-time bug.
     Some(
-        Scenario::parse(text, &format!("scenarios/{stem}.json")).expect("built-in scenario parses"),
+        AnyScenario::parse(text, &format!("scenarios/{stem}.json"))
+            .expect("built-in scenario parses"),
     )
-}
-
-/// `n` insert/delete pairs on segment 1 from two actors (the insert node and the
-/// delete node, which gets each position after the insert node returned from it, as
-/// the flow graph delivers), with a compaction injected every 100 pairs: the shape
-/// of TestRendezvousFlushManager_Inject, scaled. Used by the benchmarks and the
-/// browser's step-latency figure.
-pub fn pairs(n: u32) -> Scenario {
-    let pos = |i: u32| format!("m{i}");
-    let mut ins = Vec::new();
-    let mut del = Vec::new();
-    let mut comp = Vec::new();
-    let mut injections = Vec::new();
-    for i in 0..n {
-        ins.push(Op::FlushInsert {
-            segment: 1,
-            pos: i,
-            flushed: i % 10 == 9,
-            dropped: false,
-            fail: 0,
-        });
-        // The delete node gets position i once the insert node returned from it.
-        del.push(Op::WaitFor {
-            actor: 0,
-            index: ins.len() as u32 - 1,
-        });
-        del.push(Op::FlushDelete {
-            segment: 1,
-            pos: i,
-            fail: 0,
-        });
-        if i % 100 == 50 {
-            let id = injections.len() as u16;
-            injections.push(Injection {
-                id: format!("c{id}"),
-                segments: vec![1],
-                remap_to: None,
-            });
-            ins.push(Op::Inject { inj: id });
-            comp.push(Op::WaitInjected { inj: id });
-            comp.push(Op::InjectDone {
-                inj: id,
-                success: true,
-            });
-        }
-    }
-    let mut actors = vec![
-        Actor {
-            name: "insert-node".into(),
-            ops: ins,
-        },
-        Actor {
-            name: "delete-node".into(),
-            ops: del,
-        },
-    ];
-    if !comp.is_empty() {
-        actors.push(Actor {
-            name: "compactor".into(),
-            ops: comp,
-        });
-    }
-    Scenario {
-        name: format!("pairs-{n}"),
-        title: format!("{n} flush pairs on one queue, with compactions"),
-        description: format!(
-            "The insert node and the delete node flush segment 1 at {n} positions (the delete node after the insert node, as the flow graph delivers); a compaction is injected every 100 positions. A long, busy run for scrubbing and for timing the stepper."
-        ),
-        model: ModelKind::Flush2021,
-        version: None,
-        seed: 1,
-        max_steps: DEFAULT_MAX_STEPS,
-        schedule: None,
-        positions: (0..n).map(pos).collect(),
-        injections,
-        replica: Vec::new(),
-        faults: Default::default(),
-        datacoord: Vec::new(),
-        datanode: Vec::new(),
-        actors,
-    }
 }

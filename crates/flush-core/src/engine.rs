@@ -6,95 +6,163 @@ use std::fmt;
 use std::hash::Hash;
 use std::sync::Arc;
 
-use crate::scenario::Scenario;
+use crate::scenario::{Header, VersionInfo};
 use crate::sched::{Choice, Policy, SchedNote, Scheduler};
 
-/// A world that can be stepped. Implemented by the flush-2021 and sync-2024 models.
-pub trait Model: Clone + Eq + Hash {
-    /// One fact of a step.
-    type Ev: Clone;
+/// A model: a checked scenario (`&self`) that knows its initial state, the
+/// runnable choices of a state and how to step one. Front ends drive a model
+/// through this trait (and [`Run`]) without naming its internals.
+pub trait Model: Clone + Sized + 'static {
+    /// The whole state of a run: small, `Clone + Eq + Hash` (the explorer hashes it).
+    type State: Clone + Eq + Hash;
+    /// One fact of a step, compact; rendered to words only when read.
+    type Fact: Clone;
     /// Who ran a step, captured before it ran (the goroutine may be gone after).
     type Who: Copy;
 
-    fn new(sc: &Scenario) -> Self;
+    fn header(&self) -> &Header;
+    fn header_mut(&mut self) -> &mut Header;
+    /// The Milvus versions the model can run at; empty for a model fixed at one.
+    fn versions(&self) -> &'static [VersionInfo] {
+        &[]
+    }
+    /// Runs the scenario at another version (`id`: a commit prefix).
+    fn set_version(&mut self, id: &str) -> Result<(), String> {
+        Err(format!(
+            "{} has no versions to choose from (asked for \"{id}\")",
+            self.header().model
+        ))
+    }
+    fn init(&self) -> Self::State;
     /// The runnable choices, sorted by goroutine then `select` case.
-    fn runnable(&self, sc: &Scenario, out: &mut Vec<Choice>);
+    fn runnable(&self, s: &Self::State, out: &mut Vec<Choice>);
     /// How many choices are runnable (as `runnable` would list them).
-    fn runnable_len(&self, sc: &Scenario) -> u32 {
+    fn runnable_len(&self, s: &Self::State) -> u32 {
         let mut v = Vec::new();
-        self.runnable(sc, &mut v);
+        self.runnable(s, &mut v);
         v.len() as u32
     }
     /// The `i`-th runnable choice, `i < runnable_len()`.
-    fn runnable_at(&self, sc: &Scenario, i: u32) -> Choice {
+    fn runnable_at(&self, s: &Self::State, i: u32) -> Choice {
         let mut v = Vec::new();
-        self.runnable(sc, &mut v);
+        self.runnable(s, &mut v);
         v[i as usize]
     }
-    /// Runs a runnable choice; appends the facts to `ev`; returns who ran.
-    fn step(&mut self, sc: &Scenario, c: Choice, ev: &mut Vec<Self::Ev>) -> Self::Who;
-    fn who(&self, g: u32) -> Self::Who;
-    fn who_name(sc: &Scenario, who: &Self::Who) -> String;
+    /// Runs a runnable choice; appends the facts to `facts`; returns who ran.
+    fn step(&self, s: &mut Self::State, c: Choice, facts: &mut Vec<Self::Fact>) -> Self::Who;
+    fn who_name(&self, who: &Self::Who) -> String;
     /// The Go panic that ended the run, if any: goroutine and message.
-    fn go_panic(&self) -> Option<(u32, &str)>;
-    /// Invariant violations so far: stable name and description.
-    fn violations(&self, sc: &Scenario) -> Vec<(&'static str, String)>;
+    fn go_panic<'s>(&self, s: &'s Self::State) -> Option<(u32, &'s str)>;
+    /// Invariants broken so far (the run goes on, as Go would).
+    fn violations(&self, s: &Self::State) -> Vec<Violation>;
     /// Ids of the live goroutines, in id order.
-    fn goroutine_ids(&self) -> Vec<u32>;
+    fn goroutine_ids(&self, s: &Self::State) -> Vec<u32>;
     /// A live goroutine described for a reader.
-    fn describe(&self, sc: &Scenario, g: u32) -> Option<GoroutineView>;
-    /// True for a goroutine that may wait forever harmlessly (an idle inject handler:
-    /// Go leaves it in its select).
-    fn waits_harmlessly(&self, _g: u32) -> bool {
-        false
+    fn describe(&self, s: &Self::State, g: u32) -> Option<GoroutineView>;
+    /// What a runnable choice does, for a button: "run", or which case of a select.
+    fn choice_label(&self, _s: &Self::State, _c: Choice) -> String {
+        "run".to_owned()
     }
-    /// True when what is left may wait forever harmlessly (the run completed).
-    fn quiescent(&self) -> bool {
-        self.goroutine_ids()
-            .into_iter()
-            .all(|g| self.waits_harmlessly(g))
+    /// The Go function a fact models, `file.go: function`.
+    fn fact_go(&self, f: &Self::Fact) -> &'static str;
+    /// The fact in words.
+    fn fact_words(&self, f: &Self::Fact, out: &mut String);
+    /// The Milvus log line a fact corresponds to, if Milvus logs there.
+    fn fact_log(&self, _f: &Self::Fact) -> Option<String> {
+        None
     }
-    /// Blocked goroutines, for a deadlock report: (id, name, what it waits on).
-    fn blocked(&self, sc: &Scenario) -> Vec<(u32, String, String)> {
-        self.goroutine_ids()
-            .into_iter()
-            .filter(|g| !self.waits_harmlessly(*g))
-            .filter_map(|g| self.describe(sc, g))
-            .map(|v| (v.id, v.name, v.waits_on))
-            .collect()
+    fn fact_kind(&self, f: &Self::Fact) -> FactKind;
+
+    // ----- provided -----
+
+    /// True when the run cannot go on: a Go panic, or nothing runnable.
+    fn ended(&self, s: &Self::State) -> bool {
+        self.go_panic(s).is_some() || self.runnable_len(s) == 0
     }
+
+    /// How a state stands: the invariants broken on the way, and how the run ended
+    /// if it did. The run and the explorer both judge by this.
+    fn verdict(&self, s: &Self::State) -> Verdict {
+        let violations = self.violations(s);
+        let end = if let Some((g, message)) = self.go_panic(s) {
+            Some(End::Panic {
+                goroutine: g,
+                message: message.to_owned(),
+            })
+        } else if self.runnable_len(s) > 0 {
+            None
+        } else {
+            let blocked: Vec<GoroutineView> = self
+                .goroutine_ids(s)
+                .into_iter()
+                .filter_map(|g| self.describe(s, g))
+                .filter(|v| !v.idle)
+                .collect();
+            Some(if blocked.is_empty() {
+                End::Completed
+            } else {
+                End::Deadlock(blocked)
+            })
+        };
+        Verdict { violations, end }
+    }
+
     /// Live goroutines described for a reader: the runnable ones (`runnable`) first,
     /// then the others, each group by id, at most `max`.
-    fn goroutine_views(
-        &self,
-        sc: &Scenario,
-        runnable: &[Choice],
-        max: usize,
-    ) -> Vec<GoroutineView> {
-        let ids = self.goroutine_ids();
+    fn goroutines(&self, s: &Self::State, runnable: &[Choice], max: usize) -> Vec<GoroutineView> {
+        let ids = self.goroutine_ids(s);
         let can_run = |id: &u32| runnable.iter().any(|c| c.g == *id);
         let first = ids.iter().filter(|g| can_run(g));
         let rest = ids.iter().filter(|g| !can_run(g));
         first
             .chain(rest)
             .take(max)
-            .filter_map(|g| self.describe(sc, *g))
+            .filter_map(|g| self.describe(s, *g))
             .collect()
     }
-    /// What a runnable choice does, for a button: "run", or which case of a select.
-    fn choice_label(&self, _sc: &Scenario, _c: Choice) -> String {
-        "run".to_owned()
-    }
-    fn ev_go_fn(ev: &Self::Ev) -> &'static str;
-    fn ev_render(sc: &Scenario, ev: &Self::Ev, out: &mut String);
-    /// The Milvus log line a fact corresponds to, if Milvus logs there.
-    fn ev_log(_sc: &Scenario, _ev: &Self::Ev) -> Option<String> {
-        None
-    }
-    /// True if the fact reports an invariant violation.
-    fn ev_is_violation(ev: &Self::Ev) -> bool;
-    /// True if the fact is a Go panic.
-    fn ev_is_panic(ev: &Self::Ev) -> bool;
+}
+
+/// What kind of fact: most are plain; some report a broken invariant or a Go panic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FactKind {
+    Plain,
+    Violation,
+    Panic,
+}
+
+/// A broken invariant: its stable id (`fifo-per-enqueuer`) and what happened.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Violation {
+    pub id: &'static str,
+    pub message: String,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// Nothing left to run but goroutines that may wait forever harmlessly.
+    Completed,
+    /// Nothing can run; these goroutines wait forever.
+    Deadlock(Vec<GoroutineView>),
+    /// A Go panic: the process exits.
+    Panic { goroutine: u32, message: String },
+}
+
+/// How a state stands (see [`Model::verdict`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub violations: Vec<Violation>,
+    /// `None` while something can run.
+    pub end: Option<End>,
+}
+
+/// `g3 runner seg=2 pos=a waits on ...; g5 ...`: a deadlock's blocked goroutines.
+pub fn blocked_words(blocked: &[GoroutineView]) -> String {
+    blocked
+        .iter()
+        .map(|v| format!("g{} {} waits on {}", v.id, v.name, v.waits_on))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A live goroutine as the UI lists it.
@@ -107,6 +175,8 @@ pub struct GoroutineView {
     pub waits_on: String,
     /// `file.go: function` it sits in.
     pub go: &'static str,
+    /// It may wait forever harmlessly (Go leaves an idle inject handler in its select).
+    pub idle: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -138,6 +208,35 @@ pub struct Outcome {
     pub message: String,
     /// The goroutine concerned (the panicking one), as `g3 name`.
     pub goroutine: Option<String>,
+}
+
+impl Outcome {
+    /// The outcome of an ended run: a Go panic (`who` names the goroutine that ran
+    /// last), else the first invariant broken, else completed or deadlock.
+    pub fn of(v: &Verdict, who: impl FnOnce() -> String) -> Outcome {
+        let (kind, message, goroutine) = match &v.end {
+            Some(End::Panic { goroutine, message }) => (
+                OutcomeKind::Panic,
+                message.clone(),
+                Some(format!("g{goroutine} {}", who())),
+            ),
+            _ if !v.violations.is_empty() => {
+                let first = &v.violations[0];
+                (
+                    OutcomeKind::Invariant,
+                    format!("{}: {}", first.id, first.message),
+                    None,
+                )
+            }
+            Some(End::Deadlock(blocked)) => (OutcomeKind::Deadlock, blocked_words(blocked), None),
+            Some(End::Completed) | None => (OutcomeKind::Completed, String::new(), None),
+        };
+        Outcome {
+            kind,
+            message,
+            goroutine,
+        }
+    }
 }
 
 impl fmt::Display for Outcome {
@@ -174,18 +273,18 @@ pub const SNAPSHOT_EVERY: u32 = 256;
 /// moved to any recorded step.
 #[derive(Clone)]
 pub struct Run<M: Model> {
-    sc: Arc<Scenario>,
+    sc: Arc<M>,
     sched: Scheduler,
-    /// World after `cursor` steps, when the cursor is behind the head.
-    world: Option<M>,
+    /// State after `cursor` steps, when the cursor is behind the head.
+    world: Option<M::State>,
     cursor: u32,
-    /// World after `len()` steps (the end of the recorded run).
-    head: M,
+    /// State after `len()` steps (the end of the recorded run).
+    head: M::State,
     records: Vec<StepRecord<M::Who>>,
-    events: Vec<M::Ev>,
-    snapshots: Vec<M>,
+    events: Vec<M::Fact>,
+    snapshots: Vec<M::State>,
     outcome: Option<Outcome>,
-    scratch: Vec<M::Ev>,
+    scratch: Vec<M::Fact>,
 }
 
 /// Why `advance` did not step.
@@ -210,8 +309,8 @@ impl fmt::Display for Stop {
 }
 
 impl<M: Model> Run<M> {
-    pub fn new(sc: Arc<Scenario>, policy: Policy) -> Run<M> {
-        let world = M::new(&sc);
+    pub fn new(sc: Arc<M>, policy: Policy) -> Run<M> {
+        let world = sc.init();
         let mut run = Run {
             sched: Scheduler::new(policy),
             head: world.clone(),
@@ -230,11 +329,15 @@ impl<M: Model> Run<M> {
 
     // ----- getters -----
 
-    pub fn scenario(&self) -> &Scenario {
+    /// The model (the checked scenario).
+    pub fn scenario(&self) -> &M {
         &self.sc
     }
-    pub fn scenario_arc(&self) -> &Arc<Scenario> {
+    pub fn scenario_arc(&self) -> &Arc<M> {
         &self.sc
+    }
+    pub fn header(&self) -> &Header {
+        self.sc.header()
     }
     pub fn policy(&self) -> &Policy {
         self.sched.policy()
@@ -250,11 +353,11 @@ impl<M: Model> Run<M> {
         self.cursor
     }
     /// The world after `cursor()` steps.
-    pub fn world(&self) -> &M {
+    pub fn world(&self) -> &M::State {
         self.world.as_ref().unwrap_or(&self.head)
     }
     /// The world at the end of the recorded run.
-    pub fn head(&self) -> &M {
+    pub fn head(&self) -> &M::State {
         &self.head
     }
     pub fn outcome(&self) -> Option<&Outcome> {
@@ -267,7 +370,7 @@ impl<M: Model> Run<M> {
         step.checked_sub(1)
             .and_then(|i| self.records.get(i as usize))
     }
-    pub fn events_of(&self, r: &StepRecord<M::Who>) -> &[M::Ev] {
+    pub fn events_of(&self, r: &StepRecord<M::Who>) -> &[M::Fact] {
         &self.events[r.ev_start as usize..r.ev_end as usize]
     }
     pub fn schedule(&self) -> Vec<Choice> {
@@ -276,7 +379,7 @@ impl<M: Model> Run<M> {
     /// Runnable choices at the cursor.
     pub fn runnable_here(&self) -> Vec<Choice> {
         let mut v = Vec::new();
-        self.world().runnable(&self.sc, &mut v);
+        self.sc.runnable(self.world(), &mut v);
         v
     }
 
@@ -288,8 +391,8 @@ impl<M: Model> Run<M> {
             return Err(Stop::Ended);
         }
         let (head, sc) = (&self.head, &self.sc);
-        let n = head.runnable_len(sc);
-        let Some((choice, note)) = self.sched.pick(n, |i| head.runnable_at(sc, i)) else {
+        let n = sc.runnable_len(head);
+        let Some((choice, note)) = self.sched.pick(n, |i| sc.runnable_at(head, i)) else {
             return Err(Stop::NeedChoice);
         };
         self.apply(choice, note);
@@ -308,7 +411,7 @@ impl<M: Model> Run<M> {
             return Err(Stop::Ended);
         }
         let mut here = Vec::new();
-        self.head.runnable(&self.sc, &mut here);
+        self.sc.runnable(&self.head, &mut here);
         if !here.contains(&choice) {
             return Err(Stop::NotRunnable(choice));
         }
@@ -333,7 +436,7 @@ impl<M: Model> Run<M> {
 
     fn apply(&mut self, choice: Choice, note: Option<SchedNote>) {
         let start = self.events.len() as u32;
-        let who = self.head.step(&self.sc, choice, &mut self.events);
+        let who = self.sc.step(&mut self.head, choice, &mut self.events);
         let step = self.len() + 1;
         self.records.push(StepRecord {
             step,
@@ -353,48 +456,20 @@ impl<M: Model> Run<M> {
 
     fn refresh_head(&mut self) {
         let sc = &self.sc;
-        if let Some((g, msg)) = self.head.go_panic() {
-            let name = self
-                .records
-                .last()
-                .map(|r| M::who_name(sc, &r.who))
-                .unwrap_or_default();
-            self.outcome = Some(Outcome {
-                kind: OutcomeKind::Panic,
-                message: msg.to_owned(),
-                goroutine: Some(format!("g{g} {name}")),
-            });
+        if sc.ended(&self.head) {
+            let v = sc.verdict(&self.head);
+            let who = || {
+                let name = self
+                    .records
+                    .last()
+                    .map(|r| sc.who_name(&r.who))
+                    .unwrap_or_default();
+                name
+            };
+            self.outcome = Some(Outcome::of(&v, who));
             return;
         }
-        if self.head.runnable_len(sc) == 0 {
-            let violations = self.head.violations(sc);
-            self.outcome = Some(if let Some((name, msg)) = violations.first() {
-                Outcome {
-                    kind: OutcomeKind::Invariant,
-                    message: format!("{name}: {msg}"),
-                    goroutine: None,
-                }
-            } else if self.head.quiescent() {
-                Outcome {
-                    kind: OutcomeKind::Completed,
-                    message: String::new(),
-                    goroutine: None,
-                }
-            } else {
-                let blocked = self.head.blocked(sc);
-                let words: Vec<String> = blocked
-                    .iter()
-                    .map(|(g, n, w)| format!("g{g} {n} waits on {w}"))
-                    .collect();
-                Outcome {
-                    kind: OutcomeKind::Deadlock,
-                    message: words.join("; "),
-                    goroutine: None,
-                }
-            });
-            return;
-        }
-        if self.len() >= sc.max_steps {
+        if self.len() >= sc.header().max_steps {
             self.outcome = Some(Outcome {
                 kind: OutcomeKind::StepLimit,
                 message: format!("stopped after {} steps with work left", self.len()),
@@ -420,7 +495,7 @@ impl<M: Model> Run<M> {
     // ----- time travel -----
 
     /// The world after `n` steps, without moving the cursor.
-    pub fn world_at(&self, n: u32) -> M {
+    pub fn world_at(&self, n: u32) -> M::State {
         let n = n.min(self.len());
         if n == self.cursor {
             return self.world().clone();
@@ -433,19 +508,20 @@ impl<M: Model> Run<M> {
         let mut scratch = Vec::new();
         for i in base..n {
             scratch.clear();
-            w.step(&self.sc, self.records[i as usize].choice, &mut scratch);
+            self.sc
+                .step(&mut w, self.records[i as usize].choice, &mut scratch);
         }
         w
     }
 
     /// Replays the whole recorded run once, calling `f(step, world)` for step 0..=len.
-    pub fn for_each_world(&self, mut f: impl FnMut(u32, &M)) {
+    pub fn for_each_world(&self, mut f: impl FnMut(u32, &M::State)) {
         let mut w = self.snapshots[0].clone();
         f(0, &w);
         let mut scratch = Vec::new();
         for (i, r) in self.records.iter().enumerate() {
             scratch.clear();
-            w.step(&self.sc, r.choice, &mut scratch);
+            self.sc.step(&mut w, r.choice, &mut scratch);
             f(i as u32 + 1, &w);
         }
     }
@@ -473,7 +549,7 @@ impl<M: Model> Run<M> {
         while self.cursor < n {
             let c = self.records[self.cursor as usize].choice;
             self.scratch.clear();
-            world.step(&self.sc, c, &mut self.scratch);
+            self.sc.step(&mut world, c, &mut self.scratch);
             self.cursor += 1;
         }
         self.world = Some(world);

@@ -3,21 +3,18 @@
 //! search is breadth first, the first schedule found for each violation is a
 //! shortest one.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::engine::Model;
-use crate::scenario::{ModelKind, Scenario};
+use crate::engine::{blocked_words, End, Model, OutcomeKind};
 use crate::sched::{format_schedule, Choice};
-use crate::{flush2021, sync2024};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Found {
     /// `panic`, `invariant` or `deadlock`.
-    pub kind: &'static str,
+    pub kind: OutcomeKind,
     pub message: String,
     /// A shortest schedule reaching it (replay with `flushscope run --schedule`).
     pub schedule: String,
@@ -58,17 +55,13 @@ impl Exploration {
         for v in &self.violations {
             s.push_str(&format!(
                 "{}: {}\n  shortest schedule ({} steps): {}\n",
-                v.kind, v.message, v.steps, v.schedule
+                v.kind.as_str(),
+                v.message,
+                v.steps,
+                v.schedule
             ));
         }
         s
-    }
-}
-
-pub fn explore(sc: Arc<Scenario>, max_steps: u32, max_states: u64) -> Exploration {
-    match sc.model {
-        ModelKind::Flush2021 => explore_model::<flush2021::World>(&sc, max_steps, max_states),
-        ModelKind::Sync2024 => explore_model::<sync2024::World>(&sc, max_steps, max_states),
     }
 }
 
@@ -78,15 +71,18 @@ fn hash_of<M: Hash>(m: &M) -> u64 {
     h.finish()
 }
 
-fn explore_model<M: Model>(sc: &Scenario, max_steps: u32, max_states: u64) -> Exploration {
+/// Explores every interleaving of `sc` up to `max_steps` steps deep and
+/// `max_states` distinct states: each distinct invariant broken on some path, Go
+/// panic and deadlock, with a shortest schedule reaching it.
+pub fn explore<M: Model>(sc: &M, max_steps: u32, max_states: u64) -> Exploration {
     // Parent links rebuild schedules without storing one per state.
     let mut links: Vec<(u32, Choice)> = Vec::new();
     let mut seen: HashSet<u64> = HashSet::new();
-    let mut queue: VecDeque<(M, u32, u32)> = VecDeque::new(); // world, link index (+1; 0 = root), depth
+    let mut queue: VecDeque<(M::State, u32, u32)> = VecDeque::new(); // state, link index (+1; 0 = root), depth
     let mut found: Vec<Found> = Vec::new();
     let mut keys: Vec<String> = Vec::new();
     let mut truncated = false;
-    let root = M::new(sc);
+    let root = sc.init();
     seen.insert(hash_of(&root));
     queue.push_back((root, 0, 0));
     let mut runnable = Vec::new();
@@ -102,32 +98,31 @@ fn explore_model<M: Model>(sc: &Scenario, max_steps: u32, max_states: u64) -> Ex
         v
     };
     while let Some((w, link, depth)) = queue.pop_front() {
-        w.runnable(sc, &mut runnable);
-        // Every distinct invariant broken on the path (the world keeps them all), a
-        // Go panic, or a deadlock.
-        let mut verdicts: Vec<(&'static str, String, String)> = w
-            .violations(sc)
+        sc.runnable(&w, &mut runnable);
+        // Every distinct invariant broken on the path (the state keeps them all), a
+        // Go panic, or a deadlock: the verdict the run judges by.
+        let v = sc.verdict(&w);
+        let mut verdicts: Vec<(OutcomeKind, String, String)> = v
+            .violations
             .into_iter()
-            .map(|(name, msg)| {
+            .map(|x| {
                 (
-                    "invariant",
-                    format!("{name}: {msg}"),
-                    format!("invariant:{name}"),
+                    OutcomeKind::Invariant,
+                    format!("{}: {}", x.id, x.message),
+                    format!("invariant:{}", x.id),
                 )
             })
             .collect();
-        let mut ended = false;
-        if let Some((_, msg)) = w.go_panic() {
-            verdicts.push(("panic", msg.to_owned(), format!("panic:{msg}")));
-            ended = true;
-        } else if runnable.is_empty() && !w.quiescent() {
-            let b: Vec<String> = w
-                .blocked(sc)
-                .into_iter()
-                .map(|(g, n, on)| format!("g{g} {n} waits on {on}"))
-                .collect();
-            verdicts.push(("deadlock", b.join("; "), "deadlock".to_owned()));
-            ended = true;
+        let ended = v.end.is_some();
+        match v.end {
+            Some(End::Panic { message, .. }) => {
+                let key = format!("panic:{message}");
+                verdicts.push((OutcomeKind::Panic, message, key));
+            }
+            Some(End::Deadlock(blocked)) => {
+                verdicts.push((OutcomeKind::Deadlock, blocked_words(&blocked), "deadlock".to_owned()));
+            }
+            Some(End::Completed) | None => {}
         }
         for (kind, message, key) in verdicts {
             if !keys.contains(&key) {
@@ -155,7 +150,7 @@ fn explore_model<M: Model>(sc: &Scenario, max_steps: u32, max_states: u64) -> Ex
             }
             let mut next = w.clone();
             scratch.clear();
-            next.step(sc, c, &mut scratch);
+            sc.step(&mut next, c, &mut scratch);
             if seen.insert(hash_of(&next)) {
                 links.push((link, c));
                 queue.push_back((next, links.len() as u32, depth + 1));
@@ -163,8 +158,8 @@ fn explore_model<M: Model>(sc: &Scenario, max_steps: u32, max_states: u64) -> Ex
         }
     }
     Exploration {
-        scenario: sc.name.clone(),
-        version: sc.version.map(|v| v.as_str()),
+        scenario: sc.header().name.clone(),
+        version: sc.header().version,
         states: seen.len() as u64,
         truncated,
         violations: found,
@@ -172,41 +167,47 @@ fn explore_model<M: Model>(sc: &Scenario, max_steps: u32, max_states: u64) -> Ex
     }
 }
 
-/// The observable outcome of a finished flush-2021 run (see [`flush_outcomes`]):
-/// `notified` the packs SaveBinlogPaths received, `w` the world at the end.
-pub fn flush_outcome_words(
-    sc: &Scenario,
-    notified: &[flush2021::Pack],
-    w: &flush2021::World,
-) -> String {
-    let words = |p: &flush2021::Pack| {
-        let mut s = format!("{}/{}", p.segment, p.pos.map_or("nil", |x| sc.pos_name(x)));
-        for (on, tag) in [(p.flushed, "+f"), (p.dropped, "+d"), (p.err, "+e")] {
-            if on {
-                s.push_str(tag);
-            }
-        }
-        s
-    };
-    let end = if w.panic.is_some() {
-        "panic"
-    } else if w.quiescent() {
-        "completed"
-    } else {
-        "deadlock"
-    };
-    let n: Vec<String> = notified.iter().map(words).collect();
-    let d = match &w.drop.flush_and_drop {
-        Some(ps) => ps.iter().map(words).collect::<Vec<_>>().join(" "),
-        None => "-".to_owned(),
-    };
-    format!("N={} | D={d} | E={end}", n.join(" "))
+/// What an observer outside the modelled code sees: the conformance harness
+/// records the same of the real Go code (`tests/conformance/`). An outcome is the
+/// line `N=<observations in order> | <end>`.
+pub trait Observe: Model {
+    /// What a fact shows the observer, if anything (flush-2021: a pack datacoord
+    /// receives).
+    fn observed(&self, _f: &Self::Fact) -> Option<String> {
+        None
+    }
+    /// What the end state shows (flush-2021: the packs of flushAndDrop, then how
+    /// the run ended).
+    fn end_observed(&self, s: &Self::State) -> String {
+        format!("E={}", end_word(self, s))
+    }
 }
 
-/// One distinct observable outcome of a flush-2021 scenario.
+/// `completed`, `deadlock` or `panic` for an ended state.
+pub fn end_word<M: Model>(sc: &M, s: &M::State) -> &'static str {
+    match sc.verdict(s).end {
+        Some(End::Panic { .. }) => "panic",
+        Some(End::Deadlock(_)) => "deadlock",
+        Some(End::Completed) | None => "completed",
+    }
+}
+
+/// `N=... | ...`: the observations and the end.
+pub fn outcome_line<M: Observe>(sc: &M, observed: &[String], end: &M::State) -> String {
+    format!("N={} | {}", observed.join(" "), sc.end_observed(end))
+}
+
+fn hash2(a: &impl Hash, b: &impl Hash) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    a.hash(&mut h);
+    b.hash(&mut h);
+    h.finish()
+}
+
+/// One distinct observable outcome of a scenario.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FlushOutcome {
-    /// `N=... | D=... | E=...` (see [`flush_outcomes`]).
+pub struct ObservedOutcome {
+    /// `N=... | D=... | E=...`.
     pub outcome: String,
     /// Distinct end states reaching it.
     pub ends: u64,
@@ -215,72 +216,31 @@ pub struct FlushOutcome {
     pub steps: u32,
 }
 
-/// Every distinct observable outcome of a flush-2021 scenario, as the Go
-/// conformance harness prints it: `N=` the packs SaveBinlogPaths received in order,
-/// `D=` the packs given to flushAndDrop (`-` if never called), `E=` how the run
-/// ended (`completed`, `deadlock`, `panic`). A pack is `SEG/POS` (`nil` for a
-/// position-less drop-mode delete pack) with `+f`, `+d`, `+e` for flushed, dropped,
-/// err. Breadth first, so each comes with a shortest schedule. States are merged on
-/// the world plus what datacoord has seen so far. `None` when more than
-/// `max_states` states would be visited.
-pub fn flush_outcomes(sc: &Scenario, max_states: u64) -> Option<Vec<FlushOutcome>> {
-    use flush2021::{Ev, Pack, World};
-    // What a pack looks like to datacoord: (segment, position, flushed, dropped, err).
-    type Seen = (i64, Option<u32>, bool, bool, bool);
-    let key = |p: &Pack| -> Seen { (p.segment, p.pos, p.flushed, p.dropped, p.err) };
-    let words = |k: &Seen| {
-        let mut s = format!("{}/{}", k.0, k.1.map_or("nil", |x| sc.pos_name(x)));
-        for (on, tag) in [(k.2, "+f"), (k.3, "+d"), (k.4, "+e")] {
-            if on {
-                s.push_str(tag);
-            }
-        }
-        s
-    };
+/// Every distinct observable outcome, breadth first, so each comes with a
+/// shortest schedule. States are merged on the world plus what datacoord has seen
+/// so far. `None` when more than `max_states` states would be visited.
+pub fn outcomes<M: Observe>(sc: &M, max_states: u64) -> Option<Vec<ObservedOutcome>> {
     let mut seen: HashSet<u64> = HashSet::new();
     let mut links: Vec<(u32, Choice)> = Vec::new();
-    let mut out: std::collections::BTreeMap<String, (u64, u32)> = Default::default();
-    let mut queue: VecDeque<(World, Vec<Seen>, u32)> = VecDeque::new();
-    queue.push_back((World::new(sc), Vec::new(), 0));
+    let mut out: BTreeMap<String, (u64, u32)> = BTreeMap::new();
+    // (world, words of the packs notified so far, link index + 1; 0 = root)
+    let mut queue: VecDeque<(M::State, Vec<String>, u32)> = VecDeque::new();
+    queue.push_back((sc.init(), Vec::new(), 0));
     let mut runnable = Vec::new();
     let mut scratch = Vec::new();
     while let Some((w, obs, link)) = queue.pop_front() {
-        w.runnable(sc, &mut runnable);
+        sc.runnable(&w, &mut runnable);
         if runnable.is_empty() {
-            let end = if w.panic.is_some() {
-                "panic"
-            } else if w.quiescent() {
-                "completed"
-            } else {
-                "deadlock"
-            };
-            let n: Vec<String> = obs.iter().map(words).collect();
-            let d = match &w.drop.flush_and_drop {
-                Some(ps) => ps
-                    .iter()
-                    .map(|p| words(&key(p)))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-                None => "-".to_owned(),
-            };
-            out.entry(format!("N={} | D={} | E={end}", n.join(" "), d))
-                .or_insert((0, link))
-                .0 += 1;
+            out.entry(outcome_line(sc, &obs, &w)).or_insert((0, link)).0 += 1;
             continue;
         }
         for &c in &runnable {
             let mut next = w.clone();
             scratch.clear();
-            next.step(sc, c, &mut scratch);
+            sc.step(&mut next, c, &mut scratch);
             let mut obs2 = obs.clone();
-            obs2.extend(scratch.iter().filter_map(|e| match e {
-                Ev::Notified { pack, .. } => Some(key(pack)),
-                _ => None,
-            }));
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            next.hash(&mut h);
-            obs2.hash(&mut h);
-            if seen.insert(h.finish()) {
+            obs2.extend(scratch.iter().filter_map(|f| sc.observed(f)));
+            if seen.insert(hash2(&next, &obs2)) {
                 if seen.len() as u64 > max_states {
                     return None;
                 }
@@ -303,7 +263,7 @@ pub fn flush_outcomes(sc: &Scenario, max_states: u64) -> Option<Vec<FlushOutcome
         out.into_iter()
             .map(|(outcome, (ends, link))| {
                 let s = schedule_of(link);
-                FlushOutcome {
+                ObservedOutcome {
                     outcome,
                     ends,
                     steps: s.len() as u32,
@@ -314,27 +274,16 @@ pub fn flush_outcomes(sc: &Scenario, max_states: u64) -> Option<Vec<FlushOutcome
     )
 }
 
-/// A schedule under which a flush-2021 scenario ends in `outcome` (the
-/// `N=... | D=... | E=...` of [`flush_outcomes`]), found depth first, pruning every
-/// path whose SaveBinlogPaths packs stop matching the outcome's. For state spaces
-/// too big to enumerate: "can the model do what Go did?" `None` when no schedule
-/// exists or more than `max_states` states would be visited (the second bool says
-/// which: true = budget).
-pub fn find_flush_outcome(
-    sc: &Scenario,
+/// A schedule under which the scenario ends in `outcome` (an `N=... | ...`
+/// line), found depth first, pruning every path whose SaveBinlogPaths packs
+/// stop matching the outcome's. For state spaces too big to enumerate: "can the
+/// model do what Go did?" `Err(true)` when more than `max_states` states would be
+/// visited, `Err(false)` when no schedule exists.
+pub fn find_outcome<M: Observe>(
+    sc: &M,
     outcome: &str,
     max_states: u64,
 ) -> Result<Vec<Choice>, bool> {
-    use flush2021::{Ev, Pack, World};
-    let words = |p: &Pack| {
-        let mut s = format!("{}/{}", p.segment, p.pos.map_or("nil", |x| sc.pos_name(x)));
-        for (on, tag) in [(p.flushed, "+f"), (p.dropped, "+d"), (p.err, "+e")] {
-            if on {
-                s.push_str(tag);
-            }
-        }
-        s
-    };
     let want_n: Vec<&str> = outcome
         .strip_prefix("N=")
         .and_then(|s| s.split(" | ").next())
@@ -342,26 +291,14 @@ pub fn find_flush_outcome(
         .unwrap_or_default();
     let mut seen: HashSet<u64> = HashSet::new();
     // (world, packs notified so far, schedule)
-    let mut stack: Vec<(World, usize, Vec<Choice>)> = vec![(World::new(sc), 0, Vec::new())];
+    let mut stack: Vec<(M::State, usize, Vec<Choice>)> = vec![(sc.init(), 0, Vec::new())];
     let mut runnable = Vec::new();
     let mut scratch = Vec::new();
     while let Some((w, matched, sched)) = stack.pop() {
-        w.runnable(sc, &mut runnable);
+        sc.runnable(&w, &mut runnable);
         if runnable.is_empty() {
-            let end = if w.panic.is_some() {
-                "panic"
-            } else if w.quiescent() {
-                "completed"
-            } else {
-                "deadlock"
-            };
-            let d = match &w.drop.flush_and_drop {
-                Some(ps) => ps.iter().map(words).collect::<Vec<_>>().join(" "),
-                None => "-".to_owned(),
-            };
-            if matched == want_n.len()
-                && format!("N={} | D={d} | E={end}", want_n.join(" ")) == outcome
-            {
+            let n: Vec<String> = want_n.iter().map(|s| (*s).to_owned()).collect();
+            if matched == want_n.len() && outcome_line(sc, &n, &w) == outcome {
                 return Ok(sched);
             }
             continue;
@@ -369,25 +306,20 @@ pub fn find_flush_outcome(
         for &c in runnable.iter().rev() {
             let mut next = w.clone();
             scratch.clear();
-            next.step(sc, c, &mut scratch);
+            sc.step(&mut next, c, &mut scratch);
             let mut m = matched;
             let mut ok = true;
-            for e in &scratch {
-                if let Ev::Notified { pack, .. } = e {
-                    if want_n.get(m).is_some_and(|x| *x == words(pack)) {
-                        m += 1;
-                    } else {
-                        ok = false;
-                    }
+            for o in scratch.iter().filter_map(|f| sc.observed(f)) {
+                if want_n.get(m).is_some_and(|x| *x == o) {
+                    m += 1;
+                } else {
+                    ok = false;
                 }
             }
             if !ok {
                 continue;
             }
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            next.hash(&mut h);
-            m.hash(&mut h);
-            if seen.insert(h.finish()) {
+            if seen.insert(hash2(&next, &m)) {
                 if seen.len() as u64 > max_states {
                     return Err(true);
                 }
@@ -398,4 +330,16 @@ pub fn find_flush_outcome(
         }
     }
     Err(false)
+}
+
+/// The outcome line of a recorded run (its observations and its end state).
+pub fn run_outcome<M: Observe>(run: &crate::engine::Run<M>) -> String {
+    let sc = run.scenario();
+    let observed: Vec<String> = run
+        .records()
+        .iter()
+        .flat_map(|r| run.events_of(r))
+        .filter_map(|f| sc.observed(f))
+        .collect();
+    outcome_line(sc, &observed, run.head())
 }

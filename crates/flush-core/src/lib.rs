@@ -1,13 +1,18 @@
 //! FlushScope's core: a deterministic, sans-IO simulator of Milvus's datanode
 //! flush machinery, one goroutine step at a time.
 //!
-//! * [`scenario`] parses and checks scenario files (the public JSON format).
-//! * [`flush2021`] is the 2021 flush manager (`flush_manager.go` at `891c202b73`);
-//!   [`sync2024`] is the 2024 metacache / SyncSegments machinery of issue #34018.
-//! * [`engine`] drives either model: a [`sched::Scheduler`] picks the next runnable
-//!   goroutine, every step is recorded, invariants are checked after every step,
-//!   and any step can be revisited.
-//! * [`report`] prints traces (text and JSON) the same way for the CLI and the browser.
+//! * [`engine`]: the [`Model`] trait and [`Run`], which drives any model: a
+//!   [`sched::Scheduler`] picks the next runnable goroutine, every step is
+//!   recorded, and any step can be revisited.
+//! * Each model is one folder: [`flush2021`] is the 2021 flush manager
+//!   (`flush_manager.go` at `891c202b73`); [`sync2024`] is the 2024 metacache /
+//!   SyncSegments machinery of issue #34018. Each owns its scenario part (`setup`),
+//!   its state and steps, its facts, and its `view` (what front ends show).
+//! * [`scenario`] is the file format every model shares (header, actors, checking);
+//!   [`registry`] is the one place that names every model.
+//! * [`report`] prints traces (text and JSON) the same way for the CLI and the
+//!   browser; [`explore`] searches every interleaving; [`view`] is the plain-data
+//!   stage the page draws.
 //!
 //! There is no IO, no clock and no OS randomness here: the same scenario, version
 //! and schedule give the same trace, byte for byte, natively and in wasm.
@@ -16,17 +21,16 @@ pub mod builtin;
 pub mod engine;
 pub mod explore;
 pub mod flush2021;
-pub mod locate;
+pub mod registry;
 pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod sched;
 pub mod sync2024;
 pub mod verdicts;
+pub mod view;
 
-mod any;
-
-pub use any::AnyRun;
 pub use engine::{Model, Outcome, OutcomeKind, Run, Stop};
-pub use scenario::{ModelKind, Scenario, ScenarioError, Version};
+pub use registry::{AnyRun, AnyScenario};
+pub use scenario::{Header, ScenarioError};
 pub use sched::{Choice, Policy};

@@ -5,11 +5,9 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::any::AnyRun;
-use crate::engine::{Model, Outcome, Run, StepRecord};
-use crate::flush2021;
-use crate::scenario::{DcSegment, DnSegment, Scenario};
+use crate::engine::{FactKind, Model, Outcome, Run, StepRecord};
 use crate::sched::{format_schedule, Policy};
+use crate::view::Present;
 
 /// One step, rendered.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -45,18 +43,21 @@ pub(crate) fn line<M: Model>(run: &Run<M>, rec: &StepRecord<M::Who>) -> TraceLin
         if i > 0 {
             event.push_str("; ");
         }
-        M::ev_render(sc, e, &mut event);
-        if let Some(l) = M::ev_log(sc, e) {
+        sc.fact_words(e, &mut event);
+        if let Some(l) = sc.fact_log(e) {
             log.extend(l.lines().map(str::to_owned));
         }
-        violation |= M::ev_is_violation(e);
-        panic |= M::ev_is_panic(e);
+        match sc.fact_kind(e) {
+            FactKind::Violation => violation = true,
+            FactKind::Panic => panic = true,
+            FactKind::Plain => {}
+        }
     }
     TraceLine {
         step: rec.step,
         goroutine: rec.choice.g,
-        name: M::who_name(sc, &rec.who),
-        go: evs.first().map_or("", |e| M::ev_go_fn(e)),
+        name: sc.who_name(&rec.who),
+        go: evs.first().map_or("", |e| sc.fact_go(e)),
         event,
         log,
         note: rec.note.as_ref().map(|n| n.to_string()),
@@ -100,20 +101,22 @@ pub fn policy_words(p: &Policy) -> String {
     }
 }
 
-pub(crate) fn text(run: &AnyRun, with_logs: bool) -> String {
-    let sc = run.scenario();
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
+/// `# name (model @ version), policy`, the first line of a text trace.
+pub fn title_line<M: Model>(run: &Run<M>) -> String {
+    let h = run.header();
+    format!(
         "# {} ({}{}), {}",
-        sc.name,
-        sc.model.as_str(),
-        sc.version
-            .map(|v| format!(" @ {}", v.as_str()))
-            .unwrap_or_default(),
+        h.name,
+        h.model,
+        h.version.map(|v| format!(" @ {v}")).unwrap_or_default(),
         policy_words(run.policy())
-    );
-    let lines = run.lines();
+    )
+}
+
+pub(crate) fn text<M: Model>(run: &Run<M>, with_logs: bool) -> String {
+    let mut out = title_line(run);
+    out.push('\n');
+    let lines: Vec<TraceLine> = run.records().iter().map(|r| line(run, r)).collect();
     for l in &lines {
         out.push_str(&format_line(l));
         out.push('\n');
@@ -139,82 +142,15 @@ pub(crate) fn text(run: &AnyRun, with_logs: bool) -> String {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PackJson {
-    pub segment: i64,
-    pub pos: Option<String>,
-    pub flushed: bool,
-    pub dropped: bool,
-    pub err: bool,
-}
-
-/// `seg=4 pos=a flushed`: how the trace and the browser write a pack.
-impl std::fmt::Display for PackJson {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "seg={} pos={}",
-            self.segment,
-            self.pos.as_deref().unwrap_or("nil")
-        )?;
-        for (on, word) in [
-            (self.flushed, " flushed"),
-            (self.dropped, " dropped"),
-            (self.err, " err"),
-        ] {
-            if on {
-                f.write_str(word)?;
-            }
-        }
-        Ok(())
-    }
-}
-
-impl PackJson {
-    pub fn from_pack(sc: &Scenario, p: &flush2021::Pack) -> PackJson {
-        PackJson {
-            segment: p.segment,
-            pos: p.pos.map(|x| sc.pos_name(x).to_owned()),
-            flushed: p.flushed,
-            dropped: p.dropped,
-            err: p.err,
-        }
-    }
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ReplicaJson {
-    pub segment: i64,
-    pub state: &'static str,
-    pub rows: i64,
-    pub checkpoint: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct InvariantJson {
     pub step: u32,
     pub event: String,
 }
 
+/// The `--json` object of `flushscope run` (DESIGN.md's contract): the run, then
+/// the model's summary of its end (`S`), then the trace.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct OutcomeJson {
-    pub kind: &'static str,
-    pub message: String,
-    pub goroutine: Option<String>,
-}
-
-impl From<&Outcome> for OutcomeJson {
-    fn from(o: &Outcome) -> OutcomeJson {
-        OutcomeJson {
-            kind: o.kind.as_str(),
-            message: o.message.clone(),
-            goroutine: o.goroutine.clone(),
-        }
-    }
-}
-
-/// The `--json` object of `flushscope run`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Report {
+pub struct Report<S> {
     pub scenario: String,
     pub model: &'static str,
     pub version: Option<&'static str>,
@@ -222,22 +158,16 @@ pub struct Report {
     pub policy: String,
     pub schedule: String,
     pub steps: u32,
-    pub outcome: Option<OutcomeJson>,
+    pub outcome: Option<Outcome>,
     pub invariants: Vec<InvariantJson>,
-    pub notified: Vec<PackJson>,
-    pub drop_packs: Option<Vec<PackJson>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replica: Option<Vec<ReplicaJson>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub metacache: Option<Vec<DnSegment>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub datacoord: Option<Vec<DcSegment>>,
+    #[serde(flatten)]
+    pub summary: S,
     pub trace: Vec<TraceLine>,
 }
 
-pub(crate) fn report(run: &AnyRun) -> Report {
-    let sc = run.scenario();
-    let trace = run.lines();
+pub(crate) fn report<M: Present>(run: &Run<M>) -> Report<M::Summary> {
+    let h = run.header();
+    let trace: Vec<TraceLine> = run.records().iter().map(|r| line(run, r)).collect();
     let invariants = trace
         .iter()
         .filter(|l| l.violation)
@@ -249,69 +179,30 @@ pub(crate) fn report(run: &AnyRun) -> Report {
     let seed = match run.policy() {
         Policy::Seeded(s) => *s,
         Policy::Scripted { fallback_seed, .. } => *fallback_seed,
-        _ => sc.seed,
+        _ => h.seed,
     };
-    let mut r = Report {
-        scenario: sc.name.clone(),
-        model: sc.model.as_str(),
-        version: sc.version.map(|v| v.as_str()),
+    Report {
+        scenario: h.name.clone(),
+        model: h.model,
+        version: h.version,
         seed,
         policy: policy_words(run.policy()),
         schedule: format_schedule(&run.schedule()),
         steps: run.len(),
-        outcome: run.outcome().map(OutcomeJson::from),
+        outcome: run.outcome().cloned(),
         invariants,
-        notified: Vec::new(),
-        drop_packs: None,
-        replica: None,
-        metacache: None,
-        datacoord: None,
+        summary: run.scenario().summary(run),
         trace,
-    };
-    match run {
-        AnyRun::Flush(f) => {
-            for rec in f.records() {
-                for e in f.events_of(rec) {
-                    if let flush2021::Ev::Notified { pack, .. } = e {
-                        r.notified.push(PackJson::from_pack(sc, pack));
-                    }
-                }
-            }
-            let w = f.head();
-            r.drop_packs = w
-                .drop
-                .flush_and_drop
-                .as_ref()
-                .map(|ps| ps.iter().map(|p| PackJson::from_pack(sc, p)).collect());
-            r.replica = Some(
-                w.replica
-                    .iter()
-                    .map(|s| ReplicaJson {
-                        segment: s.segment,
-                        state: s.state.as_str(),
-                        rows: s.rows,
-                        checkpoint: s.checkpoint.map(|p| sc.pos_name(p).to_owned()),
-                    })
-                    .collect(),
-            );
-        }
-        AnyRun::Sync(s) => {
-            let w = s.head();
-            r.metacache = Some(
-                w.metacache
-                    .segments()
-                    .iter()
-                    .map(|m| DnSegment {
-                        segment: m.segment,
-                        partition: m.partition,
-                        state: m.state,
-                        level: m.level,
-                        rows: m.num_rows(),
-                    })
-                    .collect(),
-            );
-            r.datacoord = Some(w.datacoord.clone());
-        }
     }
-    r
+}
+
+/// The report as JSON text.
+pub fn to_json<S: Serialize>(r: &Report<S>, pretty: bool) -> String {
+    let text = if pretty {
+        serde_json::to_string_pretty(r)
+    } else {
+        serde_json::to_string(r)
+    };
+    // Serialising plain strings and numbers cannot fail.
+    text.unwrap_or_default()
 }

@@ -3,13 +3,11 @@
 //! or finding), found by exhaustive exploration. The README and the page show the
 //! table a test generates from the model (`crates/flush-core/src/verdicts.json`); nobody types it.
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
-use crate::explore::{explore, Found};
-use crate::scenario::{ModelKind, Scenario, Version};
-use crate::{builtin, AnyRun, OutcomeKind, Policy};
+use crate::explore::Found;
+use crate::registry::{AnyScenario, FORMATS};
+use crate::{builtin, OutcomeKind, Policy};
 
 /// States an exploration may visit before the table falls back to seeded runs.
 pub const STATE_BUDGET: u64 = 400_000;
@@ -21,7 +19,7 @@ const MAX_DEPTH: u32 = 2_000;
 /// One scenario under one version.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cell {
-    /// The sync-2024 version (`None` for flush-2021, fixed at 891c202b73).
+    /// The Milvus version (`None` for a model fixed at one).
     pub version: Option<String>,
     /// `completed`, or each distinct `panic: ...`, invariant name and `deadlock`.
     pub verdicts: Vec<String>,
@@ -64,9 +62,9 @@ fn words(found: &[Found]) -> Vec<String> {
     let mut v: Vec<String> = found
         .iter()
         .map(|f| match f.kind {
-            "panic" => format!("panic: {}", panic_words(&f.message)),
-            "invariant" => f.message.split(':').next().unwrap_or_default().to_owned(),
-            other => other.to_owned(),
+            OutcomeKind::Panic => format!("panic: {}", panic_words(&f.message)),
+            OutcomeKind::Invariant => f.message.split(':').next().unwrap_or_default().to_owned(),
+            other => other.as_str().to_owned(),
         })
         .collect();
     v.sort();
@@ -79,11 +77,12 @@ fn words(found: &[Found]) -> Vec<String> {
 
 /// The verdicts of one scenario: explored exhaustively, or under seeded runs when its
 /// state space is over `budget`.
-pub fn cell(sc: &Scenario, budget: u64) -> Cell {
-    let x = explore(Arc::new(sc.clone()), MAX_DEPTH, budget);
+pub fn cell(sc: &AnyScenario, budget: u64) -> Cell {
+    let x = sc.explore(MAX_DEPTH, budget);
+    let version = sc.header().version.map(str::to_owned);
     if !x.truncated {
         return Cell {
-            version: sc.version.map(|v| v.as_str().to_owned()),
+            version,
             verdicts: words(&x.violations),
             states: x.states,
             seeded_runs: 0,
@@ -91,7 +90,7 @@ pub fn cell(sc: &Scenario, budget: u64) -> Cell {
     }
     let mut v = Vec::new();
     for seed in 0..SEEDED_RUNS {
-        let mut r = AnyRun::new(Arc::new(sc.clone()), Policy::Seeded(seed));
+        let mut r = sc.run(Policy::Seeded(seed));
         r.run_to_end();
         if let Some(o) = r.outcome() {
             match o.kind {
@@ -100,7 +99,7 @@ pub fn cell(sc: &Scenario, budget: u64) -> Cell {
                 _ => {}
             }
         }
-        v.extend(r.violation_names().into_iter().map(str::to_owned));
+        v.extend(r.violation_ids().into_iter().map(str::to_owned));
     }
     v.sort();
     v.dedup();
@@ -108,7 +107,7 @@ pub fn cell(sc: &Scenario, budget: u64) -> Cell {
         v.push("completed".to_owned());
     }
     Cell {
-        version: sc.version.map(|v| v.as_str().to_owned()),
+        version,
         verdicts: v,
         states: 0,
         seeded_runs: SEEDED_RUNS,
@@ -116,26 +115,28 @@ pub fn cell(sc: &Scenario, budget: u64) -> Cell {
 }
 
 /// Every built-in file scenario (the generated `pairs-N` are left out), each
-/// sync-2024 one under every version.
+/// under every version its model can run at.
 pub fn compute(budget: u64) -> Vec<Row> {
     builtin::FILES
         .iter()
         .filter_map(|(name, _)| builtin::get(name))
         .map(|sc| {
-            let cells = match sc.model {
-                ModelKind::Flush2021 => vec![cell(&sc, budget)],
-                ModelKind::Sync2024 => Version::ALL
+            let versions = sc.versions();
+            let cells = if versions.is_empty() {
+                vec![cell(&sc, budget)]
+            } else {
+                versions
                     .iter()
                     .map(|v| {
                         let mut s = sc.clone();
-                        s.version = Some(*v);
+                        s.set_version(v.id).expect("a version the model lists");
                         cell(&s, budget)
                     })
-                    .collect(),
+                    .collect()
             };
             Row {
-                scenario: sc.name.clone(),
-                model: sc.model.as_str().to_owned(),
+                scenario: sc.header().name.clone(),
+                model: sc.header().model.to_owned(),
                 cells,
             }
         })
@@ -150,33 +151,43 @@ fn cell_words(c: &Cell) -> String {
     s
 }
 
-/// The table as Markdown: flush-2021 scenarios, then sync-2024 ones by version.
+/// The table as Markdown: one table per model, in the registry's order, with a
+/// column per version of the model.
 pub fn markdown(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "| flush-2021 scenario (891c202b73) | every verdict exploration finds |\n|---|---|\n",
-    );
-    for r in rows.iter().filter(|r| r.model == "flush-2021") {
-        out.push_str(&format!(
-            "| `{}` | {} |\n",
-            r.scenario,
-            cell_words(&r.cells[0])
-        ));
-    }
-    out.push_str("\n| sync-2024 scenario |");
-    for v in Version::ALL {
-        out.push_str(&format!(" {} ({}) |", v.as_str(), v.pr()));
-    }
-    out.push_str("\n|---|");
-    for _ in Version::ALL {
-        out.push_str("---|");
-    }
-    out.push('\n');
-    for r in rows.iter().filter(|r| r.model == "sync-2024") {
-        out.push_str(&format!("| `{}` |", r.scenario));
-        for c in &r.cells {
-            out.push_str(&format!(" {} |", cell_words(c)));
+    let mut out = String::new();
+    for f in FORMATS {
+        let mine: Vec<&Row> = rows.iter().filter(|r| r.model == f.model).collect();
+        let Some(first) = mine.first() else {
+            continue;
+        };
+        if !out.is_empty() {
+            out.push('\n');
         }
-        out.push('\n');
+        let versions = builtin::get(&first.scenario).map(|s| s.versions()).unwrap_or(&[]);
+        if versions.is_empty() {
+            let fixed = f.fixed_at.map(|c| format!(" ({c})")).unwrap_or_default();
+            out.push_str(&format!(
+                "| {} scenario{fixed} | every verdict exploration finds |\n|---|---|\n",
+                f.model
+            ));
+        } else {
+            out.push_str(&format!("| {} scenario |", f.model));
+            for v in versions {
+                out.push_str(&format!(" {} ({}) |", v.id, v.pr));
+            }
+            out.push_str("\n|---|");
+            for _ in versions {
+                out.push_str("---|");
+            }
+            out.push('\n');
+        }
+        for r in mine {
+            out.push_str(&format!("| `{}` |", r.scenario));
+            for c in &r.cells {
+                out.push_str(&format!(" {} |", cell_words(c)));
+            }
+            out.push('\n');
+        }
     }
     out
 }

@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use super::*;
-use crate::scenario::{Op, PosId};
+use super::setup::{Op, PosId, RETRY_ATTEMPTS};
+use crate::scenario::WaitFor;
 
 /// One fact of a step. A step usually yields one to four.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -623,7 +624,7 @@ impl Ev {
                 "flushNotifyFunc({}): pack.err != nil: \"flush pack with error, DataNode quit now\"",
                 pack_words(sc, pack)
             ),
-            RpcFailed { rpc, n, sleep_ms } if u32::from(*n) >= crate::scenario::RETRY_ATTEMPTS => write!(
+            RpcFailed { rpc, n, sleep_ms } if u32::from(*n) >= RETRY_ATTEMPTS => write!(
                 out,
                 "{} attempt {n} failed, the last: retry.Do sleeps {sleep_ms} ms, then gives up",
                 rpc.as_str()
@@ -701,7 +702,43 @@ fn origin_words(sc: &Scenario, o: &SigOrigin) -> String {
 
 /// `seg=2 pos=a flushed` style words for a pack.
 pub fn pack_words(sc: &Scenario, p: &Pack) -> String {
-    crate::report::PackJson::from_pack(sc, p).to_string()
+    NamedPack::of(sc, p).to_string()
+}
+
+/// A pack with its position's name: how traces, the JSON report and the page
+/// write a pack.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct NamedPack {
+    pub segment: i64,
+    pub pos: Option<String>,
+    pub flushed: bool,
+    pub dropped: bool,
+    pub err: bool,
+}
+
+impl NamedPack {
+    pub fn of(sc: &Scenario, p: &Pack) -> NamedPack {
+        NamedPack {
+            segment: p.segment,
+            pos: p.pos.map(|x| sc.pos_name(x).to_owned()),
+            flushed: p.flushed,
+            dropped: p.dropped,
+            err: p.err,
+        }
+    }
+}
+
+/// `seg=4 pos=a flushed`.
+impl std::fmt::Display for NamedPack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "seg={} pos={}", self.segment, self.pos.as_deref().unwrap_or("nil"))?;
+        for (on, word) in [(self.flushed, " flushed"), (self.dropped, " dropped"), (self.err, " err")] {
+            if on {
+                f.write_str(word)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What `g` waits on, and the Go function it sits in.
@@ -720,7 +757,7 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
                         format!("{count} packs notified ({} so far)", w.notified),
                         "flush_manager_test.go: notify barrier",
                     ),
-                    Some(Op::WaitFor { actor, index }) => (
+                    Some(Op::WaitFor(WaitFor { actor, index })) => (
                         format!(
                             "the message {} sends after its op #{index} returns",
                             sc.actors[*actor as usize].name
@@ -831,7 +868,7 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
             "nothing: holds injectMut; postInjection next".to_owned(),
             "flush_manager.go: orderFlushQueue.postTask",
         ),
-        At::SaveBinlogPaths { n } if u32::from(*n) > crate::scenario::RETRY_ATTEMPTS => (
+        At::SaveBinlogPaths { n } if u32::from(*n) > RETRY_ATTEMPTS => (
             "B4: the sleep after the last failed SaveBinlogPaths".to_owned(),
             "retry.go: retry.Do",
         ),
@@ -875,7 +912,7 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'st
             ),
             "flush_manager.go: startDropping (finaliser)",
         ),
-        At::DropVirtualChannel { n } if u32::from(*n) > crate::scenario::RETRY_ATTEMPTS => (
+        At::DropVirtualChannel { n } if u32::from(*n) > RETRY_ATTEMPTS => (
             "B4: the sleep after the last failed DropVirtualChannel".to_owned(),
             "retry.go: retry.Do",
         ),

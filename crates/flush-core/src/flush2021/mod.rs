@@ -8,14 +8,18 @@
 //! open until closed); `injectCh` is a FIFO; `injectOver` is [`Over`].
 
 mod event;
+pub mod setup;
 mod step;
+pub mod view;
 
-pub use event::{Ev, Violation};
+pub use event::{Ev, NamedPack, Violation};
+pub use setup::{
+    Faults, InjId, Injection, Op, PosId, ReplicaSegment, ReplicaState, Scenario, FORMAT,
+    INJECT_CH_CAP, RETRY_ATTEMPTS,
+};
 pub use step::{retry_sleep_ms, Rpc, TailSeen};
 
 use std::collections::VecDeque;
-
-use crate::scenario::{InjId, PosId, ReplicaState, Scenario};
 
 pub type Gid = u32;
 pub type RunnerId = u32;
@@ -135,7 +139,7 @@ impl Over {
 
 /// `taskInjection`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Injection {
+pub struct TaskInjection {
     /// `injectFlush` has been called.
     pub started: bool,
     /// The `wg` counter: `injectOne` calls still missing.
@@ -378,7 +382,7 @@ pub struct World {
     runner_ids: VecDeque<RunnerId>,
     /// Queues in creation order (the dispatcher).
     pub queues: Vec<Queue>,
-    pub injections: Vec<Injection>,
+    pub injections: Vec<TaskInjection>,
     pub drop: DropState,
     /// Sorted by segment id.
     pub replica: Vec<ReplicaSeg>,
@@ -443,8 +447,7 @@ struct Grain {
 
 impl Grain {
     fn of(sc: &Scenario) -> Grain {
-        use crate::scenario::Op;
-        let ops = || sc.actors.iter().flat_map(|a| &a.ops);
+                let ops = || sc.actors.iter().flat_map(|a| &a.ops);
         let mut halves = std::collections::BTreeSet::new();
         let mut dup = false;
         for op in ops() {
@@ -461,7 +464,7 @@ impl Grain {
             mode_read: drops,
             queue_init: drops || has(|o| matches!(o, Op::Close)),
             post_task_delete: dup,
-            waits_for: has(|o| matches!(o, Op::WaitFor { .. })),
+            waits_for: has(|o| matches!(o, Op::WaitFor(_))),
         }
     }
 }
@@ -485,8 +488,8 @@ impl World {
                 .iter()
                 .flat_map(|a| a.ops.iter())
                 .filter_map(|op| match op {
-                    crate::scenario::Op::FlushInsert { segment, .. }
-                    | crate::scenario::Op::FlushDelete { segment, .. } => Some(*segment),
+                    Op::FlushInsert { segment, .. }
+                    | Op::FlushDelete { segment, .. } => Some(*segment),
                     _ => None,
                 })
                 .collect();
@@ -509,7 +512,7 @@ impl World {
             injections: sc
                 .injections
                 .iter()
-                .map(|i| Injection {
+                .map(|i| TaskInjection {
                     started: false,
                     remaining: i.segments.len() as u32,
                     injected: false,
@@ -549,7 +552,7 @@ impl World {
                 .actors
                 .iter()
                 .flat_map(|a| &a.ops)
-                .any(|o| matches!(o, crate::scenario::Op::WaitNotified { .. })),
+                .any(|o| matches!(o, Op::WaitNotified { .. })),
             actor_done: vec![0; sc.actors.len()],
             grain: Grain::of(sc),
         };
@@ -700,7 +703,7 @@ impl World {
             (_, At::Inject { inj, next }) => {
                 let seg = sc.injections[*inj as usize].segments[*next as usize];
                 self.queue(seg)
-                    .is_none_or(|q| q.inject_ch.len() < crate::scenario::INJECT_CH_CAP)
+                    .is_none_or(|q| q.inject_ch.len() < INJECT_CH_CAP)
             }
             (_, At::DropWait { runner }) => self.runner(*runner).is_some_and(|r| r.wg == 0),
             (_, At::DropMutex { .. }) => !self.drop.locked,
@@ -748,12 +751,11 @@ impl World {
     /// step of the op after them, so the actor is ready when every `wait_for` in a
     /// row is satisfied and the op after them is ready too.
     fn actor_ready(&self, sc: &Scenario, actor: u16, pc: u32) -> bool {
-        use crate::scenario::Op;
-        let ops = &sc.actors[actor as usize].ops;
+                let ops = &sc.actors[actor as usize].ops;
         let mut i = pc as usize;
         loop {
             return match ops.get(i) {
-                Some(Op::WaitFor { actor, index }) => {
+                Some(Op::WaitFor(crate::scenario::WaitFor { actor, index })) => {
                     if self.actor_done[*actor as usize] <= *index {
                         false
                     } else {
@@ -914,41 +916,54 @@ pub enum Who {
     Gone,
 }
 
-impl crate::engine::Model for World {
-    type Ev = Ev;
+impl crate::engine::Model for Scenario {
+    type State = World;
+    type Fact = Ev;
     type Who = Who;
 
-    fn new(sc: &Scenario) -> Self {
-        World::new(sc)
+    fn header(&self) -> &crate::scenario::Header {
+        &self.head
     }
-    fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
-        World::runnable(self, sc, out)
+    fn header_mut(&mut self) -> &mut crate::scenario::Header {
+        &mut self.head
     }
-    fn runnable_len(&self, sc: &Scenario) -> u32 {
-        if self.panic.is_some() {
+    fn set_version(&mut self, id: &str) -> Result<(), String> {
+        Err(format!(
+            "flush-2021 is fixed at {} and has no other version (asked for \"{}\")",
+            setup::COMMIT,
+            crate::scenario::json::short(id)
+        ))
+    }
+    fn init(&self) -> World {
+        World::new(self)
+    }
+    fn runnable(&self, s: &World, out: &mut Vec<crate::sched::Choice>) {
+        s.runnable(self, out)
+    }
+    fn runnable_len(&self, s: &World) -> u32 {
+        if s.panic.is_some() {
             return 0;
         }
-        let n = if self.multi_case == 0 {
-            self.ready.len() as u32
+        let n = if s.multi_case == 0 {
+            s.ready.len() as u32
         } else {
-            self.ready.iter().map(|r| r.1).sum()
+            s.ready.iter().map(|r| r.1).sum()
         };
         #[cfg(debug_assertions)]
         {
             // `runnable` cross-checks the incremental set against a full scan.
             let mut v = Vec::new();
-            self.runnable(sc, &mut v);
+            s.runnable(self, &mut v);
             assert_eq!(v.len() as u32, n);
         }
-        let _ = sc;
         n
     }
-    fn runnable_at(&self, _sc: &Scenario, i: u32) -> crate::sched::Choice {
-        if self.multi_case == 0 {
-            return crate::sched::Choice::new(self.ready[i as usize].0, 0);
+    fn runnable_at(&self, s: &World, i: u32) -> crate::sched::Choice {
+        if s.multi_case == 0 {
+            return crate::sched::Choice::new(s.ready[i as usize].0, 0);
         }
         let mut left = i;
-        for &(g, n) in &self.ready {
+        for &(g, n) in &s.ready {
             if left < n {
                 return crate::sched::Choice::new(g, left);
             }
@@ -956,13 +971,11 @@ impl crate::engine::Model for World {
         }
         unreachable!("runnable_at beyond runnable_len")
     }
-    fn step(&mut self, sc: &Scenario, c: crate::sched::Choice, ev: &mut Vec<Ev>) -> Who {
-        World::step(self, sc, c, ev)
+    fn step(&self, s: &mut World, c: crate::sched::Choice, ev: &mut Vec<Ev>) -> Who {
+        s.step(self, c, ev)
     }
-    fn who(&self, g: u32) -> Who {
-        self.goroutine(g).map_or(Who::Gone, |g| self.who_of(g))
-    }
-    fn who_name(sc: &Scenario, who: &Who) -> String {
+    fn who_name(&self, who: &Who) -> String {
+        let sc = self;
         match *who {
             Who::Actor(a) => sc.actors[a as usize].name.clone(),
             Who::Runner { segment, pos } => {
@@ -986,70 +999,67 @@ impl crate::engine::Model for World {
             Who::Gone => "?".to_owned(),
         }
     }
-    fn go_panic(&self) -> Option<(u32, &str)> {
-        self.panic
-            .as_ref()
-            .map(|p| (p.goroutine, p.message.as_str()))
+    fn go_panic<'s>(&self, s: &'s World) -> Option<(u32, &'s str)> {
+        s.panic.as_ref().map(|p| (p.goroutine, p.message.as_str()))
     }
-    fn violations(&self, sc: &Scenario) -> Vec<(&'static str, String)> {
-        self.violations
+    fn violations(&self, s: &World) -> Vec<crate::engine::Violation> {
+        s.violations
             .iter()
-            .map(|v| (v.name(), v.describe(sc)))
+            .map(|v| crate::engine::Violation {
+                id: v.name(),
+                message: v.describe(self),
+            })
             .collect()
     }
-    fn goroutine_ids(&self) -> Vec<u32> {
-        self.goroutines.iter().map(|g| g.id).collect()
+    fn goroutine_ids(&self, s: &World) -> Vec<u32> {
+        s.goroutines.iter().map(|g| g.id).collect()
     }
-    fn describe(&self, sc: &Scenario, g: u32) -> Option<crate::engine::GoroutineView> {
-        let g = self.goroutine(g)?;
-        let (waits_on, go) = self.waits_on(sc, g);
+    fn describe(&self, s: &World, g: u32) -> Option<crate::engine::GoroutineView> {
+        let g = s.goroutine(g)?;
+        let (waits_on, go) = s.waits_on(self, g);
         Some(crate::engine::GoroutineView {
             id: g.id,
-            name: self.goroutine_name(sc, g),
+            name: s.goroutine_name(self, g),
             waits_on,
             go,
+            // Go leaves an idle inject handler in its select: not a deadlock.
+            idle: matches!((&g.role, &g.at), (Role::Handler { .. }, At::Select)),
         })
     }
-    fn waits_harmlessly(&self, g: u32) -> bool {
-        self.goroutine(g)
-            .is_some_and(|g| matches!((&g.role, &g.at), (Role::Handler { .. }, At::Select)))
-    }
-    fn choice_label(&self, sc: &Scenario, c: crate::sched::Choice) -> String {
-        let Some(g) = self.goroutine(c.g) else {
+    fn choice_label(&self, s: &World, c: crate::sched::Choice) -> String {
+        let Some(g) = s.goroutine(c.g) else {
             return "run".to_owned();
         };
         match g.at {
-            At::Select if self.cases(sc, g) == 2 => {
+            At::Select if s.cases(self, g) == 2 => {
                 if c.alt == 0 {
                     "take the injection (case 0)".to_owned()
                 } else {
                     "return on done (case 1)".to_owned()
                 }
             }
-            At::CloseQueues => self
+            At::CloseQueues => s
                 .closing_left
                 .iter()
                 .find(|x| x.0 == g.id)
                 .and_then(|x| x.1.get(c.alt as usize))
                 .map_or("run".to_owned(), |q| {
-                    format!(
-                        "Range visits queue {} next",
-                        self.queues[*q as usize].segment
-                    )
+                    format!("Range visits queue {} next", s.queues[*q as usize].segment)
                 }),
             _ => "run".to_owned(),
         }
     }
-    fn ev_go_fn(ev: &Ev) -> &'static str {
+    fn fact_go(&self, ev: &Ev) -> &'static str {
         ev.go_fn()
     }
-    fn ev_render(sc: &Scenario, ev: &Ev, out: &mut String) {
-        ev.render(sc, out)
+    fn fact_words(&self, ev: &Ev, out: &mut String) {
+        ev.render(self, out)
     }
-    fn ev_is_violation(ev: &Ev) -> bool {
-        matches!(ev, Ev::Invariant(_))
-    }
-    fn ev_is_panic(ev: &Ev) -> bool {
-        matches!(ev, Ev::GoPanic { .. })
+    fn fact_kind(&self, ev: &Ev) -> crate::engine::FactKind {
+        match ev {
+            Ev::Invariant(_) => crate::engine::FactKind::Violation,
+            Ev::GoPanic { .. } => crate::engine::FactKind::Panic,
+            _ => crate::engine::FactKind::Plain,
+        }
     }
 }

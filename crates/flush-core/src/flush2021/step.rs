@@ -9,7 +9,8 @@
 //! flush_task.go "ft").
 
 use super::*;
-use crate::scenario::{Op, INJECT_CH_CAP, RETRY_ATTEMPTS};
+use super::setup::{Op, INJECT_CH_CAP, RETRY_ATTEMPTS};
+use crate::scenario::WaitFor;
 use crate::sched::Choice;
 
 /// `retry.Do`'s sleep after failed attempt `n`: 200 ms doubling, capped at 3 s.
@@ -243,10 +244,7 @@ impl World {
         ev: &mut Vec<Ev>,
     ) -> Option<u32> {
         let ops = &sc.actors[actor as usize].ops;
-        while let Some(Op::WaitFor {
-            actor: other,
-            index,
-        }) = ops.get(pc as usize)
+        while let Some(Op::WaitFor(WaitFor { actor: other, index })) = ops.get(pc as usize)
         {
             ev.push(Ev::FlowgraphDelivered {
                 actor: *other,
@@ -370,10 +368,7 @@ impl World {
                 ev.push(Ev::WaitNotifiedPassed { count });
                 true
             }
-            Op::WaitFor { .. } => unreachable!("wait_for ops are passed before"),
-            Op::Insert { .. } | Op::Seal { .. } | Op::Sync { .. } | Op::SyncSegments { .. } => {
-                unreachable!("sync-2024 op in a flush-2021 run")
-            }
+            Op::WaitFor(_) => unreachable!("wait_for ops are passed before"),
         }
     }
 

@@ -564,7 +564,7 @@ pub(super) fn waits_on(sc: &Scenario, g: &Goroutine) -> (String, &'static str) {
     match (&g.role, &g.at) {
         (Role::Actor { actor, pc }, At::Ready) => {
             match sc.actors[*actor as usize].ops.get(*pc as usize) {
-                Some(crate::scenario::Op::WaitFor { actor, index }) => (
+                Some(Op::WaitFor(WaitFor { actor, index })) => (
                     format!(
                         "the message {} sends after its op #{index} returns",
                         sc.actors[*actor as usize].name

@@ -3,7 +3,7 @@
 //! kept sorted by segment id, so logs come out in id order.
 
 use super::{view_keeps, Knobs};
-use crate::scenario::{DcSegment, DnSegment, Level, SegState};
+use super::setup::{DcSegment, DnSegment, Level, SegState};
 
 /// `SegmentInfo` (`segment.go`), without the bloom filters.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -209,7 +209,7 @@ impl MetaCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Version;
+    use crate::sync2024::setup::Version;
 
     fn seg(id: i64, state: SegState) -> MetaSeg {
         MetaSeg {

@@ -10,12 +10,15 @@
 
 mod event;
 mod metacache;
+pub mod setup;
 mod step;
+pub mod view;
 
 pub use event::{Ev, Violation};
 pub use metacache::{MetaCache, MetaSeg};
+pub use setup::{DcSegment, DnSegment, Level, Op, Scenario, SegState, Version, FORMAT, VERSIONS};
 
-use crate::scenario::{DcSegment, Level, Scenario, SegState, Version};
+use crate::scenario::WaitFor;
 
 pub type Gid = u32;
 
@@ -294,7 +297,7 @@ pub fn view_keeps(k: Knobs, s: &MetaSeg, partition: i64) -> bool {
 
 impl World {
     pub fn new(sc: &Scenario) -> World {
-        let version = sc.version.unwrap_or(Version::Ca7ef26e4b);
+        let version = sc.version;
         let mut w = World {
             version,
             knobs: Knobs::of(version),
@@ -381,7 +384,7 @@ impl World {
     fn actor_ready(&self, sc: &Scenario, actor: u16, pc: u32) -> bool {
         let ops = &sc.actors[actor as usize].ops;
         let mut i = pc as usize;
-        while let Some(crate::scenario::Op::WaitFor { actor, index }) = ops.get(i) {
+        while let Some(Op::WaitFor(WaitFor { actor, index })) = ops.get(i) {
             if self.actor_done[*actor as usize] <= *index {
                 return false;
             }
@@ -446,36 +449,112 @@ pub enum Who {
     Gone,
 }
 
-impl crate::engine::Model for World {
-    type Ev = Ev;
+impl crate::engine::Model for Scenario {
+    type State = World;
+    type Fact = Ev;
     type Who = Who;
 
-    fn new(sc: &Scenario) -> Self {
-        World::new(sc)
+    fn header(&self) -> &crate::scenario::Header {
+        &self.head
     }
-    fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
-        World::runnable(self, sc, out)
+    fn header_mut(&mut self) -> &mut crate::scenario::Header {
+        &mut self.head
     }
-    fn runnable_len(&self, sc: &Scenario) -> u32 {
-        if self.panic.is_some() {
+    fn versions(&self) -> &'static [crate::scenario::VersionInfo] {
+        &VERSIONS
+    }
+    fn set_version(&mut self, id: &str) -> Result<(), String> {
+        let v = Version::parse(id).ok_or_else(|| {
+            format!(
+                "unknown version \"{}\"; the sync-2024 model knows {}",
+                crate::scenario::json::short(id),
+                Version::list()
+            )
+        })?;
+        self.at_version(v);
+        Ok(())
+    }
+    fn init(&self) -> World {
+        World::new(self)
+    }
+    fn runnable(&self, s: &World, out: &mut Vec<crate::sched::Choice>) {
+        s.runnable(self, out)
+    }
+    fn runnable_len(&self, s: &World) -> u32 {
+        if s.panic.is_some() {
             return 0;
         }
-        self.goroutines.iter().filter(|g| self.ready(sc, g)).count() as u32
+        s.goroutines.iter().filter(|g| s.ready(self, g)).count() as u32
     }
-    fn runnable_at(&self, sc: &Scenario, i: u32) -> crate::sched::Choice {
-        let g = self
+    fn runnable_at(&self, s: &World, i: u32) -> crate::sched::Choice {
+        let g = s
             .goroutines
             .iter()
-            .filter(|g| self.ready(sc, g))
+            .filter(|g| s.ready(self, g))
             .nth(i as usize);
         crate::sched::Choice::new(g.expect("runnable_at below runnable_len").id, 0)
     }
-    fn step(&mut self, sc: &Scenario, c: crate::sched::Choice, ev: &mut Vec<Ev>) -> Who {
-        let who = crate::engine::Model::who(self, c.g);
-        World::step(self, sc, c, ev);
+    fn step(&self, s: &mut World, c: crate::sched::Choice, ev: &mut Vec<Ev>) -> Who {
+        let who = s.who(c.g);
+        s.step(self, c, ev);
         who
     }
-    fn who(&self, g: u32) -> Who {
+    fn who_name(&self, who: &Who) -> String {
+        match *who {
+            Who::Actor(a) => self.actors[a as usize].name.clone(),
+            Who::Task { n, segment } => format!("sync task #{n} seg={segment}"),
+            Who::Handler { partition } => format!("SyncSegments handler partition={partition}"),
+            Who::FlushLoop => "datacoord flush loop".to_owned(),
+            Who::Gone => "?".to_owned(),
+        }
+    }
+    fn go_panic<'s>(&self, s: &'s World) -> Option<(u32, &'s str)> {
+        s.panic.as_ref().map(|p| (p.goroutine, p.message.as_str()))
+    }
+    fn violations(&self, s: &World) -> Vec<crate::engine::Violation> {
+        s.violations
+            .iter()
+            .map(|v| crate::engine::Violation {
+                id: v.name(),
+                message: v.to_string(),
+            })
+            .collect()
+    }
+    fn goroutine_ids(&self, s: &World) -> Vec<u32> {
+        s.goroutines.iter().map(|g| g.id).collect()
+    }
+    fn describe(&self, s: &World, g: u32) -> Option<crate::engine::GoroutineView> {
+        let g = s.goroutine(g)?;
+        let (waits_on, go) = s.waits_on(self, g);
+        Some(crate::engine::GoroutineView {
+            id: g.id,
+            name: s.goroutine_name(self, g),
+            waits_on,
+            go,
+            idle: false,
+        })
+    }
+    fn fact_go(&self, ev: &Ev) -> &'static str {
+        ev.go_fn()
+    }
+    fn fact_words(&self, ev: &Ev, out: &mut String) {
+        ev.render(self, out)
+    }
+    fn fact_log(&self, ev: &Ev) -> Option<String> {
+        ev.log_line(self.version)
+    }
+    fn fact_kind(&self, ev: &Ev) -> crate::engine::FactKind {
+        match ev {
+            Ev::Invariant(_) => crate::engine::FactKind::Violation,
+            Ev::GoPanic { .. } => crate::engine::FactKind::Panic,
+            _ => crate::engine::FactKind::Plain,
+        }
+    }
+}
+
+impl World {
+    /// Who goroutine `g` is, for the trace (captured before it steps).
+    pub fn who(&self, g: Gid) -> Who {
         match self.goroutine(g).map(|g| &g.role) {
             Some(Role::Actor { actor, .. }) => Who::Actor(*actor),
             Some(Role::Task(t)) => Who::Task {
@@ -488,53 +567,5 @@ impl crate::engine::Model for World {
             Some(Role::FlushLoop) => Who::FlushLoop,
             None => Who::Gone,
         }
-    }
-    fn who_name(sc: &Scenario, who: &Who) -> String {
-        match *who {
-            Who::Actor(a) => sc.actors[a as usize].name.clone(),
-            Who::Task { n, segment } => format!("sync task #{n} seg={segment}"),
-            Who::Handler { partition } => format!("SyncSegments handler partition={partition}"),
-            Who::FlushLoop => "datacoord flush loop".to_owned(),
-            Who::Gone => "?".to_owned(),
-        }
-    }
-    fn go_panic(&self) -> Option<(u32, &str)> {
-        self.panic
-            .as_ref()
-            .map(|p| (p.goroutine, p.message.as_str()))
-    }
-    fn violations(&self, _sc: &Scenario) -> Vec<(&'static str, String)> {
-        self.violations
-            .iter()
-            .map(|v| (v.name(), v.to_string()))
-            .collect()
-    }
-    fn goroutine_ids(&self) -> Vec<u32> {
-        self.goroutines.iter().map(|g| g.id).collect()
-    }
-    fn describe(&self, sc: &Scenario, g: u32) -> Option<crate::engine::GoroutineView> {
-        let g = self.goroutine(g)?;
-        let (waits_on, go) = self.waits_on(sc, g);
-        Some(crate::engine::GoroutineView {
-            id: g.id,
-            name: self.goroutine_name(sc, g),
-            waits_on,
-            go,
-        })
-    }
-    fn ev_go_fn(ev: &Ev) -> &'static str {
-        ev.go_fn()
-    }
-    fn ev_render(sc: &Scenario, ev: &Ev, out: &mut String) {
-        ev.render(sc, out)
-    }
-    fn ev_log(sc: &Scenario, ev: &Ev) -> Option<String> {
-        ev.log_line(sc.version.unwrap_or(Version::Ca7ef26e4b))
-    }
-    fn ev_is_violation(ev: &Ev) -> bool {
-        matches!(ev, Ev::Invariant(_))
-    }
-    fn ev_is_panic(ev: &Ev) -> bool {
-        matches!(ev, Ev::GoPanic { .. })
     }
 }

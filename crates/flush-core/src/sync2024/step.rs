@@ -7,7 +7,8 @@
 
 use super::metacache::{Action, MetaSeg};
 use super::*;
-use crate::scenario::Op;
+use super::setup::Op;
+use crate::scenario::WaitFor;
 use crate::sched::Choice;
 
 impl World {
@@ -49,10 +50,7 @@ impl World {
                 // wait_for ops are passed in the step of the op after them.
                 let ops = &sc.actors[actor as usize].ops;
                 let mut pc = pc;
-                while let Some(Op::WaitFor {
-                    actor: other,
-                    index,
-                }) = ops.get(pc as usize)
+                while let Some(Op::WaitFor(WaitFor { actor: other, index })) = ops.get(pc as usize)
                 {
                     ev.push(Ev::FlowgraphDelivered {
                         actor: *other,

@@ -3,31 +3,92 @@
 use std::sync::Arc;
 
 use flush_core::engine::Run;
-use flush_core::{flush2021, sync2024, AnyRun, Choice, OutcomeKind, Policy, Scenario};
+use flush_core::{flush2021, sync2024, AnyRun, AnyScenario, Choice, OutcomeKind, Policy};
 
-pub fn parse(text: &str) -> Scenario {
-    Scenario::parse(text, "test.json")
+pub fn parse(text: &str) -> AnyScenario {
+    AnyScenario::parse(text, "test.json")
         .unwrap_or_else(|e| panic!("test scenario does not parse: {e}"))
 }
 
-pub fn builtin(name: &str) -> Scenario {
+pub fn builtin(name: &str) -> AnyScenario {
     flush_core::builtin::get(name).unwrap_or_else(|| panic!("no built-in {name}"))
 }
 
-pub fn flush_run(sc: &Scenario, policy: Policy) -> Run<flush2021::World> {
-    let mut r = Run::new(Arc::new(sc.clone()), policy);
+/// A model's own scenario out of an [`AnyScenario`] (tests look inside models).
+pub trait Of: flush_core::Model {
+    fn of(sc: &AnyScenario) -> Arc<Self>;
+}
+
+impl Of for flush2021::Scenario {
+    fn of(sc: &AnyScenario) -> Arc<Self> {
+        match sc {
+            AnyScenario::Flush(s) => s.clone(),
+            _ => panic!("not a flush-2021 scenario"),
+        }
+    }
+}
+
+impl Of for sync2024::Scenario {
+    fn of(sc: &AnyScenario) -> Arc<Self> {
+        match sc {
+            AnyScenario::Sync(s) => s.clone(),
+            _ => panic!("not a sync-2024 scenario"),
+        }
+    }
+}
+
+/// A scenario a test can run as model `M`: an [`AnyScenario`] of that model, or the
+/// model's own scenario.
+pub trait AsModel<M> {
+    fn model(&self) -> Arc<M>;
+}
+
+impl<M: Of> AsModel<M> for AnyScenario {
+    fn model(&self) -> Arc<M> {
+        M::of(self)
+    }
+}
+
+impl<M> AsModel<M> for Arc<M> {
+    fn model(&self) -> Arc<M> {
+        self.clone()
+    }
+}
+
+impl AsModel<flush2021::Scenario> for flush2021::Scenario {
+    fn model(&self) -> Arc<flush2021::Scenario> {
+        Arc::new(self.clone())
+    }
+}
+
+impl AsModel<sync2024::Scenario> for sync2024::Scenario {
+    fn model(&self) -> Arc<sync2024::Scenario> {
+        Arc::new(self.clone())
+    }
+}
+
+pub fn flush_of(sc: &AnyScenario) -> Arc<flush2021::Scenario> {
+    flush2021::Scenario::of(sc)
+}
+
+pub fn sync_of(sc: &AnyScenario) -> Arc<sync2024::Scenario> {
+    sync2024::Scenario::of(sc)
+}
+
+pub fn flush_run(sc: &impl AsModel<flush2021::Scenario>, policy: Policy) -> Run<flush2021::Scenario> {
+    let mut r = Run::new(sc.model(), policy);
     r.run_to_end();
     r
 }
 
-pub fn sync_run(sc: &Scenario, policy: Policy) -> Run<sync2024::World> {
-    let mut r = Run::new(Arc::new(sc.clone()), policy);
+pub fn sync_run(sc: &impl AsModel<sync2024::Scenario>, policy: Policy) -> Run<sync2024::Scenario> {
+    let mut r = Run::new(sc.model(), policy);
     r.run_to_end();
     r
 }
 
-pub fn any_run(sc: &Scenario, policy: Policy) -> AnyRun {
-    let mut r = AnyRun::new(Arc::new(sc.clone()), policy);
+pub fn any_run(sc: &AnyScenario, policy: Policy) -> AnyRun {
+    let mut r = sc.run(policy);
     r.run_to_end();
     r
 }
@@ -48,7 +109,7 @@ pub fn kind<M: flush_core::Model>(r: &Run<M>) -> OutcomeKind {
 }
 
 /// All events of a run, flattened, with their step numbers.
-pub fn events<M: flush_core::Model>(r: &Run<M>) -> Vec<(u32, M::Ev)> {
+pub fn events<M: flush_core::Model>(r: &Run<M>) -> Vec<(u32, M::Fact)> {
     r.records()
         .iter()
         .flat_map(|rec| r.events_of(rec).iter().map(move |e| (rec.step, e.clone())))
@@ -61,8 +122,8 @@ pub fn pos_of<E>(evs: &[(u32, E)], f: impl Fn(&E) -> bool) -> Option<usize> {
 }
 
 /// A manual run of `sc` (the tests choose every step).
-pub fn manual<M: flush_core::Model>(sc: &Scenario) -> Run<M> {
-    Run::new(Arc::new(sc.clone()), Policy::Manual)
+pub fn manual<M: flush_core::Model>(sc: &impl AsModel<M>) -> Run<M> {
+    Run::new(sc.model(), Policy::Manual)
 }
 
 /// Steps the lowest-numbered runnable goroutine that is not held back, until a step
@@ -72,7 +133,7 @@ pub fn manual<M: flush_core::Model>(sc: &Scenario) -> Run<M> {
 pub fn run_holding<M: flush_core::Model>(
     r: &mut Run<M>,
     hold: &[u32],
-    until: impl Fn(&M::Ev) -> bool,
+    until: impl Fn(&M::Fact) -> bool,
 ) -> bool {
     loop {
         let Some(c) = r.runnable_here().into_iter().find(|c| !hold.contains(&c.g)) else {

@@ -5,10 +5,20 @@
 //! search for a schedule that ends in that outcome.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
-use flush_core::explore::{find_flush_outcome, flush_outcomes};
+use flush_core::explore::{find_outcome as find_flush_outcome, outcomes as flush_outcomes, run_outcome};
+use flush_core::flush2021::Scenario;
 
-use crate::common::*;
+use crate::common::{self, *};
+
+fn parse(text: &str) -> Arc<Scenario> {
+    flush_of(&common::parse(text))
+}
+
+fn builtin(name: &str) -> Arc<Scenario> {
+    flush_of(&common::builtin(name))
+}
 
 /// The harness's notify stub records a pack before panicking on its error;
 /// flushNotifyFunc panics before SaveBinlogPaths, so the model's N= leaves it out.
@@ -34,7 +44,7 @@ fn every_go_outcome_is_a_model_outcome() {
     let mut checked = 0;
     for w in doc["workloads"].as_array().unwrap() {
         let name = w["scenario"].as_str().unwrap();
-        let sc = match name.strip_prefix("builtin:") {
+        let sc: Arc<Scenario> = match name.strip_prefix("builtin:") {
             Some(b) => builtin(b),
             None => parse(&std::fs::read_to_string(root.join(name)).unwrap()),
         };
@@ -44,7 +54,7 @@ fn every_go_outcome_is_a_model_outcome() {
             .keys()
             .map(|o| normalise(o))
             .collect();
-        match flush_outcomes(&sc, 400_000) {
+        match flush_outcomes(&*sc, 400_000) {
             Some(model) => {
                 let model: BTreeSet<String> = model.into_iter().map(|o| o.outcome).collect();
                 let missing: Vec<&String> = go.difference(&model).collect();
@@ -58,26 +68,14 @@ fn every_go_outcome_is_a_model_outcome() {
                 // schedule ending in each outcome they did not reach.
                 let mut seen = BTreeSet::new();
                 for seed in 0..20_000 {
-                    let r = flush_run(&sc, seeded(seed));
-                    let packs: Vec<_> = events(&r)
-                        .into_iter()
-                        .filter_map(|(_, e)| match e {
-                            flush_core::flush2021::Ev::Notified { pack, .. } => Some(pack),
-                            _ => None,
-                        })
-                        .collect();
-                    seen.insert(flush_core::explore::flush_outcome_words(
-                        &sc,
-                        &packs,
-                        r.head(),
-                    ));
+                    seen.insert(run_outcome(&flush_run(&sc, seeded(seed))));
                     if go.is_subset(&seen) {
                         break;
                     }
                 }
                 for o in go.difference(&seen) {
                     assert!(
-                        find_flush_outcome(&sc, o, 2_000_000).is_ok(),
+                        find_flush_outcome(&*sc, o, 2_000_000).is_ok(),
                         "{name}: no schedule of the model ends in {o}"
                     );
                 }
@@ -92,7 +90,7 @@ fn every_go_outcome_is_a_model_outcome() {
 #[test]
 fn find_flush_outcome_replays_and_refuses() {
     let sc = builtin("runner-creation-race");
-    let s = find_flush_outcome(&sc, "N=1/b 1/c+f 1/a | D=- | E=completed", 1_000_000).unwrap();
+    let s = find_flush_outcome(&*sc, "N=1/b 1/c+f 1/a | D=- | E=completed", 1_000_000).unwrap();
     let r = flush_run(
         &sc,
         flush_core::Policy::Scripted {
@@ -112,7 +110,7 @@ fn find_flush_outcome_replays_and_refuses() {
     assert_eq!(order, ["b", "c", "a"]);
     assert_eq!(
         find_flush_outcome(
-            &builtin("ordered-flush"),
+            &*builtin("ordered-flush"),
             "N=1/b 1/a 1/c+f | D=- | E=completed",
             1_000_000
         ),

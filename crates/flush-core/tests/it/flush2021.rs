@@ -3,15 +3,28 @@
 //! and assert what must hold in every interleaving; a few pin one interleaving
 //! with a schedule.
 
-use flush_core::flush2021::{At, Ev, HalfKind, PackSource, Role, SigOrigin, World};
-use flush_core::scenario::ReplicaState;
-use flush_core::{Choice, OutcomeKind};
+use std::sync::Arc;
 
-use crate::common::*;
+use flush_core::explore::outcomes;
+use flush_core::flush2021::{
+    At, Ev, HalfKind, PackSource, ReplicaState, Role, Scenario, SigOrigin, World,
+};
+use flush_core::{AnyScenario, Choice, Model, OutcomeKind};
+
+use crate::common::{self, *};
+
+/// The tests of this file look inside the model: they hold its own scenario.
+fn parse(text: &str) -> Arc<Scenario> {
+    flush_of(&common::parse(text))
+}
+
+fn builtin(name: &str) -> Arc<Scenario> {
+    flush_of(&common::builtin(name))
+}
 
 const SEEDS: std::ops::Range<u64> = 0..60;
 
-fn notified(r: &flush_core::engine::Run<World>) -> Vec<flush_core::flush2021::Pack> {
+fn notified(r: &flush_core::engine::Run<Scenario>) -> Vec<flush_core::flush2021::Pack> {
     events(r)
         .into_iter()
         .filter_map(|(_, e)| match e {
@@ -108,7 +121,7 @@ fn injection_after_poll_goes_to_handler() {
                   {"name":"comp","ops":[{"op":"inject","id":"c"},{"op":"wait_injected","id":"c"},{"op":"inject_done","id":"c","success":true}]}]}"#,
     );
     // The compactor (g1) injects only after the runner polled an empty injectCh.
-    let mut r = manual::<World>(&sc);
+    let mut r = manual::<Scenario>(&sc);
     assert!(run_holding(&mut r, &[1], |e| matches!(
         e,
         Ev::RunnerStarted { .. }
@@ -139,7 +152,7 @@ fn handler_takes_injection_while_last_runner_notifies() {
     );
     // The flow graph flushes a; the runner runs until postTask spawns a handler; then
     // the runner is held while the flow graph injects and the new handler takes it.
-    let mut r = manual::<World>(&sc);
+    let mut r = manual::<Scenario>(&sc);
     assert!(run_holding(&mut r, &[1], |e| matches!(
         e,
         Ev::HalfStarted {
@@ -200,7 +213,7 @@ fn new_runner_waits_for_handler_mid_injection() {
         assert_eq!(notified(&r)[0].segment, 7, "seed {seed}");
     }
     // And at some step the flow graph is seen blocked in B7.
-    let mut r = flush_core::engine::Run::<World>::new(std::sync::Arc::new(sc), seeded(3));
+    let mut r = flush_core::engine::Run::<Scenario>::new(sc.clone(), seeded(3));
     let mut saw_b7 = false;
     while r.advance().is_ok() {
         saw_b7 |= r
@@ -546,7 +559,7 @@ fn select_with_both_cases_ready_is_a_choice() {
     );
     // g0 injects (waiter g1, queue 1 with handler g2), then creates the runner and
     // closes the handler: it blocks in B7 while g2 has both cases ready.
-    let mut r = manual::<World>(&sc);
+    let mut r = manual::<Scenario>(&sc);
     while r.runnable_here().iter().any(|c| c.g == 0) {
         r.advance_with(Choice::new(0, 0)).unwrap();
     }
@@ -573,14 +586,14 @@ fn select_with_both_cases_ready_is_a_choice() {
 #[test]
 fn invariant_checker_reports_handler_without_idle() {
     let sc = builtin("idle-handler-injection");
-    let mut w = World::new(&sc);
+    let mut w = sc.init();
     let mut evs = Vec::new();
     // Compactor injects: queue 2 is created with an idle handler.
-    w.step(&sc, Choice::new(0, 0), &mut evs);
+    sc.step(&mut w, Choice::new(0, 0), &mut evs);
     assert!(w.violations.is_empty());
     let q = w.queues.iter_mut().find(|q| q.segment == 2).unwrap();
     q.handler = None; // corrupt: running == 0 but no handler
-    w.step(&sc, Choice::new(3, 0), &mut evs); // the handler goroutine takes c1
+    sc.step(&mut w, Choice::new(3, 0), &mut evs); // the handler goroutine takes c1
     assert_eq!(w.violations.len(), 1);
     assert_eq!(w.violations[0].name(), "handler-iff-idle");
     assert!(evs.iter().any(|e| matches!(e, Ev::Invariant(_))));
@@ -590,8 +603,8 @@ fn invariant_checker_reports_handler_without_idle() {
 #[test]
 fn every_step_names_a_go_function() {
     for name in flush_core::builtin::names() {
-        let sc = builtin(name);
-        let r = any_run(&sc, seeded(sc.seed));
+        let sc = common::builtin(name);
+        let r = any_run(&sc, seeded(sc.header().seed));
         for l in r.lines() {
             assert!(
                 l.go.contains(".go: ") || l.go.starts_with("scenario:"),
@@ -605,7 +618,7 @@ fn every_step_names_a_go_function() {
     let roles = [builtin("handoff"), builtin("drop-mode")];
     let mut seen = std::collections::BTreeSet::new();
     for sc in roles {
-        let mut r = flush_core::engine::Run::<World>::new(std::sync::Arc::new(sc), seeded(1));
+        let mut r = flush_core::engine::Run::<Scenario>::new(sc.clone(), seeded(1));
         while r.advance().is_ok() {
             for g in &r.world().goroutines {
                 seen.insert(match g.role {
@@ -631,7 +644,7 @@ fn every_step_names_a_go_function() {
 #[test]
 fn library_level_race_reaches_every_go_order() {
     let sc = builtin("runner-creation-race");
-    let got: Vec<String> = flush_core::explore::flush_outcomes(&sc, 2_000_000)
+    let got: Vec<String> = outcomes(&*sc, 2_000_000)
         .unwrap()
         .into_iter()
         .map(|o| o.outcome)
@@ -648,7 +661,7 @@ fn library_level_race_reaches_every_go_order() {
     let r = flush_run(
         &sc,
         flush_core::Policy::Scripted {
-            script: sc.schedule.clone().unwrap(),
+            script: sc.head.schedule.clone().unwrap(),
             fallback_seed: 2,
         },
     );
@@ -669,10 +682,10 @@ fn library_level_race_reaches_every_go_order() {
     assert_eq!(kind(&r), OutcomeKind::Invariant);
     // With the flow graph's order (ordered-flush), one outcome and no finding.
     let ordered = builtin("ordered-flush");
-    let got = flush_core::explore::flush_outcomes(&ordered, 2_000_000).unwrap();
+    let got = outcomes(&*ordered, 2_000_000).unwrap();
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].outcome, "N=1/a 1/b 1/c+f | D=- | E=completed");
-    let x = flush_core::explore::explore(std::sync::Arc::new(ordered), 500, 2_000_000);
+    let x = flush_core::explore::explore(&*ordered, 500, 2_000_000);
     assert!(
         !x.truncated && x.violations.is_empty(),
         "{:?}",
@@ -681,7 +694,7 @@ fn library_level_race_reaches_every_go_order() {
 }
 
 /// Every state of every seeded run of `sc`, to check a property at each step.
-fn each_state(sc: &flush_core::Scenario, seeds: std::ops::Range<u64>, mut f: impl FnMut(&World)) {
+fn each_state(sc: &Arc<Scenario>, seeds: std::ops::Range<u64>, mut f: impl FnMut(&World)) {
     for seed in seeds {
         let r = flush_run(sc, seeded(seed));
         r.for_each_world(|_, w| f(w));
@@ -721,7 +734,7 @@ fn runner_creation_steps_let_creators_overtake() {
     let r = flush_run(
         &sc,
         flush_core::Policy::Scripted {
-            script: sc.schedule.clone().unwrap(),
+            script: sc.head.schedule.clone().unwrap(),
             fallback_seed: 2,
         },
     );
@@ -761,7 +774,7 @@ fn runner_creation_steps_let_creators_overtake() {
 #[test]
 fn finaliser_pass_can_straddle_a_compaction() {
     let sc = builtin("drop-mode-compaction");
-    let got: Vec<String> = flush_core::explore::flush_outcomes(&sc, 2_000_000)
+    let got: Vec<String> = outcomes(&*sc, 2_000_000)
         .unwrap()
         .into_iter()
         .map(|o| o.outcome)
@@ -789,7 +802,7 @@ fn finaliser_pass_can_straddle_a_compaction() {
     let r = flush_run(
         &sc,
         flush_core::Policy::Scripted {
-            script: sc.schedule.clone().unwrap(),
+            script: sc.head.schedule.clone().unwrap(),
             fallback_seed: 1,
         },
     );
@@ -829,7 +842,7 @@ fn drop_mutex_blocks_late_drop_mode_callers() {
         {"name":"late","ops":[{"op":"wait_for","actor":"fg","index":1},{"op":"flush_insert","segment":4,"pos":"x","dropped":true}]}]}"#,
     );
     // The finaliser runs first up to flushAndDrop; then the late flush's half.
-    let mut r = manual::<World>(&sc);
+    let mut r = manual::<Scenario>(&sc);
     assert!(run_holding(&mut r, &[1], |e| matches!(
         e,
         Ev::FinaliserLocked { .. }
@@ -876,18 +889,18 @@ fn tail_waiters_read_the_tail_when_they_run() {
         {"name":"fg","ops":[{"op":"start_dropping"},{"op":"notify_all_flushed"}]},
         {"name":"comp","ops":[{"op":"inject","id":"c"},{"op":"wait_injected","id":"c"},{"op":"inject_done","id":"c","success":true}]}]}"#,
     );
-    let x = flush_core::explore::explore(std::sync::Arc::new(sc.clone()), 100, 1_000_000);
+    let x = flush_core::explore::explore(&*sc, 100, 1_000_000);
     let dl = x
         .violations
         .iter()
-        .find(|f| f.kind == "deadlock")
+        .find(|f| f.kind == OutcomeKind::Deadlock)
         .expect("a deadlock");
     assert!(
         dl.message.contains("B13: a nil tailCh (forever)"),
         "{}",
         dl.message
     );
-    let got = flush_core::explore::flush_outcomes(&sc, 1_000_000).unwrap();
+    let got = outcomes(&*sc, 1_000_000).unwrap();
     let ends: Vec<&str> = got.iter().map(|o| o.outcome.as_str()).collect();
     assert!(ends.contains(&"N= | D= | E=completed"), "{ends:?}");
     assert!(ends.contains(&"N= | D=- | E=deadlock"), "{ends:?}");
@@ -899,11 +912,10 @@ fn tail_waiters_read_the_tail_when_they_run() {
 fn outcome_sets_of_flush_builtins() {
     let mut text = String::new();
     for (name, _) in flush_core::builtin::FILES {
-        let sc = builtin(name);
-        if sc.model != flush_core::ModelKind::Flush2021 {
+        let AnyScenario::Flush(sc) = common::builtin(name) else {
             continue;
-        }
-        match flush_core::explore::flush_outcomes(&sc, 400_000) {
+        };
+        match outcomes(&*sc, 400_000) {
             Some(set) => {
                 text.push_str(&format!("{name}: {} outcome(s)\n", set.len()));
                 for o in set {
@@ -980,8 +992,8 @@ fn ported_go_tests_hold_their_assertions() {
     }
 }
 
-fn outcomes_of(sc: &flush_core::Scenario) -> Vec<String> {
-    flush_core::explore::flush_outcomes(sc, 2_000_000)
+fn outcomes_of(sc: &Scenario) -> Vec<String> {
+    outcomes(sc, 2_000_000)
         .unwrap()
         .into_iter()
         .map(|o| o.outcome)
@@ -1022,7 +1034,7 @@ fn close_visits_queues_in_any_order() {
         ["N= | D=- | E=completed", "N= | D=- | E=deadlock"]
     );
     // The choice is offered as a button per queue left to visit.
-    let mut r = manual::<World>(&sc);
+    let mut r = manual::<Scenario>(&sc);
     assert!(run_holding(&mut r, &[], |e| matches!(
         e,
         Ev::ManagerClose { .. }
@@ -1038,7 +1050,7 @@ fn close_visits_queues_in_any_order() {
         .runnable_here()
         .into_iter()
         .filter(|c| c.g == closer)
-        .map(|c| flush_core::Model::choice_label(r.world(), r.scenario(), c))
+        .map(|c| r.scenario().choice_label(r.world(), c))
         .collect();
     assert_eq!(
         labels,
@@ -1057,11 +1069,11 @@ fn drop_finaliser_can_be_overtaken_by_the_splice() {
         {"name":"del","ops":[{"op":"wait_for","actor":"ins","index":0},{"op":"flush_delete","segment":1,"pos":"a"},{"op":"wait_for","actor":"ins","index":1},{"op":"notify_all_flushed"}]},
         {"name":"compactor","ops":[{"op":"inject","id":"c1"},{"op":"wait_injected","id":"c1"},{"op":"inject_done","id":"c1","success":true}]}]}"#,
     );
-    let x = flush_core::explore::explore(std::sync::Arc::new(sc), 200, 1_000_000);
+    let x = flush_core::explore::explore(&*sc, 200, 1_000_000);
     let v = x
         .violations
         .iter()
-        .find(|f| f.kind == "invariant")
+        .find(|f| f.kind == OutcomeKind::Invariant)
         .expect("found");
     assert!(
         v.message.starts_with(

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use flush_core::engine::Run;
-use flush_core::flush2021::{self, Ev};
-use flush_core::scenario::{Actor, Injection, ModelKind, Op, Scenario};
+use flush_core::flush2021::{self, Ev, Injection, Op, Scenario};
+use flush_core::scenario::{Actor, Header};
 use flush_core::{sync2024, Policy};
 use proptest::prelude::*;
 
@@ -90,21 +90,25 @@ fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {
         });
     }
     Scenario {
-        name: "prop".into(),
-        title: "prop".into(),
-        description: String::new(),
-        model: ModelKind::Flush2021,
-        version: None,
-        seed: 1,
-        max_steps: 20_000,
-        schedule: None,
+        head: header("prop", flush2021::setup::MODEL),
         positions: (0..4).map(|p| format!("p{p}")).collect(),
         injections,
         replica: Vec::new(),
         faults: Default::default(),
-        datacoord: Vec::new(),
-        datanode: Vec::new(),
         actors: out,
+    }
+}
+
+fn header(name: &str, model: &'static str) -> Header {
+    Header {
+        name: name.into(),
+        title: name.into(),
+        description: String::new(),
+        model,
+        version: None,
+        seed: 1,
+        max_steps: 20_000,
+        schedule: None,
     }
 }
 
@@ -130,7 +134,7 @@ proptest! {
         entropy in prop::collection::vec(any::<u8>(), 0..200),
     ) {
         let sc = flush_scenario(actors, n_inj);
-        let mut r = Run::<flush2021::World>::new(Arc::new(sc.clone()), Policy::Entropy(entropy.clone()));
+        let mut r = Run::<Scenario>::new(Arc::new(sc.clone()), Policy::Entropy(entropy.clone()));
         r.run_to_end();
         let o = r.outcome().cloned().expect("the run ends");
         prop_assert!(o.kind != flush_core::OutcomeKind::StepLimit, "{o}");
@@ -164,7 +168,7 @@ proptest! {
             );
         }
         // Same input, same trace.
-        let mut again = Run::<flush2021::World>::new(Arc::new(sc), Policy::Entropy(entropy));
+        let mut again = Run::<Scenario>::new(Arc::new(sc), Policy::Entropy(entropy));
         again.run_to_end();
         prop_assert_eq!(again.schedule(), r.schedule());
         prop_assert!(again.head() == r.head());
@@ -176,23 +180,26 @@ proptest! {
         version in 0usize..6,
         entropy in prop::collection::vec(any::<u8>(), 0..100),
     ) {
-        let mut sc = flush_core::builtin::get("segment-not-found").unwrap();
-        sc.version = Some(flush_core::Version::ALL[version]);
+        let flush_core::AnyScenario::Sync(sc) = flush_core::builtin::get("segment-not-found").unwrap() else {
+            unreachable!("a sync-2024 scenario")
+        };
+        let mut sc = (*sc).clone();
+        sc.at_version(sync2024::Version::ALL[version]);
         let segs = [300i64, 101, 103];
         let mut fg = Vec::new();
         let mut dc = Vec::new();
         for (k, s, rows, flag) in ops {
             let segment = segs[s as usize];
             match k {
-                0 => fg.push(Op::Insert { segment, partition: 1, rows }),
-                1 => fg.push(Op::Sync { segment, flush: flag }),
-                2 => fg.push(Op::Seal { segment }),
-                _ => dc.push(Op::SyncSegments { partition: 1 }),
+                0 => fg.push(sync2024::Op::Insert { segment, partition: 1, rows }),
+                1 => fg.push(sync2024::Op::Sync { segment, flush: flag }),
+                2 => fg.push(sync2024::Op::Seal { segment }),
+                _ => dc.push(sync2024::Op::SyncSegments { partition: 1 }),
             }
         }
         sc.actors = vec![Actor { name: "fg".into(), ops: fg }, Actor { name: "dc".into(), ops: dc }];
         sc.actors.retain(|a| !a.ops.is_empty());
-        let mut r = Run::<sync2024::World>::new(Arc::new(sc), Policy::Entropy(entropy));
+        let mut r = Run::<sync2024::Scenario>::new(Arc::new(sc), Policy::Entropy(entropy));
         r.run_to_end();
         let o = r.outcome().expect("ends");
         prop_assert!(matches!(o.kind, flush_core::OutcomeKind::Completed | flush_core::OutcomeKind::Panic | flush_core::OutcomeKind::Invariant), "{o}");
@@ -205,7 +212,7 @@ proptest! {
             if o.message.starts_with("segment not found[segment=") {
                 prop_assert!(w.violations.iter().any(|v| v.name() == "sync-task-segment-present"));
             } else if o.message.starts_with("runtime error: invalid memory address") {
-                prop_assert!(matches!(w.version, flush_core::Version::C65f41dc60 | flush_core::Version::V4cf1a358ba), "{:?}", w.version);
+                prop_assert!(matches!(w.version, sync2024::Version::C65f41dc60 | sync2024::Version::V4cf1a358ba), "{:?}", w.version);
             } else {
                 prop_assert!(o.message.contains("zero length statslog list"), "{o}");
             }

@@ -1,14 +1,25 @@
 //! sync-2024: the #34018 race under each version, the SyncSegments paths, the
 //! version predicates, and the invariants.
 
-use flush_core::scenario::{Level, SegState, Version};
-use flush_core::sync2024::{request_includes, view_keeps, DcSeg, Ev, Knobs, MetaSeg, World};
-use flush_core::{OutcomeKind, Scenario};
+use flush_core::sync2024::{
+    request_includes, view_keeps, DcSeg, Ev, Knobs, Level, MetaSeg, Op, Scenario, SegState,
+    Version,
+};
+use flush_core::{Model, OutcomeKind};
 
-use crate::common::*;
+use crate::common::{self, *};
+
+/// The tests of this file look inside the model: they hold its own scenario.
+fn parse(text: &str) -> Scenario {
+    (*sync_of(&common::parse(text))).clone()
+}
+
+fn builtin(name: &str) -> Scenario {
+    (*sync_of(&common::builtin(name))).clone()
+}
 
 fn with_version(mut sc: Scenario, v: Version) -> Scenario {
-    sc.version = Some(v);
+    sc.at_version(v);
     sc
 }
 
@@ -70,7 +81,7 @@ fn same_schedule_completes_under_the_fixes() {
     }
     // The twin scenario file is the fixed version of the same story.
     let twin = builtin("segment-not-found-fixed");
-    assert_eq!(twin.version, Some(Version::B5c9a7364b));
+    assert_eq!(twin.version, Version::B5c9a7364b);
     assert_eq!(twin.datacoord, builtin("segment-not-found").datacoord);
 }
 
@@ -78,11 +89,11 @@ fn same_schedule_completes_under_the_fixes() {
 /// prefix up to the first `[` or `(`.
 fn panic_kinds(sc: &Scenario, v: Version) -> Vec<String> {
     let sc = with_version(sc.clone(), v);
-    let x = flush_core::explore::explore(std::sync::Arc::new(sc), 100, 1_000_000);
+    let x = flush_core::explore::explore(&sc, 100, 1_000_000);
     assert!(!x.truncated);
     x.violations
         .iter()
-        .filter(|f| f.kind == "panic")
+        .filter(|f| f.kind == OutcomeKind::Panic)
         .map(|f| {
             f.message
                 .split(['[', '('])
@@ -134,7 +145,7 @@ fn removal_between_run_and_write_meta_panics_in_write_meta() {
     let sc = builtin("segment-not-found");
     // The flow graph inserts and syncs, the task passes Run's lookup; then datacoord's
     // tick and the handler remove 300; then the task's writeMeta.
-    let mut r = manual::<World>(&sc);
+    let mut r = manual::<Scenario>(&sc);
     assert!(run_holding(&mut r, &[1], |e| matches!(
         e,
         Ev::TaskWriteLogs { .. }
@@ -162,7 +173,7 @@ fn removal_between_run_and_write_meta_panics_in_write_meta() {
 #[test]
 fn removal_before_sync_is_skipped_not_a_panic() {
     let sc = builtin("segment-not-found");
-    let mut r = manual::<World>(&sc);
+    let mut r = manual::<Scenario>(&sc);
     assert!(run_holding(&mut r, &[1], |e| matches!(
         e,
         Ev::BufferInsert { .. }
@@ -343,13 +354,13 @@ fn version_predicates() {
 #[test]
 fn row_counts_invariant_fires_after_recreation() {
     let mut sc = builtin("segment-not-found");
-    sc.actors[0].ops.push(flush_core::scenario::Op::Insert {
+    sc.actors[0].ops.push(Op::Insert {
         segment: 300,
         partition: 1,
         rows: 5,
     });
     // insert, sync, SyncSegments removes 300, flowgraph inserts again (re-adds 300), ...
-    let mut r = manual::<World>(&sc);
+    let mut r = manual::<Scenario>(&sc);
     assert!(run_holding(&mut r, &[1], |e| matches!(
         e,
         Ev::TaskSubmitted { .. }
@@ -366,19 +377,18 @@ fn row_counts_invariant_fires_after_recreation() {
     let names: Vec<&str> = r.head().violations.iter().map(|v| v.name()).collect();
     assert!(names.contains(&"sync-task-segment-present"), "{names:?}");
     assert!(names.contains(&"row-counts"), "{names:?}");
-    let _ = World::new(&sc);
+    let _ = sc.init();
 }
 
 /// Exploration finds the panic with a shortest schedule at the buggy commit, none under the fix.
 #[test]
 fn explore_finds_the_race_only_when_buggy() {
-    use std::sync::Arc;
-    let bug = flush_core::explore::explore(Arc::new(builtin("segment-not-found")), 50, 100_000);
+    let bug = flush_core::explore::explore(&builtin("segment-not-found"), 50, 100_000);
     assert!(!bug.truncated);
     let p = bug
         .violations
         .iter()
-        .find(|v| v.kind == "panic")
+        .find(|v| v.kind == OutcomeKind::Panic)
         .expect("panic found");
     assert_eq!(p.message, "segment not found[segment=300]");
     assert_eq!(
@@ -387,7 +397,7 @@ fn explore_finds_the_race_only_when_buggy() {
         p.schedule
     );
     let fixed =
-        flush_core::explore::explore(Arc::new(builtin("segment-not-found-fixed")), 50, 100_000);
+        flush_core::explore::explore(&builtin("segment-not-found-fixed"), 50, 100_000);
     assert!(fixed.violations.is_empty(), "{:?}", fixed.violations);
     assert!(fixed.states > 10);
 }
@@ -401,8 +411,8 @@ fn rows_lost_between_get_sync_task_and_encode_buffer() {
     let r = sync_run(
         &sc,
         flush_core::Policy::Scripted {
-            script: sc.schedule.clone().unwrap(),
-            fallback_seed: sc.seed,
+            script: sc.head.schedule.clone().unwrap(),
+            fallback_seed: sc.head.seed,
         },
     );
     let o = r.outcome().unwrap();
@@ -462,7 +472,7 @@ fn flush_without_stats_history_is_fatal() {
     let mut ok = sc.clone();
     ok.actors[0].ops.insert(
         0,
-        flush_core::scenario::Op::Insert {
+        Op::Insert {
             segment: 8,
             partition: 1,
             rows: 5,
@@ -481,7 +491,7 @@ fn datacoord_flushing_then_flushed() {
         "actors":[{"name":"fg","ops":[{"op":"insert","segment":8,"partition":1,"rows":5},{"op":"seal","segment":8},
                   {"op":"sync","segment":8,"flush":true}]}]}"#,
     );
-    let mut r = manual::<World>(&sc);
+    let mut r = manual::<Scenario>(&sc);
     assert!(run_holding(&mut r, &[], |e| matches!(
         e,
         Ev::TaskDone { .. }
@@ -598,8 +608,8 @@ fn the_fixes_of_the_nil_statslog_crash() {
 fn removal_after_write_meta_is_not_reported() {
     let sc = builtin("sealed-segment-flush");
     let mut sc = with_version(sc, Version::C65f41dc60);
-    sc.schedule = None;
-    let mut r = manual::<World>(&sc);
+    sc.head.schedule = None;
+    let mut r = manual::<Scenario>(&sc);
     // The flow graph syncs; the task passes Run and writeMeta's lookups; then the tick.
     assert!(run_holding(&mut r, &[1], |e| matches!(
         e,
@@ -634,7 +644,7 @@ fn removal_after_write_meta_is_not_reported() {
 #[test]
 fn seal_and_sealed_policy_are_steps_of_their_own() {
     let sc = builtin("sealed-segment-flush");
-    let mut r = manual::<World>(&sc);
+    let mut r = manual::<Scenario>(&sc);
     assert!(run_holding(&mut r, &[1], |e| matches!(
         e,
         Ev::DatacoordSealed { .. }
@@ -657,8 +667,8 @@ fn seal_and_sealed_policy_are_steps_of_their_own() {
     // A tick now (c65f41dc60 removes Flushing segments it does not list): getSyncTask
     // finds nothing; the rows stay in the write buffer.
     let mut c = with_version(sc.clone(), Version::C65f41dc60);
-    c.schedule = None;
-    let mut r = manual::<World>(&c);
+    c.head.schedule = None;
+    let mut r = manual::<Scenario>(&c);
     assert!(run_holding(&mut r, &[1], |e| matches!(
         e,
         Ev::SealedPolicy { moved: true, .. }

@@ -4,20 +4,21 @@
 use std::sync::Arc;
 
 use flush_core::engine::Run;
-use flush_core::{flush2021, Choice, Policy};
+use flush_core::flush2021::{self, Scenario};
+use flush_core::{Choice, Model, Policy};
 
 use crate::common::*;
 
-fn fresh(sc: &flush_core::Scenario, seed: u64, n: u32) -> flush2021::World {
-    let mut r = Run::<flush2021::World>::new(Arc::new(sc.clone()), Policy::Seeded(seed));
+fn fresh(sc: &Arc<Scenario>, seed: u64, n: u32) -> flush2021::World {
+    let mut r = Run::<Scenario>::new(sc.clone(), Policy::Seeded(seed));
     r.run_steps(n);
     r.head().clone()
 }
 
 #[test]
 fn goto_matches_a_fresh_run() {
-    let sc = flush_core::builtin::pairs(300);
-    let mut r = Run::<flush2021::World>::new(Arc::new(sc.clone()), Policy::Seeded(5));
+    let sc = Arc::new(flush2021::setup::pairs(300));
+    let mut r = Run::<Scenario>::new(sc.clone(), Policy::Seeded(5));
     r.run_to_end();
     let len = r.len();
     assert!(len > 2000, "{len}");
@@ -43,8 +44,8 @@ fn goto_matches_a_fresh_run() {
 
 #[test]
 fn branching_keeps_the_prefix_and_switches_to_manual() {
-    let sc = builtin("handoff");
-    let mut r = Run::<flush2021::World>::new(Arc::new(sc.clone()), Policy::Seeded(1));
+    let sc = flush_of(&builtin("handoff"));
+    let mut r = Run::<Scenario>::new(sc, Policy::Seeded(1));
     r.run_to_end();
     let before: Vec<Choice> = r.schedule();
     r.goto(8);
@@ -63,24 +64,24 @@ fn branching_keeps_the_prefix_and_switches_to_manual() {
 fn explore_counts_the_reachable_states() {
     use std::collections::HashSet;
     for name in ["handoff", "idle-handler-injection", "drop-mode"] {
-        let sc = builtin(name);
+        let sc = flush_of(&builtin(name));
         let mut seen: HashSet<flush2021::World> = HashSet::new();
-        let mut stack = vec![flush2021::World::new(&sc)];
+        let mut stack = vec![sc.init()];
         let mut evs = Vec::new();
         let mut runnable = Vec::new();
         while let Some(w) = stack.pop() {
             if !seen.insert(w.clone()) {
                 continue;
             }
-            w.runnable(&sc, &mut runnable);
+            sc.runnable(&w, &mut runnable);
             for c in runnable.clone() {
                 let mut n = w.clone();
                 evs.clear();
-                n.step(&sc, c, &mut evs);
+                sc.step(&mut n, c, &mut evs);
                 stack.push(n);
             }
         }
-        let e = flush_core::explore::explore(Arc::new(sc), 10_000, 10_000_000);
+        let e = flush_core::explore::explore(&*sc, 10_000, 10_000_000);
         assert_eq!(e.states, seen.len() as u64, "{name}");
         assert!(!e.truncated);
     }

@@ -1,0 +1,530 @@
+//! A flush-2021 scenario: the header, the injections (`taskInjection`s), the
+//! datanode `Replica` at the start, injected RPC failures, and the actors' ops.
+//! Reading and checking the file's flush-2021 part lives here too.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::scenario::json::{Fields, Node, Res};
+use crate::scenario::{self, op_path, Actor, Format, Header, ModelOp, OpNode, WaitFor};
+
+/// The model's name in scenario files.
+pub const MODEL: &str = "flush-2021";
+/// The Milvus commit the model follows (the model has no other version).
+pub const COMMIT: &str = "891c202b73";
+
+/// The keys and ops a flush-2021 scenario adds to the header.
+pub const FORMAT: Format = Format {
+    model: MODEL,
+    fixed_at: Some(COMMIT),
+    keys: &["injections", "replica", "faults"],
+    ops: &[
+        "flush_insert",
+        "flush_delete",
+        "inject",
+        "wait_injected",
+        "inject_done",
+        "start_dropping",
+        "notify_all_flushed",
+        "close",
+        "wait_notified",
+    ],
+};
+
+/// `retry.Do`'s attempts (retry.Attempts(10) is the default at 891c202b73).
+pub const RETRY_ATTEMPTS: u32 = 10;
+/// `injectCh`'s capacity (`make(chan *taskInjection, 100)`).
+pub const INJECT_CH_CAP: usize = 100;
+/// Segments one injection may name.
+const MAX_INJECTION_SEGMENTS: usize = 1000;
+/// Injected failures per RPC.
+const MAX_FAULTS: i64 = 1000;
+/// Rows a Replica segment may start with.
+const MAX_ROWS: i64 = 1_000_000_000_000;
+/// A MsgID's length in characters.
+const MAX_POS_LEN: usize = 64;
+
+/// Index into [`Scenario::positions`] (MsgIDs are strings in the file).
+pub type PosId = u32;
+/// Index into [`Scenario::injections`].
+pub type InjId = u16;
+
+/// State of a segment in the 2021 datanode `Replica` (`newSegments`,
+/// `normalSegments`, `flushedSegments`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReplicaState {
+    New,
+    Normal,
+    Flushed,
+}
+
+impl ReplicaState {
+    pub const ALL: [ReplicaState; 3] = [ReplicaState::New, ReplicaState::Normal, ReplicaState::Flushed];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReplicaState::New => "new",
+            ReplicaState::Normal => "normal",
+            ReplicaState::Flushed => "flushed",
+        }
+    }
+}
+
+/// A checked flush-2021 op.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    FlushInsert {
+        segment: i64,
+        pos: PosId,
+        flushed: bool,
+        dropped: bool,
+        fail: u32,
+    },
+    FlushDelete {
+        segment: i64,
+        pos: PosId,
+        fail: u32,
+    },
+    Inject {
+        inj: InjId,
+    },
+    WaitInjected {
+        inj: InjId,
+    },
+    InjectDone {
+        inj: InjId,
+        success: bool,
+    },
+    StartDropping,
+    NotifyAllFlushed,
+    Close,
+    WaitNotified {
+        count: u32,
+    },
+    /// Block until another actor has returned from one of its ops: the flow graph's
+    /// delivery order (a node gets a message only after the node before it returned
+    /// from `Operate`).
+    WaitFor(WaitFor),
+}
+
+impl ModelOp for Op {
+    fn wait_for(w: WaitFor) -> Op {
+        Op::WaitFor(w)
+    }
+    fn as_wait_for(&self) -> Option<WaitFor> {
+        match self {
+            Op::WaitFor(w) => Some(*w),
+            _ => None,
+        }
+    }
+}
+
+impl Op {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::FlushInsert { .. } => "flush_insert",
+            Op::FlushDelete { .. } => "flush_delete",
+            Op::Inject { .. } => "inject",
+            Op::WaitInjected { .. } => "wait_injected",
+            Op::InjectDone { .. } => "inject_done",
+            Op::StartDropping => "start_dropping",
+            Op::NotifyAllFlushed => "notify_all_flushed",
+            Op::Close => "close",
+            Op::WaitNotified { .. } => "wait_notified",
+            Op::WaitFor(_) => "wait_for",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Injection {
+    pub id: String,
+    pub segments: Vec<i64>,
+    /// `postInjection` rewrites `pack.segmentID` to this; `None` is a no-op function.
+    pub remap_to: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReplicaSegment {
+    pub segment: i64,
+    pub state: ReplicaState,
+    pub rows: i64,
+}
+
+/// Injected RPC failures: the first `n` calls of each RPC fail.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Faults {
+    pub save_binlog_paths: u32,
+    pub drop_virtual_channel: u32,
+}
+
+/// A checked flush-2021 scenario: the model (`&self` of [`crate::engine::Model`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Scenario {
+    pub head: Header,
+    /// Interned MsgIDs, in first-appearance order.
+    pub positions: Vec<String>,
+    pub injections: Vec<Injection>,
+    pub replica: Vec<ReplicaSegment>,
+    pub faults: Faults,
+    pub actors: Vec<Actor<Op>>,
+}
+
+impl Scenario {
+    pub fn pos_name(&self, p: PosId) -> &str {
+        &self.positions[p as usize]
+    }
+    pub fn inj_name(&self, i: InjId) -> &str {
+        &self.injections[i as usize].id
+    }
+
+    /// Reads a flush-2021 scenario from its JSON tree (`formats`: every model's,
+    /// to name the model a foreign key or op belongs to).
+    pub fn read(root: &Node, formats: &[Format]) -> Res<Scenario> {
+        if let Some(v) = root.object("a scenario")?.get("version") {
+            return Err(v.err(format!(
+                "\"version\" applies to models with several versions; flush-2021 is fixed at {COMMIT}"
+            )));
+        }
+        let (top, head) = scenario::header(root, &FORMAT, formats)?;
+        let mut sc = Scenario {
+            head,
+            positions: Vec::new(),
+            injections: injections(&top)?,
+            replica: replica(&top)?,
+            faults: faults(&top)?,
+            actors: Vec::new(),
+        };
+        let mut pos_index: BTreeMap<String, PosId> = BTreeMap::new();
+        let injections = &sc.injections;
+        sc.actors = scenario::actors(&top, &FORMAT, formats, |o| {
+            read_op(o, injections, &mut pos_index)
+        })?;
+        let mut positions = vec![String::new(); pos_index.len()];
+        for (name, id) in pos_index {
+            positions[id as usize] = name;
+        }
+        sc.positions = positions;
+        sc.check_whole(top.node())?;
+        Ok(sc)
+    }
+
+    /// Checks that need the whole scenario: each injection is injected and finished
+    /// at most once, drop mode starts once, barriers can be reached.
+    fn check_whole(&self, root: &Node) -> Res<()> {
+        let mut done_seen: BTreeMap<InjId, (usize, usize)> = BTreeMap::new();
+        let mut inject_seen: BTreeMap<InjId, (usize, usize)> = BTreeMap::new();
+        let mut start_dropping = None;
+        let mut packs_possible = 0u64;
+        let err = |ai, oi, msg: String| root.src.err(&op_path(ai, oi), msg);
+        for (ai, a) in self.actors.iter().enumerate() {
+            for (oi, op) in a.ops.iter().enumerate() {
+                match op {
+                    Op::InjectDone { inj, .. } => {
+                        if let Some((a0, o0)) = done_seen.insert(*inj, (ai, oi)) {
+                            return Err(err(ai, oi, format!(
+                                "injection \"{}\" is already finished at {}: a second injectDone would close or fill injectOver twice",
+                                self.inj_name(*inj),
+                                op_path(a0, o0)
+                            )));
+                        }
+                    }
+                    Op::Inject { inj } => {
+                        if let Some((a0, o0)) = inject_seen.insert(*inj, (ai, oi)) {
+                            return Err(err(ai, oi, format!(
+                                "injection \"{}\" is already injected at {}: a second injectFlush of one taskInjection would call injectOne more often than its WaitGroup allows (Go panics: negative WaitGroup counter)",
+                                self.inj_name(*inj),
+                                op_path(a0, o0)
+                            )));
+                        }
+                    }
+                    Op::StartDropping => {
+                        if let Some((a0, o0)) = start_dropping.replace((ai, oi)) {
+                            return Err(err(ai, oi, format!(
+                                "start_dropping is already called at {}; the flow graph calls it once",
+                                op_path(a0, o0)
+                            )));
+                        }
+                    }
+                    Op::FlushInsert { .. } | Op::FlushDelete { .. } => packs_possible += 1,
+                    _ => {}
+                }
+            }
+        }
+        for (ai, a) in self.actors.iter().enumerate() {
+            for (oi, op) in a.ops.iter().enumerate() {
+                if let Op::WaitNotified { count } = op {
+                    if u64::from(*count) > packs_possible {
+                        return Err(root.src.err(
+                            &op_path(ai, oi).key("count"),
+                            format!("count {count} can never be reached: the scenario has only {packs_possible} flush ops"),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn injections(top: &Fields) -> Res<Vec<Injection>> {
+    let Some(node) = top.get("injections") else {
+        return Ok(Vec::new());
+    };
+    let entries = node.entries("the injections, by id")?;
+    if entries.len() > usize::from(u16::MAX) {
+        return Err(node.err("too many injections"));
+    }
+    let mut out: Vec<Injection> = Vec::with_capacity(entries.len());
+    for (id, n) in entries {
+        let f = n.fields("an injection", &["segments", "remap_to"])?;
+        let segs_node = f.req("segments", "an injection")?;
+        let items = segs_node.items("the segments it compacts")?;
+        if items.is_empty() {
+            return Err(segs_node.err(format!("injection \"{id}\" lists no segments")));
+        }
+        if items.len() > MAX_INJECTION_SEGMENTS {
+            return Err(segs_node.err(format!(
+                "an injection may name at most {MAX_INJECTION_SEGMENTS} segments"
+            )));
+        }
+        let mut segments = Vec::with_capacity(items.len());
+        let mut seen = BTreeSet::new();
+        for item in items {
+            let s = item.i64("a segment id")?;
+            if !seen.insert(s) {
+                return Err(item.err(format!(
+                    "injection \"{id}\" lists segment {s} twice; injectFlush takes distinct segments"
+                )));
+            }
+            segments.push(s);
+        }
+        let remap_to = f.get("remap_to").map(|n| n.i64("the segment it remaps packs to")).transpose()?;
+        out.push(Injection {
+            id: id.to_owned(),
+            segments,
+            remap_to,
+        });
+    }
+    // Sorted by id, so that an injection's index does not depend on the file's key order.
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(out)
+}
+
+fn replica(top: &Fields) -> Res<Vec<ReplicaSegment>> {
+    let Some(node) = top.get("replica") else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<ReplicaSegment> = Vec::new();
+    for item in node.items("the Replica's segments")? {
+        let f = item.fields("a Replica segment", &["segment", "state", "rows"])?;
+        let seg_node = f.req("segment", "a Replica segment")?;
+        let segment = seg_node.i64("a segment id")?;
+        let names: Vec<&str> = ReplicaState::ALL.iter().map(|s| s.as_str()).collect();
+        let state = ReplicaState::ALL[f.req("state", "a Replica segment")?.one_of("Replica state", &names)?];
+        let rows = match f.get("rows") {
+            Some(n) => n.int("rows", 0, MAX_ROWS)?,
+            None => 0,
+        };
+        let at = out.partition_point(|x| x.segment < segment);
+        if out.get(at).is_some_and(|x| x.segment == segment) {
+            return Err(seg_node.err(format!("segment {segment} is in the replica twice")));
+        }
+        out.insert(
+            at,
+            ReplicaSegment {
+                segment,
+                state,
+                rows,
+            },
+        );
+    }
+    Ok(out)
+}
+
+fn faults(top: &Fields) -> Res<Faults> {
+    let Some(node) = top.get("faults") else {
+        return Ok(Faults::default());
+    };
+    let f = node.fields("the injected RPC failures", &["save_binlog_paths", "drop_virtual_channel"])?;
+    let n = |key: &str| -> Res<u32> {
+        f.get(key)
+            .map_or(Ok(0), |n| n.int("failures of the first calls", 0, MAX_FAULTS).map(|v| v as u32))
+    };
+    Ok(Faults {
+        save_binlog_paths: n("save_binlog_paths")?,
+        drop_virtual_channel: n("drop_virtual_channel")?,
+    })
+}
+
+fn read_op(o: &OpNode, injections: &[Injection], pos_index: &mut BTreeMap<String, PosId>) -> Res<Op> {
+    let inj = |f: &scenario::OpFields| -> Res<InjId> {
+        let n = f.req("id")?;
+        let id = n.str("an injection id")?;
+        injections
+            .iter()
+            .position(|i| i.id == id)
+            .map(|i| i as InjId)
+            .ok_or_else(|| {
+                let known: Vec<&str> = injections.iter().map(|i| i.id.as_str()).collect();
+                n.err(format!(
+                    "unknown injection \"{}\"; declared injections: {}",
+                    scenario::json::short(id),
+                    if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                ))
+            })
+    };
+    let fail = |f: &scenario::OpFields| -> Res<u32> {
+        let Some(n) = f.get("fail") else {
+            return Ok(0);
+        };
+        let v = n.int("failed attempts", 0, i64::from(u32::MAX))?;
+        if v > i64::from(RETRY_ATTEMPTS) {
+            return Err(n.err(format!(
+                "fail is {v}, but retry.Do makes only {RETRY_ATTEMPTS} attempts; use {RETRY_ATTEMPTS} for a final failure"
+            )));
+        }
+        Ok(v as u32)
+    };
+    let mut pos = |f: &scenario::OpFields| -> Res<PosId> {
+        let n = f.req("pos")?;
+        let s = n.str("a position (MsgID)")?;
+        if s.is_empty() || s.chars().count() > MAX_POS_LEN {
+            return Err(n.err(format!("a position (MsgID) is a string of 1 to {MAX_POS_LEN} characters")));
+        }
+        let next = pos_index.len() as PosId;
+        Ok(*pos_index.entry(s.to_owned()).or_insert(next))
+    };
+    let segment = |f: &scenario::OpFields| f.req("segment")?.i64("a segment id");
+    Ok(match o.name {
+        "flush_insert" => {
+            let f = o.fields(&["segment", "pos", "flushed", "dropped", "fail"])?;
+            Op::FlushInsert {
+                segment: segment(&f)?,
+                pos: pos(&f)?,
+                flushed: f.flag("flushed")?,
+                dropped: f.flag("dropped")?,
+                fail: fail(&f)?,
+            }
+        }
+        "flush_delete" => {
+            let f = o.fields(&["segment", "pos", "fail"])?;
+            Op::FlushDelete {
+                segment: segment(&f)?,
+                pos: pos(&f)?,
+                fail: fail(&f)?,
+            }
+        }
+        "inject" => Op::Inject { inj: inj(&o.fields(&["id"])?)? },
+        "wait_injected" => Op::WaitInjected { inj: inj(&o.fields(&["id"])?)? },
+        "inject_done" => {
+            let f = o.fields(&["id", "success"])?;
+            Op::InjectDone {
+                inj: inj(&f)?,
+                success: f.req("success")?.bool("whether the compaction succeeded")?,
+            }
+        }
+        "start_dropping" => {
+            o.fields(&[])?;
+            Op::StartDropping
+        }
+        "notify_all_flushed" => {
+            o.fields(&[])?;
+            Op::NotifyAllFlushed
+        }
+        "close" => {
+            o.fields(&[])?;
+            Op::Close
+        }
+        "wait_notified" => {
+            let f = o.fields(&["count"])?;
+            let count = f.req("count")?.int("packs notified", 1, scenario::MAX_OPS as i64)?;
+            Op::WaitNotified { count: count as u32 }
+        }
+        other => unreachable!("op {other} is not in FORMAT.ops"),
+    })
+}
+
+/// A generated scenario by name: `pairs-N`, N from 1 to 20000 (pairs-14500 runs
+/// about 100,000 steps).
+pub fn generated(name: &str) -> Option<Scenario> {
+    let n = name.strip_prefix("pairs-")?.parse::<u32>().ok()?;
+    (1..=20_000).contains(&n).then(|| pairs(n))
+}
+
+/// `n` insert/delete pairs on segment 1 from two actors (the insert node and the
+/// delete node, which gets each position after the insert node returned from it, as
+/// the flow graph delivers), with a compaction injected every 100 pairs: the shape
+/// of TestRendezvousFlushManager_Inject, scaled. Used by the benchmarks and the
+/// browser's step-latency figure.
+pub fn pairs(n: u32) -> Scenario {
+    let mut ins = Vec::new();
+    let mut del = Vec::new();
+    let mut comp = Vec::new();
+    let mut injections = Vec::new();
+    for i in 0..n {
+        ins.push(Op::FlushInsert {
+            segment: 1,
+            pos: i,
+            flushed: i % 10 == 9,
+            dropped: false,
+            fail: 0,
+        });
+        del.push(Op::WaitFor(WaitFor {
+            actor: 0,
+            index: ins.len() as u32 - 1,
+        }));
+        del.push(Op::FlushDelete {
+            segment: 1,
+            pos: i,
+            fail: 0,
+        });
+        if i % 100 == 50 {
+            let id = injections.len() as u16;
+            injections.push(Injection {
+                id: format!("c{id}"),
+                segments: vec![1],
+                remap_to: None,
+            });
+            ins.push(Op::Inject { inj: id });
+            comp.push(Op::WaitInjected { inj: id });
+            comp.push(Op::InjectDone {
+                inj: id,
+                success: true,
+            });
+        }
+    }
+    let mut actors = vec![
+        Actor {
+            name: "insert-node".into(),
+            ops: ins,
+        },
+        Actor {
+            name: "delete-node".into(),
+            ops: del,
+        },
+    ];
+    if !comp.is_empty() {
+        actors.push(Actor {
+            name: "compactor".into(),
+            ops: comp,
+        });
+    }
+    Scenario {
+        head: Header {
+            name: format!("pairs-{n}"),
+            title: format!("{n} flush pairs on one queue, with compactions"),
+            description: format!(
+                "The insert node and the delete node flush segment 1 at {n} positions (the delete node after the insert node, as the flow graph delivers); a compaction is injected every 100 positions. A long, busy run for scrubbing and for timing the stepper."
+            ),
+            model: MODEL,
+            version: None,
+            seed: 1,
+            max_steps: scenario::DEFAULT_MAX_STEPS,
+            schedule: None,
+        },
+        positions: (0..n).map(|i| format!("m{i}")).collect(),
+        injections,
+        replica: Vec::new(),
+        faults: Faults::default(),
+        actors,
+    }
+}

@@ -1,0 +1,216 @@
+//! The registry: the one file that names every model. Front ends hold an
+//! [`AnyScenario`] or an [`AnyRun`] and never a model's own types.
+//!
+//! Adding a model: a folder with its scenario type implementing
+//! [`crate::engine::Model`] and [`crate::view::Present`], then one line in each
+//! list below (ARCHITECTURE.md, "Add a model").
+
+use std::sync::Arc;
+
+use crate::engine::{Model, Outcome, Run, Stop};
+use crate::explore::{self, Exploration, ObservedOutcome};
+use crate::report::{self, TraceLine};
+use crate::scenario::json::{Node, Src};
+use crate::scenario::{self, Format, Header, ScenarioError, VersionInfo};
+use crate::sched::{Choice, Policy};
+use crate::{flush2021, sync2024};
+
+/// Every model's file format, in the order `flushscope list` shows them.
+pub const FORMATS: &[Format] = &[flush2021::FORMAT, sync2024::FORMAT];
+
+/// A checked scenario of any model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnyScenario {
+    Flush(Arc<flush2021::Scenario>),
+    Sync(Arc<sync2024::Scenario>),
+}
+
+/// A run of any model. (One lives per front end, so the size difference of the
+/// variants does not matter.)
+#[derive(Clone)]
+#[allow(clippy::large_enum_variant)]
+pub enum AnyRun {
+    Flush(Run<flush2021::Scenario>),
+    Sync(Run<sync2024::Scenario>),
+}
+
+macro_rules! each_scenario {
+    ($self:expr, $s:ident => $body:expr) => {
+        match $self {
+            AnyScenario::Flush($s) => $body,
+            AnyScenario::Sync($s) => $body,
+        }
+    };
+}
+
+macro_rules! each_run {
+    ($self:expr, $r:ident => $body:expr) => {
+        match $self {
+            AnyRun::Flush($r) => $body,
+            AnyRun::Sync($r) => $body,
+        }
+    };
+}
+
+impl AnyScenario {
+    /// Parses and checks a scenario file of any model. `file` names it in messages.
+    pub fn parse(text: &str, file: &str) -> Result<AnyScenario, ScenarioError> {
+        let json = scenario::parse_text(text, file)?;
+        let root = Node::root(&json, Src { file, text });
+        let format = scenario::model_of(&root, FORMATS)?;
+        Ok(match format.model {
+            flush2021::setup::MODEL => {
+                AnyScenario::Flush(Arc::new(flush2021::Scenario::read(&root, FORMATS)?))
+            }
+            sync2024::setup::MODEL => {
+                AnyScenario::Sync(Arc::new(sync2024::Scenario::read(&root, FORMATS)?))
+            }
+            other => unreachable!("model {other} is in FORMATS but not here"),
+        })
+    }
+
+    /// A generated scenario (`pairs-N`), if some model makes one by that name.
+    pub fn generated(name: &str) -> Option<AnyScenario> {
+        flush2021::setup::generated(name).map(|s| AnyScenario::Flush(Arc::new(s)))
+    }
+
+    pub fn header(&self) -> &Header {
+        each_scenario!(self, s => s.header())
+    }
+
+    /// Changes the header (a front end's step limit, a seed).
+    pub fn header_mut(&mut self) -> &mut Header {
+        each_scenario!(self, s => Model::header_mut(Arc::make_mut(s)))
+    }
+
+    /// The Milvus versions the model can run at (none for a model fixed at one).
+    pub fn versions(&self) -> &'static [VersionInfo] {
+        each_scenario!(self, s => s.versions())
+    }
+
+    /// Runs the scenario at another version (`id`: a commit prefix).
+    pub fn set_version(&mut self, id: &str) -> Result<(), String> {
+        each_scenario!(self, s => Model::set_version(Arc::make_mut(s), id))
+    }
+
+    pub fn run(&self, policy: Policy) -> AnyRun {
+        match self {
+            AnyScenario::Flush(s) => AnyRun::Flush(Run::new(s.clone(), policy)),
+            AnyScenario::Sync(s) => AnyRun::Sync(Run::new(s.clone(), policy)),
+        }
+    }
+
+    /// Every distinct observable outcome (see [`explore::outcomes`]); `None` over
+    /// `max_states` states.
+    pub fn outcomes(&self, max_states: u64) -> Option<Vec<ObservedOutcome>> {
+        each_scenario!(self, s => explore::outcomes(&**s, max_states))
+    }
+
+    /// Breadth-first search over every interleaving (see [`explore`]).
+    pub fn explore(&self, max_steps: u32, max_states: u64) -> Exploration {
+        each_scenario!(self, s => explore::explore(&**s, max_steps, max_states))
+    }
+}
+
+impl AnyRun {
+    pub fn new(sc: &AnyScenario, policy: Policy) -> AnyRun {
+        sc.run(policy)
+    }
+
+    pub fn scenario(&self) -> AnyScenario {
+        match self {
+            AnyRun::Flush(r) => AnyScenario::Flush(r.scenario_arc().clone()),
+            AnyRun::Sync(r) => AnyScenario::Sync(r.scenario_arc().clone()),
+        }
+    }
+    pub fn header(&self) -> &Header {
+        each_run!(self, r => r.header())
+    }
+    pub fn policy(&self) -> &Policy {
+        each_run!(self, r => r.policy())
+    }
+    pub fn len(&self) -> u32 {
+        each_run!(self, r => r.len())
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn cursor(&self) -> u32 {
+        each_run!(self, r => r.cursor())
+    }
+    pub fn outcome(&self) -> Option<&Outcome> {
+        each_run!(self, r => r.outcome())
+    }
+    pub fn schedule(&self) -> Vec<Choice> {
+        each_run!(self, r => r.schedule())
+    }
+    pub fn runnable_here(&self) -> Vec<Choice> {
+        each_run!(self, r => r.runnable_here())
+    }
+    pub fn advance(&mut self) -> Result<u32, Stop> {
+        each_run!(self, r => r.advance())
+    }
+    pub fn advance_with(&mut self, c: Choice) -> Result<u32, Stop> {
+        each_run!(self, r => r.advance_with(c))
+    }
+    pub fn run_to_end(&mut self) -> Option<&Outcome> {
+        each_run!(self, r => r.run_to_end())
+    }
+    pub fn run_steps(&mut self, n: u32) {
+        each_run!(self, r => r.run_steps(n))
+    }
+    pub fn goto(&mut self, n: u32) {
+        each_run!(self, r => r.goto(n))
+    }
+
+    /// The live goroutines at the cursor, runnable ones first, at most `max`.
+    pub fn goroutines(&self, runnable: &[Choice], max: usize) -> Vec<crate::engine::GoroutineView> {
+        each_run!(self, r => r.scenario().goroutines(r.world(), runnable, max))
+    }
+
+    /// How many goroutines are alive at the cursor.
+    pub fn goroutine_count(&self) -> usize {
+        each_run!(self, r => r.scenario().goroutine_ids(r.world()).len())
+    }
+
+    /// What a runnable choice at the cursor does, for a button.
+    pub fn choice_label(&self, c: Choice) -> String {
+        each_run!(self, r => r.scenario().choice_label(r.world(), c))
+    }
+
+    /// True if the state at the cursor panicked (Go panic).
+    pub fn panicked_here(&self) -> bool {
+        each_run!(self, r => r.scenario().go_panic(r.world()).is_some())
+    }
+
+    /// The ids of the invariants broken by the end of the recorded run.
+    pub fn violation_ids(&self) -> Vec<&'static str> {
+        each_run!(self, r => r.scenario().violations(r.head()).into_iter().map(|v| v.id).collect())
+    }
+
+    /// The trace line of step `n` (from 1).
+    pub fn line(&self, n: u32) -> Option<TraceLine> {
+        each_run!(self, r => r.record(n).map(|rec| report::line(r, rec)))
+    }
+
+    /// Every trace line.
+    pub fn lines(&self) -> Vec<TraceLine> {
+        each_run!(self, r => r.records().iter().map(|rec| report::line(r, rec)).collect())
+    }
+
+    /// The text trace: one line per step, then the outcome.
+    pub fn text(&self, with_logs: bool) -> String {
+        each_run!(self, r => report::text(r, with_logs))
+    }
+
+    /// The observable outcome of the recorded run (see [`explore::Observe`]).
+    pub fn outcome_line(&self) -> String {
+        each_run!(self, r => explore::run_outcome(r))
+    }
+
+    /// The JSON report of the whole recorded run (DESIGN.md's `--json`).
+    pub fn report_json(&self, pretty: bool) -> String {
+        each_run!(self, r => report::to_json(&report::report(r), pretty))
+    }
+}
+

@@ -1,0 +1,361 @@
+//! A JSON tree for checking scenario files, and a reader over it that names the
+//! path, the place and what was expected in every refusal.
+//!
+//! serde_json parses (so syntax errors come with its line and column); the tree
+//! keeps keys in file order and refuses a key given twice in one object (serde's
+//! maps keep the last one silently). Checking then walks the tree with [`Node`]:
+//! each accessor says what it expected and where, in words rather than Rust types.
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::locate::{locate, JsonPath};
+use super::ScenarioError;
+
+/// A JSON value, objects keeping their keys in file order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Json {
+    Null,
+    Bool(bool),
+    Num(serde_json::Number),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+impl Json {
+    /// How a value is called in a message: `a string "x"`, `an array`, ...
+    pub fn describe(&self) -> String {
+        match self {
+            Json::Null => "null".to_owned(),
+            Json::Bool(b) => format!("{b}"),
+            Json::Num(n) => format!("the number {n}"),
+            Json::Str(s) => format!("the string \"{}\"", short(s)),
+            Json::Arr(_) => "an array".to_owned(),
+            Json::Obj(_) => "an object".to_owned(),
+        }
+    }
+}
+
+/// At most 40 characters of `s`, for messages.
+pub fn short(s: &str) -> String {
+    const MAX: usize = 40;
+    let mut out: String = s.chars().take(MAX).collect();
+    if s.chars().count() > MAX {
+        out.push('…');
+    }
+    out
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
+        d.deserialize_any(JsonVisitor)
+    }
+}
+
+struct JsonVisitor;
+
+impl<'de> Visitor<'de> for JsonVisitor {
+    type Value = Json;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Json, E> {
+        Ok(Json::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
+        Ok(Json::Bool(b))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Json, E> {
+        Ok(Json::Num(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Json, E> {
+        Ok(Json::Num(v.into()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Json, E> {
+        serde_json::Number::from_f64(v)
+            .map(Json::Num)
+            .ok_or_else(|| E::custom("a number that is not finite"))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Json, E> {
+        Ok(Json::Str(s.to_owned()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Json, E> {
+        Ok(Json::Str(s))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+        let mut v = Vec::new();
+        while let Some(x) = a.next_element()? {
+            v.push(x);
+        }
+        Ok(Json::Arr(v))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+        let mut v: Vec<(String, Json)> = Vec::new();
+        while let Some(k) = a.next_key::<String>()? {
+            if v.iter().any(|(x, _)| *x == k) {
+                return Err(de::Error::custom(format!(
+                    "the key \"{}\" appears twice in one object",
+                    short(&k)
+                )));
+            }
+            let val = a.next_value()?;
+            v.push((k, val));
+        }
+        Ok(Json::Obj(v))
+    }
+}
+
+/// Parses `text` into a tree, or a syntax error with its line and column.
+pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
+    if text.trim().is_empty() {
+        return Err(ScenarioError::whole(
+            file,
+            "the file is empty; a scenario is a JSON object",
+        ));
+    }
+    serde_json::from_str::<Json>(text).map_err(|e| {
+        let (line, column) = (e.line(), e.column());
+        let mut message = e.to_string();
+        // serde_json appends " at line L column C"; the place is printed up front.
+        if let Some(cut) = message.rfind(" at line ") {
+            message.truncate(cut);
+        }
+        ScenarioError {
+            file: file.to_owned(),
+            line: (line > 0).then_some(line),
+            column: (line > 0).then_some(column),
+            path: None,
+            message,
+        }
+    })
+}
+
+/// Where errors are reported: the file name and its text (for line and column).
+#[derive(Clone, Copy)]
+pub struct Src<'t> {
+    pub file: &'t str,
+    pub text: &'t str,
+}
+
+impl Src<'_> {
+    /// A refusal at `path`, located in the text.
+    pub fn err(&self, path: &JsonPath, message: impl Into<String>) -> ScenarioError {
+        let at = locate(self.text, path);
+        ScenarioError {
+            file: self.file.to_owned(),
+            line: at.map(|a| a.0),
+            column: at.map(|a| a.1),
+            path: Some(path.to_string()),
+            message: message.into(),
+        }
+    }
+}
+
+pub type Res<T> = Result<T, ScenarioError>;
+
+/// A value of the tree with its path, for checking.
+#[derive(Clone)]
+pub struct Node<'a, 't> {
+    pub json: &'a Json,
+    pub path: JsonPath,
+    pub src: Src<'t>,
+}
+
+/// The fields of an object node, checked against the allowed names.
+pub struct Fields<'a, 't> {
+    node: Node<'a, 't>,
+    fields: &'a [(String, Json)],
+}
+
+impl<'a, 't> Fields<'a, 't> {
+    /// The field `key`, if given.
+    pub fn get(&self, key: &str) -> Option<Node<'a, 't>> {
+        self.fields
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| self.node.child_key(key, v))
+    }
+
+    /// The field `key`, which must be given.
+    pub fn req(&self, key: &str, what: &str) -> Res<Node<'a, 't>> {
+        self.get(key)
+            .ok_or_else(|| self.node.err(format!("{what} needs the field \"{key}\"")))
+    }
+
+    /// The object's own node.
+    pub fn node(&self) -> &Node<'a, 't> {
+        &self.node
+    }
+
+    /// The keys given, in file order.
+    pub fn keys(&self) -> impl Iterator<Item = &'a str> {
+        self.fields.iter().map(|(k, _)| k.as_str())
+    }
+}
+
+impl<'a, 't> Node<'a, 't> {
+    pub fn root(json: &'a Json, src: Src<'t>) -> Node<'a, 't> {
+        Node {
+            json,
+            path: JsonPath::root(),
+            src,
+        }
+    }
+
+    fn child_key(&self, key: &str, json: &'a Json) -> Node<'a, 't> {
+        Node {
+            json,
+            path: self.path.key(key),
+            src: self.src,
+        }
+    }
+
+    pub fn err(&self, message: impl Into<String>) -> ScenarioError {
+        self.src.err(&self.path, message)
+    }
+
+    fn expected(&self, what: &str) -> ScenarioError {
+        self.err(format!("expected {what}, found {}", self.json.describe()))
+    }
+
+    /// An object, any keys.
+    pub fn object(&self, what: &str) -> Res<Fields<'a, 't>> {
+        let Json::Obj(fields) = self.json else {
+            return Err(self.expected(&format!("an object ({what})")));
+        };
+        Ok(Fields {
+            node: self.clone(),
+            fields,
+        })
+    }
+
+    /// An object whose keys are all in `allowed`.
+    pub fn fields(&self, what: &str, allowed: &[&str]) -> Res<Fields<'a, 't>> {
+        let Json::Obj(fields) = self.json else {
+            return Err(self.expected(&format!("an object ({what})")));
+        };
+        for (k, _) in fields {
+            if !allowed.contains(&k.as_str()) {
+                return Err(self.src.err(
+                    &self.path.key(k),
+                    format!(
+                        "unknown field \"{}\" in {what}; its fields are {}",
+                        short(k),
+                        allowed.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(Fields {
+            node: self.clone(),
+            fields,
+        })
+    }
+
+    /// An object with any keys (a map from ids to values): its entries.
+    pub fn entries(&self, what: &str) -> Res<Vec<(&'a str, Node<'a, 't>)>> {
+        let Json::Obj(fields) = self.json else {
+            return Err(self.expected(&format!("an object ({what})")));
+        };
+        Ok(fields
+            .iter()
+            .map(|(k, v)| (k.as_str(), self.child_key(k, v)))
+            .collect())
+    }
+
+    /// An array's items.
+    pub fn items(&self, what: &str) -> Res<Vec<Node<'a, 't>>> {
+        let Json::Arr(v) = self.json else {
+            return Err(self.expected(&format!("an array ({what})")));
+        };
+        Ok(v
+            .iter()
+            .enumerate()
+            .map(|(i, x)| Node {
+                json: x,
+                path: self.path.index(i),
+                src: self.src,
+            })
+            .collect())
+    }
+
+    pub fn str(&self, what: &str) -> Res<&'a str> {
+        match self.json {
+            Json::Str(s) => Ok(s),
+            _ => Err(self.expected(&format!("a string ({what})"))),
+        }
+    }
+
+    pub fn bool(&self, what: &str) -> Res<bool> {
+        match self.json {
+            Json::Bool(b) => Ok(*b),
+            _ => Err(self.expected(&format!("true or false ({what})"))),
+        }
+    }
+
+    /// A whole number within `lo..=hi`.
+    pub fn int(&self, what: &str, lo: i64, hi: i64) -> Res<i64> {
+        let range = || format!("a whole number from {lo} to {hi} ({what})");
+        let Json::Num(n) = self.json else {
+            return Err(self.expected(&range()));
+        };
+        match n.as_i64() {
+            Some(v) if (lo..=hi).contains(&v) => Ok(v),
+            Some(v) => Err(self.err(format!("{v} is out of range: expected {}", range()))),
+            None if n.is_u64() => Err(self.err(format!("{n} is out of range: expected {}", range()))),
+            None => Err(self.err(format!("{n} is not a whole number: expected {}", range()))),
+        }
+    }
+
+    /// Any whole number an `int64` holds (an id).
+    pub fn i64(&self, what: &str) -> Res<i64> {
+        match self.json {
+            Json::Num(n) if n.as_i64().is_some() => Ok(n.as_i64().unwrap_or_default()),
+            Json::Num(n) if n.is_u64() => Err(self.err(format!(
+                "{n} is out of range: expected a whole number that fits an int64 ({what})"
+            ))),
+            Json::Num(n) => Err(self.err(format!(
+                "{n} is not a whole number: expected a whole number ({what})"
+            ))),
+            _ => Err(self.expected(&format!("a whole number ({what})"))),
+        }
+    }
+
+    /// A whole number from 0 to `u64::MAX`.
+    pub fn u64(&self, what: &str) -> Res<u64> {
+        let Json::Num(n) = self.json else {
+            return Err(self.expected(&format!("a whole number from 0 to {} ({what})", u64::MAX)));
+        };
+        if let Some(v) = n.as_u64() {
+            return Ok(v);
+        }
+        let why = if n.as_i64().is_some() {
+            "is negative"
+        } else if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f > 0.0) {
+            "is out of range for a u64"
+        } else {
+            "is not a whole number"
+        };
+        Err(self.err(format!(
+            "{n} {why}: expected a whole number from 0 to {} ({what})",
+            u64::MAX
+        )))
+    }
+
+    /// One of `names`: its index.
+    pub fn one_of(&self, what: &str, names: &[&str]) -> Res<usize> {
+        let Json::Str(s) = self.json else {
+            return Err(self.expected(&format!("a string ({what}: one of {})", names.join(", "))));
+        };
+        names.iter().position(|n| n == s).ok_or_else(|| {
+            self.err(format!(
+                "unknown {what} \"{}\"; expected one of {}",
+                short(s),
+                names.join(", ")
+            ))
+        })
+    }
+}

@@ -1,0 +1,441 @@
+//! A sync-2024 scenario: the header, the Milvus version, datacoord's segments and
+//! the datanode's metacache at the start, and the actors' ops. Reading and
+//! checking the file's sync-2024 part lives here too.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::scenario::json::{Fields, Node, Res};
+use crate::scenario::locate::JsonPath;
+use crate::scenario::{self, join_ids, op_path, Actor, Format, Header, ModelOp, OpNode, VersionInfo, WaitFor};
+
+/// The model's name in scenario files.
+pub const MODEL: &str = "sync-2024";
+
+/// The keys and ops a sync-2024 scenario adds to the header.
+pub const FORMAT: Format = Format {
+    model: MODEL,
+    fixed_at: None,
+    keys: &["version", "datacoord", "datanode"],
+    ops: &["insert", "seal", "sync", "sync_segments"],
+};
+
+/// Rows a segment may start with.
+const MAX_ROWS: i64 = 1_000_000_000_000;
+/// Rows one insert may carry.
+const MAX_INSERT_ROWS: i64 = 1_000_000_000;
+
+/// The Milvus commits the sync-2024 model can run as (MODEL.md §0.2, §3.5), in
+/// history order. Each is a preset of the model's knobs (`sync2024::Knobs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Version {
+    /// `ca7ef26e4b`: the buggy parent of the fix; skips only L0 Growing segments.
+    Ca7ef26e4b,
+    /// `b5c9a7364b` (#34056): skips every Growing segment.
+    B5c9a7364b,
+    /// `c65f41dc60` (#34156): datacoord sends only Flushing/Flushed segments, the
+    /// datanode removes only Flushing/Flushed ones.
+    C65f41dc60,
+    /// `4cf1a358ba` (#34301): datacoord sends every healthy segment, the datanode
+    /// removes only Flushed ones.
+    V4cf1a358ba,
+    /// `2e434e4453` (#34390): the datanode loads (adds) only missing segments that
+    /// are Flushed and neither L0 nor Legacy.
+    V2e434e4453,
+    /// `439fb24b32` (#34388): datacoord leaves L0 segments out of the request.
+    V439fb24b32,
+}
+
+/// The versions' commits, pull requests and summaries, in [`Version::ALL`] order.
+pub static VERSIONS: [VersionInfo; 6] = [
+    VersionInfo {
+        id: "ca7ef26e4b",
+        commit: "ca7ef26e4bf2bfc574737b622cc5fe7703e17806",
+        pr: "#34027",
+        summary: "buggy parent of #34056: datacoord sends healthy segments with a PK statslog; UpdateSegmentView spares only L0 Growing segments",
+    },
+    VersionInfo {
+        id: "b5c9a7364b",
+        commit: "b5c9a7364bf60736c2d56f7eb81a059d4ac8e69f",
+        pr: "#34056",
+        summary: "#34056 fix: UpdateSegmentView spares every Growing segment",
+    },
+    VersionInfo {
+        id: "c65f41dc60",
+        commit: "c65f41dc60fe5ad2102a1bc56f1190b414389239",
+        pr: "#34156",
+        summary: "#34156: datacoord sends only Flushing/Flushed segments, statslog optional; the datanode removes only Flushing/Flushed ones and loads every missing one",
+    },
+    VersionInfo {
+        id: "4cf1a358ba",
+        commit: "4cf1a358ba589dadefefb6aab7e2fcf06f9044fd",
+        pr: "#34301",
+        summary: "#34301: datacoord sends every healthy segment, statslog optional; the datanode removes only Flushed ones",
+    },
+    VersionInfo {
+        id: "2e434e4453",
+        commit: "2e434e44536d7b6ebe15b6b4d85b82b2d284f4a9",
+        pr: "#34390",
+        summary: "#34390: the datanode loads only missing Flushed segments that are neither L0 nor Legacy",
+    },
+    VersionInfo {
+        id: "439fb24b32",
+        commit: "439fb24b32b2ca7a5f3794d1ea4cb61cf0c7e467",
+        pr: "#34388",
+        summary: "#34388: datacoord leaves L0 segments out of the request",
+    },
+];
+
+impl Version {
+    pub const ALL: [Version; 6] = [
+        Version::Ca7ef26e4b,
+        Version::B5c9a7364b,
+        Version::C65f41dc60,
+        Version::V4cf1a358ba,
+        Version::V2e434e4453,
+        Version::V439fb24b32,
+    ];
+
+    pub fn info(self) -> &'static VersionInfo {
+        &VERSIONS[self as usize]
+    }
+    /// The short commit, `ca7ef26e4b`.
+    pub fn as_str(self) -> &'static str {
+        self.info().id
+    }
+    /// The full commit hash.
+    pub fn full(self) -> &'static str {
+        self.info().commit
+    }
+    /// The pull request that made this commit.
+    pub fn pr(self) -> &'static str {
+        self.info().pr
+    }
+    /// One line for a reviewer: what this commit changed.
+    pub fn summary(self) -> &'static str {
+        self.info().summary
+    }
+
+    /// Accepts the short hash or any longer prefix of the full hash (7 characters at least).
+    pub fn parse(s: &str) -> Option<Version> {
+        let s = s.trim().to_ascii_lowercase();
+        if s.len() < 7 {
+            return None;
+        }
+        Version::ALL.into_iter().find(|v| v.full().starts_with(&s))
+    }
+
+    pub fn list() -> String {
+        Version::ALL.map(Version::as_str).join(", ")
+    }
+}
+
+/// Segment state, as in `commonpb.SegmentState` (the subset the model uses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum SegState {
+    Growing,
+    Sealed,
+    Flushing,
+    Flushed,
+    Dropped,
+}
+
+impl SegState {
+    pub const ALL: [SegState; 5] = [
+        SegState::Growing,
+        SegState::Sealed,
+        SegState::Flushing,
+        SegState::Flushed,
+        SegState::Dropped,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SegState::Growing => "Growing",
+            SegState::Sealed => "Sealed",
+            SegState::Flushing => "Flushing",
+            SegState::Flushed => "Flushed",
+            SegState::Dropped => "Dropped",
+        }
+    }
+}
+
+/// Segment level, as in `datapb.SegmentLevel`. `Legacy` (segments written before
+/// levels existed) is what datacoord may report; the datanode's `NewSegmentInfo`
+/// reads it as L1, `UpdateSegmentView` keeps it as it comes (meta_cache.go:278-286).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Level {
+    Legacy,
+    L0,
+    L1,
+}
+
+impl Level {
+    pub const ALL: [Level; 3] = [Level::Legacy, Level::L0, Level::L1];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Legacy => "Legacy",
+            Level::L0 => "L0",
+            Level::L1 => "L1",
+        }
+    }
+}
+
+/// A checked sync-2024 op.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    Insert { segment: i64, partition: i64, rows: i64 },
+    Seal { segment: i64 },
+    Sync { segment: i64, flush: bool },
+    SyncSegments { partition: i64 },
+    WaitFor(WaitFor),
+}
+
+impl ModelOp for Op {
+    fn wait_for(w: WaitFor) -> Op {
+        Op::WaitFor(w)
+    }
+    fn as_wait_for(&self) -> Option<WaitFor> {
+        match self {
+            Op::WaitFor(w) => Some(*w),
+            _ => None,
+        }
+    }
+}
+
+impl Op {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Insert { .. } => "insert",
+            Op::Seal { .. } => "seal",
+            Op::Sync { .. } => "sync",
+            Op::SyncSegments { .. } => "sync_segments",
+            Op::WaitFor(_) => "wait_for",
+        }
+    }
+}
+
+/// A segment in datacoord's meta.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct DcSegment {
+    pub segment: i64,
+    pub partition: i64,
+    pub state: SegState,
+    pub level: Level,
+    pub statslog: bool,
+    pub rows: i64,
+}
+
+/// A segment in the datanode's metacache at the start; also how the JSON report
+/// lists the final metacache.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct DnSegment {
+    pub segment: i64,
+    pub partition: i64,
+    pub state: SegState,
+    pub level: Level,
+    pub rows: i64,
+}
+
+/// A checked sync-2024 scenario: the model (`&self` of [`crate::engine::Model`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Scenario {
+    pub head: Header,
+    pub version: Version,
+    /// Datacoord's segments, sorted by id.
+    pub datacoord: Vec<DcSegment>,
+    /// The datanode's metacache at the start, sorted by id.
+    pub datanode: Vec<DnSegment>,
+    pub actors: Vec<Actor<Op>>,
+}
+
+impl Scenario {
+    /// Runs the scenario at another version.
+    pub fn at_version(&mut self, v: Version) {
+        self.version = v;
+        self.head.version = Some(v.as_str());
+    }
+
+    /// Reads a sync-2024 scenario from its JSON tree (`formats`: every model's, to
+    /// name the model a foreign key or op belongs to).
+    pub fn read(root: &Node, formats: &[Format]) -> Res<Scenario> {
+        let (top, mut head) = scenario::header(root, &FORMAT, formats)?;
+        let version = version(&top)?;
+        head.version = Some(version.as_str());
+        let mut partition_of = BTreeMap::new();
+        let datacoord = segments(&top, "datacoord", &mut partition_of, |f, seg| {
+            Ok(DcSegment {
+                segment: seg.segment,
+                partition: seg.partition,
+                state: seg.state,
+                level: seg.level,
+                statslog: f.req("statslog", "a datacoord segment")?.bool("whether it has a PK statslog")?,
+                rows: seg.rows,
+            })
+        })?;
+        let datanode = segments(&top, "datanode", &mut partition_of, |_, seg| {
+            Ok(DnSegment {
+                segment: seg.segment,
+                partition: seg.partition,
+                state: seg.state,
+                level: seg.level,
+                rows: seg.rows,
+            })
+        })?;
+        let actors = scenario::actors(&top, &FORMAT, formats, read_op)?;
+        let sc = Scenario {
+            head,
+            version,
+            datacoord,
+            datanode,
+            actors,
+        };
+        sc.check_whole(top.node())?;
+        Ok(sc)
+    }
+
+    /// Checks that need the whole scenario: the segments and partitions ops name exist.
+    fn check_whole(&self, root: &Node) -> Res<()> {
+        let dc: BTreeMap<i64, &DcSegment> = self.datacoord.iter().map(|d| (d.segment, d)).collect();
+        let dn: BTreeSet<i64> = self.datanode.iter().map(|d| d.segment).collect();
+        let mut partitions: BTreeSet<i64> = self.datacoord.iter().map(|d| d.partition).collect();
+        partitions.extend(self.datanode.iter().map(|d| d.partition));
+        for (ai, a) in self.actors.iter().enumerate() {
+            for (oi, op) in a.ops.iter().enumerate() {
+                let at = |key: &str, msg: String| root.src.err(&op_path(ai, oi).key(key), msg);
+                match *op {
+                    Op::Insert { segment, partition, .. } => {
+                        let Some(d) = dc.get(&segment) else {
+                            return Err(at("segment", format!("segment {segment} is not in datacoord's view; datacoord allocates every segment the flow graph inserts into (AssignSegmentID)")));
+                        };
+                        if d.partition != partition {
+                            return Err(at("partition", format!("segment {segment} belongs to partition {}, not {partition}", d.partition)));
+                        }
+                    }
+                    Op::Seal { segment } | Op::Sync { segment, .. }
+                        if !dc.contains_key(&segment) && !dn.contains(&segment) =>
+                    {
+                        return Err(at("segment", format!("segment {segment} is neither in datacoord's view nor in the datanode's metacache")));
+                    }
+                    Op::SyncSegments { partition } if !partitions.contains(&partition) => {
+                        return Err(at("partition", format!(
+                            "partition {partition} has no segments in the setup; the collection's partitions are {}",
+                            join_ids(partitions.iter().copied())
+                        )));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn version(top: &Fields) -> Res<Version> {
+    let Some(n) = top.get("version") else {
+        return Err(top.node().err(format!(
+            "a sync-2024 scenario names its Milvus \"version\" (one of {})",
+            Version::list()
+        )));
+    };
+    let v = n.str("a Milvus commit")?;
+    Version::parse(v).ok_or_else(|| {
+        n.err(format!(
+            "unknown version \"{}\"; the sync-2024 model knows {}",
+            scenario::json::short(v),
+            Version::list()
+        ))
+    })
+}
+
+/// The fields both segment lists share.
+struct SegFields {
+    segment: i64,
+    partition: i64,
+    state: SegState,
+    level: Level,
+    rows: i64,
+}
+
+/// Reads the segment list `key` (sorted by id); a segment's partition must agree
+/// across lists (`partition_of` remembers where each was first seen).
+fn segments<T>(
+    top: &Fields,
+    key: &str,
+    partition_of: &mut BTreeMap<i64, (i64, JsonPath)>,
+    make: impl Fn(&Fields, SegFields) -> Res<T>,
+) -> Res<Vec<T>> {
+    let Some(node) = top.get(key) else {
+        return Ok(Vec::new());
+    };
+    let (what, allowed): (&str, &[&str]) = if key == "datacoord" {
+        ("a datacoord segment", &["segment", "partition", "state", "level", "statslog", "rows"])
+    } else {
+        ("a metacache segment", &["segment", "partition", "state", "level", "rows"])
+    };
+    let mut out: Vec<(i64, T)> = Vec::new();
+    for item in node.items(&format!("the {key} segments"))? {
+        let f = item.fields(what, allowed)?;
+        let seg_node = f.req("segment", what)?;
+        let segment = seg_node.i64("a segment id")?;
+        let part_node = f.req("partition", what)?;
+        let partition = part_node.i64("a partition id")?;
+        let states: Vec<&str> = SegState::ALL.iter().map(|s| s.as_str()).collect();
+        let levels: Vec<&str> = Level::ALL.iter().map(|s| s.as_str()).collect();
+        let state = SegState::ALL[f.req("state", what)?.one_of("segment state", &states)?];
+        let level = Level::ALL[f.req("level", what)?.one_of("segment level", &levels)?];
+        let rows = match f.get("rows") {
+            Some(n) => n.int("rows", 0, MAX_ROWS)?,
+            None => 0,
+        };
+        let at = out.partition_point(|x| x.0 < segment);
+        if out.get(at).is_some_and(|x| x.0 == segment) {
+            return Err(seg_node.err(format!("segment {segment} is listed twice in {key}")));
+        }
+        match partition_of.get(&segment) {
+            Some((other, where_)) if *other != partition => {
+                return Err(part_node.err(format!(
+                    "segment {segment} is in partition {partition} here but in partition {other} at {where_}"
+                )));
+            }
+            Some(_) => {}
+            None => {
+                partition_of.insert(segment, (partition, item.path.clone()));
+            }
+        }
+        let v = make(&f, SegFields { segment, partition, state, level, rows })?;
+        out.insert(at, (segment, v));
+    }
+    Ok(out.into_iter().map(|x| x.1).collect())
+}
+
+fn read_op(o: &OpNode) -> Res<Op> {
+    let id = |f: &scenario::OpFields, key: &str| f.req(key)?.i64(if key == "segment" { "a segment id" } else { "a partition id" });
+    Ok(match o.name {
+        "insert" => {
+            let f = o.fields(&["segment", "partition", "rows"])?;
+            let rows_node = f.req("rows")?;
+            let rows = rows_node.i64("rows")?;
+            if !(1..=MAX_INSERT_ROWS).contains(&rows) {
+                return Err(rows_node.err(format!("an insert carries 1 to 10^9 rows, not {rows}")));
+            }
+            Op::Insert {
+                segment: id(&f, "segment")?,
+                partition: id(&f, "partition")?,
+                rows,
+            }
+        }
+        "seal" => Op::Seal { segment: id(&o.fields(&["segment"])?, "segment")? },
+        "sync" => {
+            let f = o.fields(&["segment", "flush"])?;
+            Op::Sync {
+                segment: id(&f, "segment")?,
+                flush: f.flag("flush")?,
+            }
+        }
+        "sync_segments" => Op::SyncSegments {
+            partition: id(&o.fields(&["partition"])?, "partition")?,
+        },
+        other => unreachable!("op {other} is not in FORMAT.ops"),
+    })
+}
