@@ -63,8 +63,8 @@ pub trait Model: Clone + Sized + 'static {
     fn choice_label(&self, _s: &Self::State, _c: Choice) -> String {
         "run".to_owned()
     }
-    /// The Go function a fact models, `file.go: function`.
-    fn fact_go(&self, f: &Self::Fact) -> &'static str;
+    /// The Go function a fact models.
+    fn fact_go(&self, f: &Self::Fact) -> GoFn;
     /// The fact in words.
     fn fact_words(&self, f: &Self::Fact, out: &mut String);
     /// The Milvus log line a fact corresponds to, if Milvus logs there.
@@ -165,6 +165,36 @@ pub fn blocked_words(blocked: &[GoroutineView]) -> String {
         .join("; ")
 }
 
+/// A Go function a step stands for: its file, its name, and what it does (a
+/// sentence or two, written from the Go code at the commits MODEL.md names).
+/// Printed as `file.go: function`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GoFn {
+    pub file: &'static str,
+    pub func: &'static str,
+    pub excerpt: &'static str,
+}
+
+/// Not Go: a fact FlushScope's checker adds (an invariant broke at this step).
+pub const INVARIANT_CHECK: GoFn = GoFn {
+    file: "flushscope",
+    func: "invariant",
+    excerpt: "FlushScope's checker, not Go: a property the Go code guarantees (or that the scenario's story depends on) does not hold after this step. The run goes on as Go would.",
+};
+
+impl fmt::Display for GoFn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `pad` keeps width and alignment (`{:<52}`) working.
+        f.pad(&format!("{}: {}", self.file, self.func))
+    }
+}
+
+impl serde::Serialize for GoFn {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// A live goroutine as the UI lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GoroutineView {
@@ -173,8 +203,8 @@ pub struct GoroutineView {
     pub name: String,
     /// What it waits on (or stands at), with the blocking point's label.
     pub waits_on: String,
-    /// `file.go: function` it sits in.
-    pub go: &'static str,
+    /// The Go function it sits in.
+    pub go: GoFn,
     /// It may wait forever harmlessly (Go leaves an idle inject handler in its select).
     pub idle: bool,
 }

@@ -5,7 +5,14 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::engine::{FactKind, Model, Outcome, Run, StepRecord};
+use crate::engine::{FactKind, GoFn, Model, Outcome, Run, StepRecord};
+
+/// A step without facts (none does so today; the trace still prints a line).
+const NO_FACT: GoFn = GoFn {
+    file: "",
+    func: "",
+    excerpt: "",
+};
 use crate::sched::{format_schedule, Policy};
 use crate::view::Present;
 
@@ -16,8 +23,8 @@ pub struct TraceLine {
     pub goroutine: u32,
     /// The goroutine's name, e.g. `runner seg=2 pos=a`.
     pub name: String,
-    /// `file.go: function` of the Go code the step models.
-    pub go: &'static str,
+    /// The Go function the step models (`file.go: function` in JSON).
+    pub go: GoFn,
     /// What happened, in words (facts joined by "; ").
     pub event: String,
     /// Milvus log lines the step corresponds to (sync-2024).
@@ -57,7 +64,7 @@ pub(crate) fn line<M: Model>(run: &Run<M>, rec: &StepRecord<M::Who>) -> TraceLin
         step: rec.step,
         goroutine: rec.choice.g,
         name: sc.who_name(&rec.who),
-        go: evs.first().map_or("", |e| sc.fact_go(e)),
+        go: evs.first().map_or(NO_FACT, |e| sc.fact_go(e)),
         event,
         log,
         note: rec.note.as_ref().map(|n| n.to_string()),

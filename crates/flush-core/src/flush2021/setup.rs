@@ -118,6 +118,16 @@ impl ModelOp for Op {
 }
 
 impl Op {
+    /// The segment and position a flush op flushes.
+    pub fn flush_target(&self) -> Option<(i64, PosId)> {
+        match *self {
+            Op::FlushInsert { segment, pos, .. } | Op::FlushDelete { segment, pos, .. } => {
+                Some((segment, pos))
+            }
+            _ => None,
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             Op::FlushInsert { .. } => "flush_insert",

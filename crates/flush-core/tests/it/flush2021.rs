@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use flush_core::explore::outcomes;
 use flush_core::flush2021::{
-    At, Ev, HalfKind, PackSource, ReplicaState, Role, Scenario, SigOrigin, World,
+    ActorAt, Ev, HalfKind, HandlerAt, PackSource, ReplicaState, Role, RunnerAt,
+    Scenario, SigOrigin, World,
 };
 use flush_core::{AnyScenario, Choice, Model, OutcomeKind};
 
@@ -168,7 +169,7 @@ fn handler_takes_injection_while_last_runner_notifies() {
         .world()
         .goroutines
         .iter()
-        .find(|g| matches!(g.role, Role::Runner(_)))
+        .find(|g| matches!(g.role, Role::Runner { .. }))
         .unwrap()
         .id;
     assert!(run_holding(&mut r, &[1, runner], |e| matches!(
@@ -220,7 +221,7 @@ fn new_runner_waits_for_handler_mid_injection() {
             .world()
             .goroutines
             .iter()
-            .any(|g| matches!(g.at, At::CloseHandler { .. }));
+            .any(|g| matches!(g.role, Role::Actor { at: ActorAt::CloseHandler { .. }, .. }));
     }
     assert!(saw_b7);
 }
@@ -577,8 +578,11 @@ fn select_with_both_cases_ready_is_a_choice() {
     branch.goto(at_b7);
     branch.advance_with(Choice::new(2, 0)).unwrap();
     assert!(matches!(
-        branch.world().goroutine(2).unwrap().at,
-        At::Handling { .. }
+        branch.world().goroutine(2).unwrap().role,
+        Role::Handler {
+            at: HandlerAt::Handling { .. },
+            ..
+        }
     ));
 }
 
@@ -607,11 +611,12 @@ fn every_step_names_a_go_function() {
         let r = any_run(&sc, seeded(sc.header().seed));
         for l in r.lines() {
             assert!(
-                l.go.contains(".go: ") || l.go.starts_with("scenario:"),
+                l.go.file.ends_with(".go") || ["scenario", "flowgraph", "flushscope", "runtime"].contains(&l.go.file),
                 "{name} step {}: {:?}",
                 l.step,
                 l.go
             );
+            assert!(l.go.excerpt.len() > 20, "{name} step {}: {} says what it does", l.step, l.go);
             assert!(!l.event.is_empty());
         }
     }
@@ -623,11 +628,11 @@ fn every_step_names_a_go_function() {
             for g in &r.world().goroutines {
                 seen.insert(match g.role {
                     Role::Actor { .. } => "actor",
-                    Role::Runner(_) => "runner",
+                    Role::Runner { .. } => "runner",
                     Role::Half { .. } => "half",
                     Role::Handler { .. } => "handler",
-                    Role::WaitInjected(_) => "waiter",
-                    Role::Finaliser => "finaliser",
+                    Role::WaitInjected { .. } => "waiter",
+                    Role::Finaliser { .. } => "finaliser",
                     Role::TailWaiter { .. } => "tail waiter",
                 });
             }
@@ -710,7 +715,11 @@ fn post_task_deletes_from_working_before_injectmut() {
     let mut seen_waiting = 0;
     each_state(&sc, 0..40, |w| {
         for g in &w.goroutines {
-            if let (Role::Runner(r), At::PostTaskLock { .. }) = (g.role, g.at) {
+            if let Role::Runner {
+                runner: r,
+                at: RunnerAt::PostTaskLock { .. },
+            } = g.role
+            {
                 let r = w.runner(r).unwrap();
                 let q = w
                     .queues
@@ -851,7 +860,7 @@ fn drop_mutex_blocks_late_drop_mode_callers() {
         .world()
         .goroutines
         .iter()
-        .find(|g| g.role == Role::Finaliser)
+        .find(|g| matches!(g.role, Role::Finaliser { .. }))
         .unwrap()
         .id;
     assert!(run_holding(&mut r, &[fin], |e| matches!(
@@ -862,7 +871,7 @@ fn drop_mutex_blocks_late_drop_mode_callers() {
         .world()
         .goroutines
         .iter()
-        .any(|g| matches!(g.at, At::DropMutex { .. })));
+        .any(|g| matches!(g.role, Role::Actor { at: ActorAt::DropMutex { .. }, .. })));
     run_rest(&mut r);
     assert_eq!(kind(&r), OutcomeKind::Completed);
     let w = r.head();
@@ -1043,7 +1052,7 @@ fn close_visits_queues_in_any_order() {
         .world()
         .goroutines
         .iter()
-        .find(|g| g.at == At::CloseQueues)
+        .find(|g| matches!(g.role, Role::Actor { at: ActorAt::CloseQueues, .. }))
         .unwrap()
         .id;
     let labels: Vec<String> = r

@@ -552,8 +552,9 @@ fn log_lines_follow_each_version() {
     };
     assert!(req(Version::C65f41dc60)
         .go_fn()
+        .func
         .ends_with("SyncFlushedSegments"));
-    assert!(req(Version::V4cf1a358ba).go_fn().ends_with(".SyncSegments"));
+    assert!(req(Version::V4cf1a358ba).go_fn().func.ends_with(".SyncSegments"));
 }
 
 /// From 2e434e4453 the handler loads only missing Flushed L1 segments, warns for L0
@@ -619,7 +620,7 @@ fn removal_after_write_meta_is_not_reported() {
         .world()
         .goroutines
         .iter()
-        .find(|g| matches!(g.role, flush_core::sync2024::Role::Task(_)))
+        .find(|g| matches!(g.role, flush_core::sync2024::Role::Task { .. }))
         .unwrap()
         .id;
     assert!(run_holding(&mut r, &[task], |e| matches!(
@@ -661,8 +662,11 @@ fn seal_and_sealed_policy_are_steps_of_their_own() {
         Ev::SealedPolicy { moved: true, .. }
     )));
     assert!(matches!(
-        r.world().goroutine(0).unwrap().at,
-        flush_core::sync2024::At::GetSyncTask { segment: 400 }
+        r.world().goroutine(0).unwrap().role,
+        flush_core::sync2024::Role::Actor {
+            at: flush_core::sync2024::ActorAt::GetSyncTask { segment: 400 },
+            ..
+        }
     ));
     // A tick now (c65f41dc60 removes Flushing segments it does not list): getSyncTask
     // finds nothing; the rows stay in the write buffer.

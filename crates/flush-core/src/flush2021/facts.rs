@@ -3,8 +3,10 @@
 
 use std::fmt::Write as _;
 
-use super::*;
-use super::setup::{Op, PosId, RETRY_ATTEMPTS};
+use super::setup::{InjId, Op, PosId, Scenario, RETRY_ATTEMPTS};
+use super::world::*;
+use super::{go, retry_sleep_ms, Rpc, TailSeen};
+use crate::engine::GoFn;
 use crate::scenario::WaitFor;
 
 /// One fact of a step. A step usually yields one to four.
@@ -387,22 +389,22 @@ impl Violation {
 
 impl Ev {
     /// `file.go: function` of the Go code this fact models.
-    pub fn go_fn(&self) -> &'static str {
+    pub fn go_fn(&self) -> GoFn {
         use Ev::*;
         match self {
             DroppingLoaded {
                 kind: HalfKind::Insert,
-            } => "flush_manager.go: handleInsertTask",
-            DroppingLoaded { .. } => "flush_manager.go: handleDeleteTask",
-            QueueStored { .. } => "flush_manager.go: getFlushQueue",
-            QueueInit { .. } | QueueInitByOther { .. } => "flush_manager.go: orderFlushQueue.init",
+            } => go::HANDLE_INSERT_TASK,
+            DroppingLoaded { .. } => go::HANDLE_DELETE_TASK,
+            QueueStored { .. } => go::GET_FLUSH_QUEUE,
+            QueueInit { .. } | QueueInitByOther { .. } => go::ORDER_FLUSH_QUEUE_INIT,
             RunnerStored { .. } | RunnerLoaded { .. } | InjectMutLocked { .. } => {
-                "flush_manager.go: getFlushTaskRunner"
+                go::GET_FLUSH_TASK_RUNNER
             }
             HandlerCloseRequested { .. } | HandlerClosed { .. } | HandlerStopped { .. } => {
-                "flush_manager.go: injectHandler.close"
+                go::INJECT_HANDLER_CLOSE
             }
-            RunnerInit { .. } => "flush_task.go: flushTaskRunner.init",
+            RunnerInit { .. } => go::FLUSH_TASK_RUNNER_INIT,
             HalfStarted {
                 kind: HalfKind::Insert,
                 ..
@@ -410,70 +412,70 @@ impl Ev {
             | HalfIgnored {
                 kind: HalfKind::Insert,
                 ..
-            } => "flush_task.go: runFlushInsert",
-            HalfStarted { .. } | HalfIgnored { .. } => "flush_task.go: runFlushDel",
+            } => go::RUN_FLUSH_INSERT,
+            HalfStarted { .. } | HalfIgnored { .. } => go::RUN_FLUSH_DEL,
             DropHalfStarted {
                 kind: HalfKind::Insert,
                 ..
-            } => "flush_manager.go: handleInsertTask",
+            } => go::HANDLE_INSERT_TASK,
             DropHalfStarted { .. } | DropDeleteStaysNormal { .. } => {
-                "flush_manager.go: handleDeleteTask"
+                go::HANDLE_DELETE_TASK
             }
             DropPackAppended { pack } | DropMutexWait { pack } => match pack.source {
-                PackSource::DropInsert => "flush_manager.go: handleInsertTask",
-                _ => "flush_manager.go: handleDeleteTask",
+                PackSource::DropInsert => go::HANDLE_INSERT_TASK,
+                _ => go::HANDLE_DELETE_TASK,
             },
-            FlowgraphDelivered { .. } => "flowgraph/node.go: nodeCtx.work",
-            InjectFlush { .. } => "flush_manager.go: injectFlush",
-            InjectQueued { .. } | InjectChFull { .. } => "flush_manager.go: orderFlushQueue.inject",
-            Injected { .. } => "flush_task.go: taskInjection.Injected",
-            InjectDone { .. } => "flush_task.go: taskInjection.injectDone",
-            StartDroppingStore | StartDropping { .. } => "flush_manager.go: startDropping",
-            NotifyAllFlushed => "flush_manager.go: notifyAllFlushed",
+            FlowgraphDelivered { .. } => go::NODE_CTX_WORK,
+            InjectFlush { .. } => go::INJECT_FLUSH,
+            InjectQueued { .. } | InjectChFull { .. } => go::ORDER_FLUSH_QUEUE_INJECT,
+            Injected { .. } => go::TASK_INJECTION_INJECTED,
+            InjectDone { .. } => go::TASK_INJECTION_INJECT_DONE,
+            StartDroppingStore | StartDropping { .. } => go::START_DROPPING,
+            NotifyAllFlushed => go::NOTIFY_ALL_FLUSHED,
             ManagerClose { .. } | CloseNoHandler { .. } | CloseVisits { .. } => {
-                "flush_manager.go: rendezvousFlushManager.close"
+                go::RENDEZVOUS_FLUSH_MANAGER_CLOSE
             }
-            WaitNotifiedPassed { .. } => "flush_manager_test.go: notify barrier",
-            ActorDone => "scenario: actor finished",
-            HalfAttemptFailed { .. } | HalfGaveUp { .. } => "retry.go: retry.Do",
+            WaitNotifiedPassed { .. } => go::NOTIFY_BARRIER,
+            ActorDone => go::SCENARIO_ACTOR_FINISHED,
+            HalfAttemptFailed { .. } | HalfGaveUp { .. } => go::RETRY_DO,
             HalfDone {
                 kind: HalfKind::Insert,
                 ..
-            } => "flush_task.go: runFlushInsert",
-            HalfDone { .. } => "flush_task.go: runFlushDel",
+            } => go::RUN_FLUSH_INSERT,
+            HalfDone { .. } => go::RUN_FLUSH_DEL,
             RunnerHalvesDone { .. }
             | RunnerStarted { .. }
             | RunnerTookInjection { .. }
             | RunnerInjectOver { .. }
-            | FinishClosed { .. } => "flush_task.go: waitFinish",
+            | FinishClosed { .. } => go::WAIT_FINISH,
             WorkingDeleted { .. }
             | PostTask { .. }
             | PostTaskLocked { .. }
             | StickySet { .. }
-            | PostInjectionApplied { .. } => "flush_manager.go: orderFlushQueue.postTask",
+            | PostInjectionApplied { .. } => go::ORDER_FLUSH_QUEUE_POST_TASK,
             SaveBinlogPathsCall { .. } | Notified { .. } | NotifyPackError { .. } => {
-                "flush_manager.go: flushNotifyFunc"
+                go::FLUSH_NOTIFY_FUNC
             }
             RpcFailed {
                 rpc: Rpc::SaveBinlogPaths,
                 ..
-            } => "flush_manager.go: flushNotifyFunc",
-            RpcFailed { .. } => "flush_manager.go: dropVirtualChannelFunc",
-            ReplicaNewToNormal { .. } => "segment_replica.go: listNewSegmentsStartPositions",
-            ReplicaFlushed { .. } => "segment_replica.go: segmentFlushed",
+            } => go::FLUSH_NOTIFY_FUNC,
+            RpcFailed { .. } => go::DROP_VIRTUAL_CHANNEL_FUNC,
+            ReplicaNewToNormal { .. } => go::LIST_NEW_SEGMENTS_START_POSITIONS,
+            ReplicaFlushed { .. } => go::SEGMENT_FLUSHED,
             HandlerTookInjection { .. } | HandlerInjectOver { .. } | HandlerExited { .. } => {
-                "flush_manager.go: injectHandler.handleInjection"
+                go::INJECT_HANDLER_HANDLE_INJECTION
             }
-            InjectedClosed { .. } => "flush_task.go: taskInjection.waitForInjected",
+            InjectedClosed { .. } => go::TASK_INJECTION_WAIT_FOR_INJECTED,
             FinaliserAllFlushed { .. } | TailRead { .. } | TailClosed { .. } => {
-                "flush_manager.go: waitForAllFlushQueue"
+                go::WAIT_FOR_ALL_FLUSH_QUEUE
             }
             FinaliserLocked { .. } | DropPackPostInjection { .. } => {
-                "flush_manager.go: startDropping (finaliser)"
+                go::START_DROPPING_FINALISER
             }
-            FlushAndDrop { .. } | FlushAndDropDone => "flush_manager.go: dropVirtualChannelFunc",
-            GoPanic { .. } => "runtime: panic",
-            Invariant(_) => "flushscope: invariant",
+            FlushAndDrop { .. } | FlushAndDropDone => go::DROP_VIRTUAL_CHANNEL_FUNC,
+            GoPanic { .. } => go::PANIC,
+            Invariant(_) => crate::engine::INVARIANT_CHECK,
         }
     }
 
@@ -741,196 +743,205 @@ impl std::fmt::Display for NamedPack {
     }
 }
 
-/// What `g` waits on, and the Go function it sits in.
-pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, &'static str) {
-    let runner = |r: RunnerId| w.runner(r);
-    match &g.at {
-        At::Ready => match g.role {
-            Role::Actor { actor, pc } => {
-                let ops = &sc.actors[actor as usize].ops;
-                match ops.get(pc as usize) {
-                    Some(Op::WaitInjected { inj }) => (
-                        format!("B9: <-{}.Injected()", sc.inj_name(*inj)),
-                        "flush_task.go: taskInjection.Injected",
-                    ),
-                    Some(Op::WaitNotified { count }) => (
-                        format!("{count} packs notified ({} so far)", w.notified),
-                        "flush_manager_test.go: notify barrier",
-                    ),
-                    Some(Op::WaitFor(WaitFor { actor, index })) => (
-                        format!(
-                            "the message {} sends after its op #{index} returns",
-                            sc.actors[*actor as usize].name
-                        ),
-                        "flowgraph/node.go: nodeCtx.work",
-                    ),
-                    Some(op) => (format!("next op: {}", op.name()), "scenario: actor"),
-                    None => ("nothing".to_owned(), "scenario: actor"),
-                }
-            }
-            _ => ("nothing".to_owned(), "runtime"),
+/// What `g` waits on (or stands at), in words, and the Go function it sits in.
+pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, GoFn) {
+    match g.role {
+        Role::Actor { actor, pc, at } => actor_waits(w, sc, actor, pc, at),
+        Role::Half { at, .. } => match at {
+            HalfAt::Attempt { n } => (format!("nothing: attempt {n} next"), go::RETRY_DO),
+            HalfAt::RetrySleep { n } => (
+                format!("B4: retry sleep {} ms", retry_sleep_ms(n)),
+                go::RETRY_DO,
+            ),
         },
-        At::NormalMode => (
+        Role::Runner { runner, at } => runner_waits(w, sc, runner, at),
+        Role::Handler { at, .. } => match at {
+            HandlerAt::Select => (
+                "B5: select { <-injectCh, <-done }".to_owned(),
+                go::INJECT_HANDLER_HANDLE_INJECTION,
+            ),
+            HandlerAt::Handling { inj, .. } => (
+                format!("B6: <-{}.injectOver", sc.inj_name(inj)),
+                go::INJECT_HANDLER_HANDLE_INJECTION,
+            ),
+        },
+        Role::WaitInjected { inj } => (
+            format!(
+                "B8: wg.Wait() ({} injectOne left)",
+                w.injections[inj as usize].remaining
+            ),
+            go::TASK_INJECTION_WAIT_FOR_INJECTED,
+        ),
+        Role::Finaliser { at } => finaliser_waits(w, at),
+        Role::TailWaiter { at, .. } => match at {
+            TailAt::ReadTail => (
+                "nothing: reads queue.tailCh next".to_owned(),
+                go::WAIT_FOR_ALL_FLUSH_QUEUE,
+            ),
+            TailAt::WaitTail { sig: None } => (
+                "B13: a nil tailCh (forever)".to_owned(),
+                go::WAIT_FOR_ALL_FLUSH_QUEUE,
+            ),
+            TailAt::WaitTail { .. } => (
+                "B13: <-queue.tailCh".to_owned(),
+                go::WAIT_FOR_ALL_FLUSH_QUEUE,
+            ),
+        },
+    }
+}
+
+fn actor_waits(w: &World, sc: &Scenario, actor: u16, pc: u32, at: ActorAt) -> (String, GoFn) {
+    match at {
+        ActorAt::Ready => match sc.actors[actor as usize].ops.get(pc as usize) {
+            Some(Op::WaitInjected { inj }) => (
+                format!("B9: <-{}.Injected()", sc.inj_name(*inj)),
+                go::TASK_INJECTION_INJECTED,
+            ),
+            Some(Op::WaitNotified { count }) => (
+                format!("{count} packs notified ({} so far)", w.notified),
+                go::NOTIFY_BARRIER,
+            ),
+            Some(Op::WaitFor(WaitFor { actor, index })) => (
+                format!(
+                    "the message {} sends after its op #{index} returns",
+                    sc.actors[*actor as usize].name
+                ),
+                go::NODE_CTX_WORK,
+            ),
+            Some(op) => (format!("next op: {}", op.name()), go::SCENARIO_ACTOR),
+            None => ("nothing".to_owned(), go::SCENARIO_ACTOR),
+        },
+        ActorAt::NormalMode => (
             "nothing: getFlushQueue next (dropping was false)".to_owned(),
-            "flush_manager.go: handleInsertTask/handleDeleteTask",
+            go::HANDLE_INSERT_TASK_OR_HANDLE_DELETE_TASK,
         ),
-        At::QueueInit { segment, .. } => (
+        ActorAt::QueueInit { segment, .. } => (
             format!("nothing: queue {segment}'s init (sync.Once) next"),
-            "flush_manager.go: getFlushQueue",
+            go::GET_FLUSH_QUEUE,
         ),
-        At::DropDeleteNormal => (
+        ActorAt::DropDeleteNormal => (
             "nothing: getFlushTaskRunner next (normal path)".to_owned(),
-            "flush_manager.go: handleDeleteTask",
+            go::HANDLE_DELETE_TASK,
         ),
-        At::RunnerInjectMut { segment, .. } => (
+        ActorAt::RunnerInjectMut { segment, .. } => (
             format!("queue {segment}'s injectMut"),
-            "flush_manager.go: getFlushTaskRunner",
+            go::GET_FLUSH_TASK_RUNNER,
         ),
-        At::CloseHandler {
+        ActorAt::CloseHandler {
             segment, handler, ..
         } => (
             format!("B7: inject handler g{handler} of queue {segment} to exit"),
-            "flush_manager.go: injectHandler.close",
+            go::INJECT_HANDLER_CLOSE,
         ),
-        At::ChainRunner { segment, .. } => (
+        ActorAt::ChainRunner { segment, .. } => (
             format!("nothing: queue {segment}'s tailMut (init and chain) next"),
-            "flush_manager.go: getFlushTaskRunner",
+            go::GET_FLUSH_TASK_RUNNER,
         ),
-        At::Inject { inj, next } => (
+        ActorAt::Inject { inj, next } => (
             format!(
                 "B10: room in queue {}'s injectCh for {}",
-                sc.injections[*inj as usize].segments[*next as usize],
-                sc.inj_name(*inj)
+                sc.injections[inj as usize].segments[next as usize],
+                sc.inj_name(inj)
             ),
-            "flush_manager.go: orderFlushQueue.inject",
+            go::ORDER_FLUSH_QUEUE_INJECT,
         ),
-        At::DropWait { .. } => (
+        ActorAt::DropWait { .. } => (
             "B11: its drop-mode half".to_owned(),
-            "flush_manager.go: handleInsertTask/handleDeleteTask",
+            go::HANDLE_INSERT_TASK_OR_HANDLE_DELETE_TASK,
         ),
-        At::DropMutex { .. } => (
+        ActorAt::DropMutex { .. } => (
             "dropHandler's mutex (held by the finaliser)".to_owned(),
-            "flush_manager.go: handleInsertTask/handleDeleteTask",
+            go::HANDLE_INSERT_TASK_OR_HANDLE_DELETE_TASK,
         ),
-        At::StartDroppingMake => (
+        ActorAt::StartDroppingMake => (
             "nothing: allFlushed = make(chan) and the finaliser next".to_owned(),
-            "flush_manager.go: startDropping",
+            go::START_DROPPING,
         ),
-        At::CloseQueues => (
+        ActorAt::CloseQueues => (
             "nothing: Range visits one of the queues left next (any order)".to_owned(),
-            "flush_manager.go: rendezvousFlushManager.close",
+            go::RENDEZVOUS_FLUSH_MANAGER_CLOSE,
         ),
-        At::CloseLock { queue } => (
-            format!("queue {}'s injectMut", w.queues[*queue as usize].segment),
-            "flush_manager.go: rendezvousFlushManager.close",
+        ActorAt::CloseLock { queue } => (
+            format!("queue {}'s injectMut", w.queues[queue as usize].segment),
+            go::RENDEZVOUS_FLUSH_MANAGER_CLOSE,
         ),
-        At::Attempt { n } => (format!("nothing: attempt {n} next"), "retry.go: retry.Do"),
-        At::RetrySleep { n } => (
-            format!("B4: retry sleep {} ms", retry_sleep_ms(*n)),
-            "retry.go: retry.Do",
+    }
+}
+
+fn runner_waits(w: &World, sc: &Scenario, runner: RunnerId, at: RunnerAt) -> (String, GoFn) {
+    let run = w.runner(runner);
+    match at {
+        RunnerAt::WaitHalves => (
+            format!(
+                "B1: t.Wait() ({} half/halves left)",
+                run.map_or(0, |r| r.wg)
+            ),
+            go::WAIT_FINISH,
         ),
-        At::WaitHalves => {
-            let wg = runner(match g.role {
-                Role::Runner(r) => r,
-                _ => 0,
-            })
-            .map_or(0, |r| r.wg);
-            (
-                format!("B1: t.Wait() ({wg} half/halves left)"),
-                "flush_task.go: waitFinish",
-            )
+        RunnerAt::WaitStart => {
+            let what = run
+                .and_then(|r| r.start)
+                .map_or("?".to_owned(), |s| origin_words(sc, &s.origin));
+            (format!("B2: <-startSignal ({what})"), go::WAIT_FINISH)
         }
-        At::WaitStart => {
-            let what = match g.role {
-                Role::Runner(r) => runner(r)
-                    .and_then(|r| r.start)
-                    .map_or("?".to_owned(), |s| origin_words(sc, &s.origin)),
-                _ => "?".to_owned(),
-            };
-            (
-                format!("B2: <-startSignal ({what})"),
-                "flush_task.go: waitFinish",
-            )
-        }
-        At::WaitInjectOver { inj } => (
-            format!("B3: <-{}.injectOver", sc.inj_name(*inj)),
-            "flush_task.go: waitFinish",
+        RunnerAt::WaitInjectOver { inj } => (
+            format!("B3: <-{}.injectOver", sc.inj_name(inj)),
+            go::WAIT_FINISH,
         ),
-        At::PostTaskDelete { .. } => (
+        RunnerAt::PostTaskDelete { .. } => (
             "nothing: working.Delete next".to_owned(),
-            "flush_manager.go: orderFlushQueue.postTask",
+            go::ORDER_FLUSH_QUEUE_POST_TASK,
         ),
-        At::PostTaskLock { .. } => (
+        RunnerAt::PostTaskLock { .. } => (
             "injectMut (postTask)".to_owned(),
-            "flush_manager.go: orderFlushQueue.postTask",
+            go::ORDER_FLUSH_QUEUE_POST_TASK,
         ),
-        At::PostTaskSticky { .. } | At::PostTaskApply => (
+        RunnerAt::PostTaskSticky { .. } | RunnerAt::PostTaskApply => (
             "nothing: holds injectMut; postInjection next".to_owned(),
-            "flush_manager.go: orderFlushQueue.postTask",
+            go::ORDER_FLUSH_QUEUE_POST_TASK,
         ),
-        At::SaveBinlogPaths { n } if u32::from(*n) > RETRY_ATTEMPTS => (
+        RunnerAt::SaveBinlogPaths { n } if u32::from(n) > RETRY_ATTEMPTS => (
             "B4: the sleep after the last failed SaveBinlogPaths".to_owned(),
-            "retry.go: retry.Do",
+            go::RETRY_DO,
         ),
-        At::SaveBinlogPaths { n } => (
+        RunnerAt::SaveBinlogPaths { n } => (
             format!("B14: SaveBinlogPaths attempt {n}"),
-            "flush_manager.go: flushNotifyFunc",
+            go::FLUSH_NOTIFY_FUNC,
         ),
-        At::Select => (
-            "B5: select { <-injectCh, <-done }".to_owned(),
-            "flush_manager.go: injectHandler.handleInjection",
-        ),
-        At::Handling { inj, .. } => (
-            format!("B6: <-{}.injectOver", sc.inj_name(*inj)),
-            "flush_manager.go: injectHandler.handleInjection",
-        ),
-        At::WaitInjectOne => {
-            let left = match g.role {
-                Role::WaitInjected(inj) => w.injections[inj as usize].remaining,
-                _ => 0,
-            };
-            (
-                format!("B8: wg.Wait() ({left} injectOne left)"),
-                "flush_task.go: taskInjection.waitForInjected",
-            )
-        }
-        At::WaitAllFlushed => (
+    }
+}
+
+fn finaliser_waits(w: &World, at: FinaliserAt) -> (String, GoFn) {
+    match at {
+        FinaliserAt::WaitAllFlushed => (
             "B12: <-allFlushed".to_owned(),
-            "flush_manager.go: startDropping (finaliser)",
+            go::START_DROPPING_FINALISER,
         ),
-        At::WaitTailWaiters => (
+        FinaliserAt::WaitTailWaiters => (
             format!(
                 "B13: {} queue tail waiter(s) to finish",
                 w.drop.tail_waiters
             ),
-            "flush_manager.go: waitForAllFlushQueue",
+            go::WAIT_FOR_ALL_FLUSH_QUEUE,
         ),
-        At::FinaliserPack { next } => (
+        FinaliserAt::Pack { next } => (
             format!(
                 "queue {}'s injectMut (drop pack #{next})",
-                w.drop.packs[*next as usize].segment
+                w.drop.packs[next as usize].segment
             ),
-            "flush_manager.go: startDropping (finaliser)",
+            go::START_DROPPING_FINALISER,
         ),
-        At::DropVirtualChannel { n } if u32::from(*n) > RETRY_ATTEMPTS => (
+        FinaliserAt::QueueInit { segment, .. } => (
+            format!("nothing: queue {segment}'s init (sync.Once) next"),
+            go::GET_FLUSH_QUEUE,
+        ),
+        FinaliserAt::DropVirtualChannel { n } if u32::from(n) > RETRY_ATTEMPTS => (
             "B4: the sleep after the last failed DropVirtualChannel".to_owned(),
-            "retry.go: retry.Do",
+            go::RETRY_DO,
         ),
-        At::DropVirtualChannel { n } => (
+        FinaliserAt::DropVirtualChannel { n } => (
             format!("B14: DropVirtualChannel attempt {n}"),
-            "flush_manager.go: dropVirtualChannelFunc",
-        ),
-        At::ReadTail => (
-            "nothing: reads queue.tailCh next".to_owned(),
-            "flush_manager.go: waitForAllFlushQueue",
-        ),
-        At::WaitTail { sig: None } => (
-            "B13: a nil tailCh (forever)".to_owned(),
-            "flush_manager.go: waitForAllFlushQueue",
-        ),
-        At::WaitTail { .. } => (
-            "B13: <-queue.tailCh".to_owned(),
-            "flush_manager.go: waitForAllFlushQueue",
+            go::DROP_VIRTUAL_CHANNEL_FUNC,
         ),
     }
 }

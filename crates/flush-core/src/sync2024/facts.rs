@@ -3,7 +3,10 @@
 use std::fmt;
 use std::fmt::Write as _;
 
+use super::setup::Op;
 use super::*;
+use crate::engine::GoFn;
+use crate::scenario::WaitFor;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Ev {
@@ -267,41 +270,41 @@ fn lines(v: Version) -> Lines {
 }
 
 impl Ev {
-    pub fn go_fn(&self) -> &'static str {
+    pub fn go_fn(&self) -> crate::engine::GoFn {
         use Ev::*;
         match self {
             InsertLookupMiss { .. } | BufferInsert { .. } => {
-                "write_buffer.go: writeBufferBase.bufferInsert"
+                go::WRITE_BUFFER_BASE_BUFFER_INSERT
             }
             DatacoordSealed { .. } => {
-                "datacoord/segment_manager.go: SegmentManager.SealAllSegments"
+                go::SEGMENT_MANAGER_SEAL_ALL_SEGMENTS
             }
-            DatacoordDroppedIgnored { .. } => "datacoord/services.go: Server.SaveBinlogPaths",
-            Seal { .. } => "write_buffer.go: writeBufferBase.sealSegments",
-            SealedPolicy { .. } => "sync_policy.go: GetSealedSegmentsPolicy",
-            SyncSkipped { .. } => "write_buffer.go: writeBufferBase.getSyncTask",
-            BufferYielded { .. } => "write_buffer.go: writeBufferBase.getSyncTask",
+            DatacoordDroppedIgnored { .. } => go::SERVER_SAVE_BINLOG_PATHS,
+            Seal { .. } => go::WRITE_BUFFER_BASE_SEAL_SEGMENTS,
+            SealedPolicy { .. } => go::GET_SEALED_SEGMENTS_POLICY,
+            SyncSkipped { .. } => go::WRITE_BUFFER_BASE_GET_SYNC_TASK,
+            BufferYielded { .. } => go::WRITE_BUFFER_BASE_GET_SYNC_TASK,
             MergedStatsSegmentMissing { .. } | MergedStatsEmpty { .. } => {
-                "storage_serializer.go: storageV1Serializer.serializeMergedPkStats"
+                go::STORAGE_V1_SERIALIZER_SERIALIZE_MERGED_PK_STATS
             }
-            SyncTaskBuilt { .. } => "storage_serializer.go: storageV1Serializer.setTaskMeta",
+            SyncTaskBuilt { .. } => go::STORAGE_V1_SERIALIZER_SET_TASK_META,
             KeyLockWait { .. } | KeyLockTaken { .. } => {
-                "key_lock_dispatcher.go: keyLockDispatcher.Submit"
+                go::KEY_LOCK_DISPATCHER_SUBMIT
             }
-            TaskSubmitted { .. } => "sync_manager.go: syncManager.SyncData",
+            TaskSubmitted { .. } => go::SYNC_MANAGER_SYNC_DATA,
             TaskDiscarded { .. }
             | TaskSegmentMissing {
                 in_write_meta: false,
                 ..
             }
-            | TaskWriteLogs { .. } => "task.go: SyncTask.Run",
+            | TaskWriteLogs { .. } => go::SYNC_TASK_RUN,
             TaskSegmentMissing { .. } | SaveBinlogPathsCall { .. } => {
-                "meta_writer.go: brokerMetaWriter.UpdateSync"
+                go::BROKER_META_WRITER_UPDATE_SYNC
             }
-            DatacoordSaved { .. } => "datacoord/services.go: Server.SaveBinlogPaths",
-            DatacoordSegmentNotFound { .. } => "meta_writer.go: brokerMetaWriter.UpdateSync",
-            PostFlush { .. } => "datacoord/server.go: Server.postFlush",
-            TaskDone { .. } => "task.go: SyncTask.Run",
+            DatacoordSaved { .. } => go::SERVER_SAVE_BINLOG_PATHS,
+            DatacoordSegmentNotFound { .. } => go::BROKER_META_WRITER_UPDATE_SYNC,
+            PostFlush { .. } => go::SERVER_POST_FLUSH,
+            TaskDone { .. } => go::SYNC_TASK_RUN,
             SyncSegmentsRequest {
                 version: Version::C65f41dc60,
                 ..
@@ -309,24 +312,24 @@ impl Ev {
             | SyncSegmentsSuccess {
                 version: Version::C65f41dc60,
                 ..
-            } => "sync_segments_scheduler.go: SyncSegmentsScheduler.SyncFlushedSegments",
+            } => go::SYNC_SEGMENTS_SCHEDULER_SYNC_FLUSHED_SEGMENTS,
             SyncSegmentsRequest { .. } | SyncSegmentsSuccess { .. } => {
-                "sync_segments_scheduler.go: SyncSegmentsScheduler.SyncSegments"
+                go::SYNC_SEGMENTS_SCHEDULER_SYNC_SEGMENTS
             }
-            RpcSucceeded => "session_manager.go: SessionManagerImpl.SyncSegments",
+            RpcSucceeded => go::SESSION_MANAGER_IMPL_SYNC_SEGMENTS,
             DatanodeReceives { .. }
             | SyncSegmentsEmpty
             | MissingSkipped { .. }
             | LoadingPks { .. }
-            | LoadingStats { .. } => "datanode/services.go: DataNode.SyncSegments",
-            NilStatslog { .. } => "binlog.go: DecompressBinLog (stats pool)",
+            | LoadingStats { .. } => go::DATA_NODE_SYNC_SEGMENTS,
+            NilStatslog { .. } => go::DECOMPRESS_BIN_LOG_STATS_POOL,
             MetacacheAdded { .. } | MetacacheRemoved { .. } | ViewKept { .. } => {
-                "meta_cache.go: metaCacheImpl.UpdateSegmentView"
+                go::META_CACHE_IMPL_UPDATE_SEGMENT_VIEW
             }
-            FlowgraphDelivered { .. } => "flowgraph: delivery",
-            ActorDone => "scenario: actor finished",
-            GoPanic { .. } => "runtime: panic",
-            Invariant(_) => "flushscope: invariant",
+            FlowgraphDelivered { .. } => go::FLOWGRAPH_DELIVERY,
+            ActorDone => go::SCENARIO_ACTOR_FINISHED,
+            GoPanic { .. } => go::PANIC,
+            Invariant(_) => crate::engine::INVARIANT_CHECK,
         }
     }
 
@@ -560,70 +563,86 @@ impl Ev {
     }
 }
 
-pub(super) fn waits_on(sc: &Scenario, g: &Goroutine) -> (String, &'static str) {
-    match (&g.role, &g.at) {
-        (Role::Actor { actor, pc }, At::Ready) => {
-            match sc.actors[*actor as usize].ops.get(*pc as usize) {
-                Some(Op::WaitFor(WaitFor { actor, index })) => (
-                    format!(
-                        "the message {} sends after its op #{index} returns",
-                        sc.actors[*actor as usize].name
-                    ),
-                    "flowgraph: delivery",
+pub(super) fn waits_on(sc: &Scenario, g: &Goroutine) -> (String, GoFn) {
+    match &g.role {
+        Role::Actor { actor, pc, at } => actor_waits(sc, *actor, *pc, at),
+        Role::Task { at, .. } => match at {
+            TaskAt::RunStart => (
+                "nothing: a pool worker runs it next".to_owned(),
+                go::SYNC_TASK_RUN,
+            ),
+            TaskAt::WriteLogs => (
+                "MultiWrite of its binlogs to object storage".to_owned(),
+                go::SYNC_TASK_WRITE_LOGS,
+            ),
+            TaskAt::SaveBinlogPaths { .. } => (
+                "datacoord's SaveBinlogPaths reply".to_owned(),
+                go::BROKER_META_WRITER_UPDATE_SYNC,
+            ),
+            TaskAt::FinishSyncing { .. } => (
+                "nothing: SaveBinlogPaths returned; FinishSyncing next".to_owned(),
+                go::SYNC_TASK_RUN,
+            ),
+        },
+        Role::Handler { at, .. } => match at {
+            HandlerAt::Receive => (
+                "nothing: the RPC has arrived".to_owned(),
+                go::DATA_NODE_SYNC_SEGMENTS,
+            ),
+            HandlerAt::LoadStats { load } => (
+                format!(
+                    "PK stats of {} missing segment(s) (conc.AwaitAll)",
+                    load.len()
                 ),
-                Some(op) => (format!("nothing: next op {}", op.name()), "scenario: actor"),
-                None => ("nothing".to_owned(), "scenario: actor"),
-            }
-        }
-        (_, At::InsertAdd { segment, .. }) => (
+                go::DATA_NODE_SYNC_SEGMENTS,
+            ),
+        },
+        Role::FlushLoop => ("<-flushCh".to_owned(), go::SERVER_START_FLUSH_LOOP),
+    }
+}
+
+fn actor_waits(sc: &Scenario, actor: u16, pc: u32, at: &ActorAt) -> (String, GoFn) {
+    match at {
+        ActorAt::Ready => match sc.actors[actor as usize].ops.get(pc as usize) {
+            Some(Op::WaitFor(WaitFor { actor, index })) => (
+                format!(
+                    "the message {} sends after its op #{index} returns",
+                    sc.actors[*actor as usize].name
+                ),
+                go::FLOWGRAPH_DELIVERY,
+            ),
+            Some(op) => (format!("nothing: next op {}", op.name()), go::SCENARIO_ACTOR),
+            None => ("nothing".to_owned(), go::SCENARIO_ACTOR),
+        },
+        ActorAt::InsertAdd { segment, .. } => (
             format!("nothing: AddSegment({segment}) next"),
-            "write_buffer.go: writeBufferBase.bufferInsert",
+            go::WRITE_BUFFER_BASE_BUFFER_INSERT,
         ),
-        (_, At::MergedStats(t)) => (
+        ActorAt::GetSyncTask { segment } => (
+            format!("nothing: getSyncTask looks segment {segment} up next"),
+            go::WRITE_BUFFER_BASE_GET_SYNC_TASK,
+        ),
+        ActorAt::MergedStats(t) => (
             format!(
                 "nothing: serializeMergedPkStats looks segment {} up next",
                 t.segment
             ),
-            "storage_serializer.go: storageV1Serializer.EncodeBuffer",
+            go::STORAGE_V1_SERIALIZER_ENCODE_BUFFER,
         ),
-        (_, At::KeyLock(t)) => (
+        ActorAt::SealDatanode { segment } => (
+            format!("nothing: the datanode seals segment {segment} next"),
+            go::WRITE_BUFFER_BASE_SEAL_SEGMENTS,
+        ),
+        ActorAt::KeyLock(t) => (
             format!(
                 "segment {}'s key lock (an earlier task holds it)",
                 t.segment
             ),
-            "key_lock_dispatcher.go: keyLockDispatcher.Submit",
+            go::KEY_LOCK_DISPATCHER_SUBMIT,
         ),
-        (_, At::SyncSegmentsRpc { handler, .. }) => (
+        ActorAt::SyncSegmentsRpc { handler, .. } => (
             format!("the datanode's SyncSegments handler g{handler} to return"),
-            "session_manager.go: SessionManagerImpl.SyncSegments",
+            go::SESSION_MANAGER_IMPL_SYNC_SEGMENTS,
         ),
-        (_, At::RunStart) => (
-            "nothing: a pool worker runs it next".to_owned(),
-            "task.go: SyncTask.Run",
-        ),
-        (_, At::WriteLogs) => (
-            "MultiWrite of its binlogs to object storage".to_owned(),
-            "task.go: SyncTask.writeLogs",
-        ),
-        (_, At::SaveBinlogPaths { .. }) => (
-            "datacoord's SaveBinlogPaths reply".to_owned(),
-            "meta_writer.go: brokerMetaWriter.UpdateSync",
-        ),
-        (_, At::Receive) => (
-            "nothing: the RPC has arrived".to_owned(),
-            "datanode/services.go: DataNode.SyncSegments",
-        ),
-        (_, At::LoadStats { load }) => (
-            format!(
-                "PK stats of {} missing segment(s) (conc.AwaitAll)",
-                load.len()
-            ),
-            "datanode/services.go: DataNode.SyncSegments",
-        ),
-        (_, At::FlushCh) => (
-            "<-flushCh".to_owned(),
-            "datacoord/server.go: Server.startFlushLoop",
-        ),
-        _ => ("?".to_owned(), "?"),
     }
 }

@@ -1,0 +1,77 @@
+//! `injectHandler` (flush_manager.go at 891c202b73): the goroutine that takes
+//! injections while its queue is idle (`handleInjection`), and `close()`.
+
+use super::*;
+
+impl World {
+    /// `handleInjection` from point `at`; `None` once it has returned.
+    pub(super) fn step_handler(
+        &mut self,
+        g: Gid,
+        segment: i64,
+        at: HandlerAt,
+        alt: u32,
+        ev: &mut Vec<Ev>,
+    ) -> Option<HandlerAt> {
+        let qi = self.qi(segment).expect("handler's queue");
+        match at {
+            HandlerAt::Select => {
+                let inj_ready = !self.queues[qi].inject_ch.is_empty();
+                // With both cases ready, case 0 takes the injection and case 1 returns.
+                if inj_ready && alt == 0 {
+                    return Some(self.handler_takes(g, qi, ev));
+                }
+                // fm:215-216 — <-h.done: return (the deferred wg.Done releases B7).
+                ev.push(Ev::HandlerExited {
+                    segment,
+                    both_ready: inj_ready,
+                });
+                self.finish(g);
+                self.touch_actors();
+                None
+            }
+            HandlerAt::Handling { inj, done } => {
+                // fm:209-214 — ok := <-injectOver; if ok { q.postInjection = ... } (no
+                // lock); close(injectDone).
+                let ok = self.receive_over(inj);
+                if ok {
+                    self.queues[qi].post_inj = Some(inj);
+                }
+                self.close_signal(done);
+                ev.push(Ev::HandlerInjectOver { segment, inj, ok });
+                Some(HandlerAt::Select)
+            }
+        }
+    }
+
+    /// fm:202-208 — under tailMut: `tailCh = injectDone` (the old tail is not
+    /// chained); `injectOne()`; then `<-injectOver` (B6).
+    fn handler_takes(&mut self, g: Gid, qi: usize, ev: &mut Vec<Ev>) -> HandlerAt {
+        let segment = self.queues[qi].segment;
+        let inj = self.queues[qi].inject_ch.pop_front().expect("ready");
+        self.touch_inject_ch(qi);
+        let done = self.new_signal(true);
+        self.queues[qi].tail = Some(SignalRef {
+            id: done,
+            origin: SigOrigin::InjectDone { handler: g },
+        });
+        self.take_injection(inj, segment, ev);
+        ev.push(Ev::HandlerTookInjection { segment, inj });
+        HandlerAt::Handling { inj, done }
+    }
+
+    /// fm:221-226 `injectHandler.close()`: `once.Do(close(done); wg.Wait())`.
+    /// Returns true when the caller blocks in B7 (the handler goroutine still lives).
+    pub(super) fn request_handler_close(&mut self, qi: usize, h: Handler, ev: &mut Vec<Ev>) -> bool {
+        let segment = self.queues[qi].segment;
+        if !h.done {
+            self.queues[qi].handler = Some(Handler { done: true, ..h });
+            self.touch(h.goroutine);
+            ev.push(Ev::HandlerCloseRequested {
+                segment,
+                handler: h.goroutine,
+            });
+        }
+        self.goroutine(h.goroutine).is_some()
+    }
+}

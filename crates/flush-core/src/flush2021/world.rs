@@ -1,0 +1,954 @@
+//! The flush-2021 state: queues, runners, injections, drop mode, the Replica, and
+//! every goroutine with the point it stands at. Readiness (which goroutine can run)
+//! is kept incrementally; only the step modules change a world.
+
+use std::collections::VecDeque;
+
+use super::facts::Violation;
+use super::setup::{InjId, Op, PosId, ReplicaState, Scenario, INJECT_CH_CAP};
+use crate::scenario::WaitFor;
+
+pub type Gid = u32;
+pub type RunnerId = u32;
+pub type SigId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HalfKind {
+    Insert,
+    Delete,
+}
+
+impl HalfKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HalfKind::Insert => "insert",
+            HalfKind::Delete => "delete",
+        }
+    }
+}
+
+/// Where a signal (a Go channel that is only closed) came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SigOrigin {
+    /// `orderFlushQueue.init`: `tailCh = make(chan); close(tailCh)`.
+    QueueInit,
+    /// A runner's `finishSignal`; `seq` is its creation order in the queue (the
+    /// order of `working.LoadOrStore`), `chain` its place in the tail chain (the
+    /// order of `t.init(...); q.tailCh = t.finishSignal` under `tailMut`).
+    Runner { seq: u32, chain: u32, pos: PosId },
+    /// An inject handler's `injectDone` channel.
+    InjectDone { handler: Gid },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SignalRef {
+    pub id: SigId,
+    pub origin: SigOrigin,
+}
+
+/// Where a pack comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PackSource {
+    /// A queued runner's `waitFinish`.
+    Runner,
+    /// A drop-mode ad-hoc runner of `handleInsertTask`.
+    DropInsert,
+    /// A drop-mode ad-hoc runner of `handleDeleteTask`.
+    DropDelete,
+}
+
+/// `segmentFlushPack`, without the binlog maps (all flushes of the model carry nil data).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pack {
+    pub runner: RunnerId,
+    pub source: PackSource,
+    /// After any `postInjection` remap.
+    pub segment: i64,
+    pub pos: Option<PosId>,
+    pub flushed: bool,
+    pub dropped: bool,
+    /// `pack.err = errors.New("execution failed")`.
+    pub err: bool,
+}
+
+/// `flushTaskRunner`: lives from `getFlushTaskRunner` (or a drop-mode
+/// `handleXTask`) until its pack is notified (or appended to the drop packs).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Runner {
+    pub id: RunnerId,
+    pub segment: i64,
+    /// The MsgID it is keyed by in `working` (normal mode) or flushes (drop mode).
+    pub pos: PosId,
+    /// Creation order within its queue (normal mode): the order of `working.LoadOrStore`.
+    pub seq: u32,
+    /// Place in the queue's tail chain, once `init` ran under `tailMut` (normal mode).
+    pub chain: Option<u32>,
+    /// The actor ops that gave it a half in normal mode: (actor, op index). The
+    /// per-enqueuer FIFO check compares these program orders.
+    pub feeders: Vec<(u16, u32)>,
+    /// `Some(kind)` for a drop-mode ad-hoc runner with its single half.
+    pub adhoc: Option<HalfKind>,
+    /// The embedded `sync.WaitGroup` (2 normally, 1 in drop mode).
+    pub wg: u8,
+    pub insert_set: bool,
+    pub delete_set: bool,
+    /// Set by the insert half: `pos`, `flushed`, `dropped`.
+    pub has_pos: bool,
+    pub flushed: bool,
+    pub dropped: bool,
+    pub insert_err: bool,
+    pub delete_err: bool,
+    /// Set by `init` (under `tailMut`); `None` while the creator waits in B7.
+    pub start: Option<SignalRef>,
+    pub finish: Option<SigId>,
+    /// The `waitFinish` goroutine.
+    pub goroutine: Option<Gid>,
+    /// The pack built after B2 (`getFlushPack`).
+    pub pack: Option<Pack>,
+}
+
+/// `injectOver`: a buffered `chan bool` of capacity segmentCnt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Over {
+    /// Nothing sent yet: receivers block.
+    Pending,
+    /// `injectDone(true)` sent segmentCnt `true`s; `k` are left in the buffer.
+    Filled(u32),
+    /// `injectDone(false)` closed it: every receive yields `false`.
+    Closed,
+}
+
+impl Over {
+    pub fn receivable(self) -> bool {
+        !matches!(self, Over::Pending | Over::Filled(0))
+    }
+}
+
+/// `taskInjection`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TaskInjection {
+    /// `injectFlush` has been called.
+    pub started: bool,
+    /// The `wg` counter: `injectOne` calls still missing.
+    pub remaining: u32,
+    /// `injected` closed by `waitForInjected`.
+    pub injected: bool,
+    pub over: Over,
+    /// Segments whose queue took it (`injectOne`), in order.
+    pub taken: Vec<i64>,
+}
+
+/// `injectHandler` as the queue's field sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Handler {
+    pub goroutine: Gid,
+    /// `done` has been closed (`close()` called).
+    pub done: bool,
+}
+
+/// `orderFlushQueue`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Queue {
+    pub segment: i64,
+    /// `tailCh`; `None` until `init` ran (a nil channel: receiving blocks forever).
+    pub tail: Option<SignalRef>,
+    pub running: u32,
+    pub handler: Option<Handler>,
+    /// The sticky `postInjection`: the injection whose function it is.
+    pub post_inj: Option<InjId>,
+    pub inject_ch: VecDeque<InjId>,
+    /// `working`: MsgID → runner, sorted by MsgID.
+    pub working: Vec<(PosId, RunnerId)>,
+    pub next_seq: u32,
+    /// The chain index the next runner to join the tail chain gets.
+    pub next_chain: u32,
+    /// Holder of `injectMut` across steps (B7, or postTask after it spawned a
+    /// handler), if any. Critical sections that fit in one step never show here.
+    pub inject_mut: Option<Gid>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AllFlushed {
+    /// `startDropping` not called: `allFlushed` is a nil channel.
+    Unset,
+    Open,
+    Closed,
+}
+
+impl AllFlushed {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AllFlushed::Unset => "nil",
+            AllFlushed::Open => "open",
+            AllFlushed::Closed => "closed",
+        }
+    }
+}
+
+/// `dropHandler` plus `dropping`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DropState {
+    pub dropping: bool,
+    pub all_flushed: AllFlushed,
+    pub packs: Vec<Pack>,
+    /// The packs given to `flushAndDrop`, after the postInjection pass.
+    pub flush_and_drop: Option<Vec<Pack>>,
+    /// New segments whose start positions `dropVirtualChannelFunc` added to its request.
+    pub start_positions: Vec<i64>,
+    /// The finaliser holds `dropHandler`'s mutex (from after `waitForAllFlushQueue`
+    /// until `flushAndDrop` returns): drop-mode callers wait to append their pack.
+    pub locked: bool,
+    /// `waitForAllFlushQueue`'s WaitGroup: per-queue waiters not yet done.
+    pub tail_waiters: u32,
+    /// Per queue whose tail a waiter read: how many runners had joined its tail chain
+    /// then. A runner among them still unnotified at flushAndDrop was overtaken.
+    pub tails_read: Vec<(i64, u32)>,
+}
+
+/// A segment of the datanode `Replica` (segment_replica.go).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReplicaSeg {
+    pub segment: i64,
+    pub state: ReplicaState,
+    pub rows: i64,
+    /// The checkpoint position of the last SaveBinlogPaths sent for it. (Datacoord
+    /// keeps the newest by timestamp; positions here carry no timestamps, so this is
+    /// what the datanode sent last, not what datacoord kept.)
+    pub checkpoint: Option<PosId>,
+}
+
+/// A goroutine of the model: what it is and the point it stands at, typed per
+/// role (a runner cannot stand at an actor's point).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A scenario actor running its ops; `pc` is the op it is at.
+    Actor { actor: u16, pc: u32, at: ActorAt },
+    /// `flushTaskRunner.waitFinish`.
+    Runner { runner: RunnerId, at: RunnerAt },
+    /// The goroutine `runFlushInsert`/`runFlushDel` spawns around `retry.Do`.
+    Half {
+        runner: RunnerId,
+        kind: HalfKind,
+        fail: u8,
+        at: HalfAt,
+    },
+    /// `injectHandler.handleInjection` of the queue of `segment`.
+    Handler { segment: i64, at: HandlerAt },
+    /// `taskInjection.waitForInjected`, in B8: `ti.wg.Wait()`.
+    WaitInjected { inj: InjId },
+    /// The goroutine `startDropping` spawns.
+    Finaliser { at: FinaliserAt },
+    /// One of the goroutines `waitForAllFlushQueue` starts per queue: it reads the
+    /// queue's `tailCh` when it runs and waits for it (flush_manager.go:477-480).
+    TailWaiter { segment: i64, at: TailAt },
+}
+
+/// What an actor does once the queue it stored is initialised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AfterInit {
+    /// The normal path of a flush: `getFlushTaskRunner`.
+    Flush,
+    /// Drop-mode `handleDeleteTask`: `working.Load(pos)`.
+    DropDelete,
+    /// `injectFlush`: the send to segment index `next`.
+    Inject { next: u32 },
+}
+
+/// What a goroutine does once `injectHandler.close()` returned (B7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Resume {
+    /// Finish `getFlushTaskRunner` for this new runner: `injectHandler = nil`, unlock.
+    NewRunner(RunnerId),
+    /// Go on with the manager's `close()`: unlock, then the next queue its
+    /// `dispatcher.Range` has not visited yet.
+    Close,
+}
+
+/// Where an actor stands: where Go may block, or be preempted between two accesses
+/// to state another goroutine shares (ARCHITECTURE.md, "granularity").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ActorAt {
+    /// Before its op at `pc` (ops that only wait block here: B9, wait_notified,
+    /// wait_for).
+    Ready,
+    /// `m.dropping.Load()` returned false (normal mode); `getFlushQueue` next.
+    NormalMode,
+    /// `dispatcher.LoadOrStore` stored a new queue; `queue.init()` (sync.Once) next.
+    QueueInit { segment: i64, then: AfterInit },
+    /// Drop-mode `handleDeleteTask`: `working.Load(pos)` found the runner; the normal
+    /// path (`enqueueDelFlush` → `getFlushTaskRunner`) next.
+    DropDeleteNormal,
+    /// `working.LoadOrStore` stored `runner`; `q.injectMut.Lock()` next (blocks while held).
+    RunnerInjectMut { segment: i64, runner: RunnerId },
+    /// B7: `injectHandler.close()` → `wg.Wait()`, holding `injectMut`.
+    CloseHandler {
+        segment: i64,
+        handler: Gid,
+        then: Resume,
+    },
+    /// `injectMut` released; `tailMut`: `t.init(...)`, `q.tailCh = t.finishSignal` next.
+    ChainRunner { segment: i64, runner: RunnerId },
+    /// `injectFlush`: `getFlushQueue(segs[next]).inject(inj)` next (B10 while its
+    /// injectCh is full).
+    Inject { inj: InjId, next: u32 },
+    /// B11: a drop-mode caller in `r.Wait()`.
+    DropWait { runner: RunnerId },
+    /// A drop-mode caller waiting for `dropHandler`'s mutex (held by the finaliser)
+    /// to append its pack.
+    DropMutex { pack: Pack },
+    /// `startDropping`: `dropping.Store(true)` done; `allFlushed = make(chan)` and
+    /// the finaliser's `go` next.
+    StartDroppingMake,
+    /// The manager's `close()`: `dispatcher.Range` visits the queues it has not visited
+    /// yet in map order, random in Go: each is a scheduler choice (`World::closing_left`).
+    CloseQueues,
+    /// The manager's `close()`: `queue.injectMut.Lock()` on queue `queue` (an index
+    /// into the dispatcher), held by another goroutine.
+    CloseLock { queue: u32 },
+}
+
+/// Where a half's goroutine stands (`retry.Do` around the flush).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HalfAt {
+    /// About to make attempt `n` (1-based).
+    Attempt { n: u8 },
+    /// B4: the retry sleep after failed attempt `n`.
+    RetrySleep { n: u8 },
+}
+
+/// Where a runner's `waitFinish` stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RunnerAt {
+    /// B1: `t.Wait()` for both halves.
+    WaitHalves,
+    /// B2: `<-t.startSignal`.
+    WaitStart,
+    /// B3: `<-injection.injectOver`.
+    WaitInjectOver { inj: InjId },
+    /// `postTask`: `working.Delete(pos)` next.
+    PostTaskDelete { post: Option<InjId> },
+    /// `postTask`: `q.injectMut.Lock()` next (blocks while held).
+    PostTaskLock { post: Option<InjId> },
+    /// `postTask` spawned an inject handler and still holds `injectMut`:
+    /// `q.postInjection = postInjection` next (the new handler writes it unlocked).
+    PostTaskSticky { post: InjId },
+    /// `postTask`, holding `injectMut`: `q.postInjection(pack)`, unlock next.
+    PostTaskApply,
+    /// B14: `flushNotifyFunc`, `SaveBinlogPaths` attempt `n` next (`n = 1` also
+    /// builds the request); `n` past the last attempt: retry.Do's sleep after the last
+    /// failure, then the panic.
+    SaveBinlogPaths { n: u8 },
+}
+
+/// Where an inject handler stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HandlerAt {
+    /// B5: `select` on `injectCh` / `done`.
+    Select,
+    /// B6: `<-inject.injectOver`; `done` is its `injectDone` signal.
+    Handling { inj: InjId, done: SigId },
+}
+
+/// Where the drop finaliser stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FinaliserAt {
+    /// B12: `<-allFlushed`.
+    WaitAllFlushed,
+    /// B13: `waitForAllFlushQueue`'s `wg.Wait()` for its per-queue waiters.
+    WaitTailWaiters,
+    /// Holding `dropHandler`'s mutex: pack `next`'s queue's `injectMut` and
+    /// `postInjection` next.
+    Pack { next: u32 },
+    /// `getFlushQueue` for pack `next` stored a new queue; `init` next.
+    QueueInit { segment: i64, next: u32 },
+    /// B14: `dropVirtualChannelFunc`, `DropVirtualChannel` attempt `n` next (`n = 1`
+    /// also calls `flushAndDrop` and builds the request); `n` past the last attempt:
+    /// the sleep after the last failure, then the panic.
+    DropVirtualChannel { n: u8 },
+}
+
+/// Where a tail waiter stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TailAt {
+    /// `<-queue.tailCh` next (it reads the field when it runs).
+    ReadTail,
+    /// Blocked on the tail it read (`None`: a nil channel, forever).
+    WaitTail { sig: Option<SigId> },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Goroutine {
+    pub id: Gid,
+    pub role: Role,
+}
+
+/// A Go panic: the process would exit here.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GoPanic {
+    pub goroutine: Gid,
+    pub message: String,
+}
+
+/// The whole state of a flush-2021 run. Small, `Clone + Eq + Hash`: finished
+/// goroutines and notified runners leave it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct World {
+    /// Live goroutines, sorted by id. A deque: the goroutines that finish are mostly
+    /// the newest (halves) or the oldest runners, so removal moves few elements.
+    pub goroutines: VecDeque<Goroutine>,
+    /// Live runners, sorted by id; they finish roughly oldest first.
+    pub runners: VecDeque<Runner>,
+    /// The ids of `goroutines` and `runners`, kept in step: searching 4-byte ids is
+    /// what keeps a step cheap when hundreds of goroutines are alive.
+    pub(super) goroutine_ids: VecDeque<Gid>,
+    pub(super) runner_ids: VecDeque<RunnerId>,
+    /// Queues in creation order (the dispatcher).
+    pub queues: Vec<Queue>,
+    pub injections: Vec<TaskInjection>,
+    pub drop: DropState,
+    /// Sorted by segment id.
+    pub replica: Vec<ReplicaSeg>,
+    /// Open signals, sorted; every other id is closed.
+    pub open_signals: Vec<SigId>,
+    pub save_binlog_faults: u32,
+    pub drop_channel_faults: u32,
+    /// Packs notified so far (SaveBinlogPaths succeeded).
+    pub notified: u32,
+    /// The manager's `close()` has started: handlers are stopped but not nil.
+    pub closing: bool,
+    pub panic: Option<GoPanic>,
+    /// Invariant violations so far (the run goes on, as Go would).
+    pub violations: Vec<Violation>,
+    pub(super) next_gid: Gid,
+    pub(super) next_runner: RunnerId,
+    pub(super) next_sig: SigId,
+    /// Runnable goroutines with their ready-case counts, sorted: kept up to date
+    /// incrementally (see `touch`), so a step costs no scan of every goroutine.
+    pub(super) ready: Vec<(Gid, u32)>,
+    /// How many entries of `ready` have more than one ready case (a `select`, or
+    /// `close()`'s Range choosing its next queue).
+    pub(super) multi_case: u32,
+    /// Per goroutine in the manager's `close()`: the queues (dispatcher indices) its
+    /// `Range` has not visited yet.
+    pub closing_left: Vec<(Gid, Vec<u32>)>,
+    /// Open signals with the goroutines waiting on each (runners at B2, tail waiters),
+    /// sorted by signal.
+    pub(super) sig_waiters: Vec<(SigId, Gid)>,
+    /// Goroutines whose readiness the current step may have changed.
+    pub(super) touched: Vec<Gid>,
+    /// Actors are goroutines `0..n_actors`.
+    pub(super) n_actors: u32,
+    pub(super) finaliser: Option<Gid>,
+    /// Some actor has a `wait_notified` op (so a notify may wake an actor).
+    pub(super) waits_notified: bool,
+    /// Ops each actor has returned from (indexed by actor): what `wait_for` waits on.
+    pub(super) actor_done: Vec<u32>,
+    /// Where this scenario needs preemption points that others do not (see [`Grain`]).
+    pub(super) grain: Grain,
+}
+
+/// Preemption points that matter only when some goroutine of the scenario can touch
+/// the state in between. Where none can, the two accesses are one step: no
+/// schedule is lost, and the trace stays short (ARCHITECTURE.md, "granularity").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(super) struct Grain {
+    /// `dropping.Load()` is its own step while a `start_dropping` can still run: a
+    /// flush that read false may reach its queue after drop mode began. Without a
+    /// `start_dropping` op the flag never changes and the read is not a point.
+    pub(super) mode_read: bool,
+    /// `dispatcher.LoadOrStore` and `queue.init()` are two steps when something
+    /// ranges over the dispatcher (the drop finaliser, `close()`): it can see a queue
+    /// whose `tailCh` is still nil.
+    pub(super) queue_init: bool,
+    /// `working.Delete` in `postTask` is its own step when some (segment, position)
+    /// gets a half twice: another goroutine may then look the MsgID up in between.
+    pub(super) post_task_delete: bool,
+    /// Some actor waits for another's op (`wait_for`).
+    pub(super) waits_for: bool,
+}
+
+impl Grain {
+    pub(super) fn of(sc: &Scenario) -> Grain {
+                let ops = || sc.actors.iter().flat_map(|a| &a.ops);
+        let mut halves = std::collections::BTreeSet::new();
+        let mut dup = false;
+        for op in ops() {
+            let key = match *op {
+                Op::FlushInsert { segment, pos, .. } => (segment, pos, HalfKind::Insert),
+                Op::FlushDelete { segment, pos, .. } => (segment, pos, HalfKind::Delete),
+                _ => continue,
+            };
+            dup |= !halves.insert(key);
+        }
+        let has = |f: fn(&Op) -> bool| ops().any(f);
+        let drops = has(|o| matches!(o, Op::StartDropping));
+        Grain {
+            mode_read: drops,
+            queue_init: drops || has(|o| matches!(o, Op::Close)),
+            post_task_delete: dup,
+            waits_for: has(|o| matches!(o, Op::WaitFor(_))),
+        }
+    }
+}
+
+impl World {
+    pub fn new(sc: &Scenario) -> World {
+        let mut replica: Vec<ReplicaSeg> = sc
+            .replica
+            .iter()
+            .map(|r| ReplicaSeg {
+                segment: r.segment,
+                state: r.state,
+                rows: r.rows,
+                checkpoint: None,
+            })
+            .collect();
+        if sc.replica.is_empty() {
+            // Without a declared replica, every flushed segment starts as a new one.
+            let segs: std::collections::BTreeSet<i64> = sc
+                .actors
+                .iter()
+                .flat_map(|a| a.ops.iter())
+                .filter_map(|op| match op {
+                    Op::FlushInsert { segment, .. }
+                    | Op::FlushDelete { segment, .. } => Some(*segment),
+                    _ => None,
+                })
+                .collect();
+            replica = segs
+                .into_iter()
+                .map(|segment| ReplicaSeg {
+                    segment,
+                    state: ReplicaState::New,
+                    rows: 0,
+                    checkpoint: None,
+                })
+                .collect();
+        }
+        let mut w = World {
+            goroutines: VecDeque::new(),
+            runners: VecDeque::new(),
+            goroutine_ids: VecDeque::new(),
+            runner_ids: VecDeque::new(),
+            queues: Vec::new(),
+            injections: sc
+                .injections
+                .iter()
+                .map(|i| TaskInjection {
+                    started: false,
+                    remaining: i.segments.len() as u32,
+                    injected: false,
+                    over: Over::Pending,
+                    taken: Vec::new(),
+                })
+                .collect(),
+            drop: DropState {
+                dropping: false,
+                all_flushed: AllFlushed::Unset,
+                packs: Vec::new(),
+                flush_and_drop: None,
+                start_positions: Vec::new(),
+                locked: false,
+                tail_waiters: 0,
+                tails_read: Vec::new(),
+            },
+            replica,
+            open_signals: Vec::new(),
+            save_binlog_faults: sc.faults.save_binlog_paths,
+            drop_channel_faults: sc.faults.drop_virtual_channel,
+            notified: 0,
+            closing: false,
+            panic: None,
+            violations: Vec::new(),
+            next_gid: 0,
+            next_runner: 0,
+            next_sig: 0,
+            ready: Vec::new(),
+            multi_case: 0,
+            closing_left: Vec::new(),
+            sig_waiters: Vec::new(),
+            touched: Vec::new(),
+            n_actors: 0,
+            finaliser: None,
+            waits_notified: sc
+                .actors
+                .iter()
+                .flat_map(|a| &a.ops)
+                .any(|o| matches!(o, Op::WaitNotified { .. })),
+            actor_done: vec![0; sc.actors.len()],
+            grain: Grain::of(sc),
+        };
+        for (i, a) in sc.actors.iter().enumerate() {
+            if !a.ops.is_empty() {
+                w.spawn(Role::Actor {
+                    actor: i as u16,
+                    pc: 0,
+                    at: ActorAt::Ready,
+                });
+            }
+        }
+        w.n_actors = w.next_gid;
+        w.refresh_ready(sc);
+        w
+    }
+
+    // ----- getters ---------------------------------------------------------
+
+    pub fn goroutine(&self, g: Gid) -> Option<&Goroutine> {
+        self.goroutine_ids
+            .binary_search(&g)
+            .ok()
+            .map(|i| &self.goroutines[i])
+    }
+
+    pub fn runner(&self, r: RunnerId) -> Option<&Runner> {
+        self.runner_ids
+            .binary_search(&r)
+            .ok()
+            .map(|i| &self.runners[i])
+    }
+
+    /// The runner stored in a queue's `working` under `pos`.
+    pub fn working(&self, qi: usize, pos: PosId) -> Option<RunnerId> {
+        let w = &self.queues[qi].working;
+        w.binary_search_by_key(&pos, |x| x.0).ok().map(|i| w[i].1)
+    }
+
+    pub fn queue(&self, segment: i64) -> Option<&Queue> {
+        self.queues.iter().find(|q| q.segment == segment)
+    }
+
+    pub fn is_closed(&self, s: SigId) -> bool {
+        self.open_signals.binary_search(&s).is_err()
+    }
+
+    /// Appends the runnable choices, sorted by goroutine then case.
+    pub fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
+        out.clear();
+        if self.panic.is_some() {
+            return;
+        }
+        for &(g, n) in &self.ready {
+            for alt in 0..n {
+                out.push(crate::sched::Choice::new(g, alt));
+            }
+        }
+        #[cfg(debug_assertions)]
+        {
+            // The incremental set must equal a full scan (checked in every debug test run).
+            let mut full = Vec::new();
+            for g in &self.goroutines {
+                for alt in 0..self.cases(sc, g) {
+                    full.push(crate::sched::Choice::new(g.id, alt));
+                }
+            }
+            assert_eq!(*out, full, "incremental runnable set went stale");
+        }
+        let _ = sc;
+    }
+
+    /// Recomputes the readiness of the touched goroutines.
+    pub(super) fn refresh_ready(&mut self, sc: &Scenario) {
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.sort_unstable();
+        touched.dedup();
+        for &g in &touched {
+            let n = match self.goroutine(g) {
+                Some(gr) => self.cases(sc, gr),
+                None => 0,
+            };
+            match self.ready.binary_search_by_key(&g, |r| r.0) {
+                Ok(i) => {
+                    self.multi_case -= u32::from(self.ready[i].1 > 1);
+                    if n == 0 {
+                        self.ready.remove(i);
+                    } else {
+                        self.ready[i].1 = n;
+                    }
+                }
+                Err(i) if n > 0 => self.ready.insert(i, (g, n)),
+                Err(_) => {}
+            }
+            self.multi_case += u32::from(n > 1);
+        }
+        touched.clear();
+        self.touched = touched;
+    }
+
+    pub(super) fn touch(&mut self, g: Gid) {
+        self.touched.push(g);
+    }
+
+    /// Actors wait on many things (B7, B9, B10, B11, injectMut, the notify barrier).
+    pub(super) fn touch_actors(&mut self) {
+        for g in 0..self.n_actors {
+            self.touched.push(g);
+        }
+    }
+
+    /// Goroutines matching `f` (for rare events: an injectDone, a mutex hand-over).
+    pub(super) fn touch_where(&mut self, f: impl Fn(&Goroutine) -> bool) {
+        for i in 0..self.goroutines.len() {
+            if f(&self.goroutines[i]) {
+                let g = self.goroutines[i].id;
+                self.touched.push(g);
+            }
+        }
+    }
+
+    /// How many ready cases goroutine `g` has (0 = blocked; 2 = a select with both
+    /// ready; k = close()'s Range with k queues left to visit).
+    pub fn cases(&self, sc: &Scenario, g: &Goroutine) -> u32 {
+        let ready = match g.role {
+            Role::Actor { actor, pc, at } => return self.actor_cases(sc, g.id, actor, pc, at),
+            Role::Half { .. } => true,
+            Role::Runner { runner, at } => self.runner_ready(runner, at),
+            Role::Handler { segment, at: HandlerAt::Select } => {
+                let q = self.queue(segment);
+                let inj_ready = q.is_some_and(|q| !q.inject_ch.is_empty());
+                let done = q
+                    .and_then(|q| q.handler)
+                    .is_none_or(|h| h.goroutine != g.id || h.done);
+                return u32::from(inj_ready) + u32::from(done);
+            }
+            Role::Handler { at: HandlerAt::Handling { inj, .. }, .. } => {
+                self.injections[inj as usize].over.receivable()
+            }
+            Role::WaitInjected { inj } => self.injections[inj as usize].remaining == 0,
+            Role::Finaliser { at } => match at {
+                FinaliserAt::WaitAllFlushed => self.drop.all_flushed == AllFlushed::Closed,
+                FinaliserAt::WaitTailWaiters => self.drop.tail_waiters == 0,
+                FinaliserAt::Pack { next } => {
+                    self.inject_mut_free(self.drop.packs[next as usize].segment)
+                }
+                FinaliserAt::QueueInit { .. } | FinaliserAt::DropVirtualChannel { .. } => true,
+            },
+            Role::TailWaiter { at, .. } => match at {
+                TailAt::ReadTail => true,
+                TailAt::WaitTail { sig } => sig.is_some_and(|s| self.is_closed(s)),
+            },
+        };
+        u32::from(ready)
+    }
+
+    /// No goroutine holds the `injectMut` of the queue of `segment` across steps.
+    fn inject_mut_free(&self, segment: i64) -> bool {
+        self.queue(segment).is_none_or(|q| q.inject_mut.is_none())
+    }
+
+    fn actor_cases(&self, sc: &Scenario, g: Gid, actor: u16, pc: u32, at: ActorAt) -> u32 {
+        let ready = match at {
+            ActorAt::Ready => self.actor_ready(sc, actor, pc),
+            ActorAt::NormalMode
+            | ActorAt::QueueInit { .. }
+            | ActorAt::DropDeleteNormal
+            | ActorAt::ChainRunner { .. }
+            | ActorAt::StartDroppingMake => true,
+            ActorAt::RunnerInjectMut { segment, .. } => self.inject_mut_free(segment),
+            ActorAt::CloseHandler { handler, .. } => self.goroutine(handler).is_none(),
+            ActorAt::Inject { inj, next } => {
+                let seg = sc.injections[inj as usize].segments[next as usize];
+                self.queue(seg)
+                    .is_none_or(|q| q.inject_ch.len() < INJECT_CH_CAP)
+            }
+            ActorAt::DropWait { runner } => self.runner(runner).is_some_and(|r| r.wg == 0),
+            ActorAt::DropMutex { .. } => !self.drop.locked,
+            ActorAt::CloseQueues => {
+                return self
+                    .closing_left
+                    .iter()
+                    .find(|c| c.0 == g)
+                    .map_or(0, |c| c.1.len() as u32);
+            }
+            ActorAt::CloseLock { queue } => self.queues[queue as usize].inject_mut.is_none(),
+        };
+        u32::from(ready)
+    }
+
+    fn runner_ready(&self, runner: RunnerId, at: RunnerAt) -> bool {
+        let run = self.runner(runner);
+        match at {
+            RunnerAt::WaitHalves => run.is_some_and(|r| r.wg == 0),
+            RunnerAt::WaitStart => run
+                .and_then(|r| r.start)
+                .is_some_and(|s| self.is_closed(s.id)),
+            RunnerAt::WaitInjectOver { inj } => self.injections[inj as usize].over.receivable(),
+            RunnerAt::PostTaskLock { .. } => run.is_some_and(|r| self.inject_mut_free(r.segment)),
+            RunnerAt::PostTaskDelete { .. }
+            | RunnerAt::PostTaskSticky { .. }
+            | RunnerAt::PostTaskApply
+            | RunnerAt::SaveBinlogPaths { .. } => true,
+        }
+    }
+
+    /// An actor at `Ready` can run its op at `pc`: the ops that only wait are ready
+    /// when what they wait for has happened; `wait_for` ops are passed within the
+    /// step of the op after them, so the actor is ready when every `wait_for` in a
+    /// row is satisfied and the op after them is ready too.
+    fn actor_ready(&self, sc: &Scenario, actor: u16, pc: u32) -> bool {
+                let ops = &sc.actors[actor as usize].ops;
+        let mut i = pc as usize;
+        loop {
+            return match ops.get(i) {
+                Some(Op::WaitFor(WaitFor { actor, index })) => {
+                    if self.actor_done[*actor as usize] <= *index {
+                        false
+                    } else {
+                        i += 1;
+                        continue;
+                    }
+                }
+                Some(Op::WaitInjected { inj }) => self.injections[*inj as usize].injected,
+                Some(Op::WaitNotified { count }) => self.notified >= *count,
+                Some(_) => true,
+                // Only wait_for ops were left, and all are satisfied.
+                None => i > pc as usize,
+            };
+        }
+    }
+
+    // ----- names -----------------------------------------------------------
+
+    /// A short name for a goroutine, e.g. `runner seg=2 pos=a`.
+    pub fn goroutine_name(&self, sc: &Scenario, g: &Goroutine) -> String {
+        match g.role {
+            Role::Actor { actor, .. } => sc.actors[actor as usize].name.clone(),
+            Role::Runner { runner: r, .. } => match self.runner(r) {
+                Some(r) => format!("runner seg={} pos={}", r.segment, sc.pos_name(r.pos)),
+                None => "runner".to_owned(),
+            },
+            Role::Half { runner, kind, .. } => match self.runner(runner) {
+                Some(r) if r.adhoc.is_some() => {
+                    format!(
+                        "{} half seg={} pos={} (drop mode)",
+                        kind.as_str(),
+                        r.segment,
+                        sc.pos_name(r.pos)
+                    )
+                }
+                Some(r) => format!(
+                    "{} half seg={} pos={}",
+                    kind.as_str(),
+                    r.segment,
+                    sc.pos_name(r.pos)
+                ),
+                None => format!("{} half", kind.as_str()),
+            },
+            Role::Handler { segment, .. } => format!("inject handler seg={segment}"),
+            Role::WaitInjected { inj } => format!("waitForInjected {}", sc.inj_name(inj)),
+            Role::Finaliser { .. } => "drop finaliser".to_owned(),
+            Role::TailWaiter { segment, .. } => format!("tail waiter seg={segment}"),
+        }
+    }
+
+    /// Who a goroutine is, for the trace.
+    pub fn who_of(&self, g: &Goroutine) -> Who {
+        match g.role {
+            Role::Actor { actor, .. } => Who::Actor(actor),
+            Role::Runner { runner: r, .. } => self.runner(r).map_or(Who::Gone, |r| Who::Runner {
+                segment: r.segment,
+                pos: r.pos,
+            }),
+            Role::Half { runner, kind, .. } => {
+                self.runner(runner).map_or(Who::Gone, |r| Who::Half {
+                    segment: r.segment,
+                    pos: r.pos,
+                    kind,
+                    adhoc: r.adhoc.is_some(),
+                })
+            }
+            Role::Handler { segment, .. } => Who::Handler { segment },
+            Role::WaitInjected { inj } => Who::WaitInjected(inj),
+            Role::Finaliser { .. } => Who::Finaliser,
+            Role::TailWaiter { segment, .. } => Who::TailWaiter { segment },
+        }
+    }
+
+    // ----- internal helpers used by step -----------------------------------
+
+    pub(super) fn spawn(&mut self, role: Role) -> Gid {
+        let id = self.next_gid;
+        self.next_gid += 1;
+        self.goroutines.push_back(Goroutine { id, role });
+        self.goroutine_ids.push_back(id);
+        self.touched.push(id);
+        if matches!(role, Role::Finaliser { .. }) {
+            self.finaliser = Some(id);
+        }
+        id
+    }
+
+    /// Goroutine `g` now is (and stands at) `role`.
+    pub(super) fn set_role(&mut self, g: Gid, role: Role) {
+        let i = self.gi(g);
+        self.goroutines[i].role = role;
+    }
+
+    pub(super) fn new_signal(&mut self, open: bool) -> SigId {
+        let id = self.next_sig;
+        self.next_sig += 1;
+        if open {
+            self.open_signals.push(id); // ids grow, so the vector stays sorted
+        }
+        id
+    }
+
+    pub(super) fn close_signal(&mut self, s: SigId) {
+        if let Ok(i) = self.open_signals.binary_search(&s) {
+            self.open_signals.remove(i);
+        }
+        let from = self.sig_waiters.partition_point(|w| w.0 < s);
+        let to = self.sig_waiters.partition_point(|w| w.0 <= s);
+        for (_, g) in self.sig_waiters.drain(from..to) {
+            self.touched.push(g);
+        }
+    }
+
+    /// `g` waits for signal `s` to close (a runner at B2, a tail waiter at B13).
+    pub(super) fn wait_signal(&mut self, s: SigId, g: Gid) {
+        if !self.is_closed(s) {
+            let at = self.sig_waiters.partition_point(|w| w.0 <= s);
+            self.sig_waiters.insert(at, (s, g));
+        }
+    }
+
+    pub(super) fn gi(&self, g: Gid) -> usize {
+        self.goroutine_ids
+            .binary_search(&g)
+            .expect("live goroutine")
+    }
+
+    pub(super) fn ri(&self, r: RunnerId) -> usize {
+        self.runner_ids.binary_search(&r).expect("live runner")
+    }
+
+    pub(super) fn qi(&self, segment: i64) -> Option<usize> {
+        self.queues.iter().position(|q| q.segment == segment)
+    }
+}
+
+/// Who ran a step (captured before the step, since runners leave the world).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Who {
+    Actor(u16),
+    Runner {
+        segment: i64,
+        pos: PosId,
+    },
+    Half {
+        segment: i64,
+        pos: PosId,
+        kind: HalfKind,
+        adhoc: bool,
+    },
+    Handler {
+        segment: i64,
+    },
+    WaitInjected(InjId),
+    Finaliser,
+    TailWaiter {
+        segment: i64,
+    },
+    Gone,
+}
+

@@ -1,0 +1,117 @@
+//! The design space the Milvus versions are points of: which segments datacoord's
+//! SyncSegments tick sends, which cached segments `UpdateSegmentView` spares, which
+//! missing ones the datanode loads. Each [`Version`] is a preset of these knobs.
+
+use super::setup::{DcSegment, Level, SegState, Version};
+use super::MetaSeg;
+
+/// A segment in datacoord's meta: the scenario's record, kept up to date by the run.
+pub type DcSeg = DcSegment;
+
+/// Which of a partition's segments datacoord's SyncSegments tick puts in the request
+/// (`sync_segments_scheduler.go`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RequestFilter {
+    /// Healthy segments that have a PK statslog (:117-139@ca7ef26e4b).
+    HealthyWithPkStatslog,
+    /// Flushing or Flushed segments, statslog optional (:117-139@c65f41dc60).
+    FlushingOrFlushed,
+    /// Every healthy segment, statslog optional (:120-142@4cf1a358ba).
+    Healthy,
+    /// Every healthy segment but L0 ones, statslog optional (:121@439fb24b32).
+    HealthyNotL0,
+}
+
+/// Which cached segments `UpdateSegmentView` spares when the request lacks them
+/// (`meta_cache.go`, the removal loop's skip).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ViewKeep {
+    /// L0 Growing segments (:294-295@ca7ef26e4b).
+    L0Growing,
+    /// Growing segments (:294-295@b5c9a7364b).
+    Growing,
+    /// Everything but Flushing and Flushed segments (:294-295@c65f41dc60).
+    NotFlushingOrFlushed,
+    /// Everything but Flushed segments (:297@4cf1a358ba).
+    NotFlushed,
+}
+
+/// Which missing segments the datanode's SyncSegments handler loads and adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LoadRule {
+    /// Every missing segment (services.go:314-335@ca7ef26e4b).
+    EveryMissing,
+    /// Missing Flushed segments that are neither L0 nor Legacy; a warning for L0 and
+    /// Legacy ones (services.go:315-343@2e434e4453).
+    FlushedNotL0,
+}
+
+/// The design space the versions are points of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Knobs {
+    pub request: RequestFilter,
+    pub keep: ViewKeep,
+    pub load: LoadRule,
+}
+
+impl Knobs {
+    /// The knobs of a Milvus commit.
+    pub fn of(v: Version) -> Knobs {
+        use LoadRule::*;
+        use RequestFilter::*;
+        use ViewKeep::*;
+        let (request, keep, load) = match v {
+            Version::Ca7ef26e4b => (HealthyWithPkStatslog, L0Growing, EveryMissing),
+            Version::B5c9a7364b => (HealthyWithPkStatslog, Growing, EveryMissing),
+            Version::C65f41dc60 => (FlushingOrFlushed, NotFlushingOrFlushed, EveryMissing),
+            Version::V4cf1a358ba => (Healthy, NotFlushed, EveryMissing),
+            Version::V2e434e4453 => (Healthy, NotFlushed, FlushedNotL0),
+            Version::V439fb24b32 => (HealthyNotL0, NotFlushed, FlushedNotL0),
+        };
+        Knobs {
+            request,
+            keep,
+            load,
+        }
+    }
+}
+
+/// Does datacoord's request include this segment? (`sync_segments_scheduler.go`)
+pub fn request_includes(k: Knobs, s: &DcSeg) -> bool {
+    selected(k, s)
+        && match k.request {
+            RequestFilter::HealthyWithPkStatslog => s.statslog,
+            _ => true,
+        }
+}
+
+/// Does datacoord's tick select this segment (and list it in its success log)?
+pub fn selected(k: Knobs, s: &DcSeg) -> bool {
+    // isSegmentHealthy: not None, NotExist or Dropped (datacoord/meta.go:1584-1589).
+    let healthy = s.state != SegState::Dropped;
+    match k.request {
+        RequestFilter::HealthyWithPkStatslog | RequestFilter::Healthy => healthy,
+        // isFlush (compaction_trigger.go:862-864).
+        RequestFilter::FlushingOrFlushed => {
+            matches!(s.state, SegState::Flushing | SegState::Flushed)
+        }
+        RequestFilter::HealthyNotL0 => healthy && s.level != Level::L0,
+    }
+}
+
+/// Does `UpdateSegmentView` skip (keep) this cached segment whatever the request says?
+/// The partition check comes first in every version.
+pub fn view_keeps(k: Knobs, s: &MetaSeg, partition: i64) -> bool {
+    if s.partition != partition {
+        return true;
+    }
+    match k.keep {
+        ViewKeep::L0Growing => s.level == Level::L0 && s.state == SegState::Growing,
+        ViewKeep::Growing => s.state == SegState::Growing,
+        ViewKeep::NotFlushingOrFlushed => {
+            !matches!(s.state, SegState::Flushed | SegState::Flushing)
+        }
+        ViewKeep::NotFlushed => s.state != SegState::Flushed,
+    }
+}
+

@@ -1,0 +1,357 @@
+//! The sync-2024 state: the metacache, the write buffer, datacoord's meta, and
+//! every goroutine with the point it stands at. Only the step modules change it.
+
+use super::facts::Violation;
+use super::knobs::{DcSeg, Knobs};
+use super::setup::{Level, Op, Scenario, SegState, Version};
+use super::MetaCache;
+use crate::scenario::WaitFor;
+
+pub type Gid = u32;
+
+/// One `datapb.SyncSegmentInfo` of a request.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReqSeg {
+    pub segment: i64,
+    pub state: SegState,
+    pub level: Level,
+    pub rows: i64,
+    /// `PkStatsLog != nil`.
+    pub statslog: bool,
+}
+
+/// `datapb.SyncSegmentsRequest` for one partition.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SyncRequest {
+    pub partition: i64,
+    /// `SegmentInfos`, sorted by id.
+    pub segments: Vec<ReqSeg>,
+}
+
+/// One segment's insert buffer in the write buffer (`writeBufferBase.buffers`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SegBuf {
+    pub segment: i64,
+    /// Rows really buffered.
+    pub rows: i64,
+    /// Rows of the last chunk (insert op): what getSyncTask takes as `batchSize`
+    /// (write_buffer.go:589-591 assigns it per chunk instead of adding).
+    pub last_chunk: i64,
+    /// `insertBuffer.rows` as Go counts it: every chunk twice (insert_buffer.go:110
+    /// in `buffer`, :128 in `Buffer`); `UpdateBufferedRows` reports this.
+    pub counted: i64,
+}
+
+/// A `SyncTask` built by `getSyncTask`/`EncodeBuffer`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SyncTask {
+    /// Submission number (1, 2, ...), for names.
+    pub n: u32,
+    pub segment: i64,
+    pub partition: i64,
+    pub level: Level,
+    /// `batchSize` as getSyncTask computes it: the rows of the buffer's last chunk.
+    pub batch: i64,
+    /// Rows the task really writes (every chunk of the yielded buffer).
+    pub rows: i64,
+    pub is_flush: bool,
+    pub is_drop: bool,
+    /// Set when the #34018 invariant has been reported for this task.
+    pub reported_absent: bool,
+}
+
+/// A goroutine of the model: what it is and the point it stands at, typed per role.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A scenario actor (the flow graph's write buffer, datacoord's scheduler).
+    Actor { actor: u16, pc: u32, at: ActorAt },
+    /// A submitted sync task running in the sync manager's pool.
+    Task { task: SyncTask, at: TaskAt },
+    /// `DataNode.SyncSegments` serving one request.
+    Handler { req: SyncRequest, at: HandlerAt },
+    /// Datacoord's flush loop (`startFlushLoop`) in `<-flushCh`: receives flushed
+    /// segment ids and runs `postFlush` for each. It lives while ids are queued.
+    FlushLoop,
+}
+
+/// Where an actor stands.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ActorAt {
+    /// Before its op at `pc`.
+    Ready,
+    /// In `bufferInsert`: `GetSegmentByID` found nothing; `AddSegment` next.
+    InsertAdd {
+        segment: i64,
+        partition: i64,
+        rows: i64,
+    },
+    /// In the write buffer's `triggerSync`: the sealed policy moved the segment to
+    /// Flushing; `getSyncTask`'s `GetSegmentByID` next.
+    GetSyncTask { segment: i64 },
+    /// In `getSyncTask` → `EncodeBuffer` of a flush of a non-L0 segment: the buffer is
+    /// yielded; `serializeMergedPkStats`'s `GetSegmentByID` next.
+    MergedStats(SyncTask),
+    /// In `seal`: datacoord has sealed the segment; the datanode's `sealSegments`
+    /// (from its FlushSegments RPC) next.
+    SealDatanode { segment: i64 },
+    /// In `keyLockDispatcher.Submit` → `keyLock.Lock(segment)`, held by an earlier task.
+    KeyLock(SyncTask),
+    /// Datacoord in `sessions.SyncSegments`, waiting for the handler `handler`.
+    SyncSegmentsRpc { handler: Gid, selected: Vec<i64> },
+}
+
+/// Where a sync task stands.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum TaskAt {
+    /// Submitted, `Run` not started.
+    RunStart,
+    /// `writeLogs` (MultiWrite to object storage) in flight.
+    WriteLogs,
+    /// `SaveBinlogPaths` to datacoord in flight (in `brokerMetaWriter.UpdateSync`).
+    SaveBinlogPaths {
+        checkpoint_rows: i64,
+        start_pos: Vec<i64>,
+    },
+    /// SaveBinlogPaths returned; `SetStartPosRecorded`, then `Run`'s
+    /// `FinishSyncing` (and Flushed for a flush) next.
+    FinishSyncing { start_pos: Vec<i64> },
+}
+
+/// Where the datanode's SyncSegments handler stands.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum HandlerAt {
+    /// The RPC has arrived.
+    Receive,
+    /// Loading PK stats of missing segments (`conc.AwaitAll` on the stats pool).
+    LoadStats { load: Vec<i64> },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Goroutine {
+    pub id: Gid,
+    pub role: Role,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct GoPanic {
+    pub goroutine: Gid,
+    pub message: String,
+}
+
+/// Rows of one segment the flow graph inserted, and where they went.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RowLedger {
+    pub segment: i64,
+    pub inserted: i64,
+    /// Rows whose sync task finished (SaveBinlogPaths returned).
+    pub synced: i64,
+    /// Rows yielded from the write buffer to a task that was never built.
+    pub lost: i64,
+}
+
+/// The whole state of a sync-2024 run.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct World {
+    pub version: Version,
+    pub knobs: Knobs,
+    pub goroutines: Vec<Goroutine>,
+    pub metacache: MetaCache,
+    /// The write buffer: one insert buffer per segment (`writeBufferBase.buffers`), sorted.
+    pub buffers: Vec<SegBuf>,
+    /// Datacoord's meta, sorted by segment.
+    pub datacoord: Vec<DcSeg>,
+    /// Datacoord's `flushCh`: flushed segments waiting for `postFlush`.
+    pub flush_ch: Vec<i64>,
+    /// Segments whose key lock a task holds: (segment, task goroutine).
+    pub key_locks: Vec<(i64, Gid)>,
+    /// Segments whose checkpoint a yielded buffer pins for good (`syncCheckpoint`
+    /// entries no task will remove).
+    pub pinned: Vec<i64>,
+    /// Per segment the flow graph inserted into, sorted.
+    pub rows: Vec<RowLedger>,
+    /// The last state each segment id had in the metacache (for the forward-only invariant).
+    pub last_state: Vec<(i64, SegState)>,
+    /// Ops each actor has returned from (indexed by actor): what `wait_for` waits on.
+    pub actor_done: Vec<u32>,
+    pub panic: Option<GoPanic>,
+    pub violations: Vec<Violation>,
+    pub(super) next_gid: Gid,
+    pub(super) next_task: u32,
+}
+
+impl World {
+    pub fn new(sc: &Scenario) -> World {
+        let version = sc.version;
+        let mut w = World {
+            version,
+            knobs: Knobs::of(version),
+            goroutines: Vec::new(),
+            metacache: MetaCache::from_setup(&sc.datanode, &sc.datacoord),
+            buffers: Vec::new(),
+            datacoord: sc.datacoord.clone(),
+            flush_ch: Vec::new(),
+            key_locks: Vec::new(),
+            pinned: Vec::new(),
+            rows: Vec::new(),
+            last_state: Vec::new(),
+            actor_done: vec![0; sc.actors.len()],
+            panic: None,
+            violations: Vec::new(),
+            next_gid: 0,
+            next_task: 0,
+        };
+        w.last_state = w
+            .metacache
+            .segments()
+            .iter()
+            .map(|s| (s.segment, s.state))
+            .collect();
+        for (i, a) in sc.actors.iter().enumerate() {
+            if !a.ops.is_empty() {
+                w.spawn(Role::Actor {
+                    actor: i as u16,
+                    pc: 0,
+                    at: ActorAt::Ready,
+                });
+            }
+        }
+        w
+    }
+
+    pub fn goroutine(&self, g: Gid) -> Option<&Goroutine> {
+        self.goroutines
+            .binary_search_by_key(&g, |x| x.id)
+            .ok()
+            .map(|i| &self.goroutines[i])
+    }
+
+    pub fn dc(&self, segment: i64) -> Option<&DcSeg> {
+        self.datacoord
+            .binary_search_by_key(&segment, |d| d.segment)
+            .ok()
+            .map(|i| &self.datacoord[i])
+    }
+
+    /// Rows really buffered for `segment`.
+    pub fn buffered(&self, segment: i64) -> i64 {
+        self.buffers
+            .binary_search_by_key(&segment, |b| b.segment)
+            .map_or(0, |i| self.buffers[i].rows)
+    }
+
+    pub fn runnable(&self, sc: &Scenario, out: &mut Vec<crate::sched::Choice>) {
+        out.clear();
+        if self.panic.is_some() {
+            return;
+        }
+        for g in &self.goroutines {
+            if self.ready(sc, g) {
+                out.push(crate::sched::Choice::new(g.id, 0));
+            }
+        }
+    }
+
+    pub fn ready(&self, sc: &Scenario, g: &Goroutine) -> bool {
+        match &g.role {
+            Role::Actor { actor, pc, at } => match at {
+                ActorAt::Ready => self.actor_ready(sc, *actor, *pc),
+                ActorAt::KeyLock(t) => !self.key_locks.iter().any(|k| k.0 == t.segment),
+                ActorAt::SyncSegmentsRpc { handler, .. } => self.goroutine(*handler).is_none(),
+                ActorAt::InsertAdd { .. }
+                | ActorAt::GetSyncTask { .. }
+                | ActorAt::MergedStats(_)
+                | ActorAt::SealDatanode { .. } => true,
+            },
+            Role::Task { .. } | Role::Handler { .. } => true,
+            Role::FlushLoop => !self.flush_ch.is_empty(),
+        }
+    }
+
+    /// `wait_for` ops are passed in the step of the op after them: the actor is ready
+    /// when every `wait_for` in a row is satisfied.
+    fn actor_ready(&self, sc: &Scenario, actor: u16, pc: u32) -> bool {
+        let ops = &sc.actors[actor as usize].ops;
+        let mut i = pc as usize;
+        while let Some(Op::WaitFor(WaitFor { actor, index })) = ops.get(i) {
+            if self.actor_done[*actor as usize] <= *index {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    pub fn goroutine_name(&self, sc: &Scenario, g: &Goroutine) -> String {
+        match &g.role {
+            Role::Actor { actor, .. } => sc.actors[*actor as usize].name.clone(),
+            Role::Task { task: t, .. } => format!("sync task #{} seg={}", t.n, t.segment),
+            Role::Handler { req: r, .. } => format!("SyncSegments handler partition={}", r.partition),
+            Role::FlushLoop => "datacoord flush loop".to_owned(),
+        }
+    }
+
+    pub(super) fn spawn(&mut self, role: Role) -> Gid {
+        let id = self.next_gid;
+        self.next_gid += 1;
+        self.goroutines.push(Goroutine { id, role });
+        id
+    }
+
+    /// Goroutine `g` now is (and stands at) `role`.
+    pub(super) fn set_role(&mut self, g: Gid, role: Role) {
+        let i = self.gi(g);
+        self.goroutines[i].role = role;
+    }
+
+    pub(super) fn gi(&self, g: Gid) -> usize {
+        self.goroutines
+            .binary_search_by_key(&g, |x| x.id)
+            .expect("live goroutine")
+    }
+
+    /// The ledger of `segment`'s inserted rows, created on first use.
+    pub(super) fn ledger(&mut self, segment: i64) -> &mut RowLedger {
+        let i = match self.rows.binary_search_by_key(&segment, |r| r.segment) {
+            Ok(i) => i,
+            Err(i) => {
+                self.rows.insert(
+                    i,
+                    RowLedger {
+                        segment,
+                        ..RowLedger::default()
+                    },
+                );
+                i
+            }
+        };
+        &mut self.rows[i]
+    }
+}
+
+/// Who ran a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Who {
+    Actor(u16),
+    Task { n: u32, segment: i64 },
+    Handler { partition: i64 },
+    FlushLoop,
+    Gone,
+}
+
+impl World {
+    /// Who goroutine `g` is, for the trace (captured before it steps).
+    pub fn who(&self, g: Gid) -> Who {
+        match self.goroutine(g).map(|g| &g.role) {
+            Some(Role::Actor { actor, .. }) => Who::Actor(*actor),
+            Some(Role::Task { task: t, .. }) => Who::Task {
+                n: t.n,
+                segment: t.segment,
+            },
+            Some(Role::Handler { req: r, .. }) => Who::Handler {
+                partition: r.partition,
+            },
+            Some(Role::FlushLoop) => Who::FlushLoop,
+            None => Who::Gone,
+        }
+    }
+}

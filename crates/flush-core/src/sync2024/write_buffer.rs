@@ -1,0 +1,239 @@
+//! The datanode's write buffer (`write_buffer.go`): inserts, sealing, and a sync
+//! (`triggerSync` → `getSyncTask` → `EncodeBuffer` → `syncManager.SyncData`),
+//! run by the flow-graph actor.
+
+use super::metacache::{Action, MetaSeg};
+use super::step::Flow;
+use super::*;
+
+impl World {
+    /// write_buffer.go:532 bufferInsert — GetSegmentByID; a miss adds the segment
+    /// (:534-544), a separate metacache call: the next step.
+    pub(super) fn buffer_insert(&mut self, segment: i64, partition: i64, rows: i64, ev: &mut Vec<Ev>) -> Flow {
+        if self.metacache.get(segment).is_none() {
+            ev.push(Ev::InsertLookupMiss { segment });
+            return Flow::At(ActorAt::InsertAdd {
+                segment,
+                partition,
+                rows,
+            });
+        }
+        self.buffer_rows(segment, rows, false, ev);
+        Flow::Returned
+    }
+
+    /// Datacoord seals first (its segment manager), then tells the datanode
+    /// (FlushSegments), which seals its metacache entry: two steps, a tick can come
+    /// between them.
+    pub(super) fn seal_datacoord(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
+        let sealed = match self.datacoord.binary_search_by_key(&segment, |d| d.segment) {
+            Ok(i) if self.datacoord[i].state == SegState::Growing => {
+                self.datacoord[i].state = SegState::Sealed;
+                true
+            }
+            _ => false,
+        };
+        ev.push(Ev::DatacoordSealed { segment, sealed });
+        Flow::At(ActorAt::SealDatanode { segment })
+    }
+
+    /// write_buffer.go:220-225 sealSegments, from the datanode's FlushSegments RPC
+    /// (datanode/services.go:99): Growing -> Sealed in the metacache.
+    pub(super) fn seal_datanode(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
+        let sealed = self.metacache.update(
+            segment,
+            Some(&[SegState::Growing]),
+            &[Action::UpdateState(SegState::Sealed)],
+        );
+        ev.push(Ev::Seal { segment, sealed });
+        Flow::Returned
+    }
+
+    /// write_buffer.go:534-544 — `AddSegment(Growing, level unset → L1,
+    /// startPosRecorded=false)`, overwriting whatever another goroutine added since
+    /// the lookup; then the rows are buffered.
+    pub(super) fn buffer_insert_add(&mut self, segment: i64, partition: i64, rows: i64, ev: &mut Vec<Ev>) {
+        self.metacache.add(MetaSeg {
+            segment,
+            partition,
+            state: SegState::Growing,
+            level: Level::L1,
+            flushed_rows: 0,
+            buffer_rows: 0,
+            syncing_rows: 0,
+            syncing_tasks: 0,
+            start_pos_recorded: false,
+            history: false,
+        });
+        self.buffer_rows(segment, rows, true, ev);
+    }
+
+    /// write_buffer.go:547-551 — buffer the rows (one chunk), `UpdateBufferedRows`
+    /// with the insert buffer's row count, which counts each chunk twice
+    /// (insert_buffer.go:110 and :128).
+    fn buffer_rows(&mut self, segment: i64, rows: i64, added: bool, ev: &mut Vec<Ev>) {
+        let i = match self.buffers.binary_search_by_key(&segment, |b| b.segment) {
+            Ok(i) => i,
+            Err(i) => {
+                self.buffers.insert(
+                    i,
+                    SegBuf {
+                        segment,
+                        ..SegBuf::default()
+                    },
+                );
+                i
+            }
+        };
+        let b = &mut self.buffers[i];
+        b.rows += rows;
+        b.last_chunk = rows;
+        b.counted += 2 * rows;
+        let (buffered, counted) = (b.rows, b.counted);
+        self.ledger(segment).inserted += rows;
+        self.metacache
+            .update(segment, None, &[Action::UpdateBufferedRows(counted)]);
+        ev.push(Ev::BufferInsert {
+            segment,
+            rows,
+            buffered,
+            counted,
+            added,
+        });
+    }
+
+    /// write_buffer.go:302-311 triggerSync: the sync policies pick the segment (the
+    /// sealed policy, sync_policy.go:71-77, first moves Sealed to Flushing: a metacache
+    /// call of its own), then :329-355 syncSegments → getSyncTask.
+    pub(super) fn sync_segment(&mut self, segment: i64, flush: bool, ev: &mut Vec<Ev>) -> Flow {
+        if flush {
+            let moved = self.metacache.update(
+                segment,
+                Some(&[SegState::Sealed]),
+                &[Action::UpdateState(SegState::Flushing)],
+            );
+            ev.push(Ev::SealedPolicy { segment, moved });
+            if moved {
+                return Flow::At(ActorAt::GetSyncTask { segment });
+            }
+        }
+        self.get_sync_task(segment, ev)
+    }
+
+    /// write_buffer.go:565-626 getSyncTask → storage_serializer.go:75-141 EncodeBuffer →
+    /// sync_manager.go SyncData.
+    pub(super) fn get_sync_task(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
+        // :569-572 — GetSegmentByID; missing: ErrSegmentNotFound before the buffer is
+        // yielded (it stays in wb.buffers), warned at :571 and :336.
+        let Some(info) = self.metacache.get(segment).cloned() else {
+            ev.push(Ev::SyncSkipped { segment });
+            return Flow::Returned;
+        };
+        // :578 yieldBuffer (the rows leave wb.buffers); :583-585 a buffer with data
+        // pins the channel checkpoint ("syncing task"); :589-599 StartSyncing(batchSize),
+        // batchSize being the rows of the last chunk.
+        let buf = match self.buffers.binary_search_by_key(&segment, |b| b.segment) {
+            Ok(i) => self.buffers.remove(i),
+            Err(_) => SegBuf::default(),
+        };
+        let (batch, rows) = (buf.last_chunk, buf.rows);
+        self.metacache
+            .update(segment, None, &[Action::StartSyncing(batch)]);
+        // :614-621 — flush if Flushing or L0, drop if Dropped (from the lookup's snapshot).
+        let is_flush = info.state == SegState::Flushing || info.level == Level::L0;
+        let is_drop = info.state == SegState::Dropped;
+        if rows > 0 {
+            // storage_serializer.go:85-108 — serialize, RollStats (a no-op if missing).
+            self.metacache.update(segment, None, &[Action::RollStats]);
+        }
+        self.next_task += 1;
+        let task = SyncTask {
+            n: self.next_task,
+            segment,
+            partition: info.partition,
+            level: info.level,
+            batch,
+            rows,
+            is_flush,
+            is_drop,
+            reported_absent: false,
+        };
+        ev.push(Ev::BufferYielded {
+            segment,
+            n: task.n,
+            rows,
+            batch,
+            flush: is_flush,
+            drop: is_drop,
+        });
+        if is_flush && info.level != Level::L0 {
+            // storage_serializer.go:111-116 — serializeMergedPkStats looks the segment
+            // up again (:207): the next step, so SyncSegments may remove it in between.
+            return Flow::At(ActorAt::MergedStats(task));
+        }
+        self.build_and_submit(task, ev)
+    }
+
+    /// storage_serializer.go:206-222 serializeMergedPkStats — `GetSegmentByID` (:207),
+    /// then `SerializePkStatsList` over the segment's stats history.
+    pub(super) fn merged_stats(&mut self, g: Gid, task: SyncTask, ev: &mut Vec<Ev>) -> Flow {
+        let segment = task.segment;
+        let Some(seg) = self.metacache.get(segment) else {
+            // :208-210 ErrSegmentNotFound → EncodeBuffer warns (:115) and fails →
+            // write_buffer.go:335-337 warns "segment not found in meta" and goes on: the
+            // yielded rows are gone and the "syncing task" checkpoint stays pinned.
+            self.ledger(segment).lost += task.rows;
+            if task.rows > 0 {
+                if let Err(i) = self.pinned.binary_search(&segment) {
+                    self.pinned.insert(i, segment);
+                }
+            }
+            ev.push(Ev::MergedStatsSegmentMissing {
+                segment,
+                lost: task.rows,
+            });
+            return Flow::Returned;
+        };
+        if !seg.history {
+            // data_codec.go:155-157 — "shall not serialize zero length statslog list",
+            // not ErrSegmentNotFound → write_buffer.go:339 log.Fatal: the datanode exits.
+            ev.push(Ev::MergedStatsEmpty { segment });
+            self.go_panic(
+                g,
+                format!("log.Fatal: failed to get sync task (segment {segment}): service internal error: shall not serialize zero length statslog list"),
+                ev,
+            );
+            return Flow::Halt;
+        }
+        self.build_and_submit(task, ev)
+    }
+
+    /// storage_serializer.go:137 setTaskMeta (its failure callback panics, :156-159),
+    /// then sync_manager.go:120-131 submit (logs, then keyLockDispatcher.Submit takes
+    /// the segment's key lock, blocking while an earlier task holds it).
+    fn build_and_submit(&mut self, task: SyncTask, ev: &mut Vec<Ev>) -> Flow {
+        let segment = task.segment;
+        ev.push(Ev::SyncTaskBuilt { segment, n: task.n });
+        if self.key_locks.iter().any(|k| k.0 == segment) {
+            ev.push(Ev::KeyLockWait { segment });
+            return Flow::At(ActorAt::KeyLock(task));
+        }
+        self.submit(task, ev);
+        Flow::Returned
+    }
+
+    /// sync_manager.go: safeSubmitTask → keyLockDispatcher.Submit: lock the key, go run.
+    pub(super) fn submit(&mut self, task: SyncTask, ev: &mut Vec<Ev>) {
+        let (segment, n) = (task.segment, task.n);
+        let t = self.spawn(Role::Task {
+            task,
+            at: TaskAt::RunStart,
+        });
+        self.key_locks.push((segment, t));
+        ev.push(Ev::TaskSubmitted {
+            segment,
+            n,
+            task: t,
+        });
+    }
+}
