@@ -244,6 +244,8 @@ fn test() -> Result {
         "-p",
         "flush-cli",
         "-p",
+        "flush-web",
+        "-p",
         "xtask",
     ]))?;
     ensure_web_tools()?;

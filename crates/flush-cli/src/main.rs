@@ -118,22 +118,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 sc.header_mut().max_steps = m;
             }
             let seed = seed.unwrap_or(sc.header().seed);
-            let policy = if let Some(s) = schedule {
-                Policy::Scripted {
-                    script: Choice::parse_list(&s).map_err(|e| format!("--schedule: {e}"))?,
-                    fallback_seed: seed,
-                }
-            } else if scripted {
-                let script = sc.header().schedule.clone().ok_or_else(|| {
-                    format!("{file}: --scripted, but the scenario has no \"schedule\"")
-                })?;
-                Policy::Scripted {
-                    script,
-                    fallback_seed: seed,
-                }
-            } else {
-                Policy::Seeded(seed)
-            };
+            let policy = policy(&sc, &file, seed, schedule, scripted)?;
             let mut r = sc.run(policy);
             r.run_to_end();
             if json {
@@ -156,24 +141,56 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if outcomes {
                 return print_outcomes(&sc, max_states, json);
             }
-            let started = std::time::Instant::now();
-            let mut report = sc.explore(max_steps, max_states);
-            report.time_ms = Some(started.elapsed().as_millis() as u64);
-            if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-                );
-            } else {
-                print!("{}", report.text());
-            }
-            Ok(if report.violations.is_empty() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            explore(&sc, max_steps, max_states, json)
         }
     }
+}
+
+/// The scheduler `run` asks for: a schedule given, the file's, or the seed.
+fn policy(
+    sc: &AnyScenario,
+    file: &str,
+    seed: u64,
+    schedule: Option<String>,
+    scripted: bool,
+) -> Result<Policy, String> {
+    if let Some(s) = schedule {
+        return Ok(Policy::Scripted {
+            script: Choice::parse_list(&s).map_err(|e| format!("--schedule: {e}"))?,
+            fallback_seed: seed,
+        });
+    }
+    if scripted {
+        let script = sc
+            .header()
+            .schedule
+            .clone()
+            .ok_or_else(|| format!("{file}: --scripted, but the scenario has no \"schedule\""))?;
+        return Ok(Policy::Scripted {
+            script,
+            fallback_seed: seed,
+        });
+    }
+    Ok(Policy::Seeded(seed))
+}
+
+fn explore(sc: &AnyScenario, max_steps: u32, max_states: u64, json: bool) -> Result<ExitCode, String> {
+    let started = std::time::Instant::now();
+    let mut report = sc.explore(max_steps, max_states);
+    report.time_ms = Some(started.elapsed().as_millis() as u64);
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!("{}", report.text());
+    }
+    Ok(if report.violations.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn print_outcomes(sc: &AnyScenario, max_states: u64, json: bool) -> Result<ExitCode, String> {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use flush_core::engine::Run;
-use flush_core::flush2021::{self, setup::pairs};
+use flush_core::models::flush2021::{self, setup::pairs};
 use flush_core::{Model, Policy};
 
 fn steps(c: &mut Criterion) {

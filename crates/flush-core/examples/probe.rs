@@ -1,6 +1,6 @@
 //! Runs the 1,000-pair scenario 20 times (for profilers: `valgrind --tool=callgrind`).
 use flush_core::engine::Run;
-use flush_core::flush2021::{self, setup::pairs};
+use flush_core::models::flush2021::{self, setup::pairs};
 use flush_core::Policy;
 use std::sync::Arc;
 fn main() {

@@ -1,7 +1,7 @@
 //! The built-in scenarios: the files of `scenarios/`, embedded at build time, plus
 //! generated large ones for benchmarks and the browser's step-latency figure.
 
-use crate::registry::AnyScenario;
+use crate::models::AnyScenario;
 
 /// (file stem, JSON text) of every built-in scenario file, in presentation order.
 pub const FILES: &[(&str, &str)] = &[
@@ -95,7 +95,7 @@ pub const FILES: &[(&str, &str)] = &[
 ];
 
 /// The generated scenario the page lists (`pairs-1000`, see
-/// [`crate::flush2021::setup::pairs`]); other sizes load by name.
+/// [`crate::models::flush2021::setup::pairs`]); other sizes load by name.
 pub const PAIRS_1000: &str = "pairs-1000";
 
 /// Every built-in name: the files, then the listed generated one.

@@ -65,6 +65,36 @@ impl Exploration {
     }
 }
 
+/// What a state shows: every distinct invariant broken on the path to it (the
+/// state keeps them all), a Go panic, or a deadlock, as (kind, message, key); and
+/// whether the run ended there. The verdict the run judges by.
+fn findings<M: Model>(sc: &M, w: &M::State) -> (Vec<(OutcomeKind, String, String)>, bool) {
+    let v = sc.verdict(w);
+    let mut found: Vec<(OutcomeKind, String, String)> = v
+        .violations
+        .into_iter()
+        .map(|x| {
+            (
+                OutcomeKind::Invariant,
+                format!("{}: {}", x.id, x.message),
+                format!("invariant:{}", x.id),
+            )
+        })
+        .collect();
+    let ended = v.end.is_some();
+    match v.end {
+        Some(End::Panic { message, .. }) => {
+            let key = format!("panic:{message}");
+            found.push((OutcomeKind::Panic, message, key));
+        }
+        Some(End::Deadlock(blocked)) => {
+            found.push((OutcomeKind::Deadlock, blocked_words(&blocked), "deadlock".to_owned()));
+        }
+        Some(End::Completed) | None => {}
+    }
+    (found, ended)
+}
+
 fn hash_of<M: Hash>(m: &M) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     m.hash(&mut h);
@@ -99,31 +129,7 @@ pub fn explore<M: Model>(sc: &M, max_steps: u32, max_states: u64) -> Exploration
     };
     while let Some((w, link, depth)) = queue.pop_front() {
         sc.runnable(&w, &mut runnable);
-        // Every distinct invariant broken on the path (the state keeps them all), a
-        // Go panic, or a deadlock: the verdict the run judges by.
-        let v = sc.verdict(&w);
-        let mut verdicts: Vec<(OutcomeKind, String, String)> = v
-            .violations
-            .into_iter()
-            .map(|x| {
-                (
-                    OutcomeKind::Invariant,
-                    format!("{}: {}", x.id, x.message),
-                    format!("invariant:{}", x.id),
-                )
-            })
-            .collect();
-        let ended = v.end.is_some();
-        match v.end {
-            Some(End::Panic { message, .. }) => {
-                let key = format!("panic:{message}");
-                verdicts.push((OutcomeKind::Panic, message, key));
-            }
-            Some(End::Deadlock(blocked)) => {
-                verdicts.push((OutcomeKind::Deadlock, blocked_words(&blocked), "deadlock".to_owned()));
-            }
-            Some(End::Completed) | None => {}
-        }
+        let (verdicts, ended) = findings(sc, &w);
         for (kind, message, key) in verdicts {
             if !keys.contains(&key) {
                 let s = schedule_of(&links, link);

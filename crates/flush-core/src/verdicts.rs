@@ -3,10 +3,12 @@
 //! or finding), found by exhaustive exploration. The README and the page show the
 //! table a test generates from the model (`crates/flush-core/src/verdicts.json`); nobody types it.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::scenario::json::{self, Json};
 
 use crate::explore::Found;
-use crate::registry::{AnyScenario, FORMATS};
+use crate::models::{AnyScenario, FORMATS};
 use crate::{builtin, OutcomeKind, Policy};
 
 /// States an exploration may visit before the table falls back to seeded runs.
@@ -17,7 +19,7 @@ pub const SEEDED_RUNS: u64 = 200;
 const MAX_DEPTH: u32 = 2_000;
 
 /// One scenario under one version.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Cell {
     /// The Milvus version (`None` for a model fixed at one).
     pub version: Option<String>,
@@ -30,7 +32,7 @@ pub struct Cell {
 }
 
 /// A built-in scenario's row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Row {
     pub scenario: String,
     pub model: String,
@@ -44,7 +46,59 @@ pub const GENERATED: &str = include_str!("verdicts.json");
 /// it does).
 pub fn generated() -> &'static [Row] {
     static ROWS: std::sync::OnceLock<Vec<Row>> = std::sync::OnceLock::new();
-    ROWS.get_or_init(|| serde_json::from_str(GENERATED).unwrap_or_default())
+    ROWS.get_or_init(|| {
+        json::parse(GENERATED, "verdicts.json")
+            .ok()
+            .and_then(|j| rows(&j))
+            .unwrap_or_default()
+    })
+}
+
+/// The rows of the generated file's tree (`None` if it is not what `compute`
+/// writes). Read with the scenario reader's tree: no second JSON decoder in the page.
+fn rows(j: &Json) -> Option<Vec<Row>> {
+    let field = |o: &'_ Json, k: &str| -> Option<Json> {
+        match o {
+            Json::Obj(f) => f.iter().find(|x| x.0 == k).map(|x| x.1.clone()),
+            _ => None,
+        }
+    };
+    let text = |j: Json| match j {
+        Json::Str(s) => Some(s),
+        _ => None,
+    };
+    let list = |j: Json| match j {
+        Json::Arr(v) => Some(v),
+        _ => None,
+    };
+    let num = |j: Json| match j {
+        Json::Num(n) => n.as_u64(),
+        _ => None,
+    };
+    list(j.clone())?
+        .into_iter()
+        .map(|r| {
+            let cells = list(field(&r, "cells")?)?
+                .into_iter()
+                .map(|c| {
+                    Some(Cell {
+                        version: text(field(&c, "version")?),
+                        verdicts: list(field(&c, "verdicts")?)?
+                            .into_iter()
+                            .map(text)
+                            .collect::<Option<_>>()?,
+                        states: num(field(&c, "states")?)?,
+                        seeded_runs: num(field(&c, "seeded_runs")?)?,
+                    })
+                })
+                .collect::<Option<_>>()?;
+            Some(Row {
+                scenario: text(field(&r, "scenario")?)?,
+                model: text(field(&r, "model")?)?,
+                cells,
+            })
+        })
+        .collect()
 }
 
 /// A panic in a few words: its message up to the first detail.
@@ -67,7 +121,7 @@ fn words(found: &[Found]) -> Vec<String> {
             other => other.as_str().to_owned(),
         })
         .collect();
-    v.sort();
+    v.sort_unstable();
     v.dedup();
     if v.is_empty() {
         v.push("completed".to_owned());
@@ -101,7 +155,7 @@ pub fn cell(sc: &AnyScenario, budget: u64) -> Cell {
         }
         v.extend(r.violation_ids().into_iter().map(str::to_owned));
     }
-    v.sort();
+    v.sort_unstable();
     v.dedup();
     if v.is_empty() {
         v.push("completed".to_owned());
@@ -157,13 +211,13 @@ pub fn markdown(rows: &[Row]) -> String {
     let mut out = String::new();
     for f in FORMATS {
         let mine: Vec<&Row> = rows.iter().filter(|r| r.model == f.model).collect();
-        let Some(first) = mine.first() else {
+        if mine.is_empty() {
             continue;
-        };
+        }
         if !out.is_empty() {
             out.push('\n');
         }
-        let versions = builtin::get(&first.scenario).map(|s| s.versions()).unwrap_or(&[]);
+        let versions = f.versions;
         if versions.is_empty() {
             let fixed = f.fixed_at.map(|c| format!(" ({c})")).unwrap_or_default();
             out.push_str(&format!(

@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use crate::stats::Series;
+use flush_core::view::Series;
 
 pub const W: u32 = 460;
 pub const H: u32 = 190;

@@ -1,28 +1,33 @@
-//! The app's state and every transition of it (`reduce`). No DOM here: effects
-//! (URL fragment, local storage, timers, downloads) live in `lib.rs` hooks.
+//! The app's state and every decision about it (`reduce`). No DOM here: effects
+//! (URL fragment, local storage, timers, downloads) live in `hooks.rs` and
+//! `export.rs`; this file is tested natively.
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::Arc;
 
-use flush_core::sched::format_schedule;
-use flush_core::{builtin, AnyRun, Choice, ModelKind, Policy, Scenario, Version};
-use yew::Reducible;
-
-use crate::stats::Stats;
+use flush_core::view::Figures;
+use flush_core::{builtin, AnyRun, AnyScenario, Choice, Policy};
+use yew::{Reducible, UseReducerDispatcher};
 
 /// The scenario shown by default: the #34018 story.
 pub const DEFAULT_SCENARIO: &str = "segment-not-found";
+/// The browser keeps the whole run: a hostile file cannot make it longer.
+pub const MAX_BROWSER_STEPS: u32 = 1_000_000;
+/// Play speeds offered, in steps per second.
+pub const SPEEDS: [u32; 7] = [1, 2, 4, 8, 16, 30, 60];
+/// The speed a page starts with.
+const DEFAULT_SPEED: u32 = 4;
+
+/// Sends actions to the app's reducer; stable across renders (so props holding
+/// it compare equal).
+pub type Dispatch = UseReducerDispatcher<AppState>;
 
 /// Where the scenario comes from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Source {
     Builtin(String),
     /// An uploaded (or permalinked) file: its name and text.
-    Inline {
-        file: String,
-        text: Rc<str>,
-    },
+    Inline { file: String, text: Rc<str> },
 }
 
 /// How the run is scheduled.
@@ -58,7 +63,8 @@ impl Mode {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewSpec {
     pub source: Source,
-    pub version: Option<Version>,
+    /// A commit prefix, for a model with several versions.
+    pub version: Option<String>,
     pub seed: Option<u64>,
     pub mode: Mode,
     /// Manual choices to replay (manual mode).
@@ -73,6 +79,22 @@ impl ViewSpec {
             version: None,
             seed: None,
             mode: Mode::Scripted,
+            schedule: None,
+            step: 0,
+        }
+    }
+
+    /// A fresh view of `source`: its own schedule when it has one, else seeded.
+    pub fn fresh(source: Source, sc: &AnyScenario) -> ViewSpec {
+        ViewSpec {
+            source,
+            version: None,
+            seed: None,
+            mode: if sc.header().schedule.is_some() {
+                Mode::Scripted
+            } else {
+                Mode::Seeded
+            },
             schedule: None,
             step: 0,
         }
@@ -93,25 +115,29 @@ pub struct AppState {
     /// A passing message (e.g. the permalink).
     pub notice: Option<String>,
     pub help: bool,
-    pub stats: Rc<RefCell<Option<Rc<Stats>>>>,
+    /// The figures of the run, computed once per run length.
+    figures: Rc<RefCell<Option<Rc<Figures>>>>,
 }
 
 impl PartialEq for AppState {
     fn eq(&self, o: &Self) -> bool {
         self.rev == o.rev
             && Rc::ptr_eq(&self.run, &o.run)
-            && self.mode == o.mode
-            && self.playing == o.playing
-            && self.speed == o.speed
-            && self.error == o.error
-            && self.notice == o.notice
-            && self.help == o.help
-            && self.seed == o.seed
+            && (self.mode, self.playing, self.speed, self.help, self.seed)
+                == (o.mode, o.playing, o.speed, o.help, o.seed)
+            && (&self.error, &self.notice) == (&o.error, &o.notice)
     }
 }
 
+#[derive(Debug)]
 pub enum Action {
     Load(ViewSpec),
+    /// Another version of the loaded scenario (a commit prefix).
+    Version(String),
+    /// Another schedule mode for the loaded scenario.
+    Mode(Mode),
+    /// Another seed (seeded mode).
+    Seed(u64),
     StepForward,
     StepBack,
     Goto(u32),
@@ -126,61 +152,55 @@ pub enum Action {
 }
 
 /// Loads a scenario source into a checked scenario.
-pub fn scenario_of(source: &Source) -> Result<Scenario, String> {
+pub fn scenario_of(source: &Source) -> Result<AnyScenario, String> {
     match source {
         Source::Builtin(name) => builtin::get(name).ok_or_else(|| {
             format!(
-                "There is no built-in scenario \"{name}\". Built-ins: {}.",
+                "There is no built-in scenario \"{}\". Built-ins: {}.",
+                crate::permalink::short(name),
                 builtin::names().join(", ")
             )
         }),
-        Source::Inline { file, text } => Scenario::parse(text, file).map_err(|e| e.to_string()),
+        Source::Inline { file, text } => {
+            AnyScenario::parse(text, file).map_err(|e| e.to_string())
+        }
+    }
+}
+
+/// The policy a mode asks for.
+fn policy(mode: Mode, sc: &AnyScenario, seed: u64) -> Policy {
+    match (mode, &sc.header().schedule) {
+        (Mode::Manual, _) => Policy::Manual,
+        (Mode::Scripted, Some(s)) => Policy::Scripted {
+            script: s.clone(),
+            fallback_seed: seed,
+        },
+        _ => Policy::Seeded(seed),
     }
 }
 
 /// Builds the run a view asks for, or says what is wrong.
 pub fn build(spec: &ViewSpec) -> Result<(AnyRun, u64), String> {
     let mut sc = scenario_of(&spec.source)?;
-    if let Some(v) = spec.version {
-        if sc.model != ModelKind::Sync2024 {
-            return Err(format!(
-                "A version applies to sync-2024 scenarios; \"{}\" is {}.",
-                sc.name,
-                sc.model.as_str()
-            ));
-        }
-        sc.version = Some(v);
+    if let Some(v) = &spec.version {
+        sc.set_version(v).map_err(|e| format!("{e}."))?;
     }
-    let seed = spec.seed.unwrap_or(sc.seed);
-    // The browser keeps the whole run; bound it so that a hostile file cannot freeze the page.
-    sc.max_steps = sc.max_steps.min(1_000_000);
-    let policy = match spec.mode {
-        Mode::Seeded => Policy::Seeded(seed),
-        Mode::Scripted => match &sc.schedule {
-            Some(s) => Policy::Scripted {
-                script: s.clone(),
-                fallback_seed: seed,
-            },
-            None => Policy::Seeded(seed),
-        },
-        Mode::Manual => Policy::Manual,
-    };
-    let mut run = AnyRun::new(Arc::new(sc), policy);
-    match spec.mode {
-        Mode::Manual => {
-            for (i, c) in spec.schedule.iter().flatten().enumerate() {
-                run.advance_with(*c).map_err(|e| {
-                    format!(
-                        "The schedule's entry {} (goroutine {c}) cannot run at step {}: {e}.",
-                        i + 1,
-                        i + 1
-                    )
-                })?;
-            }
+    let seed = spec.seed.unwrap_or(sc.header().seed);
+    let h = sc.header_mut();
+    h.max_steps = h.max_steps.min(MAX_BROWSER_STEPS);
+    let mut run = sc.run(policy(spec.mode, &sc, seed));
+    if spec.mode == Mode::Manual {
+        for (i, c) in spec.schedule.iter().flatten().enumerate() {
+            run.advance_with(*c).map_err(|e| {
+                format!(
+                    "The schedule's entry {} (goroutine {c}) cannot run at step {}: {e}.",
+                    i + 1,
+                    i + 1
+                )
+            })?;
         }
-        _ => {
-            run.run_to_end();
-        }
+    } else {
+        run.run_to_end();
     }
     if spec.step > run.len() {
         return Err(format!(
@@ -204,11 +224,11 @@ impl AppState {
             mode: spec.mode,
             seed,
             playing: false,
-            speed: 4,
+            speed: DEFAULT_SPEED,
             error: None,
             notice: None,
             help: false,
-            stats: Rc::new(RefCell::new(None)),
+            figures: Rc::new(RefCell::new(None)),
         })
     }
 
@@ -225,7 +245,7 @@ impl AppState {
         let run = self.run.borrow();
         ViewSpec {
             source: self.source.clone(),
-            version: run.scenario().version,
+            version: run.header().version.map(str::to_owned),
             seed: Some(self.seed),
             mode: self.mode,
             schedule: (self.mode == Mode::Manual).then(|| run.schedule()),
@@ -233,34 +253,64 @@ impl AppState {
         }
     }
 
+    /// The same scenario and version, another mode or seed, from step 0.
+    fn respec(&self, mode: Mode, seed: u64) -> ViewSpec {
+        ViewSpec {
+            seed: Some(seed),
+            mode,
+            schedule: None,
+            step: 0,
+            ..self.spec()
+        }
+    }
+
+    /// The figures of the whole run (cached until the run grows).
+    pub fn figures(&self) -> Rc<Figures> {
+        if let Some(f) = self.figures.borrow().as_ref() {
+            if f.len == self.run.borrow().len() {
+                return f.clone();
+            }
+        }
+        let f = Rc::new(self.run.borrow().figures());
+        *self.figures.borrow_mut() = Some(f.clone());
+        f
+    }
+
     fn with(self: &Rc<Self>, f: impl FnOnce(&mut AppState)) -> Rc<AppState> {
         let mut next = AppState {
             run: self.run.clone(),
             rev: self.rev + 1,
             source: self.source.clone(),
-            mode: self.mode,
-            seed: self.seed,
-            playing: self.playing,
-            speed: self.speed,
             error: self.error.clone(),
             notice: self.notice.clone(),
-            help: self.help,
-            stats: self.stats.clone(),
+            figures: self.figures.clone(),
+            ..**self
         };
         f(&mut next);
         Rc::new(next)
     }
 
-    /// The cached statistics of the whole run (for plots and the notify stream).
-    pub fn stats(&self) -> Rc<Stats> {
-        if let Some(s) = self.stats.borrow().as_ref() {
-            if s.len == self.run.borrow().len() {
-                return s.clone();
+    /// Loads a view; when it cannot be built, the previous one stays with a message.
+    fn load(self: &Rc<Self>, spec: &ViewSpec) -> Rc<AppState> {
+        match AppState::from_spec(spec) {
+            Ok(mut s) => {
+                s.rev = self.rev + 1;
+                s.speed = self.speed;
+                Rc::new(s)
             }
+            Err(e) => self.with(|s| {
+                s.error = Some(format!("{e} The previous view is still loaded."));
+                s.playing = false;
+            }),
         }
-        let s = Rc::new(Stats::of(&self.run.borrow()));
-        *self.stats.borrow_mut() = Some(s.clone());
-        s
+    }
+
+    /// Moves the cursor; returns whether it moved.
+    fn goto(&self, n: u32) -> bool {
+        let mut run = self.run.borrow_mut();
+        let before = run.cursor();
+        run.goto(n);
+        run.cursor() != before
     }
 }
 
@@ -268,66 +318,50 @@ impl Reducible for AppState {
     type Action = Action;
 
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let (cursor, len) = {
+            let r = self.run.borrow();
+            (r.cursor(), r.len())
+        };
         match action {
-            Action::Load(spec) => match AppState::from_spec(&spec) {
-                Ok(mut s) => {
-                    s.rev = self.rev + 1;
-                    s.speed = self.speed;
-                    Rc::new(s)
-                }
-                // The previous view stays; the message says what was wrong.
-                Err(e) => self.with(|s| {
-                    s.error = Some(format!("{e} The previous view is still loaded."));
-                    s.playing = false;
-                }),
-            },
-            Action::StepForward => {
-                let moved = {
-                    let mut run = self.run.borrow_mut();
-                    let c = run.cursor();
-                    if c < run.len() {
-                        run.goto(c + 1);
-                        true
-                    } else {
-                        false
-                    }
+            Action::Load(spec) => self.load(&spec),
+            Action::Version(v) => {
+                // A manual schedule belongs to one version: another version replays seeded.
+                let mode = if self.mode == Mode::Manual { Mode::Seeded } else { self.mode };
+                let spec = ViewSpec {
+                    version: Some(v),
+                    ..self.respec(mode, self.seed)
                 };
-                self.with(|s| {
-                    if !moved {
-                        s.playing = false;
-                    }
-                })
+                self.load(&spec)
+            }
+            Action::Mode(m) => self.load(&self.respec(m, self.seed)),
+            Action::Seed(seed) => self.load(&self.respec(Mode::Seeded, seed)),
+            Action::StepForward => {
+                let moved = cursor < len && self.goto(cursor + 1);
+                self.with(|s| s.playing &= moved)
             }
             Action::StepBack => {
-                {
-                    let mut run = self.run.borrow_mut();
-                    let c = run.cursor();
-                    run.goto(c.saturating_sub(1));
-                }
+                self.goto(cursor.saturating_sub(1));
                 self.with(|s| s.playing = false)
             }
             Action::Goto(n) => {
-                self.run.borrow_mut().goto(n);
+                self.goto(n);
                 self.with(|_| {})
             }
             Action::ToEnd => {
-                {
-                    let mut run = self.run.borrow_mut();
-                    let n = run.len();
-                    run.goto(n);
-                }
+                self.goto(len);
                 self.with(|s| s.playing = false)
             }
             Action::Choose(c) => {
                 let r = self.run.borrow_mut().advance_with(c);
                 match r {
                     Ok(_) => self.with(|s| s.mode = Mode::Manual),
-                    Err(e) => self
-                        .with(|s| s.error = Some(format!("Goroutine {c} cannot run here: {e}."))),
+                    Err(e) => self.with(|s| {
+                        s.error = Some(format!("Goroutine {c} cannot run here: {e}."))
+                    }),
                 }
             }
-            Action::Play(p) => self.with(|s| s.playing = p),
-            Action::Speed(v) => self.with(|s| s.speed = v.clamp(1, 60)),
+            Action::Play(p) => self.with(|s| s.playing = p && cursor < len),
+            Action::Speed(v) => self.with(|s| s.speed = v.clamp(SPEEDS[0], SPEEDS[SPEEDS.len() - 1])),
             Action::Error(e) => self.with(|s| {
                 s.error = Some(e);
                 s.playing = false;
@@ -339,119 +373,97 @@ impl Reducible for AppState {
     }
 }
 
-// ----- permalinks -----------------------------------------------------------
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// `scenario=NAME&version=V&mode=M&seed=S&step=N[&sched=..][&src=..]`
-pub fn encode_fragment(spec: &ViewSpec) -> String {
-    let mut parts = Vec::new();
-    match &spec.source {
-        Source::Builtin(name) => parts.push(format!("scenario={}", enc(name))),
-        Source::Inline { file, text } => {
-            parts.push(format!("scenario=inline&file={}", enc(file)));
-            parts.push(format!("src={}", enc(text)));
+    fn state(frag: &str) -> Rc<AppState> {
+        Rc::new(AppState::from_spec(&crate::permalink::decode(frag).unwrap()).unwrap())
+    }
+
+    fn cursor(s: &AppState) -> u32 {
+        s.run.borrow().cursor()
+    }
+
+    #[test]
+    fn stepping_moves_the_cursor_and_stops_playing_at_the_ends() {
+        let s = state("scenario=segment-not-found&mode=scripted&step=0");
+        let s = s.reduce(Action::Play(true));
+        assert!(s.playing);
+        let s = s.reduce(Action::StepForward);
+        assert_eq!(cursor(&s), 1);
+        assert!(s.playing, "still playing mid-run");
+        let s = s.reduce(Action::ToEnd);
+        assert_eq!(cursor(&s), 7);
+        assert!(!s.playing);
+        let s = s.reduce(Action::Play(true));
+        assert!(!s.playing, "nothing left to play");
+        let s = s.reduce(Action::StepForward);
+        assert_eq!(cursor(&s), 7);
+        let s = s.reduce(Action::StepBack).reduce(Action::Goto(2));
+        assert_eq!(cursor(&s), 2);
+        let rev = s.rev;
+        assert!(s.reduce(Action::Goto(0)).rev > rev, "every change bumps the revision");
+    }
+
+    #[test]
+    fn a_bad_load_keeps_the_view_and_says_why() {
+        let s = state("scenario=handoff&mode=seeded&seed=1&step=5");
+        let bad = ViewSpec {
+            step: 999_999,
+            ..s.spec()
+        };
+        let s = s.reduce(Action::Load(bad));
+        assert_eq!(cursor(&s), 5);
+        let e = s.error.clone().unwrap();
+        assert!(e.contains("Step 999999 is past the end"), "{e}");
+        assert!(e.ends_with("The previous view is still loaded."), "{e}");
+        let s = s.reduce(Action::Version("ca7ef26e4b".into()));
+        assert!(s.error.clone().unwrap().contains("flush-2021 is fixed at 891c202b73"));
+        let s = s.reduce(Action::DismissError);
+        assert_eq!(s.error, None);
+    }
+
+    #[test]
+    fn choosing_a_goroutine_branches_into_manual_mode() {
+        let s = state("scenario=handoff&mode=seeded&seed=1&step=3");
+        let c = s.run.borrow().runnable_here()[0];
+        let s = s.reduce(Action::Choose(c));
+        assert_eq!(s.mode, Mode::Manual);
+        assert_eq!(s.run.borrow().len(), 4, "the later history is dropped");
+        let spec = s.spec();
+        assert_eq!(spec.schedule.as_ref().map(Vec::len), Some(4));
+        let s = s.reduce(Action::Choose(Choice::new(9999, 0)));
+        assert!(s.error.clone().unwrap().contains("Goroutine 9999 cannot run here"));
+    }
+
+    #[test]
+    fn version_mode_and_seed_reload_from_step_zero() {
+        let s = state("scenario=segment-not-found&mode=scripted&step=7");
+        let s = s.reduce(Action::Version("b5c9a7364b".into()));
+        assert_eq!(s.run.borrow().header().version, Some("b5c9a7364b"));
+        assert_eq!(cursor(&s), 0);
+        assert_eq!(s.mode, Mode::Scripted);
+        let s = s.reduce(Action::Seed(42));
+        assert_eq!((s.mode, s.seed), (Mode::Seeded, 42));
+        let s = s.reduce(Action::Mode(Mode::Manual));
+        assert_eq!(s.run.borrow().len(), 0);
+        let s = s.reduce(Action::Version("4cf1a358ba".into()));
+        assert_eq!(s.mode, Mode::Seeded, "a manual schedule does not carry over");
+        let s = s.reduce(Action::Speed(1000));
+        assert_eq!(s.speed, 60);
+    }
+
+    #[test]
+    fn a_permalink_rebuilds_the_same_view() {
+        let s = state("scenario=runner-creation-race&mode=manual&step=0");
+        let mut s = s;
+        for _ in 0..4 {
+            let c = s.run.borrow().runnable_here()[0];
+            s = s.reduce(Action::Choose(c));
         }
-    }
-    if let Some(v) = spec.version {
-        parts.push(format!("version={}", v.as_str()));
-    }
-    parts.push(format!("mode={}", spec.mode.as_str()));
-    if let Some(s) = spec.seed {
-        parts.push(format!("seed={s}"));
-    }
-    if let Some(s) = &spec.schedule {
-        parts.push(format!("sched={}", format_schedule(s)));
-    }
-    parts.push(format!("step={}", spec.step));
-    parts.join("&")
-}
-
-/// Parses a fragment (without `#`), naming the first thing that is wrong.
-pub fn decode_fragment(frag: &str) -> Result<ViewSpec, String> {
-    let frag = frag.trim_start_matches('#');
-    let mut spec = ViewSpec::default_view();
-    let mut scenario = None;
-    let mut file = None;
-    let mut src = None;
-    let mut mode_given = false;
-    for pair in frag.split('&').filter(|p| !p.is_empty()) {
-        let (k, v) = pair
-            .split_once('=')
-            .ok_or_else(|| format!("URL fragment: \"{}\" is not key=value.", short(pair)))?;
-        let v = dec(v).ok_or_else(|| {
-            format!("URL fragment: the value of \"{k}\" is not valid percent-encoding.")
-        })?;
-        match k {
-            "scenario" => scenario = Some(v),
-            "file" => file = Some(v),
-            "src" => src = Some(v),
-            "version" => {
-                spec.version = Some(Version::parse(&v).ok_or_else(|| {
-                    format!(
-                        "URL fragment: unknown version \"{}\" (known: {}).",
-                        short(&v),
-                        Version::list()
-                    )
-                })?)
-            }
-            "mode" => {
-                spec.mode = Mode::parse(&v).ok_or_else(|| {
-                    format!(
-                        "URL fragment: mode \"{}\" is not seeded, scripted or manual.",
-                        short(&v)
-                    )
-                })?;
-                mode_given = true;
-            }
-            "seed" => {
-                spec.seed = Some(v.parse().map_err(|_| {
-                    format!("URL fragment: seed \"{}\" is not a number.", short(&v))
-                })?)
-            }
-            "step" => {
-                spec.step = v
-                    .parse()
-                    .map_err(|_| format!("URL fragment: step \"{}\" is not a number.", short(&v)))?
-            }
-            "sched" => {
-                spec.schedule =
-                    Some(Choice::parse_list(&v).map_err(|e| format!("URL fragment: sched: {e}."))?)
-            }
-            other => return Err(format!("URL fragment: unknown key \"{}\".", short(other))),
-        }
-    }
-    match scenario.as_deref() {
-        None => return Err("URL fragment: it names no scenario (scenario=...).".to_owned()),
-        Some("inline") => {
-            let text = src.ok_or("URL fragment: scenario=inline needs src=...")?;
-            spec.source = Source::Inline {
-                file: file.unwrap_or_else(|| "linked scenario".to_owned()),
-                text: text.into(),
-            };
-        }
-        Some(name) => spec.source = Source::Builtin(name.to_owned()),
-    }
-    if !mode_given && spec.schedule.is_some() {
-        spec.mode = Mode::Manual;
-    }
-    Ok(spec)
-}
-
-fn short(s: &str) -> String {
-    if s.chars().count() > 40 {
-        format!("{}…", s.chars().take(40).collect::<String>())
-    } else {
-        s.to_owned()
-    }
-}
-
-fn enc(s: &str) -> String {
-    js_sys::encode_uri_component(s).into()
-}
-
-fn dec(s: &str) -> Option<String> {
-    if cfg!(target_arch = "wasm32") {
-        js_sys::decode_uri_component(s).ok().map(String::from)
-    } else {
-        Some(s.to_owned())
+        let again = state(&crate::permalink::encode(&s.spec()));
+        assert_eq!(again.run.borrow().schedule(), s.run.borrow().schedule());
+        assert_eq!(again.spec(), s.spec());
     }
 }

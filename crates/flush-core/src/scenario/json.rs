@@ -30,12 +30,36 @@ impl Json {
         match self {
             Json::Null => "null".to_owned(),
             Json::Bool(b) => format!("{b}"),
-            Json::Num(n) => format!("the number {n}"),
+            Json::Num(n) => format!("the number {}", number(n)),
             Json::Str(s) => format!("the string \"{}\"", short(s)),
             Json::Arr(_) => "an array".to_owned(),
             Json::Obj(_) => "an object".to_owned(),
         }
     }
+}
+
+/// A number for a message: integers as they are, others with up to six decimals
+/// (by integer arithmetic: float formatting would cost the page's bundle).
+pub fn number(n: &serde_json::Number) -> String {
+    if let Some(i) = n.as_i64() {
+        return i.to_string();
+    }
+    if let Some(u) = n.as_u64() {
+        return u.to_string();
+    }
+    let f = n.as_f64().unwrap_or(0.0);
+    if !(f.abs() < 1e15) {
+        return if f < 0.0 { "a very large negative number" } else { "a very large number" }.to_owned();
+    }
+    let micros = (f.abs() * 1e6).round() as u64;
+    let (int, frac) = (micros / 1_000_000, micros % 1_000_000);
+    let mut s = format!("{}{int}", if f < 0.0 { "-" } else { "" });
+    if frac > 0 {
+        let digits = format!("{frac:06}");
+        s.push('.');
+        s.push_str(digits.trim_end_matches('0'));
+    }
+    s
 }
 
 /// At most 40 characters of `s`, for messages.
@@ -142,6 +166,7 @@ pub struct Src<'t> {
 
 impl Src<'_> {
     /// A refusal at `path`, located in the text.
+    #[inline(never)]
     pub fn err(&self, path: &JsonPath, message: impl Into<String>) -> ScenarioError {
         let at = locate(self.text, path);
         ScenarioError {
@@ -172,6 +197,7 @@ pub struct Fields<'a, 't> {
 
 impl<'a, 't> Fields<'a, 't> {
     /// The field `key`, if given.
+    #[inline(never)]
     pub fn get(&self, key: &str) -> Option<Node<'a, 't>> {
         self.fields
             .iter()
@@ -180,6 +206,7 @@ impl<'a, 't> Fields<'a, 't> {
     }
 
     /// The field `key`, which must be given.
+    #[inline(never)]
     pub fn req(&self, key: &str, what: &str) -> Res<Node<'a, 't>> {
         self.get(key)
             .ok_or_else(|| self.node.err(format!("{what} needs the field \"{key}\"")))
@@ -213,15 +240,18 @@ impl<'a, 't> Node<'a, 't> {
         }
     }
 
+    #[inline(never)]
     pub fn err(&self, message: impl Into<String>) -> ScenarioError {
         self.src.err(&self.path, message)
     }
 
+    #[inline(never)]
     fn expected(&self, what: &str) -> ScenarioError {
         self.err(format!("expected {what}, found {}", self.json.describe()))
     }
 
     /// An object, any keys.
+    #[inline(never)]
     pub fn object(&self, what: &str) -> Res<Fields<'a, 't>> {
         let Json::Obj(fields) = self.json else {
             return Err(self.expected(&format!("an object ({what})")));
@@ -233,6 +263,7 @@ impl<'a, 't> Node<'a, 't> {
     }
 
     /// An object whose keys are all in `allowed`.
+    #[inline(never)]
     pub fn fields(&self, what: &str, allowed: &[&str]) -> Res<Fields<'a, 't>> {
         let Json::Obj(fields) = self.json else {
             return Err(self.expected(&format!("an object ({what})")));
@@ -256,6 +287,7 @@ impl<'a, 't> Node<'a, 't> {
     }
 
     /// An object with any keys (a map from ids to values): its entries.
+    #[inline(never)]
     pub fn entries(&self, what: &str) -> Res<Vec<(&'a str, Node<'a, 't>)>> {
         let Json::Obj(fields) = self.json else {
             return Err(self.expected(&format!("an object ({what})")));
@@ -267,6 +299,7 @@ impl<'a, 't> Node<'a, 't> {
     }
 
     /// An array's items.
+    #[inline(never)]
     pub fn items(&self, what: &str) -> Res<Vec<Node<'a, 't>>> {
         let Json::Arr(v) = self.json else {
             return Err(self.expected(&format!("an array ({what})")));
@@ -282,6 +315,7 @@ impl<'a, 't> Node<'a, 't> {
             .collect())
     }
 
+    #[inline(never)]
     pub fn str(&self, what: &str) -> Res<&'a str> {
         match self.json {
             Json::Str(s) => Ok(s),
@@ -289,6 +323,7 @@ impl<'a, 't> Node<'a, 't> {
         }
     }
 
+    #[inline(never)]
     pub fn bool(&self, what: &str) -> Res<bool> {
         match self.json {
             Json::Bool(b) => Ok(*b),
@@ -297,6 +332,7 @@ impl<'a, 't> Node<'a, 't> {
     }
 
     /// A whole number within `lo..=hi`.
+    #[inline(never)]
     pub fn int(&self, what: &str, lo: i64, hi: i64) -> Res<i64> {
         let range = || format!("a whole number from {lo} to {hi} ({what})");
         let Json::Num(n) = self.json else {
@@ -305,26 +341,38 @@ impl<'a, 't> Node<'a, 't> {
         match n.as_i64() {
             Some(v) if (lo..=hi).contains(&v) => Ok(v),
             Some(v) => Err(self.err(format!("{v} is out of range: expected {}", range()))),
-            None if n.is_u64() => Err(self.err(format!("{n} is out of range: expected {}", range()))),
-            None => Err(self.err(format!("{n} is not a whole number: expected {}", range()))),
+            None if n.is_u64() => Err(self.err(format!(
+                "{} is out of range: expected {}",
+                number(n),
+                range()
+            ))),
+            None => Err(self.err(format!(
+                "{} is not a whole number: expected {}",
+                number(n),
+                range()
+            ))),
         }
     }
 
     /// Any whole number an `int64` holds (an id).
+    #[inline(never)]
     pub fn i64(&self, what: &str) -> Res<i64> {
         match self.json {
             Json::Num(n) if n.as_i64().is_some() => Ok(n.as_i64().unwrap_or_default()),
             Json::Num(n) if n.is_u64() => Err(self.err(format!(
-                "{n} is out of range: expected a whole number that fits an int64 ({what})"
+                "{} is out of range: expected a whole number that fits an int64 ({what})",
+                number(n)
             ))),
             Json::Num(n) => Err(self.err(format!(
-                "{n} is not a whole number: expected a whole number ({what})"
+                "{} is not a whole number: expected a whole number ({what})",
+                number(n)
             ))),
             _ => Err(self.expected(&format!("a whole number ({what})"))),
         }
     }
 
     /// A whole number from 0 to `u64::MAX`.
+    #[inline(never)]
     pub fn u64(&self, what: &str) -> Res<u64> {
         let Json::Num(n) = self.json else {
             return Err(self.expected(&format!("a whole number from 0 to {} ({what})", u64::MAX)));
@@ -340,12 +388,14 @@ impl<'a, 't> Node<'a, 't> {
             "is not a whole number"
         };
         Err(self.err(format!(
-            "{n} {why}: expected a whole number from 0 to {} ({what})",
+            "{} {why}: expected a whole number from 0 to {} ({what})",
+            number(n),
             u64::MAX
         )))
     }
 
     /// One of `names`: its index.
+    #[inline(never)]
     pub fn one_of(&self, what: &str, names: &[&str]) -> Res<usize> {
         let Json::Str(s) = self.json else {
             return Err(self.expected(&format!("a string ({what}: one of {})", names.join(", "))));

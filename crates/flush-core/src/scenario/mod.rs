@@ -10,7 +10,6 @@
 pub mod json;
 pub mod locate;
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use crate::sched::Choice;
@@ -50,6 +49,8 @@ pub struct Format {
     pub model: &'static str,
     /// The one Milvus commit a model without versions follows.
     pub fixed_at: Option<&'static str>,
+    /// The Milvus versions a model can run at (the `version` key), if several.
+    pub versions: &'static [VersionInfo],
     pub keys: &'static [&'static str],
     pub ops: &'static [&'static str],
 }
@@ -337,12 +338,10 @@ pub fn actors<O: ModelOp>(
             items.len()
         )));
     }
-    let mut names = BTreeSet::new();
     let mut out = Vec::with_capacity(items.len());
+    let mut names = Vec::with_capacity(items.len());
     let mut waits: Vec<(usize, usize, Node, Node)> = Vec::new();
     let mut total = 0usize;
-    let mut ops_list = me.ops.to_vec();
-    ops_list.push("wait_for");
     for (ai, item) in items.iter().enumerate() {
         let a = item.fields("an actor", &["name", "ops"])?;
         let name_node = a.req("name", "an actor")?;
@@ -350,9 +349,7 @@ pub fn actors<O: ModelOp>(
         if name.trim().is_empty() {
             return Err(name_node.err("an actor needs a non-empty name"));
         }
-        if !names.insert(name) {
-            return Err(name_node.err(format!("two actors are named \"{}\"", json::short(name))));
-        }
+        names.push((name, name_node));
         let ops_node = a.req("ops", "an actor")?;
         let op_items = ops_node.items("the actor's ops")?;
         total += op_items.len();
@@ -361,62 +358,100 @@ pub fn actors<O: ModelOp>(
         }
         let mut ops = Vec::with_capacity(op_items.len());
         for (oi, o) in op_items.into_iter().enumerate() {
-            let obj = o.object("an op")?;
-            let name_node = obj.req("op", "an op")?;
-            let op_name = name_node.str("the op's name")?;
-            if op_name == "wait_for" {
-                let f = OpNode { name: "wait_for", node: o.clone() }.fields(&["actor", "index"])?;
-                waits.push((ai, oi, f.req("actor")?, f.req("index")?));
-                ops.push(O::wait_for(WaitFor { actor: u16::MAX, index: 0 }));
-                continue;
+            match read_op(&o, me, formats, &mut op)? {
+                Some(x) => ops.push(x),
+                None => {
+                    let f = OpNode { name: "wait_for", node: o.clone() }.fields(&["actor", "index"])?;
+                    waits.push((ai, oi, f.req("actor")?, f.req("index")?));
+                    ops.push(O::wait_for(WaitFor { actor: u16::MAX, index: 0 }));
+                }
             }
-            if !me.ops.contains(&op_name) {
-                let msg = match formats.iter().find(|f| f.ops.contains(&op_name)) {
-                    Some(other) => format!(
-                        "op {op_name} belongs to {} scenarios; {} ops are {}",
-                        other.model,
-                        me.model,
-                        ops_list.join(", ")
-                    ),
-                    None => format!(
-                        "unknown op \"{}\"; {} ops are {}",
-                        json::short(op_name),
-                        me.model,
-                        ops_list.join(", ")
-                    ),
-                };
-                return Err(name_node.err(msg));
-            }
-            ops.push(op(&OpNode { name: op_name, node: o.clone() })?);
         }
         out.push(Actor {
             name: name.to_owned(),
             ops,
         });
     }
+    if let Some((name, node)) = first_duplicate(&names) {
+        return Err(node.err(format!("two actors are named \"{}\"", json::short(name))));
+    }
     resolve_waits(&mut out, waits)?;
     Ok(out)
+}
+
+/// Reads one op with the model's reader; `None` for a `wait_for` (read by the
+/// caller). Another model's op is refused naming the model it belongs to.
+fn read_op<O>(
+    o: &Node,
+    me: &Format,
+    formats: &[Format],
+    op: &mut impl FnMut(&OpNode) -> Res<O>,
+) -> Res<Option<O>> {
+    let obj = o.object("an op")?;
+    let name_node = obj.req("op", "an op")?;
+    let op_name = name_node.str("the op's name")?;
+    if op_name == "wait_for" {
+        return Ok(None);
+    }
+    if !me.ops.contains(&op_name) {
+        let mut all = me.ops.to_vec();
+        all.push("wait_for");
+        let msg = match formats.iter().find(|f| f.ops.contains(&op_name)) {
+            Some(other) => format!(
+                "op {op_name} belongs to {} scenarios; {} ops are {}",
+                other.model,
+                me.model,
+                all.join(", ")
+            ),
+            None => format!(
+                "unknown op \"{}\"; {} ops are {}",
+                json::short(op_name),
+                me.model,
+                all.join(", ")
+            ),
+        };
+        return Err(name_node.err(msg));
+    }
+    op(&OpNode {
+        name: op_name,
+        node: o.clone(),
+    })
+    .map(Some)
+}
+
+/// The first name (in file order) that an earlier entry already has, with its node.
+fn first_duplicate<'n, 'a, 't>(names: &'n [(&'a str, Node<'a, 't>)]) -> Option<(&'a str, &'n Node<'a, 't>)> {
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_unstable_by_key(|i| (names[*i].0, *i));
+    order
+        .windows(2)
+        .filter(|w| names[w[0]].0 == names[w[1]].0)
+        .map(|w| w[1])
+        .min()
+        .map(|i| (names[i].0, &names[i].1))
 }
 
 /// Resolves the actor names of `wait_for` ops and refuses waits that can never
 /// end: on the actor itself, on an op it does not have, or in a cycle.
 fn resolve_waits<O: ModelOp>(actors: &mut [Actor<O>], waits: Vec<(usize, usize, Node, Node)>) -> Res<()> {
-    let by_name: BTreeMap<&str, usize> = actors
+    let mut by_name: Vec<(&str, usize)> = actors
         .iter()
         .enumerate()
         .map(|(i, a)| (a.name.as_str(), i))
         .collect();
+    by_name.sort_unstable();
     let mut resolved = Vec::with_capacity(waits.len());
     for (ai, oi, actor, index) in &waits {
         let name = actor.str("the actor waited for")?;
-        let Some(&target) = by_name.get(name) else {
-            let known: Vec<&str> = by_name.keys().copied().collect();
+        let Ok(found) = by_name.binary_search_by(|x| x.0.cmp(name)) else {
+            let known: Vec<&str> = by_name.iter().map(|x| x.0).collect();
             return Err(actor.err(format!(
                 "unknown actor \"{}\"; the actors are {}",
                 json::short(name),
                 known.join(", ")
             )));
         };
+        let target = by_name[found].1;
         if target == *ai {
             return Err(actor.err("an actor cannot wait for one of its own ops: it runs them in order"));
         }
@@ -465,7 +500,8 @@ fn wait_cycle<O: ModelOp>(actors: &[Actor<O>]) -> Option<(usize, usize)> {
     let total: usize = actors.iter().map(|a| a.ops.len()).sum();
     let actor_of = |n: usize| offsets.partition_point(|o| *o <= n) - 1;
     let mut indeg = vec![0u32; total];
-    let mut waiters: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    // (op waited for, the waiting op), sorted by the first.
+    let mut waiters: Vec<(usize, usize)> = Vec::new();
     for (ai, a) in actors.iter().enumerate() {
         for (oi, op) in a.ops.iter().enumerate() {
             let node = offsets[ai] + oi;
@@ -474,13 +510,11 @@ fn wait_cycle<O: ModelOp>(actors: &[Actor<O>]) -> Option<(usize, usize)> {
             }
             if let Some(w) = op.as_wait_for() {
                 indeg[node] += 1;
-                waiters
-                    .entry(offsets[w.actor as usize] + w.index as usize)
-                    .or_default()
-                    .push(node);
+                waiters.push((offsets[w.actor as usize] + w.index as usize, node));
             }
         }
     }
+    waiters.sort_unstable();
     let mut ready: Vec<usize> = (0..total).filter(|n| indeg[*n] == 0).collect();
     while let Some(n) = ready.pop() {
         let a = actor_of(n);
@@ -491,7 +525,9 @@ fn wait_cycle<O: ModelOp>(actors: &[Actor<O>]) -> Option<(usize, usize)> {
                 ready.push(next);
             }
         }
-        for w in waiters.remove(&n).unwrap_or_default() {
+        let from = waiters.partition_point(|x| x.0 < n);
+        let to = waiters.partition_point(|x| x.0 <= n);
+        for &(_, w) in &waiters[from..to] {
             indeg[w] -= 1;
             if indeg[w] == 0 {
                 ready.push(w);

@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use flush_core::engine::Run;
-use flush_core::{flush2021, sync2024, AnyRun, AnyScenario, Choice, OutcomeKind, Policy};
+use flush_core::models::{flush2021, sync2024};
+use flush_core::{AnyRun, AnyScenario, Choice, OutcomeKind, Policy};
 
 pub fn parse(text: &str) -> AnyScenario {
     AnyScenario::parse(text, "test.json")

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use flush_core::explore::{find_outcome as find_flush_outcome, outcomes as flush_outcomes, run_outcome};
-use flush_core::flush2021::Scenario;
+use flush_core::models::flush2021::Scenario;
 
 use crate::common::{self, *};
 
@@ -101,7 +101,7 @@ fn find_flush_outcome_replays_and_refuses() {
     let order: Vec<&str> = events(&r)
         .into_iter()
         .filter_map(|(_, e)| match e {
-            flush_core::flush2021::Ev::Notified { pack, .. } => {
+            flush_core::models::flush2021::Ev::Notified { pack, .. } => {
                 Some(sc.pos_name(pack.pos.unwrap()))
             }
             _ => None,

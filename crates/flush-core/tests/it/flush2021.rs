@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use flush_core::explore::outcomes;
-use flush_core::flush2021::{
+use flush_core::models::flush2021::{
     ActorAt, Ev, HalfKind, HandlerAt, PackSource, ReplicaState, Role, RunnerAt,
     Scenario, SigOrigin, World,
 };
@@ -25,7 +25,7 @@ fn builtin(name: &str) -> Arc<Scenario> {
 
 const SEEDS: std::ops::Range<u64> = 0..60;
 
-fn notified(r: &flush_core::engine::Run<Scenario>) -> Vec<flush_core::flush2021::Pack> {
+fn notified(r: &flush_core::engine::Run<Scenario>) -> Vec<flush_core::models::flush2021::Pack> {
     events(r)
         .into_iter()
         .filter_map(|(_, e)| match e {
@@ -948,7 +948,7 @@ fn outcome_sets_of_flush_builtins() {
 #[test]
 fn ported_go_tests_hold_their_assertions() {
     let segs =
-        |ps: &[flush_core::flush2021::Pack]| ps.iter().map(|p| p.segment).collect::<Vec<_>>();
+        |ps: &[flush_core::models::flush2021::Pack]| ps.iter().map(|p| p.segment).collect::<Vec<_>>();
     for seed in 0..100 {
         // TestOrderFlushQueue_Order: notified in enqueue order.
         let sc = builtin("go-test-order");

@@ -7,6 +7,8 @@ mod conformance;
 mod flush2021;
 mod golden;
 mod props;
+mod stage;
 mod sync2024;
+mod tidy;
 mod timetravel;
 mod verdicts;

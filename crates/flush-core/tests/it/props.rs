@@ -6,9 +6,10 @@
 use std::sync::Arc;
 
 use flush_core::engine::Run;
-use flush_core::flush2021::{self, Ev, Injection, Op, Scenario};
+use flush_core::models::flush2021::{self, Ev, Injection, Op, Scenario};
 use flush_core::scenario::{Actor, Header};
-use flush_core::{sync2024, Policy};
+use flush_core::models::sync2024;
+use flush_core::Policy;
 use proptest::prelude::*;
 
 fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {

@@ -1,7 +1,7 @@
 //! sync-2024: the #34018 race under each version, the SyncSegments paths, the
 //! version predicates, and the invariants.
 
-use flush_core::sync2024::{
+use flush_core::models::sync2024::{
     request_includes, view_keeps, DcSeg, Ev, Knobs, Level, MetaSeg, Op, Scenario, SegState,
     Version,
 };
@@ -506,7 +506,7 @@ fn datacoord_flushing_then_flushed() {
     assert!(w
         .goroutines
         .iter()
-        .any(|g| matches!(g.role, flush_core::sync2024::Role::FlushLoop)));
+        .any(|g| matches!(g.role, flush_core::models::sync2024::Role::FlushLoop)));
     run_rest(&mut r);
     assert_eq!(r.head().dc(8).unwrap().state, SegState::Flushed);
     assert!(events(&r).iter().any(|(_, e)| matches!(
@@ -620,7 +620,7 @@ fn removal_after_write_meta_is_not_reported() {
         .world()
         .goroutines
         .iter()
-        .find(|g| matches!(g.role, flush_core::sync2024::Role::Task { .. }))
+        .find(|g| matches!(g.role, flush_core::models::sync2024::Role::Task { .. }))
         .unwrap()
         .id;
     assert!(run_holding(&mut r, &[task], |e| matches!(
@@ -663,8 +663,8 @@ fn seal_and_sealed_policy_are_steps_of_their_own() {
     )));
     assert!(matches!(
         r.world().goroutine(0).unwrap().role,
-        flush_core::sync2024::Role::Actor {
-            at: flush_core::sync2024::ActorAt::GetSyncTask { segment: 400 },
+        flush_core::models::sync2024::Role::Actor {
+            at: flush_core::models::sync2024::ActorAt::GetSyncTask { segment: 400 },
             ..
         }
     ));

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use flush_core::engine::Run;
-use flush_core::flush2021::{self, Scenario};
+use flush_core::models::flush2021::{self, Scenario};
 use flush_core::{Choice, Model, Policy};
 
 use crate::common::*;

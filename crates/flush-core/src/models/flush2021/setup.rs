@@ -2,8 +2,6 @@
 //! datanode `Replica` at the start, injected RPC failures, and the actors' ops.
 //! Reading and checking the file's flush-2021 part lives here too.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use crate::scenario::json::{Fields, Node, Res};
 use crate::scenario::{self, op_path, Actor, Format, Header, ModelOp, OpNode, WaitFor};
 
@@ -16,6 +14,7 @@ pub const COMMIT: &str = "891c202b73";
 pub const FORMAT: Format = Format {
     model: MODEL,
     fixed_at: Some(COMMIT),
+    versions: &[],
     keys: &["injections", "replica", "faults"],
     ops: &[
         "flush_insert",
@@ -203,25 +202,47 @@ impl Scenario {
             faults: faults(&top)?,
             actors: Vec::new(),
         };
-        let mut pos_index: BTreeMap<String, PosId> = BTreeMap::new();
+        let mut seen: Vec<String> = Vec::new();
         let injections = &sc.injections;
-        sc.actors = scenario::actors(&top, &FORMAT, formats, |o| {
-            read_op(o, injections, &mut pos_index)
-        })?;
-        let mut positions = vec![String::new(); pos_index.len()];
-        for (name, id) in pos_index {
-            positions[id as usize] = name;
-        }
-        sc.positions = positions;
+        sc.actors = scenario::actors(&top, &FORMAT, formats, |o| read_op(o, injections, &mut seen))?;
+        sc.intern_positions(seen);
         sc.check_whole(top.node())?;
         Ok(sc)
+    }
+
+    /// The ops carry the index of their position in `seen` (every op's MsgID, in
+    /// file order): make them indices into `positions`, each MsgID once, in
+    /// first-appearance order.
+    fn intern_positions(&mut self, seen: Vec<String>) {
+        let mut order: Vec<u32> = (0..seen.len() as u32).collect();
+        order.sort_unstable_by(|a, b| seen[*a as usize].cmp(&seen[*b as usize]).then(a.cmp(b)));
+        // The first occurrence of each MsgID, and every occurrence's first.
+        let mut first = vec![0u32; seen.len()];
+        let mut firsts = Vec::new();
+        for (k, &i) in order.iter().enumerate() {
+            let new = k == 0 || seen[order[k - 1] as usize] != seen[i as usize];
+            let f = if new { i } else { first[order[k - 1] as usize] };
+            first[i as usize] = f;
+            if new {
+                firsts.push(f);
+            }
+        }
+        firsts.sort_unstable();
+        let id_of_first = |f: u32| firsts.binary_search(&f).unwrap_or(0) as PosId;
+        self.positions = firsts.iter().map(|f| seen[*f as usize].clone()).collect();
+        for op in self.actors.iter_mut().flat_map(|a| a.ops.iter_mut()) {
+            if let Op::FlushInsert { pos, .. } | Op::FlushDelete { pos, .. } = op {
+                *pos = id_of_first(first[*pos as usize]);
+            }
+        }
     }
 
     /// Checks that need the whole scenario: each injection is injected and finished
     /// at most once, drop mode starts once, barriers can be reached.
     fn check_whole(&self, root: &Node) -> Res<()> {
-        let mut done_seen: BTreeMap<InjId, (usize, usize)> = BTreeMap::new();
-        let mut inject_seen: BTreeMap<InjId, (usize, usize)> = BTreeMap::new();
+        // Per injection: where it was finished, where it was injected.
+        let mut done_seen: Vec<Option<(usize, usize)>> = vec![None; self.injections.len()];
+        let mut inject_seen = done_seen.clone();
         let mut start_dropping = None;
         let mut packs_possible = 0u64;
         let err = |ai, oi, msg: String| root.src.err(&op_path(ai, oi), msg);
@@ -229,7 +250,7 @@ impl Scenario {
             for (oi, op) in a.ops.iter().enumerate() {
                 match op {
                     Op::InjectDone { inj, .. } => {
-                        if let Some((a0, o0)) = done_seen.insert(*inj, (ai, oi)) {
+                        if let Some((a0, o0)) = done_seen[*inj as usize].replace((ai, oi)) {
                             return Err(err(ai, oi, format!(
                                 "injection \"{}\" is already finished at {}: a second injectDone would close or fill injectOver twice",
                                 self.inj_name(*inj),
@@ -238,7 +259,7 @@ impl Scenario {
                         }
                     }
                     Op::Inject { inj } => {
-                        if let Some((a0, o0)) = inject_seen.insert(*inj, (ai, oi)) {
+                        if let Some((a0, o0)) = inject_seen[*inj as usize].replace((ai, oi)) {
                             return Err(err(ai, oi, format!(
                                 "injection \"{}\" is already injected at {}: a second injectFlush of one taskInjection would call injectOne more often than its WaitGroup allows (Go panics: negative WaitGroup counter)",
                                 self.inj_name(*inj),
@@ -297,10 +318,10 @@ fn injections(top: &Fields) -> Res<Vec<Injection>> {
             )));
         }
         let mut segments = Vec::with_capacity(items.len());
-        let mut seen = BTreeSet::new();
         for item in items {
             let s = item.i64("a segment id")?;
-            if !seen.insert(s) {
+            // At most MAX_INJECTION_SEGMENTS: a scan is fine.
+            if segments.contains(&s) {
                 return Err(item.err(format!(
                     "injection \"{id}\" lists segment {s} twice; injectFlush takes distinct segments"
                 )));
@@ -315,7 +336,7 @@ fn injections(top: &Fields) -> Res<Vec<Injection>> {
         });
     }
     // Sorted by id, so that an injection's index does not depend on the file's key order.
-    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out.sort_unstable_by(|a, b| a.id.cmp(&b.id));
     Ok(out)
 }
 
@@ -365,7 +386,8 @@ fn faults(top: &Fields) -> Res<Faults> {
     })
 }
 
-fn read_op(o: &OpNode, injections: &[Injection], pos_index: &mut BTreeMap<String, PosId>) -> Res<Op> {
+/// Reads one op; a position becomes its index in `seen` (see `intern_positions`).
+fn read_op(o: &OpNode, injections: &[Injection], seen: &mut Vec<String>) -> Res<Op> {
     let inj = |f: &scenario::OpFields| -> Res<InjId> {
         let n = f.req("id")?;
         let id = n.str("an injection id")?;
@@ -400,8 +422,8 @@ fn read_op(o: &OpNode, injections: &[Injection], pos_index: &mut BTreeMap<String
         if s.is_empty() || s.chars().count() > MAX_POS_LEN {
             return Err(n.err(format!("a position (MsgID) is a string of 1 to {MAX_POS_LEN} characters")));
         }
-        let next = pos_index.len() as PosId;
-        Ok(*pos_index.entry(s.to_owned()).or_insert(next))
+        seen.push(s.to_owned());
+        Ok((seen.len() - 1) as PosId)
     };
     let segment = |f: &scenario::OpFields| f.req("segment")?.i64("a segment id");
     Ok(match o.name {

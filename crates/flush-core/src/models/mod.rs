@@ -1,9 +1,14 @@
-//! The registry: the one file that names every model. Front ends hold an
-//! [`AnyScenario`] or an [`AnyRun`] and never a model's own types.
+//! The models, and the registry: the one file that names every model. Front ends
+//! hold an [`AnyScenario`] or an [`AnyRun`] and never a model's own types.
 //!
-//! Adding a model: a folder with its scenario type implementing
-//! [`crate::engine::Model`] and [`crate::view::Present`], then one line in each
-//! list below (ARCHITECTURE.md, "Add a model").
+//! Adding a model: a folder here with its scenario type implementing
+//! [`crate::engine::Model`], [`crate::view::Present`] and
+//! [`crate::explore::Observe`], then one line in each list below
+//! (ARCHITECTURE.md, "Add a model").
+
+pub mod flush2021;
+pub mod mutex;
+pub mod sync2024;
 
 use std::sync::Arc;
 
@@ -13,16 +18,17 @@ use crate::report::{self, TraceLine};
 use crate::scenario::json::{Node, Src};
 use crate::scenario::{self, Format, Header, ScenarioError, VersionInfo};
 use crate::sched::{Choice, Policy};
-use crate::{flush2021, sync2024};
+use crate::view::{Figures, Present, Stage};
 
 /// Every model's file format, in the order `flushscope list` shows them.
-pub const FORMATS: &[Format] = &[flush2021::FORMAT, sync2024::FORMAT];
+pub const FORMATS: &[Format] = &[flush2021::FORMAT, sync2024::FORMAT, mutex::FORMAT];
 
 /// A checked scenario of any model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AnyScenario {
     Flush(Arc<flush2021::Scenario>),
     Sync(Arc<sync2024::Scenario>),
+    Mutex(Arc<mutex::Scenario>),
 }
 
 /// A run of any model. (One lives per front end, so the size difference of the
@@ -32,6 +38,7 @@ pub enum AnyScenario {
 pub enum AnyRun {
     Flush(Run<flush2021::Scenario>),
     Sync(Run<sync2024::Scenario>),
+    Mutex(Run<mutex::Scenario>),
 }
 
 macro_rules! each_scenario {
@@ -39,6 +46,7 @@ macro_rules! each_scenario {
         match $self {
             AnyScenario::Flush($s) => $body,
             AnyScenario::Sync($s) => $body,
+            AnyScenario::Mutex($s) => $body,
         }
     };
 }
@@ -48,6 +56,7 @@ macro_rules! each_run {
         match $self {
             AnyRun::Flush($r) => $body,
             AnyRun::Sync($r) => $body,
+            AnyRun::Mutex($r) => $body,
         }
     };
 }
@@ -65,6 +74,7 @@ impl AnyScenario {
             sync2024::setup::MODEL => {
                 AnyScenario::Sync(Arc::new(sync2024::Scenario::read(&root, FORMATS)?))
             }
+            mutex::MODEL => AnyScenario::Mutex(Arc::new(mutex::Scenario::read(&root, FORMATS)?)),
             other => unreachable!("model {other} is in FORMATS but not here"),
         })
     }
@@ -97,6 +107,7 @@ impl AnyScenario {
         match self {
             AnyScenario::Flush(s) => AnyRun::Flush(Run::new(s.clone(), policy)),
             AnyScenario::Sync(s) => AnyRun::Sync(Run::new(s.clone(), policy)),
+            AnyScenario::Mutex(s) => AnyRun::Mutex(Run::new(s.clone(), policy)),
         }
     }
 
@@ -121,6 +132,7 @@ impl AnyRun {
         match self {
             AnyRun::Flush(r) => AnyScenario::Flush(r.scenario_arc().clone()),
             AnyRun::Sync(r) => AnyScenario::Sync(r.scenario_arc().clone()),
+            AnyRun::Mutex(r) => AnyScenario::Mutex(r.scenario_arc().clone()),
         }
     }
     pub fn header(&self) -> &Header {
@@ -206,6 +218,26 @@ impl AnyRun {
     /// The observable outcome of the recorded run (see [`explore::Observe`]).
     pub fn outcome_line(&self) -> String {
         each_run!(self, r => explore::run_outcome(r))
+    }
+
+    /// The stage at the cursor: what the page draws. `figures`: this run's.
+    pub fn stage(&self, figures: &Figures) -> Stage {
+        each_run!(self, r => r.scenario().stage(r, figures))
+    }
+
+    /// The figures of the whole recorded run (plots, the result stream, notes).
+    pub fn figures(&self) -> Figures {
+        each_run!(self, r => r.scenario().figures(r))
+    }
+
+    /// Which Go code the model follows, in a sentence.
+    pub fn about(&self) -> String {
+        each_run!(self, r => r.scenario().about())
+    }
+
+    /// How to read the stage.
+    pub fn legend(&self) -> &'static str {
+        each_run!(self, r => r.scenario().legend())
     }
 
     /// The JSON report of the whole recorded run (DESIGN.md's `--json`).

@@ -209,7 +209,7 @@ impl MetaCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sync2024::setup::Version;
+    use crate::models::sync2024::setup::Version;
 
     fn seg(id: i64, state: SegState) -> MetaSeg {
         MetaSeg {

@@ -160,7 +160,15 @@ impl World {
     }
 
     fn check_invariants(&mut self, ev: &mut Vec<Ev>) {
-        // #34018: a sync task in flight (submitted or waiting for its key lock) for a segment the metacache lacks.
+        self.check_tasks_have_segments(ev);
+        self.check_states_forward(ev);
+        self.check_row_counts(ev);
+        self.check_rows_kept(ev);
+    }
+
+    /// #34018: a sync task in flight (submitted or waiting for its key lock) for a
+    /// segment the metacache lacks.
+    fn check_tasks_have_segments(&mut self, ev: &mut Vec<Ev>) {
         let mut absent = Vec::new();
         for (i, g) in self.goroutines.iter().enumerate() {
             let t = match &g.role {
@@ -193,7 +201,10 @@ impl World {
             ev.push(Ev::Invariant(v.clone()));
             self.violations.push(v);
         }
-        // Segment states only move forward (a removed and re-added segment included).
+    }
+
+    /// Segment states only move forward (a removed and re-added segment included).
+    fn check_states_forward(&mut self, ev: &mut Vec<Ev>) {
         let segs: Vec<(i64, SegState)> = self
             .metacache
             .segments()
@@ -219,10 +230,13 @@ impl World {
                 Err(i) => self.last_state.insert(i, (id, st)),
             }
         }
-        // The syncing counters add up: syncingRows = the batches of the tasks in flight,
-        // syncingTasks = their number. (bufferRows is left out: Go counts each buffered
-        // row twice, insert_buffer.go:110 and :128, and StartSyncing takes off only the
-        // last chunk, write_buffer.go:589-591, so it does not follow the write buffer.)
+    }
+
+    /// The syncing counters add up: syncingRows = the batches of the tasks in flight,
+    /// syncingTasks = their number. (bufferRows is left out: Go counts each buffered
+    /// row twice, insert_buffer.go:110 and :128, and StartSyncing takes off only the
+    /// last chunk, write_buffer.go:589-591, so it does not follow the write buffer.)
+    fn check_row_counts(&mut self, ev: &mut Vec<Ev>) {
         let rows: Vec<(i64, i64, i32)> = self
             .metacache
             .segments()
@@ -244,8 +258,11 @@ impl World {
                 );
             }
         }
-        // No buffered rows dropped: every inserted row is buffered, in a task in flight,
-        // or synced, unless datacoord really dropped the segment.
+    }
+
+    /// No buffered rows dropped: every inserted row is buffered, in a task in flight,
+    /// or synced, unless datacoord really dropped the segment.
+    fn check_rows_kept(&mut self, ev: &mut Vec<Ev>) {
         let lost: Vec<(i64, i64)> = self
             .rows
             .iter()

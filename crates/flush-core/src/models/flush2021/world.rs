@@ -467,19 +467,50 @@ pub(super) struct Grain {
     pub(super) waits_for: bool,
 }
 
+/// The Replica at the start: the scenario's, or every flushed segment as new.
+fn initial_replica(sc: &Scenario) -> Vec<ReplicaSeg> {
+    if !sc.replica.is_empty() {
+        return sc
+            .replica
+            .iter()
+            .map(|r| ReplicaSeg {
+                segment: r.segment,
+                state: r.state,
+                rows: r.rows,
+                checkpoint: None,
+            })
+            .collect();
+    }
+    let mut segs: Vec<i64> = sc
+        .actors
+        .iter()
+        .flat_map(|a| &a.ops)
+        .filter_map(|op| op.flush_target().map(|t| t.0))
+        .collect();
+    segs.sort_unstable();
+    segs.dedup();
+    segs.into_iter()
+        .map(|segment| ReplicaSeg {
+            segment,
+            state: ReplicaState::New,
+            rows: 0,
+            checkpoint: None,
+        })
+        .collect()
+}
+
 impl Grain {
     pub(super) fn of(sc: &Scenario) -> Grain {
-                let ops = || sc.actors.iter().flat_map(|a| &a.ops);
-        let mut halves = std::collections::BTreeSet::new();
-        let mut dup = false;
-        for op in ops() {
-            let key = match *op {
-                Op::FlushInsert { segment, pos, .. } => (segment, pos, HalfKind::Insert),
-                Op::FlushDelete { segment, pos, .. } => (segment, pos, HalfKind::Delete),
-                _ => continue,
-            };
-            dup |= !halves.insert(key);
-        }
+        let ops = || sc.actors.iter().flat_map(|a| &a.ops);
+        let mut halves: Vec<(i64, PosId, HalfKind)> = ops()
+            .filter_map(|op| match *op {
+                Op::FlushInsert { segment, pos, .. } => Some((segment, pos, HalfKind::Insert)),
+                Op::FlushDelete { segment, pos, .. } => Some((segment, pos, HalfKind::Delete)),
+                _ => None,
+            })
+            .collect();
+        halves.sort_unstable();
+        let dup = halves.windows(2).any(|w| w[0] == w[1]);
         let has = |f: fn(&Op) -> bool| ops().any(f);
         let drops = has(|o| matches!(o, Op::StartDropping));
         Grain {
@@ -493,38 +524,7 @@ impl Grain {
 
 impl World {
     pub fn new(sc: &Scenario) -> World {
-        let mut replica: Vec<ReplicaSeg> = sc
-            .replica
-            .iter()
-            .map(|r| ReplicaSeg {
-                segment: r.segment,
-                state: r.state,
-                rows: r.rows,
-                checkpoint: None,
-            })
-            .collect();
-        if sc.replica.is_empty() {
-            // Without a declared replica, every flushed segment starts as a new one.
-            let segs: std::collections::BTreeSet<i64> = sc
-                .actors
-                .iter()
-                .flat_map(|a| a.ops.iter())
-                .filter_map(|op| match op {
-                    Op::FlushInsert { segment, .. }
-                    | Op::FlushDelete { segment, .. } => Some(*segment),
-                    _ => None,
-                })
-                .collect();
-            replica = segs
-                .into_iter()
-                .map(|segment| ReplicaSeg {
-                    segment,
-                    state: ReplicaState::New,
-                    rows: 0,
-                    checkpoint: None,
-                })
-                .collect();
-        }
+        let replica = initial_replica(sc);
         let mut w = World {
             goroutines: VecDeque::new(),
             runners: VecDeque::new(),

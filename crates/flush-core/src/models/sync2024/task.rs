@@ -40,41 +40,7 @@ impl World {
                 ev.push(Ev::TaskWriteLogs { segment, n: t.n });
                 Some(TaskAt::WriteLogs)
             }
-            TaskAt::WriteLogs => {
-                // task.go:166-172 writeMeta → meta_writer.go:54-57 UpdateSync — GetSegmentByID again.
-                let Some(seg) = self.metacache.get(segment) else {
-                    ev.push(Ev::TaskSegmentMissing {
-                        segment,
-                        in_write_meta: true,
-                    });
-                    self.task_panic(g, segment, ev);
-                    return None;
-                };
-                // meta_writer.go:58-70 — checkpoint rows, start positions not recorded yet.
-                let checkpoint_rows = seg.flushed_rows + t.batch;
-                let start_pos: Vec<i64> = self
-                    .metacache
-                    .segments()
-                    .iter()
-                    .filter(|s| {
-                        matches!(
-                            s.state,
-                            SegState::Growing | SegState::Sealed | SegState::Flushing
-                        ) && !s.start_pos_recorded
-                    })
-                    .map(|s| s.segment)
-                    .collect();
-                ev.push(Ev::SaveBinlogPathsCall {
-                    segment,
-                    rows: checkpoint_rows,
-                    flush: t.is_flush,
-                    drop: t.is_drop,
-                });
-                Some(TaskAt::SaveBinlogPaths {
-                    checkpoint_rows,
-                    start_pos,
-                })
-            }
+            TaskAt::WriteLogs => self.write_meta(g, t, ev),
             TaskAt::SaveBinlogPaths {
                 checkpoint_rows,
                 start_pos,
@@ -113,6 +79,45 @@ impl World {
         }
     }
 
+    /// task.go:166-172 writeMeta → meta_writer.go:54-70 UpdateSync: the second
+    /// lookup, then the request (checkpoint rows, start positions not recorded yet).
+    fn write_meta(&mut self, g: Gid, t: &SyncTask, ev: &mut Vec<Ev>) -> Option<TaskAt> {
+        let segment = t.segment;
+        // task.go:166-172 writeMeta → meta_writer.go:54-57 UpdateSync — GetSegmentByID again.
+        let Some(seg) = self.metacache.get(segment) else {
+            ev.push(Ev::TaskSegmentMissing {
+                segment,
+                in_write_meta: true,
+            });
+            self.task_panic(g, segment, ev);
+            return None;
+        };
+        // meta_writer.go:58-70 — checkpoint rows, start positions not recorded yet.
+        let checkpoint_rows = seg.flushed_rows + t.batch;
+        let start_pos: Vec<i64> = self
+            .metacache
+            .segments()
+            .iter()
+            .filter(|s| {
+                matches!(
+                    s.state,
+                    SegState::Growing | SegState::Sealed | SegState::Flushing
+                ) && !s.start_pos_recorded
+            })
+            .map(|s| s.segment)
+            .collect();
+        ev.push(Ev::SaveBinlogPathsCall {
+            segment,
+            rows: checkpoint_rows,
+            flush: t.is_flush,
+            drop: t.is_drop,
+        });
+        Some(TaskAt::SaveBinlogPaths {
+            checkpoint_rows,
+            start_pos,
+        })
+    }
+
     /// datacoord services.go:440-557@ca7ef26e4b SaveBinlogPaths. A flush makes the
     /// segment Flushing, unconditionally (:509-512, meta.go:737-752), and queues it on
     /// flushCh (:548); the flush loop makes it Flushed later (server.go:1019-1042). L0
@@ -122,30 +127,7 @@ impl World {
         let segment = t.segment;
         let at = self.datacoord.binary_search_by_key(&segment, |d| d.segment);
         if t.level == Level::L0 {
-            let i = match at {
-                Ok(i) => i,
-                Err(i) => {
-                    self.datacoord.insert(
-                        i,
-                        DcSeg {
-                            segment,
-                            partition: t.partition,
-                            state: SegState::Flushed,
-                            level: Level::L0,
-                            statslog: false,
-                            rows: 0,
-                        },
-                    );
-                    i
-                }
-            };
-            let d = &self.datacoord[i];
-            ev.push(Ev::DatacoordSaved {
-                segment,
-                state: d.state,
-                statslog: d.statslog,
-            });
-            return;
+            return self.datacoord_save_l0(t, at, ev);
         }
         let Ok(i) = at else {
             // :489 "failed to get segment" → ErrSegmentNotFound, which the datanode's
@@ -195,6 +177,35 @@ impl World {
                 self.spawn(Role::FlushLoop);
             }
         }
+    }
+
+    /// An L0 segment's SaveBinlogPaths: L0 segments are created Flushed
+    /// (`CreateL0Operator`, meta.go:695-719).
+    fn datacoord_save_l0(&mut self, t: &SyncTask, at: Result<usize, usize>, ev: &mut Vec<Ev>) {
+        let segment = t.segment;
+        let i = match at {
+            Ok(i) => i,
+            Err(i) => {
+                self.datacoord.insert(
+                    i,
+                    DcSeg {
+                        segment,
+                        partition: t.partition,
+                        state: SegState::Flushed,
+                        level: Level::L0,
+                        statslog: false,
+                        rows: 0,
+                    },
+                );
+                i
+            }
+        };
+        let d = &self.datacoord[i];
+        ev.push(Ev::DatacoordSaved {
+            segment,
+            state: d.state,
+            statslog: d.statslog,
+        });
     }
 
     /// datacoord server.go:1006-1022 startFlushLoop → :1035-1069 postFlush@ca7ef26e4b:

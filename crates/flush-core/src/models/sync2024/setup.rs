@@ -2,12 +2,9 @@
 //! the datanode's metacache at the start, and the actors' ops. Reading and
 //! checking the file's sync-2024 part lives here too.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use serde::Serialize;
 
 use crate::scenario::json::{Fields, Node, Res};
-use crate::scenario::locate::JsonPath;
 use crate::scenario::{self, join_ids, op_path, Actor, Format, Header, ModelOp, OpNode, VersionInfo, WaitFor};
 
 /// The model's name in scenario files.
@@ -17,6 +14,7 @@ pub const MODEL: &str = "sync-2024";
 pub const FORMAT: Format = Format {
     model: MODEL,
     fixed_at: None,
+    versions: &VERSIONS,
     keys: &["version", "datacoord", "datanode"],
     ops: &["insert", "seal", "sync", "sync_segments"],
 };
@@ -262,8 +260,7 @@ impl Scenario {
         let (top, mut head) = scenario::header(root, &FORMAT, formats)?;
         let version = version(&top)?;
         head.version = Some(version.as_str());
-        let mut partition_of = BTreeMap::new();
-        let datacoord = segments(&top, "datacoord", &mut partition_of, |f, seg| {
+        let datacoord = segments(&top, "datacoord", |f, seg| {
             Ok(DcSegment {
                 segment: seg.segment,
                 partition: seg.partition,
@@ -273,7 +270,7 @@ impl Scenario {
                 rows: seg.rows,
             })
         })?;
-        let datanode = segments(&top, "datanode", &mut partition_of, |_, seg| {
+        let datanode = segments(&top, "datanode", |_, seg| {
             Ok(DnSegment {
                 segment: seg.segment,
                 partition: seg.partition,
@@ -282,12 +279,13 @@ impl Scenario {
                 rows: seg.rows,
             })
         })?;
+        same_partitions(&datacoord, &datanode)?;
         let actors = scenario::actors(&top, &FORMAT, formats, read_op)?;
         let sc = Scenario {
             head,
             version,
-            datacoord,
-            datanode,
+            datacoord: datacoord.into_iter().map(|x| x.value).collect(),
+            datanode: datanode.into_iter().map(|x| x.value).collect(),
             actors,
         };
         sc.check_whole(top.node())?;
@@ -296,16 +294,24 @@ impl Scenario {
 
     /// Checks that need the whole scenario: the segments and partitions ops name exist.
     fn check_whole(&self, root: &Node) -> Res<()> {
-        let dc: BTreeMap<i64, &DcSegment> = self.datacoord.iter().map(|d| (d.segment, d)).collect();
-        let dn: BTreeSet<i64> = self.datanode.iter().map(|d| d.segment).collect();
-        let mut partitions: BTreeSet<i64> = self.datacoord.iter().map(|d| d.partition).collect();
+        // Both lists are sorted by segment.
+        let dc = |s: i64| {
+            self.datacoord
+                .binary_search_by_key(&s, |d| d.segment)
+                .ok()
+                .map(|i| &self.datacoord[i])
+        };
+        let in_dn = |s: i64| self.datanode.binary_search_by_key(&s, |d| d.segment).is_ok();
+        let mut partitions: Vec<i64> = self.datacoord.iter().map(|d| d.partition).collect();
         partitions.extend(self.datanode.iter().map(|d| d.partition));
+        partitions.sort_unstable();
+        partitions.dedup();
         for (ai, a) in self.actors.iter().enumerate() {
             for (oi, op) in a.ops.iter().enumerate() {
                 let at = |key: &str, msg: String| root.src.err(&op_path(ai, oi).key(key), msg);
                 match *op {
                     Op::Insert { segment, partition, .. } => {
-                        let Some(d) = dc.get(&segment) else {
+                        let Some(d) = dc(segment) else {
                             return Err(at("segment", format!("segment {segment} is not in datacoord's view; datacoord allocates every segment the flow graph inserts into (AssignSegmentID)")));
                         };
                         if d.partition != partition {
@@ -313,11 +319,11 @@ impl Scenario {
                         }
                     }
                     Op::Seal { segment } | Op::Sync { segment, .. }
-                        if !dc.contains_key(&segment) && !dn.contains(&segment) =>
+                        if dc(segment).is_none() && !in_dn(segment) =>
                     {
                         return Err(at("segment", format!("segment {segment} is neither in datacoord's view nor in the datanode's metacache")));
                     }
-                    Op::SyncSegments { partition } if !partitions.contains(&partition) => {
+                    Op::SyncSegments { partition } if partitions.binary_search(&partition).is_err() => {
                         return Err(at("partition", format!(
                             "partition {partition} has no segments in the setup; the collection's partitions are {}",
                             join_ids(partitions.iter().copied())
@@ -357,14 +363,22 @@ struct SegFields {
     rows: i64,
 }
 
-/// Reads the segment list `key` (sorted by id); a segment's partition must agree
-/// across lists (`partition_of` remembers where each was first seen).
-fn segments<T>(
-    top: &Fields,
+/// One entry of a segment list: its segment and partition, its node, and what the
+/// list keeps of it.
+struct Listed<'a, 't, T> {
+    segment: i64,
+    partition: i64,
+    node: Node<'a, 't>,
+    value: T,
+}
+
+/// Reads the segment list `key`, sorted by segment; a segment listed twice is
+/// refused where it comes the second time.
+fn segments<'a, 't, T>(
+    top: &Fields<'a, 't>,
     key: &str,
-    partition_of: &mut BTreeMap<i64, (i64, JsonPath)>,
     make: impl Fn(&Fields, SegFields) -> Res<T>,
-) -> Res<Vec<T>> {
+) -> Res<Vec<Listed<'a, 't, T>>> {
     let Some(node) = top.get(key) else {
         return Ok(Vec::new());
     };
@@ -373,40 +387,55 @@ fn segments<T>(
     } else {
         ("a metacache segment", &["segment", "partition", "state", "level", "rows"])
     };
-    let mut out: Vec<(i64, T)> = Vec::new();
+    let states: Vec<&str> = SegState::ALL.iter().map(|s| s.as_str()).collect();
+    let levels: Vec<&str> = Level::ALL.iter().map(|s| s.as_str()).collect();
+    let mut out = Vec::new();
     for item in node.items(&format!("the {key} segments"))? {
         let f = item.fields(what, allowed)?;
-        let seg_node = f.req("segment", what)?;
-        let segment = seg_node.i64("a segment id")?;
-        let part_node = f.req("partition", what)?;
-        let partition = part_node.i64("a partition id")?;
-        let states: Vec<&str> = SegState::ALL.iter().map(|s| s.as_str()).collect();
-        let levels: Vec<&str> = Level::ALL.iter().map(|s| s.as_str()).collect();
+        let segment = f.req("segment", what)?.i64("a segment id")?;
+        let partition = f.req("partition", what)?.i64("a partition id")?;
         let state = SegState::ALL[f.req("state", what)?.one_of("segment state", &states)?];
         let level = Level::ALL[f.req("level", what)?.one_of("segment level", &levels)?];
         let rows = match f.get("rows") {
             Some(n) => n.int("rows", 0, MAX_ROWS)?,
             None => 0,
         };
-        let at = out.partition_point(|x| x.0 < segment);
-        if out.get(at).is_some_and(|x| x.0 == segment) {
-            return Err(seg_node.err(format!("segment {segment} is listed twice in {key}")));
-        }
-        match partition_of.get(&segment) {
-            Some((other, where_)) if *other != partition => {
-                return Err(part_node.err(format!(
-                    "segment {segment} is in partition {partition} here but in partition {other} at {where_}"
-                )));
-            }
-            Some(_) => {}
-            None => {
-                partition_of.insert(segment, (partition, item.path.clone()));
-            }
-        }
-        let v = make(&f, SegFields { segment, partition, state, level, rows })?;
-        out.insert(at, (segment, v));
+        let value = make(&f, SegFields { segment, partition, state, level, rows })?;
+        out.push(Listed { segment, partition, node: item, value });
     }
-    Ok(out.into_iter().map(|x| x.1).collect())
+    // Sorted by segment, then file order: the second of two equal segments is the
+    // later one.
+    out.sort_unstable_by_key(|x| (x.segment, x.node.path.0.last().map(seg_index)));
+    if let Some(w) = out.windows(2).filter(|w| w[0].segment == w[1].segment).min_by_key(|w| w[1].node.path.0.last().map(seg_index)) {
+        let seg = w[1].segment;
+        return Err(w[1].node.src.err(&w[1].node.path.key("segment"), format!("segment {seg} is listed twice in {key}")));
+    }
+    Ok(out)
+}
+
+/// The index of a list item from the last step of its path.
+fn seg_index(s: &crate::scenario::locate::Seg) -> usize {
+    match s {
+        crate::scenario::locate::Seg::Index(i) => *i,
+        crate::scenario::locate::Seg::Key(_) => 0,
+    }
+}
+
+/// A segment in both lists is in one partition (refused at the datanode's entry).
+fn same_partitions<A, B>(dc: &[Listed<A>], dn: &[Listed<B>]) -> Res<()> {
+    for d in dn {
+        let Ok(i) = dc.binary_search_by_key(&d.segment, |x| x.segment) else {
+            continue;
+        };
+        if dc[i].partition != d.partition {
+            let (seg, here, other) = (d.segment, d.partition, dc[i].partition);
+            return Err(d.node.src.err(
+                &d.node.path.key("partition"),
+                format!("segment {seg} is in partition {here} here but in partition {other} at {}", dc[i].node.path),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn read_op(o: &OpNode) -> Res<Op> {

@@ -109,7 +109,7 @@ impl World {
         }
         // fm:667-670 — segmentFlushed for every key of segmentPack: the packs'
         // segments and the new segments whose start positions it added.
-        let segs: std::collections::BTreeSet<i64> = self
+        let mut segs: Vec<i64> = self
             .drop
             .flush_and_drop
             .iter()
@@ -117,6 +117,8 @@ impl World {
             .map(|p| p.segment)
             .chain(self.drop.start_positions.iter().copied())
             .collect();
+        segs.sort_unstable();
+        segs.dedup();
         ev.push(Ev::FlushAndDropDone);
         for s in segs {
             self.segment_flushed(s, ev);

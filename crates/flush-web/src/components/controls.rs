@@ -1,0 +1,209 @@
+//! The header (scenario, version, mode, seed, upload, exports) and the transport
+//! controls (step, play, scrub, jump).
+
+use flush_core::builtin;
+use flush_core::scenario::VersionInfo;
+use flush_core::Outcome;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+use crate::state::{Action, Dispatch, Mode, Source, ViewSpec, SPEEDS};
+
+#[derive(Properties, PartialEq)]
+pub struct HeaderProps {
+    pub source: Source,
+    pub versions: &'static [VersionInfo],
+    pub version: Option<&'static str>,
+    /// The scenario carries a schedule (scripted mode is offered).
+    pub scripted: bool,
+    pub mode: Mode,
+    pub seed: u64,
+    pub dispatch: Dispatch,
+    pub on_upload: Callback<Event>,
+    pub on_export_json: Callback<MouseEvent>,
+    pub on_export_svg: Callback<MouseEvent>,
+    pub on_copy_link: Callback<MouseEvent>,
+}
+
+fn select_value(e: &Event) -> String {
+    e.target_unchecked_into::<HtmlSelectElement>().value()
+}
+
+/// The pickers' change handlers: scenario, version, mode, seed.
+fn picker_callbacks(d: &Dispatch) -> [Callback<Event>; 4] {
+    let on_scenario = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            let name = select_value(&e);
+            if let Some(sc) = builtin::get(&name) {
+                d.dispatch(Action::Load(ViewSpec::fresh(Source::Builtin(name), &sc)));
+            }
+        })
+    };
+    let on_version = {
+        let d = d.clone();
+        Callback::from(move |e: Event| d.dispatch(Action::Version(select_value(&e))))
+    };
+    let on_mode = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            if let Some(m) = Mode::parse(&select_value(&e)) {
+                d.dispatch(Action::Mode(m));
+            }
+        })
+    };
+    let on_seed = {
+        let d = d.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            match input.value().trim().parse::<u64>() {
+                Ok(seed) => d.dispatch(Action::Seed(seed)),
+                Err(_) => d.dispatch(Action::Error(format!(
+                    "Seed \"{}\" is not a whole number from 0 to {}.",
+                    crate::permalink::short(&input.value()),
+                    u64::MAX
+                ))),
+            }
+        })
+    };
+    [on_scenario, on_version, on_mode, on_seed]
+}
+
+#[function_component(Header)]
+pub fn header(p: &HeaderProps) -> Html {
+    let d = p.dispatch.clone();
+    let [on_scenario, on_version, on_mode, on_seed] = picker_callbacks(&d);
+    let current = match &p.source {
+        Source::Builtin(n) => n.as_str(),
+        Source::Inline { .. } => "__inline",
+    };
+    let help = Callback::from(move |_| d.dispatch(Action::Help(true)));
+    html! {
+        <header class="topbar">
+            <div class="brand">
+                <h1>{"FlushScope"}</h1>
+                <span class="sub">{"Milvus's datanode flush machinery, one goroutine step at a time"}</span>
+            </div>
+            <div class="pickers">
+                <label>{"Scenario "}
+                    <select id="scenario" onchange={on_scenario}>
+                        {for builtin::names().into_iter().map(|n| html! { <option value={n} selected={current == n}>{n}</option> })}
+                        if let Source::Inline { file, .. } = &p.source {
+                            <option value="__inline" selected=true>{format!("uploaded: {file}")}</option>
+                        }
+                    </select>
+                </label>
+                if !p.versions.is_empty() {
+                    <label>{"Milvus version "}
+                        <select id="version" onchange={on_version}>
+                            {for p.versions.iter().map(|v| html! {
+                                <option value={v.id} selected={p.version == Some(v.id)} title={v.summary}>{v.id}</option>
+                            })}
+                        </select>
+                    </label>
+                }
+                <label>{"Schedule "}
+                    <select id="mode" onchange={on_mode}>
+                        <option value="seeded" selected={p.mode == Mode::Seeded}>{"seeded random"}</option>
+                        if p.scripted {
+                            <option value="scripted" selected={p.mode == Mode::Scripted}>{"scripted (the file's schedule)"}</option>
+                        }
+                        <option value="manual" selected={p.mode == Mode::Manual}>{"manual (you pick)"}</option>
+                    </select>
+                </label>
+                <label>{"Seed "}<input id="seed" type="number" min="0" value={p.seed.to_string()} onchange={on_seed} /></label>
+            </div>
+            <div class="actions">
+                <label class="button" title="Load a scenario file (JSON)">{"Upload…"}
+                    <input id="upload" type="file" accept=".json,application/json" onchange={p.on_upload.clone()} hidden=true />
+                </label>
+                <button id="permalink" onclick={p.on_copy_link.clone()} title="Copy a link to exactly this view">{"Permalink"}</button>
+                <button id="export-json" onclick={p.on_export_json.clone()} title="The trace as the CLI prints it with --json">{"Trace JSON"}</button>
+                <button id="export-svg" onclick={p.on_export_svg.clone()} title="The lanes as an SVG image">{"SVG"}</button>
+                <button id="help" onclick={help} title="Keyboard shortcuts (?)" aria-label="help: keyboard shortcuts">{"?"}</button>
+            </div>
+        </header>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct TransportProps {
+    pub cursor: u32,
+    pub len: u32,
+    pub outcome: Option<Outcome>,
+    pub playing: bool,
+    pub speed: u32,
+    pub manual: bool,
+    pub dispatch: Dispatch,
+}
+
+#[function_component(Transport)]
+pub fn transport(p: &TransportProps) -> Html {
+    let (cursor, len) = (p.cursor, p.len);
+    let cb = |a: fn() -> Action| {
+        let d = p.dispatch.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(a()))
+    };
+    let on_scrub = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: InputEvent| {
+            if let Ok(n) = e.target_unchecked_into::<HtmlInputElement>().value().parse::<u32>() {
+                d.dispatch(Action::Goto(n));
+            }
+        })
+    };
+    let on_jump = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() != "Enter" {
+                return;
+            }
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            match input.value().trim().parse::<u32>() {
+                Ok(n) if n <= len => d.dispatch(Action::Goto(n)),
+                _ => d.dispatch(Action::Error(format!(
+                    "Jump: \"{}\" is not a step from 0 to {len}.",
+                    crate::permalink::short(&input.value())
+                ))),
+            }
+        })
+    };
+    let on_speed = {
+        let d = p.dispatch.clone();
+        Callback::from(move |e: Event| {
+            if let Ok(v) = select_value(&e).parse::<u32>() {
+                d.dispatch(Action::Speed(v));
+            }
+        })
+    };
+    let play = {
+        let (d, playing) = (p.dispatch.clone(), p.playing);
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::Play(!playing)))
+    };
+    let manual_end = p.manual && cursor == len && p.outcome.is_none();
+    html! {
+        <section class="controls" aria-label="step controls">
+            <button id="restart" onclick={cb(|| Action::Goto(0))} title="Back to step 0 (Home)">{"⇤ Start"}</button>
+            <button id="back" onclick={cb(|| Action::StepBack)} disabled={cursor == 0} title="Step back (←)">{"◀ Back"}</button>
+            <button id="step-btn" class="primary" onclick={cb(|| Action::StepForward)} disabled={cursor >= len} title="Step (→)">{"Step ▶"}</button>
+            <button id="play" onclick={play} disabled={cursor >= len && !p.playing} title="Play / pause (space)">
+                {if p.playing { "Pause" } else { "Play ▶▶" }}</button>
+            <button id="end" onclick={cb(|| Action::ToEnd)} title="Last step (End)">{"End ⇥"}</button>
+            <label class="speed">{"speed "}
+                <select id="speed" onchange={on_speed}>
+                    {for SPEEDS.iter().map(|v| html! {
+                        <option value={v.to_string()} selected={p.speed == *v}>{format!("{v}/s")}</option> })}
+                </select>
+            </label>
+            <input id="scrubber" type="range" min="0" max={len.to_string()} value={cursor.to_string()} oninput={on_scrub}
+                   aria-label="step scrubber" />
+            <span id="counter" class="counter" aria-live="polite">{format!("step {cursor} / {len}")}</span>
+            <label class="jump">{"jump to "}<input id="jump" type="number" min="0" max={len.to_string()} placeholder="step" onkeydown={on_jump} /></label>
+            if let Some(o) = &p.outcome {
+                <span id="outcome" class={classes!("outcome", o.kind.as_str())} title={o.to_string()}>
+                    {format!("run ends: {}", o.kind.as_str())}</span>
+            }
+            if manual_end { <span class="hint">{"manual: pick a runnable goroutine on the right"}</span> }
+        </section>
+    }
+}

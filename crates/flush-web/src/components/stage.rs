@@ -1,0 +1,321 @@
+//! The stage: lanes, chains, cards, panels and tables, drawn from the core's
+//! plain-data [`Stage`]. Every part is a component whose props compare by value,
+//! so a step redraws only what it changed.
+
+use std::rc::Rc;
+
+use flush_core::view::*;
+use yew::prelude::*;
+
+/// Width of a box of a chain.
+const BOX_W: i32 = 178;
+/// Height of a box (and of the slot).
+const BOX_H: i32 = 100;
+/// Space between two boxes (where the arrows run).
+const GAP: i32 = 46;
+/// Where the first box starts (after the slot).
+const X0: i32 = 250;
+/// Height of a chain lane's drawing.
+const LANE_H: i32 = 168;
+/// Top of the boxes in a lane.
+const BOX_Y: i32 = 38;
+const SLOT_X: i32 = 14;
+const SLOT_W: i32 = 156;
+/// A pill's size and the x of the two pills of a box.
+const PILL_W: i32 = 78;
+const PILL_H: i32 = 22;
+const PILL_X: [i32; 2] = [8, 92];
+/// Room after the last box.
+const RIGHT_PAD: i32 = 40;
+/// How far an arrow between distant boxes bends below them.
+const ARROW_BEND: i32 = 46;
+/// Half the size of a token's diamond.
+const TOKEN_R: i32 = 16;
+/// The spacing of queued tokens under the slot.
+const QUEUED_DX: i32 = 28;
+
+fn box_x(i: usize) -> i32 {
+    X0 + i as i32 * (BOX_W + GAP)
+}
+
+/// `data-*` attributes onto an element.
+fn with_data(mut tag: Html, data: &Data) -> Html {
+    if let Html::VTag(t) = &mut tag {
+        let t = std::rc::Rc::make_mut(t);
+        for (k, v) in data {
+            t.add_attribute(k, v.clone());
+        }
+    }
+    tag
+}
+
+/// A small labelled value, e.g. `running 2`.
+pub fn badge(b: &Badge) -> Html {
+    html! {
+        <span class={classes!("badge", b.class)}>
+            <span class="badge-label">{b.label.clone()}</span>{" "}{b.value.clone()}
+        </span>
+    }
+}
+
+/// The whole stage (a function: each lane and panel is a component of its own).
+pub fn stage_view(s: &Stage) -> Html {
+    html! {
+        <div class={s.class}>
+            if let Some(e) = &s.empty { <p class="empty">{e.clone()}</p> }
+            <div class="lanes" id="lanes">
+                {for s.lanes.iter().map(|l| html! { <LaneView key={l.key.clone()} lane={l.clone()} /> })}
+            </div>
+            {for s.rows.iter().map(|row| html! {
+                <div class={if row.len() > 1 { "row2" } else { "row1" }}>
+                    {for row.iter().map(|p| html! { <PanelView key={p.id} panel={p.clone()} /> })}
+                </div>
+            })}
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct LaneProps {
+    pub lane: Rc<Lane>,
+}
+
+/// A lane; Yew skips it when it is equal to the last step's.
+#[function_component(LaneView)]
+pub fn lane_view(p: &LaneProps) -> Html {
+    let l = &p.lane;
+    let body = match &l.body {
+        LaneBody::Chain(c) => chain_view(c),
+        LaneBody::Cards { cards, empty } => html! {
+            <div class="cards">
+                if cards.is_empty() { <span class="muted">{empty.clone()}</span> }
+                {for cards.iter().map(card_view)}
+            </div>
+        },
+    };
+    with_data(
+        html! {
+            <section class="lane" aria-label={l.title.clone()}>
+                <header class="lane-head">
+                    <h3>{l.title.clone()}</h3>
+                    {for l.badges.iter().map(badge)}
+                </header>
+                {body}
+            </section>
+        },
+        &l.data,
+    )
+}
+
+fn card_view(c: &Card) -> Html {
+    with_data(
+        html! {
+            <div key={c.key.clone()} class={format!("card {}", c.class)}>
+                <div class="card-title">{c.title.clone()}</div>
+                {for c.lines.iter().map(|l| html! { <div class={l.class}>{l.text.clone()}</div> })}
+            </div>
+        },
+        &c.data,
+    )
+}
+
+/// A chain lane: the slot, the boxes in order, arrows, tokens (SVG).
+fn chain_view(c: &Chain) -> Html {
+    let width = box_x(c.boxes.len()) + RIGHT_PAD;
+    html! {
+        <div class="lane-scroll">
+            <svg class="lane-svg" width={width.to_string()} height={LANE_H.to_string()}
+                 xmlns="http://www.w3.org/2000/svg" role="img" aria-label={chain_label(c)}>
+                <g class={classes!("handler-slot", c.slot.class)} style={format!("transform: translate({SLOT_X}px, {BOX_Y}px)")}>
+                    <rect width={SLOT_W.to_string()} height={BOX_H.to_string()} rx="8" />
+                    <text x="10" y="21" class="runner-title">{c.slot.title.clone()}</text>
+                    {for c.slot.lines.iter().zip([46, 70, 86]).map(|(l, y)| html! {
+                        <text x="10" y={y.to_string()} class="runner-status">{l.clone()}</text>
+                    })}
+                </g>
+                {for c.arrows.iter().map(arrow)}
+                {for c.boxes.iter().enumerate().map(|(i, b)| html! {
+                    <ChainBoxView key={b.key.clone()} x={box_x(i)} chain_box={b.clone()} />
+                })}
+                {for c.tokens.iter().map(token)}
+            </svg>
+        </div>
+    }
+}
+
+/// What a chain shows, for a screen reader.
+fn chain_label(c: &Chain) -> String {
+    let boxes: Vec<String> = c
+        .boxes
+        .iter()
+        .map(|b| format!("{} ({})", b.title, b.status))
+        .collect();
+    format!(
+        "{}: {}; then {}",
+        c.slot.title,
+        c.slot.lines.join(", "),
+        if boxes.is_empty() { "no runners".to_owned() } else { boxes.join(", ") }
+    )
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ChainBoxProps {
+    pub x: i32,
+    pub chain_box: Rc<ChainBox>,
+}
+
+#[function_component(ChainBoxView)]
+pub fn chain_box_view(p: &ChainBoxProps) -> Html {
+    let b = &p.chain_box;
+    with_data(
+        html! {
+            <g class={classes!("runner", b.class)} style={format!("transform: translate({}px, {BOX_Y}px)", p.x)}>
+                <title>{b.tooltip.clone()}</title>
+                <rect class="runner-box" width={BOX_W.to_string()} height={BOX_H.to_string()} rx="8" />
+                <text x="10" y="21" class="runner-title">{b.title.clone()}</text>
+                <text x="10" y="37" class="runner-seq">{b.subtitle.clone()}</text>
+                {for b.pills.iter().zip(PILL_X).map(|(pill, x)| html! {
+                    <g class={classes!("half", pill.class)} data-half={pill.label}>
+                        <rect x={x.to_string()} y="45" width={PILL_W.to_string()} height={PILL_H.to_string()} rx="11" />
+                        <text x={(x + PILL_W / 2).to_string()} y="61" text-anchor="middle">{pill.text.clone()}</text>
+                    </g>
+                })}
+                <text x="10" y="84" class="runner-status">{b.status.clone()}</text>
+                if let Some(e) = &b.extra { <text x="10" y="97" class="runner-remap">{e.clone()}</text> }
+            </g>
+        },
+        &b.data,
+    )
+}
+
+fn arrow(a: &Arrow) -> Html {
+    let x = box_x(a.from);
+    let y = BOX_Y + BOX_H / 2;
+    let class = if a.closed { "tail closed" } else { "tail open" };
+    let marker = if a.closed { "url(#arrow-closed)" } else { "url(#arrow-open)" };
+    let target = match &a.to {
+        ArrowTo::Box(j) => Some(box_x(*j) + BOX_W),
+        ArrowTo::Slot => Some(SLOT_X + SLOT_W),
+        ArrowTo::Label(_) => None,
+    };
+    let tag = match (target, &a.to) {
+        (Some(tx), _) => {
+            let d = if (x - tx).abs() < GAP + 1 {
+                format!("M {x} {y} L {} {y}", tx + 2)
+            } else {
+                format!(
+                    "M {x} {y} C {} {}, {} {}, {} {y}",
+                    x - 40,
+                    y + ARROW_BEND,
+                    tx + 40,
+                    y + ARROW_BEND,
+                    tx + 2
+                )
+            };
+            html! { <path class={class} d={d} marker-end={marker} /> }
+        }
+        (None, ArrowTo::Label(l)) => html! {
+            <g class={class}>
+                <path d={format!("M {x} {y} L {} {y}", x - 26)} />
+                <text x={(x - 28).to_string()} y={(y + 4).to_string()} text-anchor="end" class="tail-label">{l.clone()}</text>
+            </g>
+        },
+        (None, _) => html! {},
+    };
+    with_data(tag, &a.data)
+}
+
+fn token(t: &Token) -> Html {
+    let (x, y) = match t.at {
+        TokenAt::Box(i) => (box_x(i) + BOX_W - 18, BOX_Y - 2),
+        TokenAt::Slot => (SLOT_X + SLOT_W - 18, BOX_Y - 2),
+        TokenAt::Queued(i) => (SLOT_X + 16 + i as i32 * QUEUED_DX, BOX_Y + BOX_H + 8),
+    };
+    html! {
+        <g key={t.key.clone()} class={classes!("token", t.class)} data-token={t.key.clone()}
+           style={format!("transform: translate({x}px, {y}px)")}>
+            <title>{t.tooltip.clone()}</title>
+            <path d={format!("M 0 -{TOKEN_R} L {TOKEN_R} 0 L 0 {TOKEN_R} L -{TOKEN_R} 0 Z")} />
+            <text y="4.5" text-anchor="middle">{t.label.clone()}</text>
+        </g>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct PanelProps {
+    pub panel: Rc<Panel>,
+}
+
+/// A panel; Yew skips it when it is equal to the last step's.
+#[function_component(PanelView)]
+pub fn panel_view(p: &PanelProps) -> Html {
+    let panel = &p.panel;
+    html! {
+        <section class={format!("panel {}", panel.class)} id={panel.id}>
+            <h3>{panel.title.clone()}</h3>
+            {for panel.blocks.iter().map(block)}
+        </section>
+    }
+}
+
+fn block(b: &Block) -> Html {
+    match b {
+        Block::Note(t) => html! { <p class="muted">{t.clone()}</p> },
+        Block::Badges(bs) => html! { <p>{for bs.iter().map(badge)}</p> },
+        Block::Chips { lead, strong, chips } => html! {
+            <div class="packs">
+                if let Some(l) = lead {
+                    if *strong { <strong>{l.clone()}</strong> } else { <span class="muted">{l.clone()}</span> }
+                }
+                {for chips.iter().map(|c| html! {
+                    <span class={classes!("pack", c.class)} title={c.tooltip.clone()}>{c.text.clone()}</span>
+                })}
+            </div>
+        },
+        Block::Table(t) => table_view(t),
+    }
+}
+
+fn table_view(t: &Table) -> Html {
+    html! {
+        <table>
+            <thead><tr>{for t.columns.iter().map(|(name, tip)| html! {
+                <th scope="col" title={tip.clone()}>{name.clone()}</th>
+            })}</tr></thead>
+            <tbody>
+                {for t.rows.iter().map(|r| with_data(html! {
+                    <tr key={r.key.clone()} class={r.class}>
+                        {for r.cells.iter().map(cell)}
+                    </tr>
+                }, &r.data))}
+            </tbody>
+        </table>
+    }
+}
+
+fn cell(c: &Cell) -> Html {
+    match c {
+        Cell::Text(t) => html! { <td>{t.clone()}</td> },
+        Cell::State(s) => html! { <td><span class={classes!("state", s.clone())}>{s.clone()}</span></td> },
+        Cell::Wide { text, span } => html! { <td colspan={span.to_string()}>{text.clone()}</td> },
+    }
+}
+
+/// The `<defs>` every lane SVG refers to (arrow heads).
+pub fn svg_defs() -> Html {
+    html! {
+        <svg class="defs" width="0" height="0" aria-hidden="true">
+            <defs>
+                <marker id="arrow-open" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                    <path d="M 0 0 L 10 5 L 0 10 z" fill="#c2410c" />
+                </marker>
+                <marker id="arrow-closed" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                    <path d="M 0 0 L 10 5 L 0 10 z" fill="#15803d" />
+                </marker>
+            </defs>
+        </svg>
+    }
+}
+
+/// The same arrow-head definitions as text, for exported SVG files.
+pub const SVG_DEFS_TEXT: &str = r##"<defs><marker id="arrow-open" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#c2410c"/></marker><marker id="arrow-closed" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#15803d"/></marker></defs>"##;

@@ -1,0 +1,203 @@
+//! The permalink: a view as a URL fragment and back. Every bad fragment gets a
+//! message naming what is wrong; nothing here touches the DOM (native tests).
+//!
+//! `scenario=NAME&version=V&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
+
+use flush_core::Choice;
+
+use crate::state::{Mode, Source, ViewSpec};
+
+/// Fragments longer than this are refused before they are looked at (an inline
+/// scenario is at most 8 MiB, percent-encoding triples it).
+pub const MAX_FRAGMENT: usize = 3 * flush_core::scenario::MAX_SCENARIO_BYTES + 1024;
+
+pub fn encode(spec: &ViewSpec) -> String {
+    let mut parts = Vec::new();
+    match &spec.source {
+        Source::Builtin(name) => parts.push(format!("scenario={}", enc(name))),
+        Source::Inline { file, text } => {
+            parts.push(format!("scenario=inline&file={}", enc(file)));
+            parts.push(format!("src={}", enc(text)));
+        }
+    }
+    if let Some(v) = &spec.version {
+        parts.push(format!("version={}", enc(v)));
+    }
+    parts.push(format!("mode={}", spec.mode.as_str()));
+    if let Some(s) = spec.seed {
+        parts.push(format!("seed={s}"));
+    }
+    if let Some(s) = &spec.schedule {
+        parts.push(format!("sched={}", enc(&flush_core::sched::format_schedule(s))));
+    }
+    parts.push(format!("step={}", spec.step));
+    parts.join("&")
+}
+
+/// Parses a fragment (with or without `#`), naming the first thing that is wrong.
+pub fn decode(frag: &str) -> Result<ViewSpec, String> {
+    if frag.len() > MAX_FRAGMENT {
+        return Err(format!(
+            "URL fragment: {} bytes is too long for a view (the limit is {MAX_FRAGMENT}).",
+            frag.len()
+        ));
+    }
+    let frag = frag.trim_start_matches('#');
+    let mut spec = ViewSpec::default_view();
+    let (mut scenario, mut file, mut src) = (None, None, None);
+    let mut mode_given = false;
+    for pair in frag.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("URL fragment: \"{}\" is not key=value.", short(pair)))?;
+        let v = dec(v).ok_or_else(|| {
+            format!("URL fragment: the value of \"{}\" is not valid percent-encoding.", short(k))
+        })?;
+        match k {
+            "scenario" => scenario = Some(v),
+            "file" => file = Some(v),
+            "src" => src = Some(v),
+            "version" => spec.version = Some(v),
+            "mode" => {
+                spec.mode = Mode::parse(&v).ok_or_else(|| {
+                    format!(
+                        "URL fragment: mode \"{}\" is not seeded, scripted or manual.",
+                        short(&v)
+                    )
+                })?;
+                mode_given = true;
+            }
+            "seed" => {
+                spec.seed = Some(v.parse().map_err(|_| {
+                    format!("URL fragment: seed \"{}\" is not a number.", short(&v))
+                })?)
+            }
+            "step" => {
+                spec.step = v
+                    .parse()
+                    .map_err(|_| format!("URL fragment: step \"{}\" is not a number.", short(&v)))?
+            }
+            "sched" => {
+                spec.schedule =
+                    Some(Choice::parse_list(&v).map_err(|e| format!("URL fragment: sched: {e}."))?)
+            }
+            other => return Err(format!("URL fragment: unknown key \"{}\".", short(other))),
+        }
+    }
+    spec.source = match scenario.as_deref() {
+        None => return Err("URL fragment: it names no scenario (scenario=...).".to_owned()),
+        Some("inline") => Source::Inline {
+            file: file.unwrap_or_else(|| "linked scenario".to_owned()),
+            text: src
+                .ok_or("URL fragment: scenario=inline needs src=...")?
+                .into(),
+        },
+        Some(name) => Source::Builtin(name.to_owned()),
+    };
+    if !mode_given && spec.schedule.is_some() {
+        spec.mode = Mode::Manual;
+    }
+    Ok(spec)
+}
+
+/// At most 40 characters, for messages.
+pub fn short(s: &str) -> String {
+    flush_core::scenario::json::short(s)
+}
+
+/// Percent-encoding of everything but `A-Z a-z 0-9 - _ . ! ~ * ' ( )` (what
+/// `encodeURIComponent` leaves alone).
+fn enc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Percent-decoding; `None` on a bad escape or bytes that are not UTF-8.
+fn dec(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(source: Source) -> ViewSpec {
+        ViewSpec {
+            source,
+            version: Some("b5c9a7364b".into()),
+            seed: Some(7),
+            mode: Mode::Manual,
+            schedule: Some(vec![Choice::new(0, 0), Choice::new(5, 1)]),
+            step: 2,
+        }
+    }
+
+    #[test]
+    fn round_trips() {
+        for s in [
+            spec(Source::Builtin("segment-not-found".into())),
+            spec(Source::Inline {
+                file: "my file & co.json".into(),
+                text: "{\"name\": \"é=&#%\"}\n".into(),
+            }),
+        ] {
+            assert_eq!(decode(&encode(&s)), Ok(s.clone()));
+            assert_eq!(decode(&format!("#{}", encode(&s))), Ok(s));
+        }
+    }
+
+    #[test]
+    fn encodes_like_encode_uri_component() {
+        assert_eq!(enc("a b&c=d/é"), "a%20b%26c%3Dd%2F%C3%A9");
+        assert_eq!(enc("0,3,5.1"), "0%2C3%2C5.1");
+        assert_eq!(dec("a%20b%26c%3Dd%2F%C3%A9").as_deref(), Some("a b&c=d/é"));
+    }
+
+    #[test]
+    fn a_schedule_without_a_mode_is_manual() {
+        let s = decode("scenario=handoff&sched=0,1&step=2").unwrap();
+        assert_eq!(s.mode, Mode::Manual);
+        assert_eq!(s.schedule, Some(vec![Choice::new(0, 0), Choice::new(1, 0)]));
+    }
+
+    #[test]
+    fn every_bad_fragment_says_what_is_wrong() {
+        for (frag, want) in [
+            ("", "names no scenario"),
+            ("scenario=handoff&step=abc", "step \"abc\" is not a number"),
+            ("scenario=handoff&seed=-1", "seed \"-1\" is not a number"),
+            ("scenario=handoff&mode=fast", "mode \"fast\" is not seeded, scripted or manual"),
+            ("scenario=handoff&oops", "\"oops\" is not key=value"),
+            ("scenario=handoff&colour=red", "unknown key \"colour\""),
+            ("scenario=%E0%A4", "not valid percent-encoding"),
+            ("scenario=%zz", "not valid percent-encoding"),
+            ("scenario=inline", "scenario=inline needs src="),
+            ("scenario=handoff&sched=1,x", "sched: \"x\" is not a schedule entry"),
+        ] {
+            let e = decode(frag).unwrap_err();
+            assert!(e.contains(want), "{frag}: {e}");
+        }
+        let long = "a".repeat(MAX_FRAGMENT + 1);
+        assert!(decode(&long).unwrap_err().contains("too long"));
+    }
+}
