@@ -22,6 +22,7 @@ pub mod builtin;
 pub mod engine;
 pub mod explore;
 pub mod models;
+pub mod order;
 pub mod report;
 pub mod rng;
 pub mod scenario;

@@ -121,8 +121,7 @@ fn words(found: &[Found]) -> Vec<String> {
             other => other.as_str().to_owned(),
         })
         .collect();
-    v.sort_unstable();
-    v.dedup();
+    crate::order::sort_dedup(&mut v);
     if v.is_empty() {
         v.push("completed".to_owned());
     }
@@ -155,8 +154,7 @@ pub fn cell(sc: &AnyScenario, budget: u64) -> Cell {
         }
         v.extend(r.violation_ids().into_iter().map(str::to_owned));
     }
-    v.sort_unstable();
-    v.dedup();
+    crate::order::sort_dedup(&mut v);
     if v.is_empty() {
         v.push("completed".to_owned());
     }

@@ -300,9 +300,11 @@ pub struct OpFields<'a, 't> {
 impl<'a, 't> OpFields<'a, 't> {
     /// A field the op needs.
     pub fn req(&self, key: &str) -> Res<Node<'a, 't>> {
-        self.obj
-            .get(key)
-            .ok_or_else(|| self.obj.node().err(format!("op {} needs \"{key}\"", self.name)))
+        self.obj.get(key).ok_or_else(|| {
+            self.obj
+                .node()
+                .err(format!("op {} needs \"{key}\"", self.name))
+        })
     }
     /// A field the op may give.
     pub fn get(&self, key: &str) -> Option<Node<'a, 't>> {
@@ -333,10 +335,7 @@ pub fn actors<O: ModelOp>(
         return Err(list.err("a scenario needs at least one actor"));
     }
     if items.len() > MAX_ACTORS {
-        return Err(list.err(format!(
-            "{} actors; the limit is {MAX_ACTORS}",
-            items.len()
-        )));
+        return Err(list.err(format!("{} actors; the limit is {MAX_ACTORS}", items.len())));
     }
     let mut out = Vec::with_capacity(items.len());
     let mut names = Vec::with_capacity(items.len());
@@ -361,9 +360,16 @@ pub fn actors<O: ModelOp>(
             match read_op(&o, me, formats, &mut op)? {
                 Some(x) => ops.push(x),
                 None => {
-                    let f = OpNode { name: "wait_for", node: o.clone() }.fields(&["actor", "index"])?;
+                    let f = OpNode {
+                        name: "wait_for",
+                        node: o.clone(),
+                    }
+                    .fields(&["actor", "index"])?;
                     waits.push((ai, oi, f.req("actor")?, f.req("index")?));
-                    ops.push(O::wait_for(WaitFor { actor: u16::MAX, index: 0 }));
+                    ops.push(O::wait_for(WaitFor {
+                        actor: u16::MAX,
+                        index: 0,
+                    }));
                 }
             }
         }
@@ -420,9 +426,10 @@ fn read_op<O>(
 }
 
 /// The first name (in file order) that an earlier entry already has, with its node.
-fn first_duplicate<'n, 'a, 't>(names: &'n [(&'a str, Node<'a, 't>)]) -> Option<(&'a str, &'n Node<'a, 't>)> {
-    let mut order: Vec<usize> = (0..names.len()).collect();
-    order.sort_unstable_by_key(|i| (names[*i].0, *i));
+fn first_duplicate<'n, 'a, 't>(
+    names: &'n [(&'a str, Node<'a, 't>)],
+) -> Option<(&'a str, &'n Node<'a, 't>)> {
+    let order = crate::order::order(names.len(), &|a, b| names[a].0.cmp(names[b].0));
     order
         .windows(2)
         .filter(|w| names[w[0]].0 == names[w[1]].0)
@@ -433,13 +440,16 @@ fn first_duplicate<'n, 'a, 't>(names: &'n [(&'a str, Node<'a, 't>)]) -> Option<(
 
 /// Resolves the actor names of `wait_for` ops and refuses waits that can never
 /// end: on the actor itself, on an op it does not have, or in a cycle.
-fn resolve_waits<O: ModelOp>(actors: &mut [Actor<O>], waits: Vec<(usize, usize, Node, Node)>) -> Res<()> {
+fn resolve_waits<O: ModelOp>(
+    actors: &mut [Actor<O>],
+    waits: Vec<(usize, usize, Node, Node)>,
+) -> Res<()> {
     let mut by_name: Vec<(&str, usize)> = actors
         .iter()
         .enumerate()
         .map(|(i, a)| (a.name.as_str(), i))
         .collect();
-    by_name.sort_unstable();
+    crate::order::sort_by(&mut by_name, |a, b| a.cmp(b));
     let mut resolved = Vec::with_capacity(waits.len());
     for (ai, oi, actor, index) in &waits {
         let name = actor.str("the actor waited for")?;
@@ -453,7 +463,9 @@ fn resolve_waits<O: ModelOp>(actors: &mut [Actor<O>], waits: Vec<(usize, usize, 
         };
         let target = by_name[found].1;
         if target == *ai {
-            return Err(actor.err("an actor cannot wait for one of its own ops: it runs them in order"));
+            return Err(
+                actor.err("an actor cannot wait for one of its own ops: it runs them in order")
+            );
         }
         let len = actors[target].ops.len();
         let i = index.int("the index of the op waited for", 0, i64::from(u32::MAX))? as usize;
@@ -477,7 +489,11 @@ fn resolve_waits<O: ModelOp>(actors: &mut [Actor<O>], waits: Vec<(usize, usize, 
             .iter()
             .find(|w| w.0 == ai && w.1 == oi)
             .expect("the op in a cycle is a wait_for");
-        let op = JsonPath::root().key("actors").index(ai).key("ops").index(oi);
+        let op = JsonPath::root()
+            .key("actors")
+            .index(ai)
+            .key("ops")
+            .index(oi);
         return Err(actor.src.err(
             &op,
             "this wait_for is part of a cycle of waits (each actor waits for an op the other reaches only after its own wait): the run could never start it",
@@ -514,7 +530,7 @@ fn wait_cycle<O: ModelOp>(actors: &[Actor<O>]) -> Option<(usize, usize)> {
             }
         }
     }
-    waiters.sort_unstable();
+    crate::order::sort_by(&mut waiters, |a, b| a.cmp(b));
     let mut ready: Vec<usize> = (0..total).filter(|n| indeg[*n] == 0).collect();
     while let Some(n) = ready.pop() {
         let a = actor_of(n);
@@ -542,7 +558,11 @@ fn wait_cycle<O: ModelOp>(actors: &[Actor<O>]) -> Option<(usize, usize)> {
 
 /// The path of op `oi` of actor `ai`, for messages about the whole scenario.
 pub fn op_path(ai: usize, oi: usize) -> JsonPath {
-    JsonPath::root().key("actors").index(ai).key("ops").index(oi)
+    JsonPath::root()
+        .key("actors")
+        .index(ai)
+        .key("ops")
+        .index(oi)
 }
 
 /// `1, 2, 3`, or `none`.

@@ -57,7 +57,11 @@ pub enum ReplicaState {
 }
 
 impl ReplicaState {
-    pub const ALL: [ReplicaState; 3] = [ReplicaState::New, ReplicaState::Normal, ReplicaState::Flushed];
+    pub const ALL: [ReplicaState; 3] = [
+        ReplicaState::New,
+        ReplicaState::Normal,
+        ReplicaState::Flushed,
+    ];
     pub fn as_str(self) -> &'static str {
         match self {
             ReplicaState::New => "new",
@@ -204,7 +208,9 @@ impl Scenario {
         };
         let mut seen: Vec<String> = Vec::new();
         let injections = &sc.injections;
-        sc.actors = scenario::actors(&top, &FORMAT, formats, |o| read_op(o, injections, &mut seen))?;
+        sc.actors = scenario::actors(&top, &FORMAT, formats, |o| {
+            read_op(o, injections, &mut seen)
+        })?;
         sc.intern_positions(seen);
         sc.check_whole(top.node())?;
         Ok(sc)
@@ -214,8 +220,10 @@ impl Scenario {
     /// file order): make them indices into `positions`, each MsgID once, in
     /// first-appearance order.
     fn intern_positions(&mut self, seen: Vec<String>) {
-        let mut order: Vec<u32> = (0..seen.len() as u32).collect();
-        order.sort_unstable_by(|a, b| seen[*a as usize].cmp(&seen[*b as usize]).then(a.cmp(b)));
+        let order: Vec<u32> = crate::order::order(seen.len(), &|a, b| seen[a].cmp(&seen[b]))
+            .into_iter()
+            .map(|i| i as u32)
+            .collect();
         // The first occurrence of each MsgID, and every occurrence's first.
         let mut first = vec![0u32; seen.len()];
         let mut firsts = Vec::new();
@@ -328,7 +336,10 @@ fn injections(top: &Fields) -> Res<Vec<Injection>> {
             }
             segments.push(s);
         }
-        let remap_to = f.get("remap_to").map(|n| n.i64("the segment it remaps packs to")).transpose()?;
+        let remap_to = f
+            .get("remap_to")
+            .map(|n| n.i64("the segment it remaps packs to"))
+            .transpose()?;
         out.push(Injection {
             id: id.to_owned(),
             segments,
@@ -336,7 +347,7 @@ fn injections(top: &Fields) -> Res<Vec<Injection>> {
         });
     }
     // Sorted by id, so that an injection's index does not depend on the file's key order.
-    out.sort_unstable_by(|a, b| a.id.cmp(&b.id));
+    crate::order::sort_by(&mut out, |a, b| a.id.cmp(&b.id));
     Ok(out)
 }
 
@@ -350,7 +361,9 @@ fn replica(top: &Fields) -> Res<Vec<ReplicaSegment>> {
         let seg_node = f.req("segment", "a Replica segment")?;
         let segment = seg_node.i64("a segment id")?;
         let names: Vec<&str> = ReplicaState::ALL.iter().map(|s| s.as_str()).collect();
-        let state = ReplicaState::ALL[f.req("state", "a Replica segment")?.one_of("Replica state", &names)?];
+        let state = ReplicaState::ALL[f
+            .req("state", "a Replica segment")?
+            .one_of("Replica state", &names)?];
         let rows = match f.get("rows") {
             Some(n) => n.int("rows", 0, MAX_ROWS)?,
             None => 0,
@@ -375,10 +388,15 @@ fn faults(top: &Fields) -> Res<Faults> {
     let Some(node) = top.get("faults") else {
         return Ok(Faults::default());
     };
-    let f = node.fields("the injected RPC failures", &["save_binlog_paths", "drop_virtual_channel"])?;
+    let f = node.fields(
+        "the injected RPC failures",
+        &["save_binlog_paths", "drop_virtual_channel"],
+    )?;
     let n = |key: &str| -> Res<u32> {
-        f.get(key)
-            .map_or(Ok(0), |n| n.int("failures of the first calls", 0, MAX_FAULTS).map(|v| v as u32))
+        f.get(key).map_or(Ok(0), |n| {
+            n.int("failures of the first calls", 0, MAX_FAULTS)
+                .map(|v| v as u32)
+        })
     };
     Ok(Faults {
         save_binlog_paths: n("save_binlog_paths")?,
@@ -400,7 +418,11 @@ fn read_op(o: &OpNode, injections: &[Injection], seen: &mut Vec<String>) -> Res<
                 n.err(format!(
                     "unknown injection \"{}\"; declared injections: {}",
                     scenario::json::short(id),
-                    if known.is_empty() { "none".to_owned() } else { known.join(", ") }
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
                 ))
             })
     };
@@ -420,7 +442,9 @@ fn read_op(o: &OpNode, injections: &[Injection], seen: &mut Vec<String>) -> Res<
         let n = f.req("pos")?;
         let s = n.str("a position (MsgID)")?;
         if s.is_empty() || s.chars().count() > MAX_POS_LEN {
-            return Err(n.err(format!("a position (MsgID) is a string of 1 to {MAX_POS_LEN} characters")));
+            return Err(n.err(format!(
+                "a position (MsgID) is a string of 1 to {MAX_POS_LEN} characters"
+            )));
         }
         seen.push(s.to_owned());
         Ok((seen.len() - 1) as PosId)
@@ -445,8 +469,12 @@ fn read_op(o: &OpNode, injections: &[Injection], seen: &mut Vec<String>) -> Res<
                 fail: fail(&f)?,
             }
         }
-        "inject" => Op::Inject { inj: inj(&o.fields(&["id"])?)? },
-        "wait_injected" => Op::WaitInjected { inj: inj(&o.fields(&["id"])?)? },
+        "inject" => Op::Inject {
+            inj: inj(&o.fields(&["id"])?)?,
+        },
+        "wait_injected" => Op::WaitInjected {
+            inj: inj(&o.fields(&["id"])?)?,
+        },
         "inject_done" => {
             let f = o.fields(&["id", "success"])?;
             Op::InjectDone {
@@ -468,8 +496,12 @@ fn read_op(o: &OpNode, injections: &[Injection], seen: &mut Vec<String>) -> Res<
         }
         "wait_notified" => {
             let f = o.fields(&["count"])?;
-            let count = f.req("count")?.int("packs notified", 1, scenario::MAX_OPS as i64)?;
-            Op::WaitNotified { count: count as u32 }
+            let count = f
+                .req("count")?
+                .int("packs notified", 1, scenario::MAX_OPS as i64)?;
+            Op::WaitNotified {
+                count: count as u32,
+            }
         }
         other => unreachable!("op {other} is not in FORMAT.ops"),
     })

@@ -99,7 +99,11 @@ impl Present for Scenario {
                     )
                 })
                 .count();
-            out.push((2, "injections held (waiting on injectOver)".into(), held as f64));
+            out.push((
+                2,
+                "injections held (waiting on injectOver)".into(),
+                held as f64,
+            ));
         });
         let waits = injection_waits(self, run);
         Figures {
@@ -175,7 +179,11 @@ impl Observe for Scenario {
     }
     fn end_observed(&self, w: &World) -> String {
         let d = match &w.drop.flush_and_drop {
-            Some(ps) => ps.iter().map(|p| pack_word(self, p)).collect::<Vec<_>>().join(" "),
+            Some(ps) => ps
+                .iter()
+                .map(|p| pack_word(self, p))
+                .collect::<Vec<_>>()
+                .join(" "),
             None => "-".to_owned(),
         };
         format!("D={d} | E={}", end_word(self, w))
@@ -196,7 +204,7 @@ fn live_halves(w: &World) -> Vec<((RunnerId, HalfKind), HalfAt)> {
             _ => None,
         })
         .collect();
-    v.sort_unstable_by_key(|x| x.0);
+    crate::order::sort_by_key(&mut v, |x| x.0);
     v
 }
 
@@ -226,10 +234,13 @@ fn half_pill(r: &Runner, kind: HalfKind, live: &[((RunnerId, HalfKind), HalfAt)]
 
 /// What a runner's waitFinish is doing, in words, with its state class.
 fn runner_status(w: &World, sc: &Scenario, r: &Runner) -> (String, &'static str) {
-    let at = r.goroutine.and_then(|g| w.goroutine(g)).and_then(|g| match g.role {
-        Role::Runner { at, .. } => Some(at),
-        _ => None,
-    });
+    let at = r
+        .goroutine
+        .and_then(|g| w.goroutine(g))
+        .and_then(|g| match g.role {
+            Role::Runner { at, .. } => Some(at),
+            _ => None,
+        });
     match at {
         None => ("not chained yet".to_owned(), "pending"),
         Some(RunnerAt::WaitHalves) => (format!("B1: {} half(s) to finish", r.wg), "wait"),
@@ -238,7 +249,9 @@ fn runner_status(w: &World, sc: &Scenario, r: &Runner) -> (String, &'static str)
             format!("B3 holds {}: injectOver?", sc.inj_name(inj)),
             "holding",
         ),
-        Some(RunnerAt::PostTaskDelete { .. }) => ("postTask: working.Delete next".to_owned(), "wait"),
+        Some(RunnerAt::PostTaskDelete { .. }) => {
+            ("postTask: working.Delete next".to_owned(), "wait")
+        }
         Some(RunnerAt::PostTaskLock { .. }) => ("postTask waits for injectMut".to_owned(), "wait"),
         Some(RunnerAt::PostTaskSticky { .. } | RunnerAt::PostTaskApply) => {
             ("postTask holds injectMut".to_owned(), "wait")
@@ -249,23 +262,28 @@ fn runner_status(w: &World, sc: &Scenario, r: &Runner) -> (String, &'static str)
 
 /// The runners of a queue in tail-chain order (what decides the notify order);
 /// runners stored in `working` but not chained yet come last, in creation order.
-fn chain_order<'w>(w: &'w World, segment: i64) -> Vec<&'w Runner> {
+fn chain_order(w: &World, segment: i64) -> Vec<&Runner> {
     let mut runners: Vec<&Runner> = w
         .runners
         .iter()
         .filter(|r| r.segment == segment && r.adhoc.is_none())
         .collect();
     // (`seq` is unique within a queue.)
-    runners.sort_unstable_by_key(|r| (r.chain.is_none(), r.chain, r.seq));
+    crate::order::sort_by_key(&mut runners, |r| (r.chain.is_none(), r.chain, r.seq));
     runners
 }
 
-fn runner_box(w: &World, sc: &Scenario, r: &Runner, live: &[((RunnerId, HalfKind), HalfAt)]) -> ChainBox {
+fn runner_box(
+    w: &World,
+    sc: &Scenario,
+    r: &Runner,
+    live: &[((RunnerId, HalfKind), HalfAt)],
+) -> ChainBox {
     let (status, class) = runner_status(w, sc, r);
     let pos = sc.pos_name(r.pos).to_owned();
-    let chained = r
-        .chain
-        .map_or("not in the tail chain yet".to_owned(), |c| format!("#{c} in the tail chain"));
+    let chained = r.chain.map_or("not in the tail chain yet".to_owned(), |c| {
+        format!("#{c} in the tail chain")
+    });
     let g = r.goroutine.map(|g| format!(" · g{g}")).unwrap_or_default();
     ChainBox {
         key: format!("r{}", r.id),
@@ -300,10 +318,12 @@ fn tail_arrow(w: &World, sc: &Scenario, q: &Queue, runners: &[&Runner], i: usize
     let start = r.start?;
     let handler_g = q.handler.map(|h| h.goroutine);
     let to = match start.origin {
-        SigOrigin::Runner { chain, pos, .. } => match runners.iter().position(|p| p.chain == Some(chain)) {
-            Some(j) => ArrowTo::Box(j),
-            None => ArrowTo::Label(format!("pos={} ✓", sc.pos_name(pos))),
-        },
+        SigOrigin::Runner { chain, pos, .. } => {
+            match runners.iter().position(|p| p.chain == Some(chain)) {
+                Some(j) => ArrowTo::Box(j),
+                None => ArrowTo::Label(format!("pos={} ✓", sc.pos_name(pos))),
+            }
+        }
         SigOrigin::InjectDone { handler }
             if Some(handler) == handler_g && w.goroutine(handler).is_some() =>
         {
@@ -339,9 +359,18 @@ fn lane(w: &World, sc: &Scenario, q: &Queue, live: &[((RunnerId, HalfKind), Half
     if let Some(Role::Handler {
         at: HandlerAt::Handling { inj, .. },
         ..
-    }) = q.handler.and_then(|h| w.goroutine(h.goroutine)).map(|g| g.role)
+    }) = q
+        .handler
+        .and_then(|h| w.goroutine(h.goroutine))
+        .map(|g| g.role)
     {
-        tokens.push(held_token(sc, inj, q.segment, TokenAt::Slot, "the inject handler"));
+        tokens.push(held_token(
+            sc,
+            inj,
+            q.segment,
+            TokenAt::Slot,
+            "the inject handler",
+        ));
     }
     for (i, inj) in q.inject_ch.iter().enumerate().take(MAX_QUEUED_TOKENS) {
         let name = sc.inj_name(*inj);
@@ -357,9 +386,16 @@ fn lane(w: &World, sc: &Scenario, q: &Queue, live: &[((RunnerId, HalfKind), Half
         slot: Slot {
             class: hclass,
             title: "inject handler".to_owned(),
-            lines: vec![hwords.clone(), "queue tail:".to_owned(), tail_words(w, sc, q)],
+            lines: vec![
+                hwords.clone(),
+                "queue tail:".to_owned(),
+                tail_words(w, sc, q),
+            ],
         },
-        boxes: runners.iter().map(|r| Rc::new(runner_box(w, sc, r, live))).collect(),
+        boxes: runners
+            .iter()
+            .map(|r| Rc::new(runner_box(w, sc, r, live)))
+            .collect(),
         arrows: (0..runners.len())
             .filter_map(|i| tail_arrow(w, sc, q, &runners, i))
             .collect(),
@@ -379,7 +415,13 @@ fn lane(w: &World, sc: &Scenario, q: &Queue, live: &[((RunnerId, HalfKind), Half
     }
 }
 
-fn lane_badges(sc: &Scenario, q: &Queue, hwords: String, hclass: &'static str, holder: String) -> Vec<Badge> {
+fn lane_badges(
+    sc: &Scenario,
+    q: &Queue,
+    hwords: String,
+    hclass: &'static str,
+    holder: String,
+) -> Vec<Badge> {
     let queued = if q.inject_ch.is_empty() {
         "empty".to_owned()
     } else {
@@ -422,7 +464,9 @@ fn held_token(sc: &Scenario, inj: InjId, segment: i64, at: TokenAt, holder: &str
 
 /// The inject handler of a queue in words, and its state class.
 fn handler_words(w: &World, sc: &Scenario, q: &Queue) -> (String, &'static str) {
-    let alive = q.handler.and_then(|h| w.goroutine(h.goroutine).map(|g| (h, g)));
+    let alive = q
+        .handler
+        .and_then(|h| w.goroutine(h.goroutine).map(|g| (h, g)));
     match alive {
         None if q.handler.is_some() => ("stopped (close)".into(), "stopped"),
         None => (format!("none: {} task(s) running", q.running), "none"),
@@ -444,7 +488,11 @@ fn tail_words(w: &World, sc: &Scenario, q: &Queue) -> String {
     let Some(tail) = q.tail else {
         return "nil (init not run)".to_owned();
     };
-    let state = if w.is_closed(tail.id) { "closed" } else { "open" };
+    let state = if w.is_closed(tail.id) {
+        "closed"
+    } else {
+        "open"
+    };
     match tail.origin {
         SigOrigin::QueueInit => format!("initial ({state})"),
         SigOrigin::Runner { pos, .. } => format!("runner pos={} ({state})", sc.pos_name(pos)),
@@ -526,7 +574,9 @@ fn drop_panel(w: &World, sc: &Scenario, live: &[((RunnerId, HalfKind), HalfAt)])
                 let kind = r.adhoc?;
                 let pill = half_pill(r, kind, live);
                 let state = match pill.class {
-                    "running" | "retrying" => pill.text.trim_start_matches(pill.label).trim().to_owned(),
+                    "running" | "retrying" => {
+                        pill.text.trim_start_matches(pill.label).trim().to_owned()
+                    }
                     _ => "done".to_owned(),
                 };
                 Some(Chip {
@@ -563,7 +613,11 @@ fn drop_panel(w: &World, sc: &Scenario, live: &[((RunnerId, HalfKind), HalfAt)])
     }
     Panel {
         id: "drop",
-        class: if d.dropping { "drop".into() } else { "drop idle".into() },
+        class: if d.dropping {
+            "drop".into()
+        } else {
+            "drop idle".into()
+        },
         title: "Drop mode".to_owned(),
         blocks,
     }
@@ -587,7 +641,11 @@ fn notify_panel(stream: &[(u32, String)], cursor: u32) -> Panel {
             .enumerate()
             .map(|(i, (step, text))| Chip {
                 text: text.clone(),
-                class: if i + 1 == shown.len() && *step == cursor { "fresh" } else { "" },
+                class: if i + 1 == shown.len() && *step == cursor {
+                    "fresh"
+                } else {
+                    ""
+                },
                 tooltip: Some(format!("notified at step {step}")),
             })
             .collect(),
@@ -615,13 +673,20 @@ fn replica_panel(w: &World, sc: &Scenario, changed: &[i64]) -> Panel {
         .iter()
         .map(|s| Row {
             key: s.segment.to_string(),
-            class: if changed.contains(&s.segment) { "changed" } else { "" },
+            class: if changed.contains(&s.segment) {
+                "changed"
+            } else {
+                ""
+            },
             data: vec![("data-segment", s.segment.to_string())],
             cells: vec![
                 Cell::Text(s.segment.to_string()),
                 Cell::State(s.state.as_str().to_owned()),
                 Cell::Text(s.rows.to_string()),
-                Cell::Text(s.checkpoint.map_or("—".to_owned(), |p| sc.pos_name(p).to_owned())),
+                Cell::Text(
+                    s.checkpoint
+                        .map_or("—".to_owned(), |p| sc.pos_name(p).to_owned()),
+                ),
             ],
         })
         .collect();
@@ -655,7 +720,8 @@ fn injection_waits(sc: &Scenario, run: &Run<Scenario>) -> Vec<String> {
             match *e {
                 Ev::RunnerTookInjection { segment, inj, .. }
                 | Ev::HandlerTookInjection { segment, inj } => taken.push((inj, segment, rec.step)),
-                Ev::RunnerInjectOver { segment, inj, .. } | Ev::HandlerInjectOver { segment, inj, .. } => {
+                Ev::RunnerInjectOver { segment, inj, .. }
+                | Ev::HandlerInjectOver { segment, inj, .. } => {
                     if let Some(i) = taken.iter().position(|t| t.0 == inj && t.1 == segment) {
                         let t = taken.remove(i);
                         waits.push(format!("{}@{}: {}", sc.inj_name(t.0), t.1, rec.step - t.2));

@@ -509,7 +509,7 @@ impl Grain {
                 _ => None,
             })
             .collect();
-        halves.sort_unstable();
+        crate::order::sort_by(&mut halves, |a, b| a.cmp(b));
         let dup = halves.windows(2).any(|w| w[0] == w[1]);
         let has = |f: fn(&Op) -> bool| ops().any(f);
         let drops = has(|o| matches!(o, Op::StartDropping));
@@ -703,7 +703,10 @@ impl World {
             Role::Actor { actor, pc, at } => return self.actor_cases(sc, g.id, actor, pc, at),
             Role::Half { .. } => true,
             Role::Runner { runner, at } => self.runner_ready(runner, at),
-            Role::Handler { segment, at: HandlerAt::Select } => {
+            Role::Handler {
+                segment,
+                at: HandlerAt::Select,
+            } => {
                 let q = self.queue(segment);
                 let inj_ready = q.is_some_and(|q| !q.inject_ch.is_empty());
                 let done = q
@@ -711,9 +714,10 @@ impl World {
                     .is_none_or(|h| h.goroutine != g.id || h.done);
                 return u32::from(inj_ready) + u32::from(done);
             }
-            Role::Handler { at: HandlerAt::Handling { inj, .. }, .. } => {
-                self.injections[inj as usize].over.receivable()
-            }
+            Role::Handler {
+                at: HandlerAt::Handling { inj, .. },
+                ..
+            } => self.injections[inj as usize].over.receivable(),
             Role::WaitInjected { inj } => self.injections[inj as usize].remaining == 0,
             Role::Finaliser { at } => match at {
                 FinaliserAt::WaitAllFlushed => self.drop.all_flushed == AllFlushed::Closed,
@@ -786,7 +790,7 @@ impl World {
     /// step of the op after them, so the actor is ready when every `wait_for` in a
     /// row is satisfied and the op after them is ready too.
     fn actor_ready(&self, sc: &Scenario, actor: u16, pc: u32) -> bool {
-                let ops = &sc.actors[actor as usize].ops;
+        let ops = &sc.actors[actor as usize].ops;
         let mut i = pc as usize;
         loop {
             return match ops.get(i) {
@@ -951,4 +955,3 @@ pub enum Who {
     },
     Gone,
 }
-

@@ -5,7 +5,9 @@
 use serde::Serialize;
 
 use crate::scenario::json::{Fields, Node, Res};
-use crate::scenario::{self, join_ids, op_path, Actor, Format, Header, ModelOp, OpNode, VersionInfo, WaitFor};
+use crate::scenario::{
+    self, join_ids, op_path, Actor, Format, Header, ModelOp, OpNode, VersionInfo, WaitFor,
+};
 
 /// The model's name in scenario files.
 pub const MODEL: &str = "sync-2024";
@@ -182,10 +184,21 @@ impl Level {
 /// A checked sync-2024 op.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
-    Insert { segment: i64, partition: i64, rows: i64 },
-    Seal { segment: i64 },
-    Sync { segment: i64, flush: bool },
-    SyncSegments { partition: i64 },
+    Insert {
+        segment: i64,
+        partition: i64,
+        rows: i64,
+    },
+    Seal {
+        segment: i64,
+    },
+    Sync {
+        segment: i64,
+        flush: bool,
+    },
+    SyncSegments {
+        partition: i64,
+    },
     WaitFor(WaitFor),
 }
 
@@ -266,7 +279,9 @@ impl Scenario {
                 partition: seg.partition,
                 state: seg.state,
                 level: seg.level,
-                statslog: f.req("statslog", "a datacoord segment")?.bool("whether it has a PK statslog")?,
+                statslog: f
+                    .req("statslog", "a datacoord segment")?
+                    .bool("whether it has a PK statslog")?,
                 rows: seg.rows,
             })
         })?;
@@ -301,7 +316,11 @@ impl Scenario {
                 .ok()
                 .map(|i| &self.datacoord[i])
         };
-        let in_dn = |s: i64| self.datanode.binary_search_by_key(&s, |d| d.segment).is_ok();
+        let in_dn = |s: i64| {
+            self.datanode
+                .binary_search_by_key(&s, |d| d.segment)
+                .is_ok()
+        };
         let mut partitions: Vec<i64> = self.datacoord.iter().map(|d| d.partition).collect();
         partitions.extend(self.datanode.iter().map(|d| d.partition));
         partitions.sort_unstable();
@@ -310,12 +329,20 @@ impl Scenario {
             for (oi, op) in a.ops.iter().enumerate() {
                 let at = |key: &str, msg: String| root.src.err(&op_path(ai, oi).key(key), msg);
                 match *op {
-                    Op::Insert { segment, partition, .. } => {
+                    Op::Insert {
+                        segment, partition, ..
+                    } => {
                         let Some(d) = dc(segment) else {
                             return Err(at("segment", format!("segment {segment} is not in datacoord's view; datacoord allocates every segment the flow graph inserts into (AssignSegmentID)")));
                         };
                         if d.partition != partition {
-                            return Err(at("partition", format!("segment {segment} belongs to partition {}, not {partition}", d.partition)));
+                            return Err(at(
+                                "partition",
+                                format!(
+                                    "segment {segment} belongs to partition {}, not {partition}",
+                                    d.partition
+                                ),
+                            ));
                         }
                     }
                     Op::Seal { segment } | Op::Sync { segment, .. }
@@ -323,7 +350,9 @@ impl Scenario {
                     {
                         return Err(at("segment", format!("segment {segment} is neither in datacoord's view nor in the datanode's metacache")));
                     }
-                    Op::SyncSegments { partition } if partitions.binary_search(&partition).is_err() => {
+                    Op::SyncSegments { partition }
+                        if partitions.binary_search(&partition).is_err() =>
+                    {
                         return Err(at("partition", format!(
                             "partition {partition} has no segments in the setup; the collection's partitions are {}",
                             join_ids(partitions.iter().copied())
@@ -383,9 +412,15 @@ fn segments<'a, 't, T>(
         return Ok(Vec::new());
     };
     let (what, allowed): (&str, &[&str]) = if key == "datacoord" {
-        ("a datacoord segment", &["segment", "partition", "state", "level", "statslog", "rows"])
+        (
+            "a datacoord segment",
+            &["segment", "partition", "state", "level", "statslog", "rows"],
+        )
     } else {
-        ("a metacache segment", &["segment", "partition", "state", "level", "rows"])
+        (
+            "a metacache segment",
+            &["segment", "partition", "state", "level", "rows"],
+        )
     };
     let states: Vec<&str> = SegState::ALL.iter().map(|s| s.as_str()).collect();
     let levels: Vec<&str> = Level::ALL.iter().map(|s| s.as_str()).collect();
@@ -400,15 +435,38 @@ fn segments<'a, 't, T>(
             Some(n) => n.int("rows", 0, MAX_ROWS)?,
             None => 0,
         };
-        let value = make(&f, SegFields { segment, partition, state, level, rows })?;
-        out.push(Listed { segment, partition, node: item, value });
+        let value = make(
+            &f,
+            SegFields {
+                segment,
+                partition,
+                state,
+                level,
+                rows,
+            },
+        )?;
+        out.push(Listed {
+            segment,
+            partition,
+            node: item,
+            value,
+        });
     }
     // Sorted by segment, then file order: the second of two equal segments is the
     // later one.
-    out.sort_unstable_by_key(|x| (x.segment, x.node.path.0.last().map(seg_index)));
-    if let Some(w) = out.windows(2).filter(|w| w[0].segment == w[1].segment).min_by_key(|w| w[1].node.path.0.last().map(seg_index)) {
+    crate::order::sort_by_key(&mut out, |x| {
+        (x.segment, x.node.path.0.last().map(seg_index))
+    });
+    if let Some(w) = out
+        .windows(2)
+        .filter(|w| w[0].segment == w[1].segment)
+        .min_by_key(|w| w[1].node.path.0.last().map(seg_index))
+    {
         let seg = w[1].segment;
-        return Err(w[1].node.src.err(&w[1].node.path.key("segment"), format!("segment {seg} is listed twice in {key}")));
+        return Err(w[1].node.src.err(
+            &w[1].node.path.key("segment"),
+            format!("segment {seg} is listed twice in {key}"),
+        ));
     }
     Ok(out)
 }
@@ -431,7 +489,10 @@ fn same_partitions<A, B>(dc: &[Listed<A>], dn: &[Listed<B>]) -> Res<()> {
             let (seg, here, other) = (d.segment, d.partition, dc[i].partition);
             return Err(d.node.src.err(
                 &d.node.path.key("partition"),
-                format!("segment {seg} is in partition {here} here but in partition {other} at {}", dc[i].node.path),
+                format!(
+                    "segment {seg} is in partition {here} here but in partition {other} at {}",
+                    dc[i].node.path
+                ),
             ));
         }
     }
@@ -439,7 +500,13 @@ fn same_partitions<A, B>(dc: &[Listed<A>], dn: &[Listed<B>]) -> Res<()> {
 }
 
 fn read_op(o: &OpNode) -> Res<Op> {
-    let id = |f: &scenario::OpFields, key: &str| f.req(key)?.i64(if key == "segment" { "a segment id" } else { "a partition id" });
+    let id = |f: &scenario::OpFields, key: &str| {
+        f.req(key)?.i64(if key == "segment" {
+            "a segment id"
+        } else {
+            "a partition id"
+        })
+    };
     Ok(match o.name {
         "insert" => {
             let f = o.fields(&["segment", "partition", "rows"])?;
@@ -454,7 +521,9 @@ fn read_op(o: &OpNode) -> Res<Op> {
                 rows,
             }
         }
-        "seal" => Op::Seal { segment: id(&o.fields(&["segment"])?, "segment")? },
+        "seal" => Op::Seal {
+            segment: id(&o.fields(&["segment"])?, "segment")?,
+        },
         "sync" => {
             let f = o.fields(&["segment", "flush"])?;
             Op::Sync {
