@@ -136,8 +136,9 @@ fn row(r: &GoroutineRow, stopped: bool, d: &Dispatch) -> Html {
             </div>
             <div class="g-wait">{wait}</div>
             <div class="g-fn"><code>{r.go.clone()}</code></div>
-            if !r.cases.is_empty() && !stopped {
-                <div class="g-run">
+            // Always there (empty when blocked): see stage.rs on Yew's list pairing.
+            <div class="g-run">
+                if !r.cases.is_empty() && !stopped {
                     {for r.cases.iter().map(|(c, label)| {
                         let (d, c) = (d.clone(), *c);
                         html! {
@@ -147,8 +148,8 @@ fn row(r: &GoroutineRow, stopped: bool, d: &Dispatch) -> Html {
                                 {format!("▶ {label}")}</button>
                         }
                     })}
-                </div>
-            }
+                }
+            </div>
         </li>
     }
 }

@@ -89,7 +89,7 @@ pub fn lane_view(p: &LaneProps) -> Html {
         LaneBody::Cards { cards, empty } => html! {
             <div class="cards">
                 if cards.is_empty() { <span class="muted">{empty.clone()}</span> }
-                {for cards.iter().map(card_view)}
+                <div class="card-list">{for cards.iter().map(card_view)}</div>
             </div>
         },
     };
@@ -129,15 +129,18 @@ fn chain_view(c: &Chain) -> Html {
                 <g class={classes!("handler-slot", c.slot.class)} style={format!("transform: translate({SLOT_X}px, {BOX_Y}px)")}>
                     <rect width={SLOT_W.to_string()} height={BOX_H.to_string()} rx="8" />
                     <text x="10" y="21" class="runner-title">{c.slot.title.clone()}</text>
-                    {for c.slot.lines.iter().zip([46, 70, 86]).map(|(l, y)| html! {
+                    <g>{for c.slot.lines.iter().zip([46, 70, 86]).map(|(l, y)| html! {
                         <text x="10" y={y.to_string()} class="runner-status">{l.clone()}</text>
-                    })}
+                    })}</g>
                 </g>
-                {for c.arrows.iter().map(arrow)}
-                {for c.boxes.iter().enumerate().map(|(i, b)| html! {
+                // Each list in a group of its own: Yew 0.23 pairs the children of a
+                // parent from the back, so a list that grows beside others would
+                // re-create its siblings (yewstack/yew#3262, fixed by #4099).
+                <g class="arrows">{for c.arrows.iter().map(arrow)}</g>
+                <g class="boxes">{for c.boxes.iter().enumerate().map(|(i, b)| html! {
                     <ChainBoxView key={b.key.clone()} x={box_x(i)} chain_box={b.clone()} />
-                })}
-                {for c.tokens.iter().map(token)}
+                })}</g>
+                <g class="tokens">{for c.tokens.iter().map(token)}</g>
             </svg>
         </div>
     }
@@ -154,7 +157,11 @@ fn chain_label(c: &Chain) -> String {
         "{}: {}; then {}",
         c.slot.title,
         c.slot.lines.join(", "),
-        if boxes.is_empty() { "no runners".to_owned() } else { boxes.join(", ") }
+        if boxes.is_empty() {
+            "no runners".to_owned()
+        } else {
+            boxes.join(", ")
+        }
     )
 }
 
@@ -174,14 +181,15 @@ pub fn chain_box_view(p: &ChainBoxProps) -> Html {
                 <rect class="runner-box" width={BOX_W.to_string()} height={BOX_H.to_string()} rx="8" />
                 <text x="10" y="21" class="runner-title">{b.title.clone()}</text>
                 <text x="10" y="37" class="runner-seq">{b.subtitle.clone()}</text>
-                {for b.pills.iter().zip(PILL_X).map(|(pill, x)| html! {
+                <g class="pills">{for b.pills.iter().zip(PILL_X).map(|(pill, x)| html! {
                     <g class={classes!("half", pill.class)} data-half={pill.label}>
                         <rect x={x.to_string()} y="45" width={PILL_W.to_string()} height={PILL_H.to_string()} rx="11" />
                         <text x={(x + PILL_W / 2).to_string()} y="61" text-anchor="middle">{pill.text.clone()}</text>
                     </g>
-                })}
+                })}</g>
                 <text x="10" y="84" class="runner-status">{b.status.clone()}</text>
-                if let Some(e) = &b.extra { <text x="10" y="97" class="runner-remap">{e.clone()}</text> }
+                // Always there (maybe empty), so the box keeps one shape from step to step.
+                <text x="10" y="97" class="runner-remap">{b.extra.clone().unwrap_or_default()}</text>
             </g>
         },
         &b.data,
@@ -192,7 +200,11 @@ fn arrow(a: &Arrow) -> Html {
     let x = box_x(a.from);
     let y = BOX_Y + BOX_H / 2;
     let class = if a.closed { "tail closed" } else { "tail open" };
-    let marker = if a.closed { "url(#arrow-closed)" } else { "url(#arrow-open)" };
+    let marker = if a.closed {
+        "url(#arrow-closed)"
+    } else {
+        "url(#arrow-open)"
+    };
     let target = match &a.to {
         ArrowTo::Box(j) => Some(box_x(*j) + BOX_W),
         ArrowTo::Slot => Some(SLOT_X + SLOT_W),
@@ -262,7 +274,11 @@ fn block(b: &Block) -> Html {
     match b {
         Block::Note(t) => html! { <p class="muted">{t.clone()}</p> },
         Block::Badges(bs) => html! { <p>{for bs.iter().map(badge)}</p> },
-        Block::Chips { lead, strong, chips } => html! {
+        Block::Chips {
+            lead,
+            strong,
+            chips,
+        } => html! {
             <div class="packs">
                 if let Some(l) = lead {
                     if *strong { <strong>{l.clone()}</strong> } else { <span class="muted">{l.clone()}</span> }
@@ -296,7 +312,9 @@ fn table_view(t: &Table) -> Html {
 fn cell(c: &Cell) -> Html {
     match c {
         Cell::Text(t) => html! { <td>{t.clone()}</td> },
-        Cell::State(s) => html! { <td><span class={classes!("state", s.clone())}>{s.clone()}</span></td> },
+        Cell::State(s) => {
+            html! { <td><span class={classes!("state", s.clone())}>{s.clone()}</span></td> }
+        }
         Cell::Wide { text, span } => html! { <td colspan={span.to_string()}>{text.clone()}</td> },
     }
 }
