@@ -247,6 +247,27 @@ test('bad input: a malformed upload, a tampered fragment and corrupted storage',
   await s.ctx.close();
 });
 
+test('a toy third model (tests/toy) runs in the page with no page code of its own', async () => {
+  const { page, ctx, errors } = await open('', { waitFor: '.lane' });
+  const toy = readFileSync(new globalThis.URL('../tests/toy/mutex-lost-update.json', import.meta.url));
+  await page.setInputFiles('#upload', { name: 'mutex-lost-update.json', mimeType: 'application/json', buffer: toy });
+  await page.waitForFunction(() => document.querySelector('.app')?.dataset.model === 'mutex-handoff');
+  assert.match(await page.textContent('.stage-title h2'), /without the lock/);
+  assert.equal(await page.locator('[data-lane="actors"] .card').count(), 2, 'one card per actor');
+  assert.match(await page.textContent('#shared'), /counter/);
+  // Its goroutines are listed like any model's, runnable ones as buttons.
+  assert.equal(await page.locator('#goroutines li.g').count(), 2);
+  assert.ok(await page.locator('#goroutines button.run-g').count() >= 2);
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => document.querySelector('#outcome')?.textContent.includes('invariant'));
+  assert.match(await page.getAttribute('#outcome', 'title'), /lost-update/);
+  // The shared counter shows the lost increment: 11 where the increments make 12.
+  assert.deepEqual(await page.$$eval('#shared td', (tds) => tds.map((t) => t.textContent)), ['11', '12']);
+  await shot(page, '14-toy-model');
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('trace export equals the CLI JSON; SVG export is an SVG', async () => {
   const { page, ctx, errors } = await open('scenario=segment-not-found&mode=scripted&step=7');
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);

@@ -299,3 +299,34 @@ fn help_documents_run() {
         assert!(s.contains(flag), "{flag}");
     }
 }
+
+/// The toy third model (crates/flush-core/src/models/mutex) runs through the same
+/// CLI with no change outside its folder and the registry: run, JSON, explore.
+#[test]
+fn the_toy_model_runs_through_the_same_cli() {
+    let toy = |f: &str| format!("{}/../../tests/toy/{f}.json", env!("CARGO_MANIFEST_DIR"));
+    let o = flushscope(&["run", &toy("mutex-lost-update"), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["model"], "mutex-handoff");
+    assert_eq!(v["outcome"]["kind"], "invariant");
+    assert_eq!(v["counter"], 11);
+    assert_eq!(v["expected"], 12);
+    assert_eq!(v["trace"][0]["go"], "toy.go: incr");
+
+    let o = flushscope(&["explore", &toy("mutex-lost-update")]);
+    assert_eq!(o.status.code(), Some(1), "a violation found: exit 1");
+    let out = stdout(&o);
+    assert!(out.contains("invariant: lost-update"), "{out}");
+    assert!(out.contains("shortest schedule (4 steps)"), "{out}");
+
+    let o = flushscope(&["explore", &toy("mutex-locked")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(stdout(&o).contains("violations: none"));
+    let o = flushscope(&["run", &toy("mutex-locked"), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["outcome"]["kind"].as_str(), v["counter"].as_i64()),
+        (Some("completed"), Some(2))
+    );
+}
