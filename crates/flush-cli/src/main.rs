@@ -161,11 +161,10 @@ fn policy(
         });
     }
     if scripted {
-        let script = sc
-            .header()
-            .schedule
-            .clone()
-            .ok_or_else(|| format!("{file}: --scripted, but the scenario has no \"schedule\""))?;
+        let script =
+            sc.header().schedule.clone().ok_or_else(|| {
+                format!("{file}: --scripted, but the scenario has no \"schedule\"")
+            })?;
         return Ok(Policy::Scripted {
             script,
             fallback_seed: seed,
@@ -174,7 +173,12 @@ fn policy(
     Ok(Policy::Seeded(seed))
 }
 
-fn explore(sc: &AnyScenario, max_steps: u32, max_states: u64, json: bool) -> Result<ExitCode, String> {
+fn explore(
+    sc: &AnyScenario,
+    max_steps: u32,
+    max_states: u64,
+    json: bool,
+) -> Result<ExitCode, String> {
     let started = std::time::Instant::now();
     let mut report = sc.explore(max_steps, max_states);
     report.time_ms = Some(started.elapsed().as_millis() as u64);

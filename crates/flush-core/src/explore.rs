@@ -88,7 +88,11 @@ fn findings<M: Model>(sc: &M, w: &M::State) -> (Vec<(OutcomeKind, String, String
             found.push((OutcomeKind::Panic, message, key));
         }
         Some(End::Deadlock(blocked)) => {
-            found.push((OutcomeKind::Deadlock, blocked_words(&blocked), "deadlock".to_owned()));
+            found.push((
+                OutcomeKind::Deadlock,
+                blocked_words(&blocked),
+                "deadlock".to_owned(),
+            ));
         }
         Some(End::Completed) | None => {}
     }

@@ -262,7 +262,10 @@ pub enum Cell {
     /// A state, drawn as a colored chip (the class is the text).
     State(String),
     /// Text over `span` columns.
-    Wide { text: String, span: u32 },
+    Wide {
+        text: String,
+        span: u32,
+    },
 }
 
 /// Figures of a whole run (computed once per run).

@@ -53,7 +53,12 @@ pub fn lanes_svg(run: &AnyRun) {
 }
 
 /// One lane: its title, then its drawing (or its text when it has none).
-fn lane_svg(lane: &web_sys::Element, ser: &web_sys::XmlSerializer, y: &mut i32, width: &mut i32) -> String {
+fn lane_svg(
+    lane: &web_sys::Element,
+    ser: &web_sys::XmlSerializer,
+    y: &mut i32,
+    width: &mut i32,
+) -> String {
     let title = lane
         .query_selector("h3")
         .ok()
@@ -67,7 +72,11 @@ fn lane_svg(lane: &web_sys::Element, ser: &web_sys::XmlSerializer, y: &mut i32, 
     );
     *y += 8;
     if let Some(svg) = lane.query_selector("svg").ok().flatten() {
-        let dim = |a: &str, d: i32| svg.get_attribute(a).and_then(|v| v.parse().ok()).unwrap_or(d);
+        let dim = |a: &str, d: i32| {
+            svg.get_attribute(a)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(d)
+        };
         let (w, h) = (dim("width", MIN_WIDTH), dim("height", LANE_H));
         *width = (*width).max(w + 20);
         if let Ok(s) = ser.serialize_to_string(&svg) {
@@ -90,9 +99,15 @@ fn export_svg(run: &AnyRun) -> String {
     let mut parts = String::new();
     let mut y = TOP;
     let mut width = MIN_WIDTH;
-    if let (Ok(ser), Ok(nodes)) = (web_sys::XmlSerializer::new(), doc.query_selector_all(".lane")) {
+    if let (Ok(ser), Ok(nodes)) = (
+        web_sys::XmlSerializer::new(),
+        doc.query_selector_all(".lane"),
+    ) {
         for i in 0..nodes.length() {
-            if let Some(lane) = nodes.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
+            if let Some(lane) = nodes
+                .item(i)
+                .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+            {
                 parts.push_str(&lane_svg(&lane, &ser, &mut y, &mut width));
             }
         }
@@ -112,5 +127,7 @@ fn export_svg(run: &AnyRun) -> String {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }

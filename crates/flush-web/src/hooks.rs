@@ -109,22 +109,25 @@ pub fn key_action(key: &str, playing: bool, help: bool) -> Option<Action> {
 pub fn use_keyboard(d: Dispatch, playing: bool, help: bool) {
     use_effect_with((playing, help), move |_| {
         let opts = EventListenerOptions::enable_prevent_default();
-        let l = EventListener::new_with_options(&gloo::utils::document(), "keydown", opts, move |e| {
-            let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
-                return;
-            };
-            let typing = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
-            if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
-                return;
-            }
-            if let Some(a) = key_action(&e.key(), playing, help) {
-                e.prevent_default();
-                d.dispatch(a);
-            }
-        });
+        let l =
+            EventListener::new_with_options(&gloo::utils::document(), "keydown", opts, move |e| {
+                let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                    return;
+                };
+                let typing = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                    .is_some_and(|el| {
+                        matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+                    });
+                if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                    return;
+                }
+                if let Some(a) = key_action(&e.key(), playing, help) {
+                    e.prevent_default();
+                    d.dispatch(a);
+                }
+            });
         move || drop(l)
     });
 }
@@ -171,7 +174,9 @@ pub fn use_upload(d: Dispatch) -> Callback<Event> {
                 "{name}: could not be read as text ({e}). The previous view is still loaded."
             ))),
             Ok(text) => match flush_core::AnyScenario::parse(&text, &name) {
-                Err(e) => d.dispatch(Action::Error(format!("{e}. The previous view is still loaded."))),
+                Err(e) => d.dispatch(Action::Error(format!(
+                    "{e}. The previous view is still loaded."
+                ))),
                 Ok(sc) => {
                     let source = Source::Inline {
                         file: name.clone(),
@@ -191,12 +196,30 @@ mod tests {
 
     #[test]
     fn keys_map_to_actions() {
-        assert!(matches!(key_action("ArrowRight", false, false), Some(Action::StepForward)));
-        assert!(matches!(key_action(" ", true, false), Some(Action::Play(false))));
-        assert!(matches!(key_action(" ", false, false), Some(Action::Play(true))));
-        assert!(matches!(key_action("Escape", false, true), Some(Action::Help(false))));
-        assert!(matches!(key_action("Escape", false, false), Some(Action::DismissError)));
-        assert!(matches!(key_action("?", false, true), Some(Action::Help(false))));
+        assert!(matches!(
+            key_action("ArrowRight", false, false),
+            Some(Action::StepForward)
+        ));
+        assert!(matches!(
+            key_action(" ", true, false),
+            Some(Action::Play(false))
+        ));
+        assert!(matches!(
+            key_action(" ", false, false),
+            Some(Action::Play(true))
+        ));
+        assert!(matches!(
+            key_action("Escape", false, true),
+            Some(Action::Help(false))
+        ));
+        assert!(matches!(
+            key_action("Escape", false, false),
+            Some(Action::DismissError)
+        ));
+        assert!(matches!(
+            key_action("?", false, true),
+            Some(Action::Help(false))
+        ));
         assert!(key_action("x", false, false).is_none());
     }
 }

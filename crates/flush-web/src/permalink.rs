@@ -28,7 +28,10 @@ pub fn encode(spec: &ViewSpec) -> String {
         parts.push(format!("seed={s}"));
     }
     if let Some(s) = &spec.schedule {
-        parts.push(format!("sched={}", enc(&flush_core::sched::format_schedule(s))));
+        parts.push(format!(
+            "sched={}",
+            enc(&flush_core::sched::format_schedule(s))
+        ));
     }
     parts.push(format!("step={}", spec.step));
     parts.join("&")
@@ -51,7 +54,10 @@ pub fn decode(frag: &str) -> Result<ViewSpec, String> {
             .split_once('=')
             .ok_or_else(|| format!("URL fragment: \"{}\" is not key=value.", short(pair)))?;
         let v = dec(v).ok_or_else(|| {
-            format!("URL fragment: the value of \"{}\" is not valid percent-encoding.", short(k))
+            format!(
+                "URL fragment: the value of \"{}\" is not valid percent-encoding.",
+                short(k)
+            )
         })?;
         match k {
             "scenario" => scenario = Some(v),
@@ -186,13 +192,19 @@ mod tests {
             ("", "names no scenario"),
             ("scenario=handoff&step=abc", "step \"abc\" is not a number"),
             ("scenario=handoff&seed=-1", "seed \"-1\" is not a number"),
-            ("scenario=handoff&mode=fast", "mode \"fast\" is not seeded, scripted or manual"),
+            (
+                "scenario=handoff&mode=fast",
+                "mode \"fast\" is not seeded, scripted or manual",
+            ),
             ("scenario=handoff&oops", "\"oops\" is not key=value"),
             ("scenario=handoff&colour=red", "unknown key \"colour\""),
             ("scenario=%E0%A4", "not valid percent-encoding"),
             ("scenario=%zz", "not valid percent-encoding"),
             ("scenario=inline", "scenario=inline needs src="),
-            ("scenario=handoff&sched=1,x", "sched: \"x\" is not a schedule entry"),
+            (
+                "scenario=handoff&sched=1,x",
+                "sched: \"x\" is not a schedule entry",
+            ),
         ] {
             let e = decode(frag).unwrap_err();
             assert!(e.contains(want), "{frag}: {e}");

@@ -27,7 +27,10 @@ pub type Dispatch = UseReducerDispatcher<AppState>;
 pub enum Source {
     Builtin(String),
     /// An uploaded (or permalinked) file: its name and text.
-    Inline { file: String, text: Rc<str> },
+    Inline {
+        file: String,
+        text: Rc<str>,
+    },
 }
 
 /// How the run is scheduled.
@@ -161,9 +164,7 @@ pub fn scenario_of(source: &Source) -> Result<AnyScenario, String> {
                 builtin::names().join(", ")
             )
         }),
-        Source::Inline { file, text } => {
-            AnyScenario::parse(text, file).map_err(|e| e.to_string())
-        }
+        Source::Inline { file, text } => AnyScenario::parse(text, file).map_err(|e| e.to_string()),
     }
 }
 
@@ -326,7 +327,11 @@ impl Reducible for AppState {
             Action::Load(spec) => self.load(&spec),
             Action::Version(v) => {
                 // A manual schedule belongs to one version: another version replays seeded.
-                let mode = if self.mode == Mode::Manual { Mode::Seeded } else { self.mode };
+                let mode = if self.mode == Mode::Manual {
+                    Mode::Seeded
+                } else {
+                    self.mode
+                };
                 let spec = ViewSpec {
                     version: Some(v),
                     ..self.respec(mode, self.seed)
@@ -355,13 +360,14 @@ impl Reducible for AppState {
                 let r = self.run.borrow_mut().advance_with(c);
                 match r {
                     Ok(_) => self.with(|s| s.mode = Mode::Manual),
-                    Err(e) => self.with(|s| {
-                        s.error = Some(format!("Goroutine {c} cannot run here: {e}."))
-                    }),
+                    Err(e) => self
+                        .with(|s| s.error = Some(format!("Goroutine {c} cannot run here: {e}."))),
                 }
             }
             Action::Play(p) => self.with(|s| s.playing = p && cursor < len),
-            Action::Speed(v) => self.with(|s| s.speed = v.clamp(SPEEDS[0], SPEEDS[SPEEDS.len() - 1])),
+            Action::Speed(v) => {
+                self.with(|s| s.speed = v.clamp(SPEEDS[0], SPEEDS[SPEEDS.len() - 1]))
+            }
             Action::Error(e) => self.with(|s| {
                 s.error = Some(e);
                 s.playing = false;
@@ -403,7 +409,10 @@ mod tests {
         let s = s.reduce(Action::StepBack).reduce(Action::Goto(2));
         assert_eq!(cursor(&s), 2);
         let rev = s.rev;
-        assert!(s.reduce(Action::Goto(0)).rev > rev, "every change bumps the revision");
+        assert!(
+            s.reduce(Action::Goto(0)).rev > rev,
+            "every change bumps the revision"
+        );
     }
 
     #[test]
@@ -419,7 +428,11 @@ mod tests {
         assert!(e.contains("Step 999999 is past the end"), "{e}");
         assert!(e.ends_with("The previous view is still loaded."), "{e}");
         let s = s.reduce(Action::Version("ca7ef26e4b".into()));
-        assert!(s.error.clone().unwrap().contains("flush-2021 is fixed at 891c202b73"));
+        assert!(s
+            .error
+            .clone()
+            .unwrap()
+            .contains("flush-2021 is fixed at 891c202b73"));
         let s = s.reduce(Action::DismissError);
         assert_eq!(s.error, None);
     }
@@ -434,7 +447,11 @@ mod tests {
         let spec = s.spec();
         assert_eq!(spec.schedule.as_ref().map(Vec::len), Some(4));
         let s = s.reduce(Action::Choose(Choice::new(9999, 0)));
-        assert!(s.error.clone().unwrap().contains("Goroutine 9999 cannot run here"));
+        assert!(s
+            .error
+            .clone()
+            .unwrap()
+            .contains("Goroutine 9999 cannot run here"));
     }
 
     #[test]
@@ -449,7 +466,11 @@ mod tests {
         let s = s.reduce(Action::Mode(Mode::Manual));
         assert_eq!(s.run.borrow().len(), 0);
         let s = s.reduce(Action::Version("4cf1a358ba".into()));
-        assert_eq!(s.mode, Mode::Seeded, "a manual schedule does not carry over");
+        assert_eq!(
+            s.mode,
+            Mode::Seeded,
+            "a manual schedule does not carry over"
+        );
         let s = s.reduce(Action::Speed(1000));
         assert_eq!(s.speed, 60);
     }

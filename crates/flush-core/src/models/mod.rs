@@ -245,4 +245,3 @@ impl AnyRun {
         each_run!(self, r => report::to_json(&report::report(r), pretty))
     }
 }
-

@@ -48,8 +48,14 @@ pub fn number(n: &serde_json::Number) -> String {
         return u.to_string();
     }
     let f = n.as_f64().unwrap_or(0.0);
-    if !(f.abs() < 1e15) {
-        return if f < 0.0 { "a very large negative number" } else { "a very large number" }.to_owned();
+    // (NaN cannot come from JSON; infinities and huge values are described in words.)
+    if f.is_nan() || f.abs() >= 1e15 {
+        return if f < 0.0 {
+            "a very large negative number"
+        } else {
+            "a very large number"
+        }
+        .to_owned();
     }
     let micros = (f.abs() * 1e6).round() as u64;
     let (int, frac) = (micros / 1_000_000, micros % 1_000_000);
@@ -304,8 +310,7 @@ impl<'a, 't> Node<'a, 't> {
         let Json::Arr(v) = self.json else {
             return Err(self.expected(&format!("an array ({what})")));
         };
-        Ok(v
-            .iter()
+        Ok(v.iter()
             .enumerate()
             .map(|(i, x)| Node {
                 json: x,

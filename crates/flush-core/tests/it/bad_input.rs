@@ -26,7 +26,10 @@ fn syntax_errors_name_line_and_column() {
     assert!(e.starts_with("bad.json:4:3: "), "{e}");
     assert!(e.contains("expected `,` or `}`"), "{e}");
     let e = err(" \n");
-    assert_eq!(e, "bad.json: the file is empty; a scenario is a JSON object");
+    assert_eq!(
+        e,
+        "bad.json: the file is empty; a scenario is a JSON object"
+    );
     let e = err("[1,2");
     assert!(e.contains("bad.json:1:"), "{e}");
 }
@@ -54,9 +57,19 @@ fn wrong_types_unknown_ops_and_fields() {
         "{e}"
     );
     let e = err(&OK_FLUSH.replace(r#""name":"x","#, r#""name":"x","nmae":"y","#));
-    assert!(e.contains("nmae: unknown field \"nmae\" in a flush-2021 scenario; its fields are name, title,"), "{e}");
+    assert!(
+        e.contains(
+            "nmae: unknown field \"nmae\" in a flush-2021 scenario; its fields are name, title,"
+        ),
+        "{e}"
+    );
     let e = err(&OK_FLUSH.replace(r#""name":"x","#, r#""name":"x","datacoord":[],"#));
-    assert!(e.contains("datacoord: \"datacoord\" belongs to sync-2024 scenarios; this one is flush-2021"), "{e}");
+    assert!(
+        e.contains(
+            "datacoord: \"datacoord\" belongs to sync-2024 scenarios; this one is flush-2021"
+        ),
+        "{e}"
+    );
     let e = err(&OK_FLUSH.replace(r#""name":"x","#, r#""name":"x","version":"ca7ef26e4b","#));
     assert!(e.contains("flush-2021 is fixed at 891c202b73"), "{e}");
 }
@@ -101,7 +114,10 @@ fn semantic_errors_name_the_path() {
         r#"{"op":"flush_insert","segment":1,"pos":"p"}"#,
         r#"{"op":"insert","segment":1,"partition":1,"rows":1}"#,
     ));
-    assert!(e.contains("op insert belongs to sync-2024 scenarios; flush-2021 ops are"), "{e}");
+    assert!(
+        e.contains("op insert belongs to sync-2024 scenarios; flush-2021 ops are"),
+        "{e}"
+    );
     let e = err(r#"{"name":"x","model":"flush-2021","actors":[]}"#);
     assert!(e.contains("at least one actor"), "{e}");
     let e = err(
@@ -129,7 +145,9 @@ fn semantic_errors_name_the_path() {
         r#"{"name":"x","model":"flush-2021","faults":{"save_binlog_paths":-1},"actors":[{"name":"a","ops":[]}]}"#,
     );
     assert!(
-        e.contains("faults.save_binlog_paths: -1 is out of range: expected a whole number from 0 to 1000"),
+        e.contains(
+            "faults.save_binlog_paths: -1 is out of range: expected a whole number from 0 to 1000"
+        ),
         "{e}"
     );
 }
@@ -172,7 +190,9 @@ fn sync_setup_errors() {
         r#""state":"Growing","level":"L2","statslog""#,
     ));
     assert!(
-        e.contains("datacoord[0].level: unknown segment level \"L2\"; expected one of Legacy, L0, L1"),
+        e.contains(
+            "datacoord[0].level: unknown segment level \"L2\"; expected one of Legacy, L0, L1"
+        ),
         "{e}"
     );
 }
@@ -182,7 +202,10 @@ fn sync_setup_errors() {
 fn duplicate_keys_are_refused() {
     let e = err(&OK_FLUSH.replace(r#""segment":1"#, r#""segment":1,"segment":2"#));
     assert!(e.starts_with("bad.json:1:"), "{e}");
-    assert!(e.contains("the key \"segment\" appears twice in one object"), "{e}");
+    assert!(
+        e.contains("the key \"segment\" appears twice in one object"),
+        "{e}"
+    );
     let e = err(r#"{"name":"x","name":"y","model":"flush-2021","actors":[]}"#);
     assert!(e.contains("the key \"name\" appears twice"), "{e}");
 }
@@ -190,11 +213,16 @@ fn duplicate_keys_are_refused() {
 #[test]
 fn wait_for_errors() {
     let two = |a: &str, b: &str| {
-        format!(r#"{{"name":"x","model":"flush-2021","actors":[{{"name":"a","ops":[{a}]}},{{"name":"b","ops":[{b}]}}]}}"#)
+        format!(
+            r#"{{"name":"x","model":"flush-2021","actors":[{{"name":"a","ops":[{a}]}},{{"name":"b","ops":[{b}]}}]}}"#
+        )
     };
     let fi = r#"{"op":"flush_insert","segment":1,"pos":"p"}"#;
     let e = err(&two(r#"{"op":"wait_for","actor":"c","index":0}"#, fi));
-    assert!(e.contains("actors[0].ops[0].actor: unknown actor \"c\"; the actors are a, b"), "{e}");
+    assert!(
+        e.contains("actors[0].ops[0].actor: unknown actor \"c\"; the actors are a, b"),
+        "{e}"
+    );
     let e = err(&two(r#"{"op":"wait_for","actor":"a","index":0}"#, fi));
     assert!(e.contains("cannot wait for one of its own ops"), "{e}");
     let e = err(&two(r#"{"op":"wait_for","actor":"b","index":3}"#, fi));

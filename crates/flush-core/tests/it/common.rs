@@ -76,7 +76,10 @@ pub fn sync_of(sc: &AnyScenario) -> Arc<sync2024::Scenario> {
     sync2024::Scenario::of(sc)
 }
 
-pub fn flush_run(sc: &impl AsModel<flush2021::Scenario>, policy: Policy) -> Run<flush2021::Scenario> {
+pub fn flush_run(
+    sc: &impl AsModel<flush2021::Scenario>,
+    policy: Policy,
+) -> Run<flush2021::Scenario> {
     let mut r = Run::new(sc.model(), policy);
     r.run_to_end();
     r

@@ -7,7 +7,9 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use flush_core::explore::{find_outcome as find_flush_outcome, outcomes as flush_outcomes, run_outcome};
+use flush_core::explore::{
+    find_outcome as find_flush_outcome, outcomes as flush_outcomes, run_outcome,
+};
 use flush_core::models::flush2021::Scenario;
 
 use crate::common::{self, *};

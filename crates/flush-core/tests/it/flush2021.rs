@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use flush_core::explore::outcomes;
 use flush_core::models::flush2021::{
-    ActorAt, Ev, HalfKind, HandlerAt, PackSource, ReplicaState, Role, RunnerAt,
-    Scenario, SigOrigin, World,
+    ActorAt, Ev, HalfKind, HandlerAt, PackSource, ReplicaState, Role, RunnerAt, Scenario,
+    SigOrigin, World,
 };
 use flush_core::{AnyScenario, Choice, Model, OutcomeKind};
 
@@ -217,11 +217,15 @@ fn new_runner_waits_for_handler_mid_injection() {
     let mut r = flush_core::engine::Run::<Scenario>::new(sc.clone(), seeded(3));
     let mut saw_b7 = false;
     while r.advance().is_ok() {
-        saw_b7 |= r
-            .world()
-            .goroutines
-            .iter()
-            .any(|g| matches!(g.role, Role::Actor { at: ActorAt::CloseHandler { .. }, .. }));
+        saw_b7 |= r.world().goroutines.iter().any(|g| {
+            matches!(
+                g.role,
+                Role::Actor {
+                    at: ActorAt::CloseHandler { .. },
+                    ..
+                }
+            )
+        });
     }
     assert!(saw_b7);
 }
@@ -611,12 +615,18 @@ fn every_step_names_a_go_function() {
         let r = any_run(&sc, seeded(sc.header().seed));
         for l in r.lines() {
             assert!(
-                l.go.file.ends_with(".go") || ["scenario", "flowgraph", "flushscope", "runtime"].contains(&l.go.file),
+                l.go.file.ends_with(".go")
+                    || ["scenario", "flowgraph", "flushscope", "runtime"].contains(&l.go.file),
                 "{name} step {}: {:?}",
                 l.step,
                 l.go
             );
-            assert!(l.go.excerpt.len() > 20, "{name} step {}: {} says what it does", l.step, l.go);
+            assert!(
+                l.go.excerpt.len() > 20,
+                "{name} step {}: {} says what it does",
+                l.step,
+                l.go
+            );
             assert!(!l.event.is_empty());
         }
     }
@@ -867,11 +877,13 @@ fn drop_mutex_blocks_late_drop_mode_callers() {
         e,
         Ev::DropMutexWait { .. }
     )));
-    assert!(r
-        .world()
-        .goroutines
-        .iter()
-        .any(|g| matches!(g.role, Role::Actor { at: ActorAt::DropMutex { .. }, .. })));
+    assert!(r.world().goroutines.iter().any(|g| matches!(
+        g.role,
+        Role::Actor {
+            at: ActorAt::DropMutex { .. },
+            ..
+        }
+    )));
     run_rest(&mut r);
     assert_eq!(kind(&r), OutcomeKind::Completed);
     let w = r.head();
@@ -947,8 +959,9 @@ fn outcome_sets_of_flush_builtins() {
 /// under many seeds each ends as the Go test expects and its assertions hold.
 #[test]
 fn ported_go_tests_hold_their_assertions() {
-    let segs =
-        |ps: &[flush_core::models::flush2021::Pack]| ps.iter().map(|p| p.segment).collect::<Vec<_>>();
+    let segs = |ps: &[flush_core::models::flush2021::Pack]| {
+        ps.iter().map(|p| p.segment).collect::<Vec<_>>()
+    };
     for seed in 0..100 {
         // TestOrderFlushQueue_Order: notified in enqueue order.
         let sc = builtin("go-test-order");
@@ -1052,7 +1065,15 @@ fn close_visits_queues_in_any_order() {
         .world()
         .goroutines
         .iter()
-        .find(|g| matches!(g.role, Role::Actor { at: ActorAt::CloseQueues, .. }))
+        .find(|g| {
+            matches!(
+                g.role,
+                Role::Actor {
+                    at: ActorAt::CloseQueues,
+                    ..
+                }
+            )
+        })
         .unwrap()
         .id;
     let labels: Vec<String> = r

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use flush_core::engine::Run;
 use flush_core::models::flush2021::{self, Ev, Injection, Op, Scenario};
-use flush_core::scenario::{Actor, Header};
 use flush_core::models::sync2024;
+use flush_core::scenario::{Actor, Header};
 use flush_core::Policy;
 use proptest::prelude::*;
 

@@ -26,12 +26,20 @@ fn handoff_lanes_show_who_holds_the_injection() {
     let r = run_to("handoff", seeded(1), 22);
     let s = stage(&r);
     assert_eq!(s.lanes.len(), 2);
-    let lane2 = s.lanes.iter().find(|l| data(&l.data, "data-segment") == Some("2")).unwrap();
+    let lane2 = s
+        .lanes
+        .iter()
+        .find(|l| data(&l.data, "data-segment") == Some("2"))
+        .unwrap();
     assert_eq!(data(&lane2.data, "data-holder"), Some("runner pos=a (c1)"));
     let LaneBody::Chain(chain) = &lane2.body else {
         panic!("a queue is a chain")
     };
-    let a = chain.boxes.iter().position(|b| data(&b.data, "data-pos") == Some("a")).unwrap();
+    let a = chain
+        .boxes
+        .iter()
+        .position(|b| data(&b.data, "data-pos") == Some("a"))
+        .unwrap();
     assert_eq!(chain.boxes[a].class, "holding");
     assert!(chain.boxes[a].pills.iter().all(|p| p.class == "done"));
     assert!(chain
@@ -49,7 +57,12 @@ fn handoff_lanes_show_who_holds_the_injection() {
     };
     assert_eq!(chips.last().unwrap().text, "seg=4 pos=a flushed");
     assert_eq!(chips.last().unwrap().class, "fresh");
-    let replica = s.rows.iter().flatten().find(|p| p.id == "metacache").unwrap();
+    let replica = s
+        .rows
+        .iter()
+        .flatten()
+        .find(|p| p.id == "metacache")
+        .unwrap();
     let Block::Table(t) = &replica.blocks[0] else {
         panic!("a table")
     };
@@ -60,7 +73,12 @@ fn handoff_lanes_show_who_holds_the_injection() {
         r.goto(n);
         let line = r.line(n).unwrap();
         let s = stage(&r);
-        let replica = s.rows.iter().flatten().find(|p| p.id == "metacache").unwrap();
+        let replica = s
+            .rows
+            .iter()
+            .flatten()
+            .find(|p| p.id == "metacache")
+            .unwrap();
         let Block::Table(t) = &replica.blocks[0] else {
             panic!("a table")
         };
@@ -69,12 +87,19 @@ fn handoff_lanes_show_who_holds_the_injection() {
                 || line.event.contains(&format!("seg={} ", row.key));
             if row.class == "changed" {
                 flashes += 1;
-                assert!(touched, "step {n}: row {} flashes, but the step says: {}", row.key, line.event);
+                assert!(
+                    touched,
+                    "step {n}: row {} flashes, but the step says: {}",
+                    row.key, line.event
+                );
             }
         }
     }
     assert_eq!(t.rows.len(), 2, "segments 2 and 3");
-    assert!(flashes >= 2, "the rows flash when the segments are reported and flushed");
+    assert!(
+        flashes >= 2,
+        "the rows flash when the segments are reported and flushed"
+    );
 }
 
 #[test]
@@ -97,7 +122,13 @@ fn the_removed_segment_and_the_lost_task_show_at_step_six() {
     let sc = builtin("segment-not-found");
     let script = sc.header().schedule.clone().unwrap();
     let r = {
-        let mut r = any_run(&sc, Policy::Scripted { script, fallback_seed: 1 });
+        let mut r = any_run(
+            &sc,
+            Policy::Scripted {
+                script,
+                fallback_seed: 1,
+            },
+        );
         r.goto(6);
         r
     };
@@ -109,14 +140,21 @@ fn the_removed_segment_and_the_lost_task_show_at_step_six() {
     };
     assert_eq!(data(&cards[0].data, "data-present"), Some("false"));
     assert!(cards[0].class.contains("danger"));
-    let meta = s.rows.iter().flatten().find(|p| p.id == "metacache").unwrap();
+    let meta = s
+        .rows
+        .iter()
+        .flatten()
+        .find(|p| p.id == "metacache")
+        .unwrap();
     let Block::Table(t) = &meta.blocks[0] else {
         panic!("a table")
     };
     let removed = t.rows.iter().find(|r| r.key == "removed-300").unwrap();
     assert_eq!(removed.class, "removed");
     assert_eq!(data(&removed.data, "data-segment"), Some("300"));
-    assert!(matches!(&removed.cells[2], Cell::Wide { text, .. } if text.contains("removed at this step")));
+    assert!(
+        matches!(&removed.cells[2], Cell::Wide { text, .. } if text.contains("removed at this step"))
+    );
 }
 
 /// Every built-in, at every 7th step: the stage builds (no Rust panic), every
@@ -135,7 +173,11 @@ fn every_stage_is_well_formed() {
                     let mut keys: Vec<&str> = c.boxes.iter().map(|b| b.key.as_str()).collect();
                     keys.sort_unstable();
                     keys.dedup();
-                    assert_eq!(keys.len(), c.boxes.len(), "{name} step {n}: box keys are unique");
+                    assert_eq!(
+                        keys.len(),
+                        c.boxes.len(),
+                        "{name} step {n}: box keys are unique"
+                    );
                     for a in &c.arrows {
                         assert!(a.from < c.boxes.len());
                         if let ArrowTo::Box(j) = a.to {
@@ -168,7 +210,10 @@ fn the_toy_model_runs_and_is_drawn() {
         fallback_seed: 1,
     });
     r.run_to_end();
-    assert_eq!(r.outcome().unwrap().kind, flush_core::OutcomeKind::Invariant);
+    assert_eq!(
+        r.outcome().unwrap().kind,
+        flush_core::OutcomeKind::Invariant
+    );
     r.goto(1);
     let s = stage(&r);
     assert_eq!(s.lanes[0].key, "actors");

@@ -2,8 +2,7 @@
 //! version predicates, and the invariants.
 
 use flush_core::models::sync2024::{
-    request_includes, view_keeps, DcSeg, Ev, Knobs, Level, MetaSeg, Op, Scenario, SegState,
-    Version,
+    request_includes, view_keeps, DcSeg, Ev, Knobs, Level, MetaSeg, Op, Scenario, SegState, Version,
 };
 use flush_core::{Model, OutcomeKind};
 
@@ -396,8 +395,7 @@ fn explore_finds_the_race_only_when_buggy() {
         "insert (lookup, add), sync, tick, receive (stats of 103 to load), view update, run: {}",
         p.schedule
     );
-    let fixed =
-        flush_core::explore::explore(&builtin("segment-not-found-fixed"), 50, 100_000);
+    let fixed = flush_core::explore::explore(&builtin("segment-not-found-fixed"), 50, 100_000);
     assert!(fixed.violations.is_empty(), "{:?}", fixed.violations);
     assert!(fixed.states > 10);
 }
@@ -554,7 +552,10 @@ fn log_lines_follow_each_version() {
         .go_fn()
         .func
         .ends_with("SyncFlushedSegments"));
-    assert!(req(Version::V4cf1a358ba).go_fn().func.ends_with(".SyncSegments"));
+    assert!(req(Version::V4cf1a358ba)
+        .go_fn()
+        .func
+        .ends_with(".SyncSegments"));
 }
 
 /// From 2e434e4453 the handler loads only missing Flushed L1 segments, warns for L0

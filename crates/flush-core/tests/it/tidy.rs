@@ -56,7 +56,12 @@ fn only_the_registry_names_the_models() {
     let models = src.join("models");
     let mut found = Vec::new();
     let mut registry_names = Vec::new();
-    for dir in ["crates/flush-core/src", "crates/flush-cli/src", "crates/flush-web/src", "xtask/src"] {
+    for dir in [
+        "crates/flush-core/src",
+        "crates/flush-cli/src",
+        "crates/flush-web/src",
+        "xtask/src",
+    ] {
         for p in rust_files(&root().join(dir)) {
             if p.starts_with(&models) && p != models.join("mod.rs") {
                 continue;
@@ -72,7 +77,11 @@ fn only_the_registry_names_the_models() {
             }
         }
     }
-    assert!(found.is_empty(), "outside the registry:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "outside the registry:\n{}",
+        found.join("\n")
+    );
     for m in MODELS {
         assert!(registry_names.contains(&m), "the registry names {m}");
     }
@@ -106,12 +115,24 @@ fn front_ends_know_no_model_internals() {
     for dir in ["crates/flush-cli/src", "crates/flush-web/src"] {
         for p in rust_files(&root().join(dir)) {
             for (n, l) in code_lines(&p) {
-                let bad = ["World", "Role", "RunnerAt", "Runner", "MetaSeg", "SyncTask", "Ev"]
-                    .into_iter()
-                    .find(|w| has_word(&l, w));
-                assert!(bad.is_none(), "{}:{n} names {bad:?}: {}", p.display(), l.trim());
+                let bad = [
+                    "World", "Role", "RunnerAt", "Runner", "MetaSeg", "SyncTask", "Ev",
+                ]
+                .into_iter()
+                .find(|w| has_word(&l, w));
+                assert!(
+                    bad.is_none(),
+                    "{}:{n} names {bad:?}: {}",
+                    p.display(),
+                    l.trim()
+                );
                 if l.contains("models::") {
-                    assert!(l.contains("models::FORMATS"), "{}:{n}: {}", p.display(), l.trim());
+                    assert!(
+                        l.contains("models::FORMATS"),
+                        "{}:{n}: {}",
+                        p.display(),
+                        l.trim()
+                    );
                 }
             }
         }
@@ -131,14 +152,30 @@ fn has_word(line: &str, w: &str) -> bool {
 /// Functions longer than this are split (a match with one arm per fact or per
 /// op reads best whole: those are listed).
 const MAX_FN_LINES: usize = 80;
-const TABLES: [&str; 6] = ["render", "go_fn", "log_line", "actor_waits", "read_op", "start_op"];
+const TABLES: [&str; 6] = [
+    "render",
+    "go_fn",
+    "log_line",
+    "actor_waits",
+    "read_op",
+    "start_op",
+];
 
 #[test]
 fn functions_stay_short() {
     let mut long = Vec::new();
-    for dir in ["crates/flush-core/src", "crates/flush-cli/src", "crates/flush-web/src", "xtask/src"] {
+    for dir in [
+        "crates/flush-core/src",
+        "crates/flush-cli/src",
+        "crates/flush-web/src",
+        "xtask/src",
+    ] {
         for p in rust_files(&root().join(dir)) {
-            let lines: Vec<String> = std::fs::read_to_string(&p).unwrap().lines().map(str::to_owned).collect();
+            let lines: Vec<String> = std::fs::read_to_string(&p)
+                .unwrap()
+                .lines()
+                .map(str::to_owned)
+                .collect();
             let mut i = 0;
             while i < lines.len() {
                 let t = lines[i].trim_start();
@@ -149,11 +186,21 @@ fn functions_stay_short() {
                     i += 1;
                     continue;
                 }
-                let name: String = t.split("fn ").nth(1).unwrap_or("").chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                let name: String = t
+                    .split("fn ")
+                    .nth(1)
+                    .unwrap_or("")
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
                 let indent = lines[i].len() - t.len();
                 // The function ends at the first `}` line at its own indentation.
                 let end = (i + 1..lines.len())
-                    .find(|j| lines[*j].len() > indent && lines[*j][indent..].starts_with('}') && lines[*j][..indent].trim().is_empty())
+                    .find(|j| {
+                        lines[*j].len() > indent
+                            && lines[*j][indent..].starts_with('}')
+                            && lines[*j][..indent].trim().is_empty()
+                    })
                     .unwrap_or(i);
                 if t.trim_end().ends_with(';') {
                     i += 1;
@@ -161,7 +208,11 @@ fn functions_stay_short() {
                 }
                 let len = end + 1 - i;
                 if len > MAX_FN_LINES && !TABLES.contains(&name.as_str()) {
-                    long.push(format!("{}:{}: fn {name} is {len} lines", p.display(), i + 1));
+                    long.push(format!(
+                        "{}:{}: fn {name} is {len} lines",
+                        p.display(),
+                        i + 1
+                    ));
                 }
                 i += 1;
             }

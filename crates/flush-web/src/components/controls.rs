@@ -147,7 +147,11 @@ pub fn transport(p: &TransportProps) -> Html {
     let on_scrub = {
         let d = p.dispatch.clone();
         Callback::from(move |e: InputEvent| {
-            if let Ok(n) = e.target_unchecked_into::<HtmlInputElement>().value().parse::<u32>() {
+            if let Ok(n) = e
+                .target_unchecked_into::<HtmlInputElement>()
+                .value()
+                .parse::<u32>()
+            {
                 d.dispatch(Action::Goto(n));
             }
         })

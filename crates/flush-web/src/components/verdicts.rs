@@ -49,7 +49,10 @@ pub struct HereProps {
 /// button that switches to it, the current one marked.
 #[function_component(VerdictsHere)]
 pub fn for_scenario(p: &HereProps) -> Html {
-    let Some(row) = verdicts::generated().iter().find(|r| r.scenario == p.scenario) else {
+    let Some(row) = verdicts::generated()
+        .iter()
+        .find(|r| r.scenario == p.scenario)
+    else {
         return html! {};
     };
     html! {

@@ -223,7 +223,9 @@ impl World {
             ActorAt::RunnerInjectMut { segment, runner } => {
                 self.runner_inject_mut(g, segment, runner, ev)
             }
-            ActorAt::CloseHandler { segment, then, .. } => self.handler_closed(g, segment, then, ev),
+            ActorAt::CloseHandler { segment, then, .. } => {
+                self.handler_closed(g, segment, then, ev)
+            }
             ActorAt::ChainRunner { segment, runner } => {
                 let qi = self.qi(segment).expect("queue");
                 self.chain_runner(qi, runner, actor, pc, op, ev);

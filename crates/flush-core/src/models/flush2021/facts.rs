@@ -418,9 +418,7 @@ impl Ev {
                 kind: HalfKind::Insert,
                 ..
             } => go::HANDLE_INSERT_TASK,
-            DropHalfStarted { .. } | DropDeleteStaysNormal { .. } => {
-                go::HANDLE_DELETE_TASK
-            }
+            DropHalfStarted { .. } | DropDeleteStaysNormal { .. } => go::HANDLE_DELETE_TASK,
             DropPackAppended { pack } | DropMutexWait { pack } => match pack.source {
                 PackSource::DropInsert => go::HANDLE_INSERT_TASK,
                 _ => go::HANDLE_DELETE_TASK,
@@ -470,9 +468,7 @@ impl Ev {
             FinaliserAllFlushed { .. } | TailRead { .. } | TailClosed { .. } => {
                 go::WAIT_FOR_ALL_FLUSH_QUEUE
             }
-            FinaliserLocked { .. } | DropPackPostInjection { .. } => {
-                go::START_DROPPING_FINALISER
-            }
+            FinaliserLocked { .. } | DropPackPostInjection { .. } => go::START_DROPPING_FINALISER,
             FlushAndDrop { .. } | FlushAndDropDone => go::DROP_VIRTUAL_CHANNEL_FUNC,
             GoPanic { .. } => go::PANIC,
             Invariant(_) => crate::engine::INVARIANT_CHECK,
@@ -733,8 +729,17 @@ impl NamedPack {
 /// `seg=4 pos=a flushed`.
 impl std::fmt::Display for NamedPack {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "seg={} pos={}", self.segment, self.pos.as_deref().unwrap_or("nil"))?;
-        for (on, word) in [(self.flushed, " flushed"), (self.dropped, " dropped"), (self.err, " err")] {
+        write!(
+            f,
+            "seg={} pos={}",
+            self.segment,
+            self.pos.as_deref().unwrap_or("nil")
+        )?;
+        for (on, word) in [
+            (self.flushed, " flushed"),
+            (self.dropped, " dropped"),
+            (self.err, " err"),
+        ] {
             if on {
                 f.write_str(word)?;
             }
@@ -913,10 +918,9 @@ fn runner_waits(w: &World, sc: &Scenario, runner: RunnerId, at: RunnerAt) -> (St
 
 fn finaliser_waits(w: &World, at: FinaliserAt) -> (String, GoFn) {
     match at {
-        FinaliserAt::WaitAllFlushed => (
-            "B12: <-allFlushed".to_owned(),
-            go::START_DROPPING_FINALISER,
-        ),
+        FinaliserAt::WaitAllFlushed => {
+            ("B12: <-allFlushed".to_owned(), go::START_DROPPING_FINALISER)
+        }
         FinaliserAt::WaitTailWaiters => (
             format!(
                 "B13: {} queue tail waiter(s) to finish",

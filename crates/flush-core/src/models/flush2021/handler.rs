@@ -62,7 +62,12 @@ impl World {
 
     /// fm:221-226 `injectHandler.close()`: `once.Do(close(done); wg.Wait())`.
     /// Returns true when the caller blocks in B7 (the handler goroutine still lives).
-    pub(super) fn request_handler_close(&mut self, qi: usize, h: Handler, ev: &mut Vec<Ev>) -> bool {
+    pub(super) fn request_handler_close(
+        &mut self,
+        qi: usize,
+        h: Handler,
+        ev: &mut Vec<Ev>,
+    ) -> bool {
         let segment = self.queues[qi].segment;
         if !h.done {
             self.queues[qi].handler = Some(Handler { done: true, ..h });

@@ -199,7 +199,13 @@ impl World {
     /// ft:194 `notifyFunc(pack)` = fm:674-756 `flushNotifyFunc`, then ft:197
     /// `close(t.finishSignal)`. Attempt 1 also builds the request (panicking first if
     /// the pack carries an error); each failed attempt is retried in a later step.
-    fn save_binlog_paths(&mut self, g: Gid, ri: usize, n: u8, ev: &mut Vec<Ev>) -> Option<RunnerAt> {
+    fn save_binlog_paths(
+        &mut self,
+        g: Gid,
+        ri: usize,
+        n: u8,
+        ev: &mut Vec<Ev>,
+    ) -> Option<RunnerAt> {
         let pack = self.runners[ri].pack.expect("pack");
         if n == 1 {
             if pack.err {

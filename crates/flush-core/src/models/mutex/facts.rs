@@ -7,11 +7,18 @@ use crate::engine::GoFn;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Fact {
     /// A `wait_for` passed.
-    Delivered { actor: u16, index: u32 },
+    Delivered {
+        actor: u16,
+        index: u32,
+    },
     Locked,
     Unlocked,
-    Read { value: i64 },
-    Wrote { value: i64 },
+    Read {
+        value: i64,
+    },
+    Wrote {
+        value: i64,
+    },
     Returned,
     Invariant(Violation),
     Panic,

@@ -11,7 +11,8 @@ pub const LOCK: GoFn = GoFn {
 pub const UNLOCK: GoFn = GoFn {
     file: "sync/mutex.go",
     func: "Mutex.Unlock",
-    excerpt: "Releases the mutex. Unlocking a mutex nobody holds is a fatal error: the process exits.",
+    excerpt:
+        "Releases the mutex. Unlocking a mutex nobody holds is a fatal error: the process exits.",
 };
 
 pub const INCR: GoFn = GoFn {

@@ -62,7 +62,9 @@ impl Model for Scenario {
                 let world::Violation::LostUpdate { counter, expected } = *v;
                 Violation {
                     id: v.id(),
-                    message: format!("the counter is {counter}, but the increments make {expected}"),
+                    message: format!(
+                        "the counter is {counter}, but the increments make {expected}"
+                    ),
                 }
             })
             .collect()
@@ -74,7 +76,9 @@ impl Model for Scenario {
         let gr = s.goroutine(g)?;
         let op = self.actors[gr.actor as usize].ops.get(gr.pc as usize);
         let (waits_on, go) = match (gr.at, op) {
-            (world::At::Read { read }, _) => (format!("nothing: writes {} next", read + 1), go::INCR),
+            (world::At::Read { read }, _) => {
+                (format!("nothing: writes {} next", read + 1), go::INCR)
+            }
             (_, Some(Op::Lock)) => ("the mutex (mu.Lock)".to_owned(), go::LOCK),
             (_, Some(Op::WaitFor(w))) => (
                 format!(

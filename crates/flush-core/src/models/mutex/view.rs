@@ -77,7 +77,11 @@ fn actors_lane(sc: &Scenario, w: &World) -> Lane {
             };
             Card {
                 key: format!("actor-{}", g.actor),
-                class: if holds { "task".into() } else { "buffer".into() },
+                class: if holds {
+                    "task".into()
+                } else {
+                    "buffer".into()
+                },
                 data: vec![("data-actor", sc.actors[g.actor as usize].name.clone())],
                 title: format!("g{} {}", g.actor, sc.actors[g.actor as usize].name),
                 lines: vec![
@@ -97,7 +101,8 @@ fn actors_lane(sc: &Scenario, w: &World) -> Lane {
         data: vec![("data-lane", "actors".to_owned())],
         badges: vec![Badge::new(
             "mutex held by",
-            w.holder.map_or("nobody".to_owned(), |a| sc.actors[a as usize].name.clone()),
+            w.holder
+                .map_or("nobody".to_owned(), |a| sc.actors[a as usize].name.clone()),
             "holder",
         )],
         body: LaneBody::Cards {

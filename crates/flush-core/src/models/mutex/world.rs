@@ -112,7 +112,10 @@ impl World {
             return self.op_done(sc, i, pc, facts);
         }
         while let Some(Op::WaitFor(w)) = ops.get(pc as usize) {
-            facts.push(Fact::Delivered { actor: w.actor, index: w.index });
+            facts.push(Fact::Delivered {
+                actor: w.actor,
+                index: w.index,
+            });
             self.done[actor as usize] = pc + 1;
             pc += 1;
         }
@@ -135,7 +138,9 @@ impl World {
                 facts.push(Fact::Unlocked);
             }
             Some(Op::Incr) => {
-                facts.push(Fact::Read { value: self.counter });
+                facts.push(Fact::Read {
+                    value: self.counter,
+                });
                 self.goroutines[i].at = At::Read { read: self.counter };
                 return;
             }

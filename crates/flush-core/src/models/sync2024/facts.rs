@@ -273,12 +273,8 @@ impl Ev {
     pub fn go_fn(&self) -> crate::engine::GoFn {
         use Ev::*;
         match self {
-            InsertLookupMiss { .. } | BufferInsert { .. } => {
-                go::WRITE_BUFFER_BASE_BUFFER_INSERT
-            }
-            DatacoordSealed { .. } => {
-                go::SEGMENT_MANAGER_SEAL_ALL_SEGMENTS
-            }
+            InsertLookupMiss { .. } | BufferInsert { .. } => go::WRITE_BUFFER_BASE_BUFFER_INSERT,
+            DatacoordSealed { .. } => go::SEGMENT_MANAGER_SEAL_ALL_SEGMENTS,
             DatacoordDroppedIgnored { .. } => go::SERVER_SAVE_BINLOG_PATHS,
             Seal { .. } => go::WRITE_BUFFER_BASE_SEAL_SEGMENTS,
             SealedPolicy { .. } => go::GET_SEALED_SEGMENTS_POLICY,
@@ -288,9 +284,7 @@ impl Ev {
                 go::STORAGE_V1_SERIALIZER_SERIALIZE_MERGED_PK_STATS
             }
             SyncTaskBuilt { .. } => go::STORAGE_V1_SERIALIZER_SET_TASK_META,
-            KeyLockWait { .. } | KeyLockTaken { .. } => {
-                go::KEY_LOCK_DISPATCHER_SUBMIT
-            }
+            KeyLockWait { .. } | KeyLockTaken { .. } => go::KEY_LOCK_DISPATCHER_SUBMIT,
             TaskSubmitted { .. } => go::SYNC_MANAGER_SYNC_DATA,
             TaskDiscarded { .. }
             | TaskSegmentMissing {
@@ -611,7 +605,10 @@ fn actor_waits(sc: &Scenario, actor: u16, pc: u32, at: &ActorAt) -> (String, GoF
                 ),
                 go::FLOWGRAPH_DELIVERY,
             ),
-            Some(op) => (format!("nothing: next op {}", op.name()), go::SCENARIO_ACTOR),
+            Some(op) => (
+                format!("nothing: next op {}", op.name()),
+                go::SCENARIO_ACTOR,
+            ),
             None => ("nothing".to_owned(), go::SCENARIO_ACTOR),
         },
         ActorAt::InsertAdd { segment, .. } => (

@@ -114,4 +114,3 @@ pub fn view_keeps(k: Knobs, s: &MetaSeg, partition: i64) -> bool {
         ViewKeep::NotFlushed => s.state != SegState::Flushed,
     }
 }
-

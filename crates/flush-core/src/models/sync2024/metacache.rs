@@ -2,8 +2,8 @@
 //! plus a per-state index. Go ranges over maps in random order; here everything is
 //! kept sorted by segment id, so logs come out in id order.
 
-use super::{view_keeps, Knobs};
 use super::setup::{DcSegment, DnSegment, Level, SegState};
+use super::{view_keeps, Knobs};
 
 /// `SegmentInfo` (`segment.go`), without the bloom filters.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

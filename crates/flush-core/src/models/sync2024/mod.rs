@@ -135,4 +135,3 @@ impl crate::engine::Model for Scenario {
         }
     }
 }
-

@@ -59,13 +59,24 @@ impl World {
         });
     }
 
-    fn step_actor(&mut self, sc: &Scenario, g: Gid, actor: u16, pc: u32, at: ActorAt, ev: &mut Vec<Ev>) {
+    fn step_actor(
+        &mut self,
+        sc: &Scenario,
+        g: Gid,
+        actor: u16,
+        pc: u32,
+        at: ActorAt,
+        ev: &mut Vec<Ev>,
+    ) {
         let ops = &sc.actors[actor as usize].ops;
         let (pc, flow) = match at {
             ActorAt::Ready => {
                 // wait_for ops are passed in the step of the op after them.
                 let mut pc = pc;
-                while let Some(Op::WaitFor(WaitFor { actor: other, index })) = ops.get(pc as usize)
+                while let Some(Op::WaitFor(WaitFor {
+                    actor: other,
+                    index,
+                })) = ops.get(pc as usize)
                 {
                     ev.push(Ev::FlowgraphDelivered {
                         actor: *other,

@@ -19,7 +19,13 @@ impl World {
     }
 
     /// A sync task from point `at`; `None` once it has ended (or panicked).
-    pub(super) fn step_task(&mut self, g: Gid, t: &SyncTask, at: TaskAt, ev: &mut Vec<Ev>) -> Option<TaskAt> {
+    pub(super) fn step_task(
+        &mut self,
+        g: Gid,
+        t: &SyncTask,
+        at: TaskAt,
+        ev: &mut Vec<Ev>,
+    ) -> Option<TaskAt> {
         let segment = t.segment;
         match at {
             TaskAt::RunStart => {

@@ -56,13 +56,25 @@ impl Present for Scenario {
     }
 
     fn figures(&self, run: &Run<Scenario>) -> Figures {
-        let plots = sample(run, &["Metacache and sync tasks", "Write buffer"], |w, out| {
-            out.push((0, "segments in the metacache".into(), w.metacache.segments().len() as f64));
-            let tasks = w.goroutines.iter().filter(|g| matches!(g.role, Role::Task { .. })).count();
-            out.push((0, "sync tasks in flight".into(), tasks as f64));
-            let rows: i64 = w.buffers.iter().map(|b| b.rows).sum();
-            out.push((1, "rows in the write buffer".into(), rows as f64));
-        });
+        let plots = sample(
+            run,
+            &["Metacache and sync tasks", "Write buffer"],
+            |w, out| {
+                out.push((
+                    0,
+                    "segments in the metacache".into(),
+                    w.metacache.segments().len() as f64,
+                ));
+                let tasks = w
+                    .goroutines
+                    .iter()
+                    .filter(|g| matches!(g.role, Role::Task { .. }))
+                    .count();
+                out.push((0, "sync tasks in flight".into(), tasks as f64));
+                let rows: i64 = w.buffers.iter().map(|b| b.rows).sum();
+                out.push((1, "rows in the write buffer".into(), rows as f64));
+            },
+        );
         Figures {
             len: run.len(),
             plots,
@@ -143,7 +155,11 @@ fn task_card(w: &World, g: Gid, t: &SyncTask, stage: &str) -> Card {
     let danger = !present && !t.is_drop;
     Card {
         key: format!("task-{}", t.n),
-        class: if danger { "task danger".into() } else { "task".into() },
+        class: if danger {
+            "task danger".into()
+        } else {
+            "task".into()
+        },
         data: vec![
             ("data-task", t.n.to_string()),
             ("data-segment", t.segment.to_string()),
@@ -160,7 +176,10 @@ fn task_card(w: &World, g: Gid, t: &SyncTask, stage: &str) -> Card {
             )),
             Line::with("muted", stage),
             if present {
-                Line::with("seglink ok", format!("→ segment {} is in the metacache ✓", t.segment))
+                Line::with(
+                    "seglink ok",
+                    format!("→ segment {} is in the metacache ✓", t.segment),
+                )
             } else {
                 Line::with(
                     "seglink missing",
@@ -225,7 +244,10 @@ fn sync_segments_lane(w: &World) -> Lane {
                 key: format!("handler-{}", g.id),
                 class: "handler".to_owned(),
                 data: Vec::new(),
-                title: format!("DataNode.SyncSegments g{} · partition {}", g.id, req.partition),
+                title: format!(
+                    "DataNode.SyncSegments g{} · partition {}",
+                    g.id, req.partition
+                ),
                 lines: vec![
                     Line::plain(format!(
                         "request: {}",
@@ -268,10 +290,19 @@ fn state_cell(s: SegState) -> Cell {
 }
 
 fn metacache_panel(w: &World, before: Option<&World>, removed_now: &[i64]) -> Panel {
-    let columns = ["segment", "partition", "state", "level", "flushed", "buffered", "syncing", "tasks"]
-        .iter()
-        .map(|c| ((*c).to_owned(), None))
-        .collect();
+    let columns = [
+        "segment",
+        "partition",
+        "state",
+        "level",
+        "flushed",
+        "buffered",
+        "syncing",
+        "tasks",
+    ]
+    .iter()
+    .map(|c| ((*c).to_owned(), None))
+    .collect();
     let changed = |s: &MetaSeg| before.is_some_and(|b| b.metacache.get(s.segment) != Some(s));
     let mut rows: Vec<Row> = w
         .metacache
@@ -324,10 +355,17 @@ fn metacache_panel(w: &World, before: Option<&World>, removed_now: &[i64]) -> Pa
 }
 
 fn datacoord_panel(w: &World, before: Option<&World>) -> Panel {
-    let columns = ["segment", "partition", "state", "level", "PK statslog", "rows"]
-        .iter()
-        .map(|c| ((*c).to_owned(), None))
-        .collect();
+    let columns = [
+        "segment",
+        "partition",
+        "state",
+        "level",
+        "PK statslog",
+        "rows",
+    ]
+    .iter()
+    .map(|c| ((*c).to_owned(), None))
+    .collect();
     let rows = w
         .datacoord
         .iter()

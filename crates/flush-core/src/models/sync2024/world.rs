@@ -285,7 +285,9 @@ impl World {
         match &g.role {
             Role::Actor { actor, .. } => sc.actors[*actor as usize].name.clone(),
             Role::Task { task: t, .. } => format!("sync task #{} seg={}", t.n, t.segment),
-            Role::Handler { req: r, .. } => format!("SyncSegments handler partition={}", r.partition),
+            Role::Handler { req: r, .. } => {
+                format!("SyncSegments handler partition={}", r.partition)
+            }
             Role::FlushLoop => "datacoord flush loop".to_owned(),
         }
     }

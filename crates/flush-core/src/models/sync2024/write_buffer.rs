@@ -9,7 +9,13 @@ use super::*;
 impl World {
     /// write_buffer.go:532 bufferInsert — GetSegmentByID; a miss adds the segment
     /// (:534-544), a separate metacache call: the next step.
-    pub(super) fn buffer_insert(&mut self, segment: i64, partition: i64, rows: i64, ev: &mut Vec<Ev>) -> Flow {
+    pub(super) fn buffer_insert(
+        &mut self,
+        segment: i64,
+        partition: i64,
+        rows: i64,
+        ev: &mut Vec<Ev>,
+    ) -> Flow {
         if self.metacache.get(segment).is_none() {
             ev.push(Ev::InsertLookupMiss { segment });
             return Flow::At(ActorAt::InsertAdd {
@@ -52,7 +58,13 @@ impl World {
     /// write_buffer.go:534-544 — `AddSegment(Growing, level unset → L1,
     /// startPosRecorded=false)`, overwriting whatever another goroutine added since
     /// the lookup; then the rows are buffered.
-    pub(super) fn buffer_insert_add(&mut self, segment: i64, partition: i64, rows: i64, ev: &mut Vec<Ev>) {
+    pub(super) fn buffer_insert_add(
+        &mut self,
+        segment: i64,
+        partition: i64,
+        rows: i64,
+        ev: &mut Vec<Ev>,
+    ) {
         self.metacache.add(MetaSeg {
             segment,
             partition,
