@@ -173,19 +173,23 @@ pub struct Src<'t> {
 impl Src<'_> {
     /// A refusal at `path`, located in the text.
     #[inline(never)]
-    pub fn err(&self, path: &JsonPath, message: impl Into<String>) -> ScenarioError {
+    pub fn err(&self, path: &JsonPath, message: impl Into<String>) -> Refusal {
         let at = locate(self.text, path);
-        ScenarioError {
+        Box::new(ScenarioError {
             file: self.file.to_owned(),
             line: at.map(|a| a.0),
             column: at.map(|a| a.1),
             path: Some(path.to_string()),
             message: message.into(),
-        }
+        })
     }
 }
 
-pub type Res<T> = Result<T, ScenarioError>;
+/// A refusal, boxed: the checking code passes it up through many `?`, and a
+/// pointer keeps each of them small (this cut the wasm bundle by several KB).
+pub type Refusal = Box<ScenarioError>;
+
+pub type Res<T> = Result<T, Refusal>;
 
 /// A value of the tree with its path, for checking.
 #[derive(Clone)]
@@ -247,12 +251,12 @@ impl<'a, 't> Node<'a, 't> {
     }
 
     #[inline(never)]
-    pub fn err(&self, message: impl Into<String>) -> ScenarioError {
+    pub fn err(&self, message: impl Into<String>) -> Refusal {
         self.src.err(&self.path, message)
     }
 
     #[inline(never)]
-    fn expected(&self, what: &str) -> ScenarioError {
+    fn expected(&self, what: &str) -> Refusal {
         self.err(format!("expected {what}, found {}", self.json.describe()))
     }
 

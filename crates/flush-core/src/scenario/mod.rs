@@ -145,19 +145,25 @@ impl fmt::Display for ScenarioError {
 
 impl std::error::Error for ScenarioError {}
 
+impl From<Box<ScenarioError>> for ScenarioError {
+    fn from(b: Box<ScenarioError>) -> ScenarioError {
+        *b
+    }
+}
+
 /// Refuses an oversized text, then parses it into a tree.
 pub fn parse_text(text: &str, file: &str) -> Res<json::Json> {
     if text.len() > MAX_SCENARIO_BYTES {
-        return Err(ScenarioError::whole(
+        return Err(Box::new(ScenarioError::whole(
             file,
             format!(
                 "the file is {} bytes; scenario files are limited to {} bytes",
                 text.len(),
                 MAX_SCENARIO_BYTES
             ),
-        ));
+        )));
     }
-    json::parse(text, file)
+    Ok(json::parse(text, file)?)
 }
 
 /// The `model` a scenario names, checked against the known formats.
