@@ -117,8 +117,7 @@ impl World {
             .map(|p| p.segment)
             .chain(self.drop.start_positions.iter().copied())
             .collect();
-        segs.sort_unstable();
-        segs.dedup();
+        crate::order::sort_dedup(&mut segs);
         ev.push(Ev::FlushAndDropDone);
         for s in segs {
             self.segment_flushed(s, ev);

@@ -487,8 +487,7 @@ fn initial_replica(sc: &Scenario) -> Vec<ReplicaSeg> {
         .flat_map(|a| &a.ops)
         .filter_map(|op| op.flush_target().map(|t| t.0))
         .collect();
-    segs.sort_unstable();
-    segs.dedup();
+    crate::order::sort_dedup(&mut segs);
     segs.into_iter()
         .map(|segment| ReplicaSeg {
             segment,

@@ -323,8 +323,7 @@ impl Scenario {
         };
         let mut partitions: Vec<i64> = self.datacoord.iter().map(|d| d.partition).collect();
         partitions.extend(self.datanode.iter().map(|d| d.partition));
-        partitions.sort_unstable();
-        partitions.dedup();
+        crate::order::sort_dedup(&mut partitions);
         for (ai, a) in self.actors.iter().enumerate() {
             for (oi, op) in a.ops.iter().enumerate() {
                 let at = |key: &str, msg: String| root.src.err(&op_path(ai, oi).key(key), msg);
