@@ -124,8 +124,23 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
         let mut v: Vec<(String, Json)> = Vec::new();
+        // Small objects are searched; past SEARCHED_KEYS the keys go into a set, so a
+        // hostile object of 10^5 keys costs no 10^10 comparisons (membership only: the
+        // set is never iterated, the order stays the file's).
+        let mut seen: Option<std::collections::HashSet<String>> = None;
         while let Some(k) = a.next_key::<String>()? {
-            if v.iter().any(|(x, _)| *x == k) {
+            let dup = match &mut seen {
+                Some(set) => !set.insert(k.clone()),
+                None if v.len() < SEARCHED_KEYS => v.iter().any(|(x, _)| *x == k),
+                None => {
+                    let mut set: std::collections::HashSet<String> =
+                        v.iter().map(|(x, _)| x.clone()).collect();
+                    let dup = !set.insert(k.clone());
+                    seen = Some(set);
+                    dup
+                }
+            };
+            if dup {
                 return Err(de::Error::custom(format!(
                     "the key \"{}\" appears twice in one object",
                     short(&k)
@@ -139,6 +154,9 @@ impl<'de> Visitor<'de> for JsonVisitor {
 }
 
 /// Parses `text` into a tree, or a syntax error with its line and column.
+/// Objects up to this many keys are checked for duplicates by search, larger ones by a set.
+const SEARCHED_KEYS: usize = 32;
+
 pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
     if text.trim().is_empty() {
         return Err(ScenarioError::whole(

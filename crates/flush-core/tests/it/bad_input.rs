@@ -208,6 +208,24 @@ fn duplicate_keys_are_refused() {
     );
     let e = err(r#"{"name":"x","name":"y","model":"flush-2021","actors":[]}"#);
     assert!(e.contains("the key \"name\" appears twice"), "{e}");
+    // A large object (past the searched size) finds its duplicate by set...
+    let keys: Vec<String> = (0..100).map(|i| format!(r#""k{i}":0"#)).collect();
+    let e = err(&format!(
+        r#"{{"name":"x","pad":{{{},"k7":1}}}}"#,
+        keys.join(",")
+    ));
+    assert!(
+        e.contains("the key \"k7\" appears twice in one object"),
+        "{e}"
+    );
+    // ...and a hostile one of 200,000 distinct keys is refused for what it is, not
+    // after 2 * 10^10 key comparisons (the whole test would time out).
+    let keys: Vec<String> = (0..200_000).map(|i| format!(r#""k{i}":0"#)).collect();
+    let e = err(&format!(
+        r#"{{"name":"x","model":"flush-2021","pad":{{{}}},"actors":[]}}"#,
+        keys.join(",")
+    ));
+    assert!(e.contains("pad"), "{e}");
 }
 
 #[test]
