@@ -265,7 +265,8 @@ impl AppState {
         }
     }
 
-    /// The figures of the whole run (cached until the run grows).
+    /// The figures of the whole run (cached until the run grows or a choice replaces
+    /// its future).
     pub fn figures(&self) -> Rc<Figures> {
         if let Some(f) = self.figures.borrow().as_ref() {
             if f.len == self.run.borrow().len() {
@@ -359,7 +360,12 @@ impl Reducible for AppState {
             Action::Choose(c) => {
                 let r = self.run.borrow_mut().advance_with(c);
                 match r {
-                    Ok(_) => self.with(|s| s.mode = Mode::Manual),
+                    Ok(_) => {
+                        // The recorded future was replaced: the figures describe another
+                        // run now, even when its length is the same.
+                        *self.figures.borrow_mut() = None;
+                        self.with(|s| s.mode = Mode::Manual)
+                    }
                     Err(e) => self
                         .with(|s| s.error = Some(format!("Goroutine {c} cannot run here: {e}."))),
                 }
@@ -452,6 +458,25 @@ mod tests {
             .clone()
             .unwrap()
             .contains("Goroutine 9999 cannot run here"));
+    }
+
+    #[test]
+    fn a_choice_at_the_same_length_renews_the_figures() {
+        // At len - 1, choosing another goroutine drops one step and adds one: the
+        // length is unchanged but the figures must describe the new run.
+        let s = state("scenario=handoff&mode=seeded&seed=1&step=0");
+        let len = s.run.borrow().len();
+        let s = s.reduce(Action::Goto(len - 1));
+        let before = s.figures();
+        let here = s.run.borrow().runnable_here();
+        let other = here[here.len() - 1];
+        let s = s.reduce(Action::Choose(other));
+        assert!(s.run.borrow().len() >= len);
+        assert!(
+            !Rc::ptr_eq(&before, &s.figures()),
+            "the figures were recomputed"
+        );
+        assert!(Rc::ptr_eq(&s.figures(), &s.figures()), "and cached again");
     }
 
     #[test]
