@@ -299,8 +299,10 @@ pub const MAX_POINTS: usize = 400;
 pub const MAX_SERIES: usize = 6;
 
 /// Samples a run into plots: `titles` names the plots; `gauge` reads a state and
-/// pushes `(plot index, series name, value)` for it. A series starts at the first
-/// sampled step that reports it; at most [`MAX_SERIES`] per plot.
+/// pushes `(plot index, series name, value)` for it. Gauges count things, so a
+/// series is 0 wherever it is not reported (before its queue exists, after it is
+/// gone); series appear in the order they are first reported, at most
+/// [`MAX_SERIES`] per plot.
 pub fn sample<M: Model>(
     run: &Run<M>,
     titles: &[&str],
@@ -316,6 +318,8 @@ pub fn sample<M: Model>(
         })
         .collect();
     let mut values = Vec::new();
+    // The steps sampled before this one (a series that appears late is 0 there).
+    let mut sampled: Vec<u32> = Vec::new();
     run.for_each_world(|step, s| {
         if step % every != 0 && step != len {
             return;
@@ -329,16 +333,20 @@ pub fn sample<M: Model>(
             let i = match plot.series.iter().position(|x| x.name == name) {
                 Some(i) => i,
                 None if plot.series.len() < MAX_SERIES => {
-                    plot.series.push(Series {
-                        name,
-                        points: Vec::new(),
-                    });
+                    let points = sampled.iter().map(|s| (*s, 0.0)).collect();
+                    plot.series.push(Series { name, points });
                     plot.series.len() - 1
                 }
                 None => continue,
             };
             plot.series[i].points.push((step, v));
         }
+        for series in plots.iter_mut().flat_map(|p| &mut p.series) {
+            if series.points.last().is_none_or(|p| p.0 != step) {
+                series.points.push((step, 0.0));
+            }
+        }
+        sampled.push(step);
     });
     plots
 }

@@ -157,39 +157,80 @@ fn the_removed_segment_and_the_lost_task_show_at_step_six() {
     );
 }
 
-/// Every built-in, at every 7th step: the stage builds (no Rust panic), every
-/// arrow and token points at a box that exists, keys are unique per lane.
+/// Every built-in (and the toy model, and pairs-1000) under three seeds, at every
+/// 7th step and the last: the stage builds (no Rust panic), every arrow and token
+/// points at a box that exists, and every key Yew diffs by is unique among its
+/// siblings (lanes, boxes, tokens, cards, table rows, panel ids).
 #[test]
 fn every_stage_is_well_formed() {
-    for name in flush_core::builtin::FILES.iter().map(|f| f.0) {
-        let mut r = any_run(&builtin(name), seeded(1));
-        let figures = r.figures();
-        assert_eq!(figures.len, r.len());
-        for n in (0..=r.len()).step_by(7) {
-            r.goto(n);
-            let s = r.stage(&figures);
-            for l in &s.lanes {
-                if let LaneBody::Chain(c) = &l.body {
-                    let mut keys: Vec<&str> = c.boxes.iter().map(|b| b.key.as_str()).collect();
-                    keys.sort_unstable();
-                    keys.dedup();
-                    assert_eq!(
-                        keys.len(),
-                        c.boxes.len(),
-                        "{name} step {n}: box keys are unique"
-                    );
-                    for a in &c.arrows {
-                        assert!(a.from < c.boxes.len());
-                        if let ArrowTo::Box(j) = a.to {
-                            assert!(j < c.boxes.len());
-                        }
-                    }
-                    for t in &c.tokens {
-                        if let TokenAt::Box(i) = t.at {
-                            assert!(i < c.boxes.len(), "{name} step {n}: token on a box");
-                        }
+    let mut scenarios: Vec<(String, flush_core::AnyScenario)> = flush_core::builtin::FILES
+        .iter()
+        .map(|f| (f.0.to_owned(), builtin(f.0)))
+        .collect();
+    for toy in ["mutex-lost-update", "mutex-locked"] {
+        let path = format!("{}/../../tests/toy/{toy}.json", env!("CARGO_MANIFEST_DIR"));
+        scenarios.push((
+            toy.to_owned(),
+            parse(&std::fs::read_to_string(path).unwrap()),
+        ));
+    }
+    scenarios.push((
+        "pairs-1000".to_owned(),
+        flush_core::AnyScenario::generated("pairs-1000").unwrap(),
+    ));
+    for (name, sc) in &scenarios {
+        for seed in [1, 2, 3] {
+            let mut r = any_run(sc, seeded(seed));
+            let figures = r.figures();
+            assert_eq!(figures.len, r.len());
+            let stride = if r.len() > 2000 { 97 } else { 7 };
+            for n in (0..=r.len()).step_by(stride).chain([r.len()]) {
+                r.goto(n);
+                well_formed(&r.stage(&figures), &format!("{name} seed {seed} step {n}"));
+            }
+        }
+    }
+}
+
+fn unique<'a>(keys: impl IntoIterator<Item = &'a str>, what: &str, at: &str) {
+    let mut v: Vec<&str> = keys.into_iter().collect();
+    let n = v.len();
+    v.sort_unstable();
+    v.dedup();
+    assert_eq!(v.len(), n, "{at}: {what} keys are unique");
+}
+
+fn well_formed(s: &Stage, at: &str) {
+    unique(s.lanes.iter().map(|l| l.key.as_str()), "lane", at);
+    unique(s.rows.iter().flatten().map(|p| p.id), "panel id", at);
+    for l in &s.lanes {
+        match &l.body {
+            LaneBody::Chain(c) => {
+                unique(c.boxes.iter().map(|b| b.key.as_str()), "box", at);
+                unique(c.tokens.iter().map(|t| t.key.as_str()), "token", at);
+                for a in &c.arrows {
+                    assert!(a.from < c.boxes.len(), "{at}: arrow from a box");
+                    if let ArrowTo::Box(j) = a.to {
+                        assert!(j < c.boxes.len(), "{at}: arrow to a box");
                     }
                 }
+                for t in &c.tokens {
+                    match t.at {
+                        TokenAt::Box(i) => assert!(i < c.boxes.len(), "{at}: token on a box"),
+                        TokenAt::Queued(i) => assert!(i < 6, "{at}: queued tokens are few"),
+                        TokenAt::Slot => {}
+                    }
+                }
+            }
+            LaneBody::Cards { cards, .. } => {
+                unique(cards.iter().map(|c| c.key.as_str()), "card", at)
+            }
+        }
+    }
+    for p in s.rows.iter().flatten() {
+        for b in &p.blocks {
+            if let Block::Table(t) = b {
+                unique(t.rows.iter().map(|r| r.key.as_str()), "table row", at);
             }
         }
     }
@@ -220,4 +261,55 @@ fn the_toy_model_runs_and_is_drawn() {
     let text = std::fs::read_to_string(root.join("mutex-locked.json")).unwrap();
     let locked = parse(&text);
     assert!(locked.explore(50, 10_000).violations.is_empty());
+}
+
+/// A lane draws every runner up to its budget and counts the rest in a badge.
+#[test]
+fn a_lane_past_its_budget_counts_the_runners_it_does_not_draw() {
+    use flush_core::models::flush2021::view::MAX_BOXES;
+    let ops: Vec<String> = (0..MAX_BOXES + 5)
+        .map(|i| format!(r#"{{"op":"flush_insert","segment":1,"pos":"p{i}"}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"name":"many","model":"flush-2021","actors":[{{"name":"a","ops":[{}]}}]}}"#,
+        ops.join(",")
+    );
+    let sc = flush_core::AnyScenario::parse(&text, "many.json").unwrap();
+    let mut r = sc.run(seeded(1));
+    r.run_to_end();
+    let s = stage(&r);
+    let LaneBody::Chain(chain) = &s.lanes[0].body else {
+        panic!("a queue is a chain")
+    };
+    assert_eq!(chain.boxes.len(), MAX_BOXES);
+    assert!(chain.arrows.iter().all(|a| a.from < MAX_BOXES));
+    let more = s.lanes[0]
+        .badges
+        .iter()
+        .find(|b| b.label == "runners not drawn")
+        .expect("a badge counts the rest");
+    assert_eq!(more.value, "5");
+}
+
+/// Plots: a queue's series is 0 before the queue exists, and every series of a
+/// plot has a point at every sampled step (so lines start at the left edge).
+#[test]
+fn queue_series_start_at_zero_and_share_the_sampled_steps() {
+    let r = any_run(&builtin("handoff"), seeded(1));
+    let f = r.figures();
+    let running = &f.plots[0];
+    assert_eq!(running.title, "Tasks running per queue");
+    assert_eq!(running.series.len(), 2, "queues 2 and 3");
+    let steps = |i: usize| -> Vec<u32> { running.series[i].points.iter().map(|p| p.0).collect() };
+    assert_eq!(steps(0), steps(1));
+    assert_eq!(steps(0).first(), Some(&0));
+    assert_eq!(steps(0).last(), Some(&r.len()));
+    for s in &running.series {
+        assert_eq!(s.points[0], (0, 0.0), "{} starts at 0", s.name);
+        assert!(
+            s.points.iter().any(|p| p.1 > 0.0),
+            "{} runs a task at some point",
+            s.name
+        );
+    }
 }

@@ -17,6 +17,10 @@ use crate::view::*;
 const MAX_PACKS: usize = 30;
 /// Queued injections drawn under a lane's handler.
 const MAX_QUEUED_TOKENS: usize = 6;
+/// Runner boxes drawn per lane. Every runner of a datanode-sized run is drawn (a few
+/// dozen at most); a scenario that keeps more alive at once gets the first ones and
+/// a badge counting the rest, so the page stays responsive on any input.
+pub const MAX_BOXES: usize = 300;
 
 /// A Replica segment at the end of a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -341,7 +345,9 @@ fn tail_arrow(w: &World, sc: &Scenario, q: &Queue, runners: &[&Runner], i: usize
 }
 
 fn lane(w: &World, sc: &Scenario, q: &Queue, live: &[((RunnerId, HalfKind), HalfAt)]) -> Lane {
-    let runners = chain_order(w, q.segment);
+    let mut runners = chain_order(w, q.segment);
+    let hidden = runners.len().saturating_sub(MAX_BOXES);
+    runners.truncate(MAX_BOXES);
     let (hwords, hclass) = handler_words(w, sc, q);
     let holder = token_holder(w, sc, q.segment);
     let mut tokens = Vec::new();
@@ -410,7 +416,7 @@ fn lane(w: &World, sc: &Scenario, q: &Queue, live: &[((RunnerId, HalfKind), Half
             ("data-handler", hclass.to_owned()),
             ("data-holder", holder.clone()),
         ],
-        badges: lane_badges(sc, q, hwords, hclass, holder),
+        badges: lane_badges(sc, q, hwords, hclass, holder, hidden),
         body: LaneBody::Chain(chain),
     }
 }
@@ -421,6 +427,7 @@ fn lane_badges(
     hwords: String,
     hclass: &'static str,
     holder: String,
+    hidden: usize,
 ) -> Vec<Badge> {
     let queued = if q.inject_ch.is_empty() {
         "empty".to_owned()
@@ -446,6 +453,9 @@ fn lane_badges(
     ];
     if !holder.is_empty() {
         badges.push(Badge::new("injection held by", holder, "holder"));
+    }
+    if hidden > 0 {
+        badges.push(Badge::new("runners not drawn", hidden, "more"));
     }
     badges
 }
