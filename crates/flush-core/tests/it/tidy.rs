@@ -31,23 +31,83 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The lines of code (comments and doc comments dropped), with their numbers.
+/// The lines of code with their numbers: string literals emptied (their text is
+/// words, not names), then comments and doc comments dropped.
 fn code_lines(p: &Path) -> Vec<(usize, String)> {
     std::fs::read_to_string(p)
         .unwrap()
         .lines()
         .enumerate()
-        .map(|(i, l)| (i + 1, l.split("//").next().unwrap_or("").to_owned()))
+        .map(|(i, l)| {
+            (
+                i + 1,
+                without_strings(l)
+                    .split("//")
+                    .next()
+                    .unwrap_or("")
+                    .to_owned(),
+            )
+        })
         .filter(|(_, l)| !l.trim().is_empty())
         .collect()
 }
 
+/// `line` with the contents of its string literals removed (`"..."` becomes `""`;
+/// escapes honoured; a char literal `'"'` is left alone).
+fn without_strings(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    let mut in_str = false;
+    while let Some(c) = chars.next() {
+        match (in_str, c) {
+            (false, '\'') if chars.peek() == Some(&'"') => {
+                out.push(c);
+                out.push(chars.next().unwrap());
+            }
+            (false, '"') => {
+                in_str = true;
+                out.push(c);
+            }
+            (true, '\\') => {
+                chars.next();
+            }
+            (true, '"') => {
+                in_str = false;
+                out.push(c);
+            }
+            (true, _) => {}
+            (false, _) => out.push(c),
+        }
+    }
+    out
+}
+
 const MODELS: [&str; 3] = ["flush2021", "sync2024", "mutex"];
 
+/// The model a line of code names (as an identifier: a path, a `use` list, an alias).
 fn names_a_model(line: &str) -> Option<&'static str> {
-    MODELS
-        .into_iter()
-        .find(|m| line.contains(&format!("{m}::")) || line.contains(&format!("mod {m}")))
+    MODELS.into_iter().find(|m| has_word(line, m))
+}
+
+#[test]
+fn the_checks_see_through_strings_and_lists() {
+    assert_eq!(
+        without_strings(r#"let a = "x // y \" z"; b"#),
+        r#"let a = ""; b"#
+    );
+    assert_eq!(names_a_model("    flush2021,"), Some("flush2021"));
+    assert_eq!(
+        names_a_model("use crate::models::mutex as m;"),
+        Some("mutex")
+    );
+    assert_eq!(
+        names_a_model(&without_strings(r#"f("holds the mutex")"#)),
+        None
+    );
+    assert_eq!(names_a_model("let flush2021x = 1;"), None);
+    assert!(is_fn_start("pub(in crate::models) const fn f() {"));
+    assert!(is_fn_start("async unsafe fn g() {"));
+    assert!(!is_fn_start("let fn_name = 1;"));
 }
 
 #[test]
@@ -94,9 +154,15 @@ fn a_model_knows_nothing_of_its_presentation_or_of_other_models() {
         for p in rust_files(&models.join(m)) {
             let view = p.file_name().is_some_and(|f| f == "view.rs");
             for (n, l) in code_lines(&p) {
-                if !view {
+                // (Declaring the `view` module is the folder's own business.)
+                let declares_view = matches!(l.trim(), "pub mod view;" | "mod view;");
+                if !view && !declares_view {
+                    let vocabulary = [
+                        "view", "Present", "Stage", "Lane", "Card", "Panel", "Badge", "Chain",
+                        "Token", "Figures",
+                    ];
                     assert!(
-                        !l.contains("view::") && !l.contains("Present") && !l.contains("Stage"),
+                        !vocabulary.iter().any(|w| has_word(&l, w)),
                         "{}:{n} uses the presentation: {}",
                         p.display(),
                         l.trim()
@@ -152,14 +218,34 @@ fn has_word(line: &str, w: &str) -> bool {
 /// Functions longer than this are split (a match with one arm per fact or per
 /// op reads best whole: those are listed).
 const MAX_FN_LINES: usize = 80;
-const TABLES: [&str; 6] = [
-    "render",
-    "go_fn",
-    "log_line",
-    "actor_waits",
-    "read_op",
-    "start_op",
+/// (file name, function): the flat tables, and only these.
+const TABLES: [(&str, &str); 5] = [
+    ("facts.rs", "render"),
+    ("facts.rs", "go_fn"),
+    ("facts.rs", "log_line"),
+    ("actor.rs", "start_op"),
+    ("setup.rs", "read_op"),
 ];
+
+/// A line that starts a function: `fn`, after any of `pub`, `pub(..)`, `const`,
+/// `async`, `unsafe`, `extern "C"`.
+fn is_fn_start(t: &str) -> bool {
+    let Some((head, _)) = t.split_once("fn ") else {
+        return false;
+    };
+    head.split_whitespace().all(|w| {
+        w.starts_with("pub")
+            || [
+                "const",
+                "async",
+                "unsafe",
+                "extern",
+                "\"C\"",
+                "crate::models)",
+            ]
+            .contains(&w)
+    })
+}
 
 #[test]
 fn functions_stay_short() {
@@ -179,10 +265,7 @@ fn functions_stay_short() {
             let mut i = 0;
             while i < lines.len() {
                 let t = lines[i].trim_start();
-                let is_fn = ["fn ", "pub fn ", "pub(super) fn ", "pub(crate) fn "]
-                    .iter()
-                    .any(|k| t.starts_with(k));
-                if !is_fn {
+                if !is_fn_start(t) {
                     i += 1;
                     continue;
                 }
@@ -207,7 +290,9 @@ fn functions_stay_short() {
                     continue;
                 }
                 let len = end + 1 - i;
-                if len > MAX_FN_LINES && !TABLES.contains(&name.as_str()) {
+                let file = p.file_name().unwrap().to_string_lossy();
+                let table = TABLES.contains(&(file.as_ref(), name.as_str()));
+                if len > MAX_FN_LINES && !table {
                     long.push(format!(
                         "{}:{}: fn {name} is {len} lines",
                         p.display(),
