@@ -124,37 +124,36 @@ impl<'de> Visitor<'de> for JsonVisitor {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
         let mut v: Vec<(String, Json)> = Vec::new();
-        // Small objects are searched; past SEARCHED_KEYS the keys go into a set, so a
-        // hostile object of 10^5 keys costs no 10^10 comparisons (membership only: the
-        // set is never iterated, the order stays the file's).
-        let mut seen: Option<std::collections::HashSet<String>> = None;
         while let Some(k) = a.next_key::<String>()? {
-            let dup = match &mut seen {
-                Some(set) => !set.insert(k.clone()),
-                None if v.len() < SEARCHED_KEYS => v.iter().any(|(x, _)| *x == k),
-                None => {
-                    let mut set: std::collections::HashSet<String> =
-                        v.iter().map(|(x, _)| x.clone()).collect();
-                    let dup = !set.insert(k.clone());
-                    seen = Some(set);
-                    dup
-                }
-            };
-            if dup {
-                return Err(de::Error::custom(format!(
-                    "the key \"{}\" appears twice in one object",
-                    short(&k)
-                )));
+            // Small objects are searched as each key comes (the error points at the
+            // key); a larger one is checked once it ends, by sorting, so a hostile
+            // object of 10^5 keys costs no 10^10 comparisons.
+            if v.len() < SEARCHED_KEYS && v.iter().any(|(x, _)| *x == k) {
+                return Err(twice::<A::Error>(&k));
             }
             let val = a.next_value()?;
             v.push((k, val));
+        }
+        if v.len() > SEARCHED_KEYS {
+            let order = crate::order::order(v.len(), &|i, j| v[i].0.cmp(&v[j].0));
+            if let Some(w) = order.windows(2).find(|w| v[w[0]].0 == v[w[1]].0) {
+                return Err(twice::<A::Error>(&v[w[0]].0));
+            }
         }
         Ok(Json::Obj(v))
     }
 }
 
 /// Parses `text` into a tree, or a syntax error with its line and column.
-/// Objects up to this many keys are checked for duplicates by search, larger ones by a set.
+fn twice<E: de::Error>(k: &str) -> E {
+    de::Error::custom(format!(
+        "the key \"{}\" appears twice in one object",
+        short(k)
+    ))
+}
+
+/// Objects up to this many keys are checked for duplicates key by key, larger ones
+/// when they end.
 const SEARCHED_KEYS: usize = 32;
 
 pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
