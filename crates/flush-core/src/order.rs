@@ -1,11 +1,11 @@
-//! One sort for the crate's composite keys.
+//! One sort for the whole crate.
 //!
-//! Every `sort_by` over a new element type makes the compiler emit another copy of
-//! the standard library's sort (about 5 KB of wasm each). The browser bundle has a
-//! size budget, so the setup and view code sort through [`sort_by`], which sorts
-//! indices with one non-generic comparator and then moves the elements: one copy of
-//! the sort for all of them. Primitive keys (`i64`, `u32`, `usize`) still use
-//! `sort_unstable`, which is instantiated once per primitive type.
+//! Every `sort_unstable` over a new element type makes the compiler emit another
+//! copy of the standard library's sort (3 to 5 KB of wasm each). The browser bundle
+//! has a size budget, so the crate sorts through [`sort_by`], which sorts indices
+//! with one non-generic comparator and then moves the elements: one copy of the sort
+//! for all of them. The goroutines a step touched (a few ids, on the hot path) are
+//! sorted by insertion.
 
 use std::cmp::Ordering;
 
@@ -35,6 +35,25 @@ pub fn sort_dedup<T: Ord>(v: &mut Vec<T>) {
     v.dedup();
 }
 
+/// Lists up to this long are sorted by insertion.
+const SMALL: usize = 24;
+
+/// Sorts and dedups a list that is usually a handful of ids (the goroutines one step
+/// touched): by insertion when short (no sort code of its own), else by [`sort_by`].
+pub fn sort_dedup_small(v: &mut Vec<u32>) {
+    if v.len() > SMALL {
+        return sort_dedup(v);
+    }
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && v[j - 1] > v[j] {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    v.dedup();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -50,5 +69,13 @@ mod tests {
         let mut e: Vec<u8> = Vec::new();
         sort_dedup(&mut e);
         assert!(e.is_empty());
+        for n in [0, 1, 5, SMALL, SMALL + 1, 100] {
+            let mut v: Vec<u32> = (0..n as u32).map(|i| (i * 7919) % 13).collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            want.dedup();
+            sort_dedup_small(&mut v);
+            assert_eq!(v, want, "{n} ids");
+        }
     }
 }

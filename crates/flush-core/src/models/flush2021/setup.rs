@@ -235,7 +235,7 @@ impl Scenario {
                 firsts.push(f);
             }
         }
-        firsts.sort_unstable();
+        crate::order::sort_by(&mut firsts, u32::cmp);
         let id_of_first = |f: u32| firsts.binary_search(&f).unwrap_or(0) as PosId;
         self.positions = firsts.iter().map(|f| seen[*f as usize].clone()).collect();
         for op in self.actors.iter_mut().flat_map(|a| a.ops.iter_mut()) {

@@ -649,8 +649,7 @@ impl World {
     /// Recomputes the readiness of the touched goroutines.
     pub(super) fn refresh_ready(&mut self, sc: &Scenario) {
         let mut touched = std::mem::take(&mut self.touched);
-        touched.sort_unstable();
-        touched.dedup();
+        crate::order::sort_dedup_small(&mut touched);
         for &g in &touched {
             let n = match self.goroutine(g) {
                 Some(gr) => self.cases(sc, gr),
