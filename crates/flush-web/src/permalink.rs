@@ -132,8 +132,11 @@ fn dec(s: &str) -> Option<String> {
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
-            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
+            let hex = b.get(i + 1..i + 3)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None; // (from_str_radix alone would take "%+F")
+            }
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
             i += 3;
         } else {
             out.push(b[i]);
@@ -177,6 +180,8 @@ mod tests {
         assert_eq!(enc("a b&c=d/é"), "a%20b%26c%3Dd%2F%C3%A9");
         assert_eq!(enc("0,3,5.1"), "0%2C3%2C5.1");
         assert_eq!(dec("a%20b%26c%3Dd%2F%C3%A9").as_deref(), Some("a b&c=d/é"));
+        assert_eq!(dec("%+F"), None, "a sign is not a hex digit");
+        assert_eq!(dec("%4"), None);
     }
 
     #[test]
