@@ -17,6 +17,15 @@ fn stage(r: &AnyRun) -> Stage {
     r.stage(&r.figures())
 }
 
+/// The first table of panel `id`.
+fn table<'s>(s: &'s Stage, id: &str) -> &'s flush_core::view::Table {
+    let panel = s.rows.iter().flatten().find(|p| p.id == id).unwrap();
+    match &panel.blocks[0] {
+        Block::Table(t) => t,
+        _ => panic!("panel {id} starts with a table"),
+    }
+}
+
 fn data<'a>(d: &'a [(&'static str, String)], key: &str) -> Option<&'a str> {
     d.iter().find(|x| x.0 == key).map(|x| x.1.as_str())
 }
@@ -57,32 +66,15 @@ fn handoff_lanes_show_who_holds_the_injection() {
     };
     assert_eq!(chips.last().unwrap().text, "seg=4 pos=a flushed");
     assert_eq!(chips.last().unwrap().class, "fresh");
-    let replica = s
-        .rows
-        .iter()
-        .flatten()
-        .find(|p| p.id == "metacache")
-        .unwrap();
-    let Block::Table(t) = &replica.blocks[0] else {
-        panic!("a table")
-    };
+    let t = table(&s, "metacache");
     // Replica rows flash only at the steps whose facts touch them.
     let mut flashes = 0;
+    let mut r = r;
     for n in 1..=r.len() {
-        let mut r = run_to("handoff", seeded(1), n);
         r.goto(n);
         let line = r.line(n).unwrap();
         let s = stage(&r);
-        let replica = s
-            .rows
-            .iter()
-            .flatten()
-            .find(|p| p.id == "metacache")
-            .unwrap();
-        let Block::Table(t) = &replica.blocks[0] else {
-            panic!("a table")
-        };
-        for row in &t.rows {
+        for row in &table(&s, "metacache").rows {
             let touched = line.event.contains(&format!("segment {} ", row.key))
                 || line.event.contains(&format!("seg={} ", row.key));
             if row.class == "changed" {
@@ -140,15 +132,7 @@ fn the_removed_segment_and_the_lost_task_show_at_step_six() {
     };
     assert_eq!(data(&cards[0].data, "data-present"), Some("false"));
     assert!(cards[0].class.contains("danger"));
-    let meta = s
-        .rows
-        .iter()
-        .flatten()
-        .find(|p| p.id == "metacache")
-        .unwrap();
-    let Block::Table(t) = &meta.blocks[0] else {
-        panic!("a table")
-    };
+    let t = table(&s, "metacache");
     let removed = t.rows.iter().find(|r| r.key == "removed-300").unwrap();
     assert_eq!(removed.class, "removed");
     assert_eq!(data(&removed.data, "data-segment"), Some("300"));

@@ -82,6 +82,14 @@ fn without_strings(line: &str) -> String {
     out
 }
 
+/// Every folder of Rust source the rules cover.
+const SOURCE_DIRS: [&str; 4] = [
+    "crates/flush-core/src",
+    "crates/flush-cli/src",
+    "crates/flush-web/src",
+    "xtask/src",
+];
+
 const MODELS: [&str; 3] = ["flush2021", "sync2024", "mutex"];
 
 /// The model a line of code names (as an identifier: a path, a `use` list, an alias).
@@ -116,12 +124,7 @@ fn only_the_registry_names_the_models() {
     let models = src.join("models");
     let mut found = Vec::new();
     let mut registry_names = Vec::new();
-    for dir in [
-        "crates/flush-core/src",
-        "crates/flush-cli/src",
-        "crates/flush-web/src",
-        "xtask/src",
-    ] {
+    for dir in SOURCE_DIRS {
         for p in rust_files(&root().join(dir)) {
             if p.starts_with(&models) && p != models.join("mod.rs") {
                 continue;
@@ -250,12 +253,7 @@ fn is_fn_start(t: &str) -> bool {
 #[test]
 fn functions_stay_short() {
     let mut long = Vec::new();
-    for dir in [
-        "crates/flush-core/src",
-        "crates/flush-cli/src",
-        "crates/flush-web/src",
-        "xtask/src",
-    ] {
+    for dir in SOURCE_DIRS {
         for p in rust_files(&root().join(dir)) {
             let lines: Vec<String> = std::fs::read_to_string(&p)
                 .unwrap()
