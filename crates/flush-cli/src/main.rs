@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use flush_core::explore::{self, Options, Order, Progress};
 use flush_core::scenario::MAX_SCENARIO_BYTES;
 use flush_core::{builtin, AnyScenario, Choice, Policy};
 
@@ -53,19 +54,37 @@ enum Cmd {
         #[arg(long)]
         logs: bool,
     },
-    /// Search interleavings (breadth first, so each violation comes with a shortest schedule).
+    /// Search interleavings for a violation (invariant, Go panic, deadlock).
+    ///
+    /// By default breadth first, stopping at the first state that shows a violation:
+    /// its schedule is a shortest one. `--all` goes on to every distinct violation
+    /// (depth first, unless `--order bfs`); depth-first schedules are shrunk.
+    /// Progress goes to stderr on a terminal.
     Explore {
         /// Scenario file, `-` for stdin, or `builtin:NAME`.
         file: String,
         /// Milvus version, for a model with several.
         #[arg(long)]
         version: Option<String>,
-        /// Longest schedule to explore.
+        /// Longest schedule to explore (deeper paths are cut and the search reported incomplete).
         #[arg(long, default_value_t = 200)]
         max_steps: u32,
         /// Stop after this many distinct states.
-        #[arg(long, default_value_t = 2_000_000)]
+        #[arg(long, default_value_t = 50_000_000)]
         max_states: u64,
+        /// Memory the search may hold, e.g. `512M`, `4G` (default: a quarter of the machine's memory).
+        #[arg(long, value_parser = parse_bytes)]
+        max_memory: Option<u64>,
+        /// Go on after the first violation, to every distinct one.
+        #[arg(long)]
+        all: bool,
+        /// Search order: `bfs` (shortest schedules) or `dfs` (least memory).
+        /// Default: bfs, or dfs with `--all`.
+        #[arg(long, value_parser = ["bfs", "dfs"])]
+        order: Option<String>,
+        /// Keep depth-first schedules as found (do not shrink them).
+        #[arg(long)]
+        no_shrink: bool,
         #[arg(long)]
         json: bool,
         /// Instead of violations, list every distinct observable outcome (flush-2021:
@@ -133,6 +152,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             version,
             max_steps,
             max_states,
+            max_memory,
+            all,
+            order,
+            no_shrink,
             json,
             outcomes,
         } => {
@@ -141,7 +164,22 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if outcomes {
                 return print_outcomes(&sc, max_states, json);
             }
-            explore(&sc, max_steps, max_states, json)
+            let order = match order.as_deref() {
+                Some("bfs") => Order::Bfs,
+                Some("dfs") => Order::Dfs,
+                _ if all => Order::Dfs,
+                _ => Order::Bfs,
+            };
+            let o = Options {
+                max_steps,
+                max_states,
+                max_bytes: max_memory.unwrap_or_else(default_max_memory),
+                order,
+                all,
+                shrink: !no_shrink,
+            };
+            o.check()?;
+            explore(&sc, &o, json)
         }
     }
 }
@@ -173,14 +211,33 @@ fn policy(
     Ok(Policy::Seeded(seed))
 }
 
-fn explore(
-    sc: &AnyScenario,
-    max_steps: u32,
-    max_states: u64,
-    json: bool,
-) -> Result<ExitCode, String> {
+fn explore(sc: &AnyScenario, o: &Options, json: bool) -> Result<ExitCode, String> {
+    use std::io::{IsTerminal, Write};
     let started = std::time::Instant::now();
-    let mut report = sc.explore(max_steps, max_states);
+    let tty = std::io::stderr().is_terminal();
+    let mut shown = false;
+    let mut last = started;
+    let mut progress = |p: &Progress| {
+        if tty && last.elapsed().as_millis() >= 200 {
+            last = std::time::Instant::now();
+            let secs = started.elapsed().as_secs_f64();
+            eprint!(
+                "\r{} states, {:.0} states/s, depth {}, {} held, {:.1} s  ",
+                p.states,
+                p.states as f64 / secs.max(1e-9),
+                p.depth,
+                explore::bytes_words(p.bytes),
+                secs
+            );
+            let _ = std::io::stderr().flush();
+            shown = true;
+        }
+        true
+    };
+    let mut report = sc.explore_with(o, &mut progress);
+    if shown {
+        eprint!("\r\x1b[K");
+    }
     report.time_ms = Some(started.elapsed().as_millis() as u64);
     if json {
         println!(
@@ -195,6 +252,45 @@ fn explore(
     } else {
         ExitCode::from(1)
     })
+}
+
+/// `512M`, `4G`, `1024K`, `1000000` (bytes).
+fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mul) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let mul: u64 = match c.to_ascii_uppercase() {
+                'K' => 1 << 10,
+                'M' => 1 << 20,
+                'G' => 1 << 30,
+                'T' => 1 << 40,
+                _ if t[..i].trim().parse::<u64>().is_ok() => {
+                    return Err(format!("\"{s}\": the unit must be K, M, G or T"))
+                }
+                _ => return Err(format!("\"{s}\" is not a size such as 512M or 4G")),
+            };
+            (&t[..i], mul)
+        }
+        _ => (t, 1),
+    };
+    let n: u64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("\"{s}\" is not a size such as 512M or 4G"))?;
+    n.checked_mul(mul)
+        .ok_or_else(|| format!("\"{s}\" is too large"))
+}
+
+/// A quarter of the machine's memory (Linux's /proc/meminfo), else 2 GiB.
+fn default_max_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(2 << 30, |kb| kb * 1024 / 4)
 }
 
 fn print_outcomes(sc: &AnyScenario, max_states: u64, json: bool) -> Result<ExitCode, String> {

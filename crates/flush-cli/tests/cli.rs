@@ -164,10 +164,22 @@ fn seed_and_schedule_flags() {
 
 #[test]
 fn explore_exit_codes() {
+    // By default the search stops at the first state showing a violation.
     let o = flushscope(&["explore", "builtin:segment-not-found", "--json"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert!(v["states"].as_u64().unwrap() > 0);
+    assert_eq!(v["stopped"], "first_violation");
+    assert_eq!(v["order"], "bfs");
+    assert_eq!(v["violations"].as_array().unwrap().len(), 1);
+    let first = v["states"].as_u64().unwrap();
+    // --all goes on, depth first, to every distinct violation.
+    let o = flushscope(&["explore", "builtin:segment-not-found", "--all", "--json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["stopped"], "exhausted");
+    assert_eq!(v["order"], "dfs");
+    assert!(v["states"].as_u64().unwrap() > first);
+    assert!(v["violations"].as_array().unwrap().len() >= 2);
     let found = &v["violations"][0];
     for k in ["kind", "message", "schedule", "steps"] {
         assert!(found.get(k).is_some());
@@ -187,6 +199,62 @@ fn explore_exit_codes() {
     let o = flushscope(&["explore", "builtin:segment-not-found-fixed"]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     assert!(stdout(&o).contains("violations: none"));
+    assert!(stdout(&o).contains("stopped: every reachable state was visited"));
+}
+
+/// A budget reached stops the search with what it covered, which budget stopped
+/// it and how to raise it; zero and malformed budgets are refused.
+#[test]
+fn explore_budgets() {
+    let o = flushscope(&["explore", "builtin:pairs-1000", "--max-memory", "8M"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("the memory budget (--max-memory 8 MiB) was reached"),
+        "{out}"
+    );
+    assert!(out.contains("violations: none found so far"), "{out}");
+    let o = flushscope(&[
+        "explore",
+        "builtin:pairs-1000",
+        "--max-states",
+        "500",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["stopped"], "max_states");
+    assert_eq!(v["states"], 500);
+    assert_eq!(v["truncated"], true);
+    let o = flushscope(&["explore", "builtin:ordered-flush", "--max-steps", "4"]);
+    assert!(
+        stdout(&o).contains("cut at --max-steps 4; raise it"),
+        "{}",
+        stdout(&o)
+    );
+    for (args, says) in [
+        (
+            &["--max-states", "0"][..],
+            "--max-states must be at least 1",
+        ),
+        (&["--max-steps", "0"][..], "--max-steps must be at least 1"),
+        (
+            &["--max-memory", "0"][..],
+            "--max-memory must be at least 1M",
+        ),
+        (
+            &["--max-memory", "12Q"][..],
+            "the unit must be K, M, G or T",
+        ),
+        (&["--max-memory", "lots"][..], "is not a size such as 512M"),
+        (&["--max-memory", "99999999999T"][..], "is too large"),
+        (&["--order", "random"][..], "random"),
+    ] {
+        let mut a = vec!["explore", "builtin:handoff"];
+        a.extend_from_slice(args);
+        let o = flushscope(&a);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
 }
 
 #[test]
@@ -318,7 +386,7 @@ fn the_toy_model_runs_through_the_same_cli() {
     assert_eq!(o.status.code(), Some(1), "a violation found: exit 1");
     let out = stdout(&o);
     assert!(out.contains("invariant: lost-update"), "{out}");
-    assert!(out.contains("shortest schedule (4 steps)"), "{out}");
+    assert!(out.contains("shortest schedule, 4 steps"), "{out}");
 
     let o = flushscope(&["explore", &toy("mutex-locked")]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));

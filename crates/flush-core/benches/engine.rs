@@ -1,7 +1,10 @@
 //! Figures for the engine (printed by `cargo xtask bench`):
 //! * steps per second on the 1,000-pair scenario (goal: at least 5 M steps/s on one core),
 //!   both as a recorded run (trace kept) and as bare world steps;
-//! * time to jump to a step of a 100,000-step run (goal: under 1 ms).
+//! * time to jump to a step of a 100,000-step run (goal: under 1 ms);
+//! * explorer throughput in distinct states per second: #34018 scaled
+//!   (`sync-scaled-3x3` at the fix, exhausted depth first and breadth first) and the
+//!   time to the first counterexample of `sync-scaled-4x3` at the buggy commit.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -76,5 +79,40 @@ fn jump(c: &mut Criterion) {
     let _ = &mut w;
 }
 
-criterion_group!(benches, steps, jump);
+fn explore(c: &mut Criterion) {
+    use flush_core::explore::{Options, Order};
+    let sc = flush_core::builtin::get("sync-scaled-3x3").expect("generated");
+    let all = |order| Options {
+        order,
+        all: true,
+        shrink: false,
+        ..Options::exhaustive(200, u64::MAX)
+    };
+    let states = sc.explore_with(&all(Order::Dfs), &mut |_| true).states;
+    eprintln!("sync-scaled-3x3 @ b5c9a7364b: {states} states");
+    let mut g = c.benchmark_group("explore sync-scaled-3x3 (fixed), states");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(states));
+    for order in [Order::Dfs, Order::Bfs] {
+        g.bench_function(format!("exhaust, {}", order.words()), |b| {
+            b.iter(|| black_box(sc.explore_with(&all(order), &mut |_| true).states))
+        });
+    }
+    g.finish();
+    let mut bug = flush_core::builtin::get("sync-scaled-4x3").expect("generated");
+    bug.set_version("ca7ef26e4b").expect("a version");
+    c.bench_function(
+        "explore sync-scaled-4x3 (ca7ef26e4b) to the first violation",
+        |b| {
+            b.iter(|| {
+                black_box(
+                    bug.explore_with(&Options::first(200, u64::MAX), &mut |_| true)
+                        .states,
+                )
+            })
+        },
+    );
+}
+
+criterion_group!(benches, steps, jump, explore);
 criterion_main!(benches);

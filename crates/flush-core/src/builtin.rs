@@ -98,13 +98,17 @@ pub const FILES: &[(&str, &str)] = &[
 /// [`crate::models::flush2021::setup::pairs`]); other sizes load by name.
 pub const PAIRS_1000: &str = "pairs-1000";
 
-/// Every built-in name: the files, then the listed generated one.
+/// Every built-in name: the files, then the listed generated ones.
 pub fn names() -> Vec<&'static str> {
-    FILES.iter().map(|f| f.0).chain([PAIRS_1000]).collect()
+    FILES
+        .iter()
+        .map(|f| f.0)
+        .chain(crate::models::LISTED_GENERATED.iter().copied())
+        .collect()
 }
 
 /// A built-in scenario by name: a file of `scenarios/`, or a generated one
-/// (`pairs-N`, N from 1 to 20000).
+/// (`pairs-N`, N from 1 to 20000; `sync-scaled-SxT`).
 pub fn get(name: &str) -> Option<AnyScenario> {
     if let Some(sc) = AnyScenario::generated(name) {
         return Some(sc);

@@ -61,6 +61,9 @@ macro_rules! each_run {
     };
 }
 
+/// The generated scenarios listed beside the files (other sizes load by name).
+pub const LISTED_GENERATED: &[&str] = &[crate::builtin::PAIRS_1000, sync2024::setup::SCALED_4X3];
+
 impl AnyScenario {
     /// Parses and checks a scenario file of any model. `file` names it in messages.
     pub fn parse(text: &str, file: &str) -> Result<AnyScenario, ScenarioError> {
@@ -79,9 +82,15 @@ impl AnyScenario {
         })
     }
 
-    /// A generated scenario (`pairs-N`), if some model makes one by that name.
+    /// A generated scenario (`pairs-N`, `sync-scaled-SxT`), if some model makes one
+    /// by that name.
     pub fn generated(name: &str) -> Option<AnyScenario> {
-        flush2021::setup::generated(name).map(|s| AnyScenario::Flush(Arc::new(s)))
+        if let Some(s) = flush2021::setup::generated(name) {
+            return Some(AnyScenario::Flush(Arc::new(s)));
+        }
+        let text = sync2024::setup::generated_json(name)?;
+        // Generated text from fixed pieces: failing to parse is a bug here.
+        Some(AnyScenario::parse(&text, name).expect("generated scenario parses"))
     }
 
     pub fn header(&self) -> &Header {
@@ -117,9 +126,19 @@ impl AnyScenario {
         each_scenario!(self, s => explore::outcomes(&**s, max_states))
     }
 
-    /// Breadth-first search over every interleaving (see [`explore`]).
+    /// Breadth-first search over every interleaving, to the end (see [`explore`]).
     pub fn explore(&self, max_steps: u32, max_states: u64) -> Exploration {
         each_scenario!(self, s => explore::explore(&**s, max_steps, max_states))
+    }
+
+    /// A search as `o` says, with a progress callback that may cancel it (see
+    /// [`explore::explore_with`]).
+    pub fn explore_with(
+        &self,
+        o: &explore::Options,
+        progress: &mut dyn FnMut(&explore::Progress) -> bool,
+    ) -> Exploration {
+        each_scenario!(self, s => explore::explore_with(&**s, o, progress))
     }
 }
 

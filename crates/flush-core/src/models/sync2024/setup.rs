@@ -536,3 +536,45 @@ fn read_op(o: &OpNode) -> Res<Op> {
         other => unreachable!("op {other} is not in FORMAT.ops"),
     })
 }
+
+/// The listed scaled #34018 scenario (see [`scaled_json`]).
+pub const SCALED_4X3: &str = "sync-scaled-4x3";
+
+/// A generated scenario by name: `sync-scaled-SxT`, S new growing segments (1 to
+/// 12) and T SyncSegments ticks (1 to 8); see [`scaled_json`].
+pub fn generated_json(name: &str) -> Option<String> {
+    let (s, t) = name.strip_prefix("sync-scaled-")?.split_once('x')?;
+    let (s, t): (u32, u32) = (s.parse().ok()?, t.parse().ok()?);
+    ((1..=12).contains(&s) && (1..=8).contains(&t)).then(|| scaled_json(name, s, t))
+}
+
+/// #34018 scaled, as the explorer's benchmark: the flow graph inserts into and
+/// syncs `segments` new growing L1 segments (300, 301, ...) that datacoord knows
+/// without a PK statslog, while datacoord sends `ticks` SyncSegments requests.
+/// At the fix (b5c9a7364b, the default here) no segment is lost; `--version
+/// ca7ef26e4b` shows the panic.
+pub fn scaled_json(name: &str, segments: u32, ticks: u32) -> String {
+    let mut dc = vec![
+        r#"{"segment":101,"partition":1,"state":"Flushed","level":"L1","statslog":true,"rows":1000}"#.to_owned(),
+        r#"{"segment":102,"partition":1,"state":"Flushed","level":"L1","statslog":true,"rows":800}"#.to_owned(),
+    ];
+    let mut flow = Vec::new();
+    for i in 0..segments {
+        let seg = 300 + i;
+        dc.push(format!(
+            r#"{{"segment":{seg},"partition":1,"state":"Growing","level":"L1","statslog":false,"rows":0}}"#
+        ));
+        flow.push(format!(
+            r#"{{"op":"insert","segment":{seg},"partition":1,"rows":10}},{{"op":"sync","segment":{seg}}}"#
+        ));
+    }
+    let tick = r#"{"op":"sync_segments","partition":1}"#;
+    let ticks = vec![tick; ticks as usize].join(",");
+    format!(
+        r##"{{"name":"{name}","title":"#34018 scaled: {segments} new growing segments, {ticks_n} SyncSegments ticks (the explorer's benchmark)","description":"The flow graph inserts into and syncs {segments} new growing L1 segments that datacoord knows without a PK statslog, while datacoord sends {ticks_n} SyncSegments requests. At the fix (b5c9a7364b) every interleaving keeps the segments; explore it with --version ca7ef26e4b to find the panic of #34018.","model":"sync-2024","version":"b5c9a7364b","seed":1,"datacoord":[{dc}],"datanode":[{dn}],"actors":[{{"name":"flowgraph","ops":[{flow}]}},{{"name":"datacoord","ops":[{ticks}]}}]}}"##,
+        ticks_n = ticks.matches("sync_segments").count(),
+        dc = dc.join(","),
+        dn = r#"{"segment":101,"partition":1,"state":"Flushed","level":"L1","rows":1000},{"segment":102,"partition":1,"state":"Flushed","level":"L1","rows":800}"#,
+        flow = flow.join(","),
+    )
+}

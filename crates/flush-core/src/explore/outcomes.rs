@@ -1,181 +1,14 @@
-//! Breadth-first search over interleavings: every runnable choice (including each
-//! ready case of a `select`) is a branch; states are merged by hash. Because the
-//! search is breadth first, the first schedule found for each violation is a
-//! shortest one.
+//! Observable outcomes: what an observer outside the modelled code sees (the
+//! conformance harness records the same of the real Go code).
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
-use std::hash::{Hash, Hasher};
+use std::collections::{BTreeMap, VecDeque};
+use std::hash::Hash;
 
 use serde::Serialize;
 
-use crate::engine::{blocked_words, End, Model, OutcomeKind};
+use super::fingerprint::{fingerprint, FpSet};
+use crate::engine::{End, Model};
 use crate::sched::{format_schedule, Choice};
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Found {
-    /// `panic`, `invariant` or `deadlock`.
-    pub kind: OutcomeKind,
-    pub message: String,
-    /// A shortest schedule reaching it (replay with `flushscope run --schedule`).
-    pub schedule: String,
-    pub steps: u32,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Exploration {
-    pub scenario: String,
-    pub version: Option<&'static str>,
-    pub states: u64,
-    /// True if the state or depth budget cut the search short.
-    pub truncated: bool,
-    pub violations: Vec<Found>,
-    /// Wall time, filled in by the caller (the core has no clock).
-    pub time_ms: Option<u64>,
-}
-
-impl Exploration {
-    pub fn text(&self) -> String {
-        let mut s = format!(
-            "# explore {}{}\nstates explored: {}{}\n",
-            self.scenario,
-            self.version.map(|v| format!(" @ {v}")).unwrap_or_default(),
-            self.states,
-            if self.truncated {
-                " (budget reached: the search is incomplete)"
-            } else {
-                ""
-            }
-        );
-        if let Some(t) = self.time_ms {
-            s.push_str(&format!("time: {t} ms\n"));
-        }
-        if self.violations.is_empty() {
-            s.push_str("violations: none\n");
-        }
-        for v in &self.violations {
-            s.push_str(&format!(
-                "{}: {}\n  shortest schedule ({} steps): {}\n",
-                v.kind.as_str(),
-                v.message,
-                v.steps,
-                v.schedule
-            ));
-        }
-        s
-    }
-}
-
-/// What a state shows: every distinct invariant broken on the path to it (the
-/// state keeps them all), a Go panic, or a deadlock, as (kind, message, key); and
-/// whether the run ended there. The verdict the run judges by.
-fn findings<M: Model>(sc: &M, w: &M::State) -> (Vec<(OutcomeKind, String, String)>, bool) {
-    let v = sc.verdict(w);
-    let mut found: Vec<(OutcomeKind, String, String)> = v
-        .violations
-        .into_iter()
-        .map(|x| {
-            (
-                OutcomeKind::Invariant,
-                format!("{}: {}", x.id, x.message),
-                format!("invariant:{}", x.id),
-            )
-        })
-        .collect();
-    let ended = v.end.is_some();
-    match v.end {
-        Some(End::Panic { message, .. }) => {
-            let key = format!("panic:{message}");
-            found.push((OutcomeKind::Panic, message, key));
-        }
-        Some(End::Deadlock(blocked)) => {
-            found.push((
-                OutcomeKind::Deadlock,
-                blocked_words(&blocked),
-                "deadlock".to_owned(),
-            ));
-        }
-        Some(End::Completed) | None => {}
-    }
-    (found, ended)
-}
-
-fn hash_of<M: Hash>(m: &M) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    m.hash(&mut h);
-    h.finish()
-}
-
-/// Explores every interleaving of `sc` up to `max_steps` steps deep and
-/// `max_states` distinct states: each distinct invariant broken on some path, Go
-/// panic and deadlock, with a shortest schedule reaching it.
-pub fn explore<M: Model>(sc: &M, max_steps: u32, max_states: u64) -> Exploration {
-    // Parent links rebuild schedules without storing one per state.
-    let mut links: Vec<(u32, Choice)> = Vec::new();
-    let mut seen: HashSet<u64> = HashSet::new();
-    let mut queue: VecDeque<(M::State, u32, u32)> = VecDeque::new(); // state, link index (+1; 0 = root), depth
-    let mut found: Vec<Found> = Vec::new();
-    let mut keys: Vec<String> = Vec::new();
-    let mut truncated = false;
-    let root = sc.init();
-    seen.insert(hash_of(&root));
-    queue.push_back((root, 0, 0));
-    let mut runnable = Vec::new();
-    let mut scratch = Vec::new();
-    let schedule_of = |links: &Vec<(u32, Choice)>, mut at: u32| {
-        let mut v = Vec::new();
-        while at != 0 {
-            let (parent, c) = links[(at - 1) as usize];
-            v.push(c);
-            at = parent;
-        }
-        v.reverse();
-        v
-    };
-    while let Some((w, link, depth)) = queue.pop_front() {
-        sc.runnable(&w, &mut runnable);
-        let (verdicts, ended) = findings(sc, &w);
-        for (kind, message, key) in verdicts {
-            if !keys.contains(&key) {
-                let s = schedule_of(&links, link);
-                found.push(Found {
-                    kind,
-                    message,
-                    steps: s.len() as u32,
-                    schedule: format_schedule(&s),
-                });
-                keys.push(key);
-            }
-        }
-        if ended {
-            continue;
-        }
-        if depth >= max_steps {
-            truncated |= !runnable.is_empty();
-            continue;
-        }
-        for &c in &runnable {
-            if seen.len() as u64 >= max_states {
-                truncated = true;
-                break;
-            }
-            let mut next = w.clone();
-            scratch.clear();
-            sc.step(&mut next, c, &mut scratch);
-            if seen.insert(hash_of(&next)) {
-                links.push((link, c));
-                queue.push_back((next, links.len() as u32, depth + 1));
-            }
-        }
-    }
-    Exploration {
-        scenario: sc.header().name.clone(),
-        version: sc.header().version,
-        states: seen.len() as u64,
-        truncated,
-        violations: found,
-        time_ms: None,
-    }
-}
 
 /// What an observer outside the modelled code sees: the conformance harness
 /// records the same of the real Go code (`tests/conformance/`). An outcome is the
@@ -208,10 +41,7 @@ pub fn outcome_line<M: Observe>(sc: &M, observed: &[String], end: &M::State) -> 
 }
 
 fn hash2(a: &impl Hash, b: &impl Hash) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    a.hash(&mut h);
-    b.hash(&mut h);
-    h.finish()
+    fingerprint(&(a, b))
 }
 
 /// One distinct observable outcome of a scenario.
@@ -230,7 +60,7 @@ pub struct ObservedOutcome {
 /// shortest schedule. States are merged on the world plus what datacoord has seen
 /// so far. `None` when more than `max_states` states would be visited.
 pub fn outcomes<M: Observe>(sc: &M, max_states: u64) -> Option<Vec<ObservedOutcome>> {
-    let mut seen: HashSet<u64> = HashSet::new();
+    let mut seen = FpSet::default();
     let mut links: Vec<(u32, Choice)> = Vec::new();
     let mut out: BTreeMap<String, (u64, u32)> = BTreeMap::new();
     // (world, words of the packs notified so far, link index + 1; 0 = root)
@@ -299,7 +129,7 @@ pub fn find_outcome<M: Observe>(
         .and_then(|s| s.split(" | ").next())
         .map(|n| n.split(' ').filter(|x| !x.is_empty()).collect())
         .unwrap_or_default();
-    let mut seen: HashSet<u64> = HashSet::new();
+    let mut seen = FpSet::default();
     // (world, packs notified so far, schedule)
     let mut stack: Vec<(M::State, usize, Vec<Choice>)> = vec![(sc.init(), 0, Vec::new())];
     let mut runnable = Vec::new();

@@ -1,0 +1,159 @@
+//! State fingerprints: a fixed-seed 64-bit hash of a whole state (foldhash's
+//! quality variant, the same on every machine and in wasm), a compact set of them,
+//! and an estimate of a state's bytes for the memory budget.
+
+use std::hash::{BuildHasher, Hash, Hasher};
+
+/// The same seed everywhere: the same scenario gives the same counts and schedules.
+const SEED: u64 = 0x5eed_f105_0000_0001;
+
+/// A 64-bit fingerprint of `t` (what the explorer remembers of a visited state).
+pub fn fingerprint<T: Hash + ?Sized>(t: &T) -> u64 {
+    foldhash::quality::FixedState::with_seed(SEED).hash_one(t)
+}
+
+/// An upper bound on the chance that two of `n` distinct states share a 64-bit
+/// fingerprint (so that one was taken for the other and not explored):
+/// n(n-1)/2 pairs, each colliding with probability 2^-64.
+pub fn collision_bound(n: u64) -> f64 {
+    let n = n as f64;
+    (n * (n - 1.0) / 2.0 / 18_446_744_073_709_551_616.0).min(1.0)
+}
+
+/// Counts the bytes a value feeds its hasher: its data, without allocator slack.
+#[derive(Default)]
+struct Counter(usize);
+
+impl Hasher for Counter {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+    fn finish(&self) -> u64 {
+        self.0 as u64
+    }
+}
+
+/// An estimate of the memory one state takes: its inline size plus its data
+/// counted through `Hash`, with half again for allocation headers and slack.
+pub fn state_bytes<T: Hash>(t: &T) -> u64 {
+    let mut c = Counter::default();
+    t.hash(&mut c);
+    (std::mem::size_of::<T>() + c.0 + c.0 / 2) as u64
+}
+
+/// A set of fingerprints: open addressing, linear probing, 8 bytes a slot. It
+/// grows by 7/4 when 7/8 full, so it holds between 9.2 and 16 bytes per entry.
+#[derive(Default)]
+pub struct FpSet {
+    slots: Vec<u64>,
+    len: usize,
+}
+
+/// A slot that holds nothing: fingerprint 0 is stored as 1.
+const EMPTY: u64 = 0;
+const MIN_SLOTS: usize = 1024;
+
+impl FpSet {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes its table takes.
+    pub fn bytes(&self) -> u64 {
+        (self.slots.len() * 8) as u64
+    }
+
+    /// The bytes its table will take after the next insert (the old and the new
+    /// table both live while it grows).
+    pub fn bytes_to_insert(&self) -> u64 {
+        if self.needs_growth() {
+            self.bytes() + (Self::grown(self.slots.len()) * 8) as u64
+        } else {
+            self.bytes()
+        }
+    }
+
+    fn needs_growth(&self) -> bool {
+        (self.len + 1) * 8 > self.slots.len() * 7
+    }
+
+    fn grown(n: usize) -> usize {
+        (n / 4 * 7).max(MIN_SLOTS)
+    }
+
+    /// Adds `fp`; false when it was there already.
+    pub fn insert(&mut self, fp: u64) -> bool {
+        let fp = if fp == EMPTY { 1 } else { fp };
+        if self.needs_growth() {
+            self.grow();
+        }
+        let n = self.slots.len();
+        let mut i = Self::home(fp, n);
+        loop {
+            match self.slots[i] {
+                EMPTY => {
+                    self.slots[i] = fp;
+                    self.len += 1;
+                    return true;
+                }
+                x if x == fp => return false,
+                _ => i = if i + 1 == n { 0 } else { i + 1 },
+            }
+        }
+    }
+
+    /// The first slot to try: the fingerprint scaled onto the table (its high
+    /// bits, so a table of any size works).
+    fn home(fp: u64, n: usize) -> usize {
+        ((u128::from(fp) * n as u128) >> 64) as usize
+    }
+
+    fn grow(&mut self) {
+        let grown = vec![EMPTY; Self::grown(self.slots.len())];
+        let old = std::mem::replace(&mut self.slots, grown);
+        let n = self.slots.len();
+        for fp in old.into_iter().filter(|&x| x != EMPTY) {
+            let mut i = Self::home(fp, n);
+            while self.slots[i] != EMPTY {
+                i = if i + 1 == n { 0 } else { i + 1 };
+            }
+            self.slots[i] = fp;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_set_keeps_every_fingerprint_once_across_growth() {
+        let mut s = FpSet::default();
+        for i in 0..50_000u64 {
+            assert!(s.insert(fingerprint(&i)));
+        }
+        assert!(
+            s.insert(0) && !s.insert(0) && !s.insert(1),
+            "0 is stored as 1"
+        );
+        for i in 0..50_000u64 {
+            assert!(!s.insert(fingerprint(&i)), "{i} was inserted before");
+        }
+        assert_eq!(s.len(), 50_001);
+        let per = s.bytes() as f64 / s.len() as f64;
+        assert!((9.0..=16.0).contains(&per), "{per} bytes per fingerprint");
+    }
+
+    #[test]
+    fn fingerprints_are_fixed() {
+        // The same on every machine and build: counts and schedules depend on it.
+        assert_eq!(fingerprint(&(1u32, "a")), fingerprint(&(1u32, "a")));
+        assert_ne!(fingerprint(&(1u32, "a")), fingerprint(&(2u32, "a")));
+        assert!(collision_bound(1_000_000) < 3e-8);
+        assert_eq!(collision_bound(1), 0.0);
+    }
+}

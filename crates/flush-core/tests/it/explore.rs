@@ -1,0 +1,251 @@
+//! The explorer: breadth first and depth first reach the same states and the same
+//! violations; every schedule it prints replays strictly to its violation;
+//! shrinking never goes below the shortest; the default stops at the first
+//! violation; budgets and cancel stop it with a reason, never an abort.
+
+use flush_core::explore::{self, Exploration, Options, Order, Stopped};
+use flush_core::{AnyScenario, Model};
+
+use crate::common::{builtin, parse};
+
+/// What makes a violation distinct: its kind and invariant id, panic message, or
+/// "deadlock" (the explorer reports each once, with the first message it saw).
+fn key(f: &explore::Found) -> String {
+    match f.kind {
+        flush_core::OutcomeKind::Invariant => {
+            format!("invariant:{}", f.message.split(':').next().unwrap())
+        }
+        flush_core::OutcomeKind::Panic => format!("panic:{}", f.message),
+        _ => "deadlock".to_owned(),
+    }
+}
+
+fn keys(x: &Exploration) -> Vec<String> {
+    let mut v: Vec<String> = x.violations.iter().map(key).collect();
+    v.sort();
+    v
+}
+
+fn dfs() -> Options {
+    Options {
+        order: Order::Dfs,
+        all: true,
+        shrink: true,
+        ..Options::exhaustive(200, 2_000_000)
+    }
+}
+
+/// Checks both orders agree on `sc`, and that every schedule replays; returns
+/// whether the state space was small enough to compare.
+pub fn orders_agree<M: Model>(sc: &M, max_steps: u32, max_states: u64) -> Result<bool, String> {
+    let b = explore::explore_with(sc, &Options::exhaustive(max_steps, max_states), &mut |_| {
+        true
+    });
+    if b.truncated {
+        return Ok(false);
+    }
+    let d = explore::explore_with(
+        sc,
+        &Options {
+            max_steps,
+            max_states,
+            ..dfs()
+        },
+        &mut |_| true,
+    );
+    let name = &sc.header().name;
+    if (b.states, b.stopped) != (d.states, d.stopped) {
+        return Err(format!(
+            "{name}: bfs {} states {:?}, dfs {} {:?}",
+            b.states, b.stopped, d.states, d.stopped
+        ));
+    }
+    if keys(&b) != keys(&d) {
+        return Err(format!("{name}: bfs {:?}\ndfs {:?}", keys(&b), keys(&d)));
+    }
+    for fd in &d.violations {
+        let short = b.violations.iter().find(|x| key(x) == key(fd)).unwrap();
+        if fd.steps < short.steps {
+            return Err(format!(
+                "{name}: dfs schedule of {} steps below the shortest {}",
+                fd.steps, short.steps
+            ));
+        }
+    }
+    for (x, f) in b
+        .violations
+        .iter()
+        .map(|f| (&b, f))
+        .chain(d.violations.iter().map(|f| (&d, f)))
+    {
+        let sched = flush_core::Choice::parse_list(&f.schedule).map_err(|e| e.to_string())?;
+        if explore::reaches(sc, &sched, &key(f)) != Some(sched.len()) {
+            return Err(format!(
+                "{name} ({:?}): {} does not replay to {} in {} steps",
+                x.order,
+                f.schedule,
+                key(f),
+                sched.len()
+            ));
+        }
+    }
+    // Stopping at the first violation finds one exactly when there is one.
+    let first = explore::explore_with(sc, &Options::first(max_steps, max_states), &mut |_| true);
+    if first.violations.is_empty() != b.violations.is_empty() {
+        return Err(format!("{name}: the first-violation search disagrees"));
+    }
+    if let Some(f) = first.violations.first() {
+        if f.steps != b.violations.iter().map(|v| v.steps).min().unwrap() {
+            return Err(format!(
+                "{name}: the first violation is not at the shallowest depth"
+            ));
+        }
+        if first.stopped != Stopped::FirstViolation || first.states > b.states {
+            return Err(format!(
+                "{name}: {:?} after {} states",
+                first.stopped, first.states
+            ));
+        }
+    }
+    Ok(true)
+}
+
+fn agree(sc: &AnyScenario) -> Result<bool, String> {
+    match sc {
+        AnyScenario::Flush(s) => orders_agree(&**s, 200, 100_000),
+        AnyScenario::Sync(s) => orders_agree(&**s, 200, 100_000),
+        AnyScenario::Mutex(s) => orders_agree(&**s, 200, 100_000),
+    }
+}
+
+#[test]
+fn both_orders_agree_on_every_builtin_at_every_version() {
+    let mut compared = 0;
+    for name in flush_core::builtin::names() {
+        let sc = builtin(name);
+        let versions: Vec<&str> = sc.versions().iter().map(|v| v.id).collect();
+        let mut all = vec![sc.clone()];
+        for v in versions {
+            let mut s = sc.clone();
+            s.set_version(v).unwrap();
+            all.push(s);
+        }
+        for s in &all {
+            compared += u32::from(agree(s).unwrap_or_else(|e| panic!("{e}")));
+        }
+    }
+    assert!(
+        compared >= 30,
+        "only {compared} scenarios were small enough to compare"
+    );
+}
+
+#[test]
+fn the_first_violation_stops_the_search_early() {
+    let sc = builtin("sync-scaled-4x3");
+    let mut bug = sc.clone();
+    bug.set_version("ca7ef26e4b").unwrap();
+    let x = bug.explore_with(&Options::first(200, 5_000_000), &mut |_| true);
+    assert_eq!(x.stopped, Stopped::FirstViolation);
+    assert!(
+        x.states < 100_000,
+        "{} states before the first violation",
+        x.states
+    );
+    let f = &x.violations[0];
+    assert!(
+        f.message.starts_with("sync-task-segment-present"),
+        "{}",
+        f.message
+    );
+}
+
+/// The search holds no more than its memory budget (fingerprints, frontier,
+/// links) and says so; the old explorer took 13.6 GB on this 6.4 KB scenario.
+#[test]
+fn a_memory_budget_stops_a_huge_search_with_a_message() {
+    let mut actors = Vec::new();
+    for i in 0..50 {
+        actors.push(format!(
+            r#"{{ "name": "n{i}", "ops": [
+                {{ "op": "flush_insert", "segment": {s}, "pos": "p" }},
+                {{ "op": "flush_delete", "segment": {s}, "pos": "p" }} ] }}"#,
+            s = i + 1
+        ));
+    }
+    let text = format!(
+        r#"{{ "name": "fifty", "model": "flush-2021", "actors": [{}] }}"#,
+        actors.join(",")
+    );
+    let sc = parse(&text);
+    for order in [Order::Bfs, Order::Dfs] {
+        let o = Options {
+            max_bytes: 8 << 20,
+            order,
+            ..Options::first(200, u64::MAX)
+        };
+        let x = sc.explore_with(&o, &mut |_| true);
+        assert_eq!(x.stopped, Stopped::MaxBytes, "{order:?}");
+        assert!(x.truncated);
+        assert!(x.peak_bytes <= 8 << 20, "{order:?}: {} bytes", x.peak_bytes);
+        assert!(x.text().contains("--max-memory 8 MiB"), "{}", x.text());
+    }
+}
+
+#[test]
+fn cancel_stops_within_one_progress_period() {
+    let sc = builtin("sync-scaled-4x3");
+    let mut calls = 0;
+    let x = sc.explore_with(&dfs(), &mut |p| {
+        calls += 1;
+        assert!(p.states > 0 && p.transitions >= p.states - 1);
+        calls < 3
+    });
+    assert_eq!(x.stopped, Stopped::Cancelled);
+    assert_eq!(calls, 3);
+    assert!(x.states <= 3 * explore::PROGRESS_EVERY + 1, "{}", x.states);
+    assert!(x.text().contains("cancelled"));
+}
+
+#[test]
+fn shrinking_drops_choices_that_do_not_matter() {
+    // segment-not-found's panic: 7 steps are enough; pad the schedule with steps
+    // of the other goroutines that the violation does not need, if any runnable.
+    let sc = builtin("segment-not-found");
+    let AnyScenario::Sync(s) = &sc else {
+        unreachable!()
+    };
+    let x = explore::explore(&**s, 50, 100_000);
+    let panic = x
+        .violations
+        .iter()
+        .find(|f| f.kind == flush_core::OutcomeKind::Panic)
+        .unwrap();
+    let key = format!("panic:{}", panic.message);
+    // The depth-first schedule, as found, is longer than the shortest; shrunk it is not.
+    let d = explore::explore_with(
+        &**s,
+        &Options {
+            shrink: false,
+            ..dfs()
+        },
+        &mut |_| true,
+    );
+    let long = d
+        .violations
+        .iter()
+        .find(|f| f.kind == flush_core::OutcomeKind::Panic)
+        .unwrap();
+    let sched = flush_core::Choice::parse_list(&long.schedule).unwrap();
+    assert!(
+        sched.len() > panic.steps as usize,
+        "dfs found {}",
+        long.schedule
+    );
+    let short = explore::shrink(&**s, &sched, &key, explore::SHRINK_REPLAYS);
+    assert_eq!(short.len(), panic.steps as usize, "{short:?}");
+    assert_eq!(explore::reaches(&**s, &short, &key), Some(short.len()));
+    // A schedule that does not show the violation is left as it is.
+    let none = explore::shrink(&**s, &sched[..2], &key, 100);
+    assert_eq!(none, sched[..2].to_vec());
+}
