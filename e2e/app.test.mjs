@@ -300,6 +300,74 @@ test('help overlay and keyboard play', async () => {
   await ctx.close();
 });
 
+test('the explorer in the page: finds the #34018 violation, opens it in the stepper, keeps frames, cancels', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found');
+  // Click to the result painted: a small search is done within the first slice.
+  const clickToResult = await page.evaluate(async () => {
+    const t0 = performance.now();
+    document.querySelector('#explore-btn').click();
+    while (!document.querySelector('#explore-result')) await new Promise((r) => setTimeout(r, 0));
+    await new Promise((r) => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); }));
+    return performance.now() - t0;
+  });
+  figures['explore segment-not-found: click to the counterexample painted (ms)'] = clickToResult.toFixed(1);
+  const result = page.locator('#explore-result');
+  assert.equal(await result.getAttribute('data-found'), '1');
+  assert.match(await result.textContent(), /Stopped: at the first violation/);
+  assert.match(await result.textContent(), /sync-task-segment-present.*shortest schedule, 6 steps: 0,0,0,1,3,3/s);
+  await shot(page, '15-explore-found');
+  // Going on finds the panic too; "open in stepper" replays its schedule from step 1.
+  await page.check('#explore-all');
+  await page.click('#explore-btn');
+  await page.waitForSelector('#explore-result[data-found="2"]');
+  assert.match(await result.textContent(), /every reachable state was visited/);
+  await page.locator('.found-panic .open-stepper').click();
+  await waitStep(page, 1);
+  assert.equal(await page.inputValue('#mode'), 'manual');
+  assert.equal(await page.getAttribute('.app', 'data-len'), '7');
+  await page.keyboard.press('End');
+  await waitStep(page, 7);
+  assert.match(await page.textContent('#outcome'), /panic/);
+
+  // A longer search: frames keep coming while it runs, and Cancel answers at once.
+  await page.goto(URL + '#scenario=sync-scaled-4x3');
+  await page.waitForSelector('#explore-btn');
+  await page.check('#explore-all');
+  const run = await page.evaluate(async () => {
+    let longFrames = 0, worst = 0;
+    const obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) { worst = Math.max(worst, e.duration); if (e.duration > 50) longFrames++; } });
+    obs.observe({ type: 'long-animation-frame' });
+    let frames = 0;
+    let going = true;
+    const loop = () => { frames++; if (going) requestAnimationFrame(loop); };
+    requestAnimationFrame(loop);
+    document.querySelector('#explore-btn').click();
+    const t0 = performance.now();
+    while (performance.now() - t0 < 1500) await new Promise((r) => setTimeout(r, 50));
+    const running = document.querySelector('#explore-running')?.textContent ?? '';
+    const t1 = performance.now();
+    document.querySelector('#explore-cancel').click();
+    while (!document.querySelector('#explore-result')) await new Promise((r) => setTimeout(r, 0));
+    const cancelMs = performance.now() - t1;
+    going = false;
+    obs.disconnect();
+    const states = Number(document.querySelector('#explore-result').dataset.states);
+    return { fps: frames / ((t1 - t0) / 1000), longFrames, worst, cancelMs, states, running, text: document.querySelector('#explore-result').textContent };
+  });
+  assert.match(run.running, /states, \d+ states\/s, depth \d+/);
+  assert.match(run.text, /cancelled: the search is incomplete/);
+  assert.ok(run.cancelMs < 100, `cancel took ${run.cancelMs} ms`);
+  assert.ok(run.states > 1000, `${run.states} states`);
+  figures['explore in the page: frames per second while exploring'] = run.fps.toFixed(0);
+  figures['explore in the page: frames over 50 ms while exploring'] = run.longFrames;
+  figures['explore in the page: states/s (sync-scaled-4x3, slices of 8 ms)'] = (run.states / 1.5).toFixed(0);
+  figures['explore in the page: cancel to result (ms)'] = run.cancelMs.toFixed(1);
+  assert.equal(run.longFrames, 0, `longest frame ${run.worst} ms`);
+  await shot(page, '16-explore-cancelled');
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('figures: step latency on 1,000 pairs, jump to the end of 100,000 steps', async () => {
   const { page, ctx, errors } = await open('scenario=pairs-1000&mode=seeded&seed=1&step=3000');
   await shot(page, '12-pairs-1000');

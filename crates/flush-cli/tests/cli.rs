@@ -210,7 +210,9 @@ fn explore_budgets() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
-        out.contains("the memory budget (--max-memory 8 MiB) was reached"),
+        out.contains(
+            "the memory budget (8 MiB) was reached: the search is incomplete; raise --max-memory"
+        ),
         "{out}"
     );
     assert!(out.contains("violations: none found so far"), "{out}");

@@ -14,6 +14,7 @@
 
 mod fingerprint;
 mod outcomes;
+mod search;
 mod shrink;
 
 use serde::Serialize;
@@ -22,10 +23,10 @@ pub use fingerprint::{collision_bound, fingerprint, state_bytes, FpSet};
 pub use outcomes::{
     end_word, find_outcome, outcome_line, outcomes, run_outcome, Observe, ObservedOutcome,
 };
+pub use search::Explorer;
 pub use shrink::{reaches, shrink};
 
 use crate::engine::{blocked_words, End, Model, OutcomeKind};
-use crate::sched::{format_schedule, Choice};
 
 /// One violation the search found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -202,7 +203,11 @@ impl Exploration {
             Some(t) => s.push_str(&format!("time: {t} ms\n")),
             None => {}
         }
-        s.push_str(&format!("stopped: {}\n", self.stopped_words()));
+        s.push_str(&format!(
+            "stopped: {}{}\n",
+            self.stopped_words(),
+            self.cli_hint()
+        ));
         if self.depth_cut > 0 {
             let max = self.options.as_ref().map_or(0, |o| o.max_steps);
             s.push_str(&format!(
@@ -245,7 +250,7 @@ impl Exploration {
         s
     }
 
-    /// Why it stopped, and how to go further when a budget stopped it.
+    /// Why it stopped, in words any front end can show.
     pub fn stopped_words(&self) -> String {
         let o = self.options.clone().unwrap_or_else(|| Options::first(0, 0));
         match self.stopped {
@@ -253,23 +258,30 @@ impl Exploration {
                 "every state within the depth budget was visited".to_owned()
             }
             Stopped::Exhausted => "every reachable state was visited".to_owned(),
-            Stopped::FirstViolation => {
-                "at the first violation (--all goes on to every distinct one)".to_owned()
-            }
+            Stopped::FirstViolation => "at the first violation".to_owned(),
             Stopped::MaxStates => format!(
-                "the state budget (--max-states {}) was reached: the search is incomplete; raise it to go on",
+                "the state budget ({} states) was reached: the search is incomplete",
                 o.max_states
             ),
             Stopped::MaxBytes => format!(
-                "the memory budget (--max-memory {}) was reached: the search is incomplete; raise it{}",
-                bytes_words(o.max_bytes),
-                if o.order == Order::Bfs {
-                    ", or search depth first (--order dfs), which holds far less"
-                } else {
-                    ""
-                }
+                "the memory budget ({}) was reached: the search is incomplete",
+                bytes_words(o.max_bytes)
             ),
             Stopped::Cancelled => "cancelled: the search is incomplete".to_owned(),
+        }
+    }
+
+    /// What the CLI adds to [`Exploration::stopped_words`]: the flag that goes further.
+    fn cli_hint(&self) -> &'static str {
+        let bfs = self.options.as_ref().is_some_and(|o| o.order == Order::Bfs);
+        match self.stopped {
+            Stopped::FirstViolation => " (--all goes on to every distinct one)",
+            Stopped::MaxStates => "; raise --max-states to go on",
+            Stopped::MaxBytes if bfs => {
+                "; raise --max-memory, or search depth first (--order dfs), which holds far less"
+            }
+            Stopped::MaxBytes => "; raise --max-memory to go on",
+            Stopped::Exhausted | Stopped::Cancelled => "",
         }
     }
 }
@@ -325,149 +337,6 @@ pub(crate) fn findings<M: Model>(sc: &M, w: &M::State) -> (Vec<Finding>, bool) {
     (found, ended)
 }
 
-/// What the search has found and counted so far.
-struct Search<'o, M: Model> {
-    o: &'o Options,
-    seen: FpSet,
-    found: Vec<(Found, String, Vec<Choice>)>,
-    stats: Progress,
-    depth_cut: u64,
-    peak_bytes: u64,
-    /// Bytes of one state, sampled (the largest seen).
-    state_bytes: u64,
-    stopped: Option<Stopped>,
-    next_report: u64,
-    _m: std::marker::PhantomData<M>,
-}
-
-impl<'o, M: Model> Search<'o, M> {
-    fn new(o: &'o Options, root: &M::State) -> Self {
-        Search {
-            o,
-            seen: FpSet::default(),
-            found: Vec::new(),
-            stats: Progress::default(),
-            depth_cut: 0,
-            peak_bytes: 0,
-            state_bytes: state_bytes(root),
-            stopped: None,
-            next_report: PROGRESS_EVERY,
-            _m: std::marker::PhantomData,
-        }
-    }
-
-    /// Remembers a state; false when it was seen before.
-    fn visit(&mut self, w: &M::State) -> bool {
-        if !self.seen.insert(fingerprint(w)) {
-            return false;
-        }
-        self.stats.states += 1;
-        if self.stats.states % 256 == 0 {
-            self.state_bytes = self.state_bytes.max(state_bytes(w));
-        }
-        true
-    }
-
-    /// Records the findings of a newly visited state; `schedule` gives its path.
-    /// Returns whether the run ended there.
-    fn judge(&mut self, sc: &M, w: &M::State, schedule: impl FnOnce() -> Vec<Choice>) -> bool {
-        let (found, ended) = findings(sc, w);
-        let mut schedule = Some(schedule);
-        let mut path = Vec::new();
-        for (kind, message, key) in found {
-            if self.found.iter().any(|f| f.1 == key) {
-                continue;
-            }
-            if let Some(f) = schedule.take() {
-                path = f();
-            }
-            self.found.push((
-                Found {
-                    kind,
-                    message,
-                    schedule: format_schedule(&path),
-                    steps: path.len() as u32,
-                    shrunk_from: None,
-                },
-                key,
-                path.clone(),
-            ));
-            self.stats.violations += 1;
-            if !self.o.all {
-                self.stopped = Some(Stopped::FirstViolation);
-            }
-        }
-        ended
-    }
-
-    /// Checks the budgets that need room for one more state; sets `stopped`.
-    fn room_for_one_more(&mut self, frontier: u64, extra: u64) -> bool {
-        if self.stats.states >= self.o.max_states {
-            self.stopped = Some(Stopped::MaxStates);
-            return false;
-        }
-        let bytes = self.seen.bytes_to_insert() + frontier * self.state_bytes + extra;
-        if bytes > self.o.max_bytes {
-            self.stopped = Some(Stopped::MaxBytes);
-            return false;
-        }
-        self.peak_bytes = self.peak_bytes.max(bytes);
-        true
-    }
-
-    /// Runs the progress callback every [`PROGRESS_EVERY`] states; false to stop.
-    fn report(&mut self, frontier: u64, progress: &mut dyn FnMut(&Progress) -> bool) -> bool {
-        if self.stats.states < self.next_report {
-            return true;
-        }
-        self.next_report = self.stats.states + PROGRESS_EVERY;
-        self.stats.frontier = frontier;
-        self.stats.bytes = self.peak_bytes;
-        if progress(&self.stats) {
-            true
-        } else {
-            self.stopped = Some(Stopped::Cancelled);
-            false
-        }
-    }
-
-    fn finish(self, sc: &M, order: Order) -> Exploration {
-        let stopped = self.stopped.unwrap_or(Stopped::Exhausted);
-        let mut violations = Vec::new();
-        for (mut f, key, path) in self.found {
-            if self.o.shrink && order == Order::Dfs {
-                let short = shrink(sc, &path, &key, SHRINK_REPLAYS);
-                if short.len() < path.len() {
-                    f.shrunk_from = Some(f.steps);
-                    f.steps = short.len() as u32;
-                    f.schedule = format_schedule(&short);
-                }
-            }
-            violations.push(f);
-        }
-        Exploration {
-            scenario: sc.header().name.clone(),
-            version: sc.header().version,
-            order,
-            states: self.stats.states,
-            transitions: self.stats.transitions,
-            depth: self.stats.depth,
-            stopped,
-            depth_cut: self.depth_cut,
-            truncated: self.depth_cut > 0
-                || matches!(
-                    stopped,
-                    Stopped::MaxStates | Stopped::MaxBytes | Stopped::Cancelled
-                ),
-            peak_bytes: self.peak_bytes.max(self.seen.bytes()),
-            collision_bound: collision_bound(self.stats.states),
-            violations,
-            time_ms: None,
-            options: Some(self.o.clone()),
-        }
-    }
-}
-
 /// Replays a shrinking attempt may take, per violation.
 pub const SHRINK_REPLAYS: u32 = 20_000;
 
@@ -488,145 +357,11 @@ pub fn explore_with<M: Model>(
     o: &Options,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Exploration {
-    match o.order {
-        Order::Bfs => bfs(sc, o, progress),
-        Order::Dfs => dfs(sc, o, progress),
-    }
-}
-
-fn bfs<M: Model>(sc: &M, o: &Options, progress: &mut dyn FnMut(&Progress) -> bool) -> Exploration {
-    use std::collections::VecDeque;
-    // Parent links rebuild schedules without storing one per state.
-    let mut links: Vec<(u32, Choice)> = Vec::new();
-    let link_bytes = std::mem::size_of::<(u32, Choice)>() as u64;
-    let schedule_of = |links: &Vec<(u32, Choice)>, mut at: u32| {
-        let mut v = Vec::new();
-        while at != 0 {
-            let (parent, c) = links[(at - 1) as usize];
-            v.push(c);
-            at = parent;
-        }
-        v.reverse();
-        v
-    };
-    let root = sc.init();
-    let mut s: Search<M> = Search::new(o, &root);
-    s.visit(&root);
-    // state, link index (+1; 0 = root), depth
-    let mut queue: VecDeque<(M::State, u32, u32)> = VecDeque::new();
-    queue.push_back((root, 0, 0));
-    let mut runnable = Vec::new();
-    let mut scratch = Vec::new();
-    'search: while let Some((w, link, depth)) = queue.pop_front() {
-        s.stats.depth = s.stats.depth.max(depth);
-        let ended = s.judge(sc, &w, || schedule_of(&links, link));
-        if s.stopped.is_some() {
-            break;
-        }
-        if ended {
-            continue;
-        }
-        sc.runnable(&w, &mut runnable);
-        if depth >= o.max_steps {
-            s.depth_cut += u64::from(!runnable.is_empty());
-            continue;
-        }
-        for &c in &runnable {
-            let held = links.capacity() as u64 * link_bytes;
-            if !s.room_for_one_more(queue.len() as u64 + 1, held) {
-                break 'search;
-            }
-            let mut next = w.clone();
-            scratch.clear();
-            sc.step(&mut next, c, &mut scratch);
-            s.stats.transitions += 1;
-            if s.visit(&next) {
-                links.push((link, c));
-                queue.push_back((next, links.len() as u32, depth + 1));
-            }
-        }
-        if !s.report(queue.len() as u64, progress) {
-            break;
+    let mut x = Explorer::new(std::sync::Arc::new(sc.clone()), o.clone());
+    while !x.run(PROGRESS_EVERY) {
+        if !progress(&x.progress()) {
+            x.cancel();
         }
     }
-    s.finish(sc, Order::Bfs)
-}
-
-/// One level of the depth-first path: a state and its runnable choices (a range
-/// of the shared choice buffer), `next` the one to try next.
-struct Frame<S> {
-    state: S,
-    first: usize,
-    len: u32,
-    next: u32,
-}
-
-fn dfs<M: Model>(sc: &M, o: &Options, progress: &mut dyn FnMut(&Progress) -> bool) -> Exploration {
-    let root = sc.init();
-    let mut s: Search<M> = Search::new(o, &root);
-    s.visit(&root);
-    let path_of = |frames: &[Frame<M::State>], choices: &[Choice]| -> Vec<Choice> {
-        frames
-            .iter()
-            .map(|f| choices[f.first + f.next as usize - 1])
-            .collect()
-    };
-    let mut choices: Vec<Choice> = Vec::new();
-    let mut frames: Vec<Frame<M::State>> = Vec::new();
-    let ended = s.judge(sc, &root, Vec::new);
-    if s.stopped.is_none() && !ended {
-        sc.runnable(&root, &mut choices);
-        let len = choices.len() as u32;
-        frames.push(Frame {
-            state: root,
-            first: 0,
-            len,
-            next: 0,
-        });
-    }
-    let mut runnable = Vec::new();
-    let mut scratch = Vec::new();
-    while let Some(top) = frames.last_mut() {
-        if top.next == top.len {
-            choices.truncate(top.first);
-            frames.pop();
-            continue;
-        }
-        let c = choices[top.first + top.next as usize];
-        top.next += 1;
-        let mut next = top.state.clone();
-        let choice_bytes = choices.capacity() as u64 * std::mem::size_of::<Choice>() as u64;
-        if !s.room_for_one_more(frames.len() as u64 + 1, choice_bytes) {
-            break;
-        }
-        scratch.clear();
-        sc.step(&mut next, c, &mut scratch);
-        s.stats.transitions += 1;
-        if !s.visit(&next) {
-            continue;
-        }
-        let depth = frames.len() as u32;
-        s.stats.depth = s.stats.depth.max(depth);
-        let ended = s.judge(sc, &next, || path_of(&frames, &choices));
-        if s.stopped.is_some() || !s.report(frames.len() as u64, progress) {
-            break;
-        }
-        if ended {
-            continue;
-        }
-        sc.runnable(&next, &mut runnable);
-        if depth >= o.max_steps {
-            s.depth_cut += u64::from(!runnable.is_empty());
-            continue;
-        }
-        let first = choices.len();
-        choices.extend_from_slice(&runnable);
-        frames.push(Frame {
-            state: next,
-            first,
-            len: runnable.len() as u32,
-            next: 0,
-        });
-    }
-    s.finish(sc, Order::Dfs)
+    x.finish()
 }

@@ -264,3 +264,48 @@ impl AnyRun {
         each_run!(self, r => report::to_json(&report::report(r), pretty))
     }
 }
+
+/// A search of any model in progress (see [`explore::Explorer`]): the page runs
+/// it in slices between frames.
+pub enum AnyExplorer {
+    Flush(explore::Explorer<flush2021::Scenario>),
+    Sync(explore::Explorer<sync2024::Scenario>),
+    Mutex(explore::Explorer<mutex::Scenario>),
+}
+
+macro_rules! each_explorer {
+    ($self:expr, $x:ident => $body:expr) => {
+        match $self {
+            AnyExplorer::Flush($x) => $body,
+            AnyExplorer::Sync($x) => $body,
+            AnyExplorer::Mutex($x) => $body,
+        }
+    };
+}
+
+impl AnyExplorer {
+    pub fn new(sc: &AnyScenario, o: explore::Options) -> AnyExplorer {
+        match sc {
+            AnyScenario::Flush(s) => AnyExplorer::Flush(explore::Explorer::new(s.clone(), o)),
+            AnyScenario::Sync(s) => AnyExplorer::Sync(explore::Explorer::new(s.clone(), o)),
+            AnyScenario::Mutex(s) => AnyExplorer::Mutex(explore::Explorer::new(s.clone(), o)),
+        }
+    }
+
+    /// Goes on for about `transitions` model steps; true when done.
+    pub fn run(&mut self, transitions: u64) -> bool {
+        each_explorer!(self, x => x.run(transitions))
+    }
+
+    pub fn progress(&self) -> explore::Progress {
+        each_explorer!(self, x => x.progress())
+    }
+
+    pub fn cancel(&mut self) {
+        each_explorer!(self, x => x.cancel())
+    }
+
+    pub fn finish(self) -> Exploration {
+        each_explorer!(self, x => x.finish())
+    }
+}

@@ -188,7 +188,12 @@ fn a_memory_budget_stops_a_huge_search_with_a_message() {
         assert_eq!(x.stopped, Stopped::MaxBytes, "{order:?}");
         assert!(x.truncated);
         assert!(x.peak_bytes <= 8 << 20, "{order:?}: {} bytes", x.peak_bytes);
-        assert!(x.text().contains("--max-memory 8 MiB"), "{}", x.text());
+        assert!(
+            x.text().contains("memory budget (8 MiB) was reached"),
+            "{}",
+            x.text()
+        );
+        assert!(x.text().contains("raise --max-memory"), "{}", x.text());
     }
 }
 

@@ -3,6 +3,7 @@
 //! changed; callbacks carry `Action`s to the reducer.
 
 pub mod controls;
+pub mod explore;
 pub mod intro;
 pub mod overlays;
 pub mod plots;

@@ -1,0 +1,375 @@
+//! The search itself, resumable: [`Explorer::run`] goes on for a number of
+//! transitions and returns, so the CLI can report progress and the page can
+//! explore in slices between frames.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use super::fingerprint::{collision_bound, fingerprint, state_bytes, FpSet};
+use super::{
+    findings, shrink, Exploration, Found, Options, Order, Progress, Stopped, SHRINK_REPLAYS,
+};
+use crate::engine::Model;
+use crate::sched::{format_schedule, Choice};
+
+/// One level of the depth-first path: a state and its runnable choices (a range
+/// of the shared choice buffer), `next` the one to try next.
+struct Frame<S> {
+    state: S,
+    first: usize,
+    len: u32,
+    next: u32,
+}
+
+/// What is left to explore.
+enum Frontier<S> {
+    /// Breadth first: (state, link index + 1 (0 = root), depth), and the parent
+    /// links that rebuild schedules without storing one per state.
+    Bfs {
+        queue: VecDeque<(S, u32, u32)>,
+        links: Vec<(u32, Choice)>,
+    },
+    /// Depth first: the current path, and the choices of each level.
+    Dfs {
+        frames: Vec<Frame<S>>,
+        choices: Vec<Choice>,
+    },
+}
+
+/// A search in progress.
+pub struct Explorer<M: Model> {
+    sc: Arc<M>,
+    o: Options,
+    seen: FpSet,
+    found: Vec<(Found, String, Vec<Choice>)>,
+    stats: Progress,
+    depth_cut: u64,
+    peak_bytes: u64,
+    /// Bytes of one state, sampled (the largest seen).
+    state_bytes: u64,
+    stopped: Option<Stopped>,
+    frontier: Frontier<M::State>,
+    runnable: Vec<Choice>,
+    facts: Vec<M::Fact>,
+}
+
+impl<M: Model> Explorer<M> {
+    /// A search of `sc` as `o` says; the initial state is judged at once.
+    pub fn new(sc: Arc<M>, o: Options) -> Explorer<M> {
+        let root = sc.init();
+        let frontier = match o.order {
+            Order::Bfs => Frontier::Bfs {
+                queue: VecDeque::new(),
+                links: Vec::new(),
+            },
+            Order::Dfs => Frontier::Dfs {
+                frames: Vec::new(),
+                choices: Vec::new(),
+            },
+        };
+        let mut x = Explorer {
+            state_bytes: state_bytes(&root),
+            sc,
+            o,
+            seen: FpSet::default(),
+            found: Vec::new(),
+            stats: Progress::default(),
+            depth_cut: 0,
+            peak_bytes: 0,
+            stopped: None,
+            frontier,
+            runnable: Vec::new(),
+            facts: Vec::new(),
+        };
+        x.visit(&root);
+        match x.frontier {
+            Frontier::Bfs { ref mut queue, .. } => queue.push_back((root, 0, 0)),
+            Frontier::Dfs { .. } => {
+                let ended = x.judge(&root, |_| Vec::new());
+                if x.stopped.is_none() && !ended {
+                    x.push_root(root);
+                }
+            }
+        }
+        x
+    }
+
+    /// Where the search stands.
+    pub fn progress(&self) -> Progress {
+        let mut p = self.stats;
+        p.frontier = match &self.frontier {
+            Frontier::Bfs { queue, .. } => queue.len() as u64,
+            Frontier::Dfs { frames, .. } => frames.len() as u64,
+        };
+        p.bytes = self.peak_bytes.max(self.seen.bytes());
+        p
+    }
+
+    /// Stops the search; [`Explorer::finish`] reports what was covered.
+    pub fn cancel(&mut self) {
+        self.stopped.get_or_insert(Stopped::Cancelled);
+    }
+
+    /// True once the search has stopped (exhausted, found, a budget, cancelled).
+    pub fn done(&self) -> bool {
+        self.stopped.is_some() || self.frontier_empty()
+    }
+
+    fn frontier_empty(&self) -> bool {
+        match &self.frontier {
+            Frontier::Bfs { queue, .. } => queue.is_empty(),
+            Frontier::Dfs { frames, .. } => frames.is_empty(),
+        }
+    }
+
+    /// Goes on for about `transitions` steps of the model; true when the search
+    /// is done.
+    pub fn run(&mut self, transitions: u64) -> bool {
+        let until = self.stats.transitions + transitions.max(1);
+        while !self.done() && self.stats.transitions < until {
+            match self.o.order {
+                Order::Bfs => self.bfs_expand_one(),
+                Order::Dfs => self.dfs_step(),
+            }
+        }
+        self.done()
+    }
+
+    /// The report: violations (shrunk depth first), counts, why it stopped.
+    pub fn finish(self) -> Exploration {
+        let stopped = self.stopped.unwrap_or(Stopped::Exhausted);
+        let mut violations = Vec::new();
+        for (mut f, key, path) in self.found {
+            if self.o.shrink && self.o.order == Order::Dfs {
+                let short = shrink(&*self.sc, &path, &key, SHRINK_REPLAYS);
+                if short.len() < path.len() {
+                    f.shrunk_from = Some(f.steps);
+                    f.steps = short.len() as u32;
+                    f.schedule = format_schedule(&short);
+                }
+            }
+            violations.push(f);
+        }
+        Exploration {
+            scenario: self.sc.header().name.clone(),
+            version: self.sc.header().version,
+            order: self.o.order,
+            states: self.stats.states,
+            transitions: self.stats.transitions,
+            depth: self.stats.depth,
+            stopped,
+            depth_cut: self.depth_cut,
+            truncated: self.depth_cut > 0
+                || matches!(
+                    stopped,
+                    Stopped::MaxStates | Stopped::MaxBytes | Stopped::Cancelled
+                ),
+            peak_bytes: self.peak_bytes.max(self.seen.bytes()),
+            collision_bound: collision_bound(self.stats.states),
+            violations,
+            time_ms: None,
+            options: Some(self.o),
+        }
+    }
+
+    /// Remembers a state; false when it was seen before.
+    fn visit(&mut self, w: &M::State) -> bool {
+        if !self.seen.insert(fingerprint(w)) {
+            return false;
+        }
+        self.stats.states += 1;
+        if self.stats.states % 256 == 0 {
+            self.state_bytes = self.state_bytes.max(state_bytes(w));
+        }
+        true
+    }
+
+    /// Records the findings of a newly visited state; `path` gives its schedule
+    /// (from the frontier, and only when there is something new to record).
+    /// Returns whether the run ended there.
+    fn judge(
+        &mut self,
+        w: &M::State,
+        path: impl FnOnce(&Frontier<M::State>) -> Vec<Choice>,
+    ) -> bool {
+        let (found, ended) = findings(&*self.sc, w);
+        let mut path = Some(path);
+        let mut schedule = Vec::new();
+        for (kind, message, key) in found {
+            if self.found.iter().any(|f| f.1 == key) {
+                continue;
+            }
+            if let Some(f) = path.take() {
+                schedule = f(&self.frontier);
+            }
+            self.found.push((
+                Found {
+                    kind,
+                    message,
+                    schedule: format_schedule(&schedule),
+                    steps: schedule.len() as u32,
+                    shrunk_from: None,
+                },
+                key,
+                schedule.clone(),
+            ));
+            self.stats.violations += 1;
+            if !self.o.all {
+                self.stopped = Some(Stopped::FirstViolation);
+            }
+        }
+        ended
+    }
+
+    /// Checks the budgets that need room for one more state; sets `stopped`.
+    fn room_for_one_more(&mut self) -> bool {
+        if self.stats.states >= self.o.max_states {
+            self.stopped = Some(Stopped::MaxStates);
+            return false;
+        }
+        let (frontier, extra) = match &self.frontier {
+            Frontier::Bfs { queue, links } => (
+                queue.len() as u64 + 1,
+                (links.capacity() * std::mem::size_of::<(u32, Choice)>()) as u64,
+            ),
+            Frontier::Dfs { frames, choices } => (
+                frames.len() as u64 + 1,
+                (choices.capacity() * std::mem::size_of::<Choice>()) as u64,
+            ),
+        };
+        let bytes = self.seen.bytes_to_insert() + frontier * self.state_bytes + extra;
+        if bytes > self.o.max_bytes {
+            self.stopped = Some(Stopped::MaxBytes);
+            return false;
+        }
+        self.peak_bytes = self.peak_bytes.max(bytes);
+        true
+    }
+
+    /// Breadth first: judges the oldest waiting state and queues its new children.
+    fn bfs_expand_one(&mut self) {
+        let Frontier::Bfs { queue, links } = &mut self.frontier else {
+            unreachable!("a breadth-first search has a queue")
+        };
+        let Some((w, link, depth)) = queue.pop_front() else {
+            return;
+        };
+        let _ = links;
+        self.stats.depth = self.stats.depth.max(depth);
+        let ended = self.judge(&w, |f| match f {
+            Frontier::Bfs { links, .. } => schedule_of(links, link),
+            Frontier::Dfs { .. } => unreachable!(),
+        });
+        if self.stopped.is_some() || ended {
+            return;
+        }
+        let mut runnable = std::mem::take(&mut self.runnable);
+        self.sc.runnable(&w, &mut runnable);
+        if depth >= self.o.max_steps {
+            self.depth_cut += u64::from(!runnable.is_empty());
+        } else {
+            for &c in &runnable {
+                if !self.room_for_one_more() {
+                    break;
+                }
+                let mut next = w.clone();
+                self.facts.clear();
+                self.sc.step(&mut next, c, &mut self.facts);
+                self.stats.transitions += 1;
+                if self.visit(&next) {
+                    let Frontier::Bfs { queue, links } = &mut self.frontier else {
+                        unreachable!()
+                    };
+                    links.push((link, c));
+                    queue.push_back((next, links.len() as u32, depth + 1));
+                }
+            }
+        }
+        self.runnable = runnable;
+    }
+
+    fn push_root(&mut self, state: M::State) {
+        let Frontier::Dfs { frames, choices } = &mut self.frontier else {
+            unreachable!("a depth-first search has frames")
+        };
+        self.sc.runnable(&state, choices);
+        frames.push(Frame {
+            state,
+            first: 0,
+            len: choices.len() as u32,
+            next: 0,
+        });
+    }
+
+    /// Depth first: tries the next choice of the deepest level.
+    fn dfs_step(&mut self) {
+        let Frontier::Dfs { frames, choices } = &mut self.frontier else {
+            unreachable!("a depth-first search has frames")
+        };
+        let Some(top) = frames.last_mut() else {
+            return;
+        };
+        if top.next == top.len {
+            choices.truncate(top.first);
+            frames.pop();
+            return;
+        }
+        let c = choices[top.first + top.next as usize];
+        top.next += 1;
+        let mut next = top.state.clone();
+        if !self.room_for_one_more() {
+            return;
+        }
+        self.facts.clear();
+        self.sc.step(&mut next, c, &mut self.facts);
+        self.stats.transitions += 1;
+        if !self.visit(&next) {
+            return;
+        }
+        let Frontier::Dfs { frames, .. } = &self.frontier else {
+            unreachable!()
+        };
+        let depth = frames.len() as u32;
+        self.stats.depth = self.stats.depth.max(depth);
+        let ended = self.judge(&next, |f| match f {
+            Frontier::Dfs { frames, choices } => frames
+                .iter()
+                .map(|f| choices[f.first + f.next as usize - 1])
+                .collect(),
+            Frontier::Bfs { .. } => unreachable!(),
+        });
+        if self.stopped.is_some() || ended {
+            return;
+        }
+        let mut runnable = std::mem::take(&mut self.runnable);
+        self.sc.runnable(&next, &mut runnable);
+        if depth >= self.o.max_steps {
+            self.depth_cut += u64::from(!runnable.is_empty());
+        } else {
+            let Frontier::Dfs { frames, choices } = &mut self.frontier else {
+                unreachable!()
+            };
+            let first = choices.len();
+            choices.extend_from_slice(&runnable);
+            frames.push(Frame {
+                state: next,
+                first,
+                len: runnable.len() as u32,
+                next: 0,
+            });
+        }
+        self.runnable = runnable;
+    }
+}
+
+/// The schedule of a breadth-first state, from its parent links.
+fn schedule_of(links: &[(u32, Choice)], mut at: u32) -> Vec<Choice> {
+    let mut v = Vec::new();
+    while at != 0 {
+        let (parent, c) = links[(at - 1) as usize];
+        v.push(c);
+        at = parent;
+    }
+    v.reverse();
+    v
+}
