@@ -368,6 +368,35 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
   await ctx.close();
 });
 
+test('the race lens marks each runnable goroutine by what it can lead to', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found');
+  await page.check('#lens-on');
+  await page.waitForSelector('.lens-list');
+  // At ca7ef26e4b both goroutines can lead to the lost segment within 8 steps.
+  assert.equal(await page.locator('.lens-list .lens-bad').count(), 2);
+  for (let i = 0; i < 3; i++) await page.click('#step-btn');
+  await waitStep(page, 3);
+  await page.waitForSelector('.lens-list');
+  const bad = page.locator('.lens-bad[data-choice="2"]');
+  assert.match(await bad.textContent(), /g2 can lead to sync-task-segment-present within 4 steps/);
+  await shot(page, '17-race-lens');
+  // "open" replays the run so far, the choice, then the continuation, from the next step.
+  await bad.locator('.open-stepper').click();
+  await waitStep(page, 4);
+  assert.equal(await page.inputValue('#mode'), 'manual');
+  await page.keyboard.press('End');
+  await waitStep(page, Number(await page.getAttribute('.app', 'data-len')));
+  assert.match(await page.textContent('#step'), /INVARIANT|invariant/);
+  // Under the fix nothing new breaks, whatever runs.
+  await page.goto(URL + '#scenario=segment-not-found-fixed');
+  await page.check('#lens-on');
+  await page.waitForSelector('.lens-list');
+  assert.equal(await page.locator('.lens-list .lens-bad').count(), 0);
+  assert.equal(await page.locator('.lens-list .lens-ok').count(), 2);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('figures: step latency on 1,000 pairs, jump to the end of 100,000 steps', async () => {
   const { page, ctx, errors } = await open('scenario=pairs-1000&mode=seeded&seed=1&step=3000');
   await shot(page, '12-pairs-1000');

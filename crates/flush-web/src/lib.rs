@@ -15,7 +15,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use components::controls::{Header, Transport};
-use components::explore::ExplorePanel;
+use components::explore::{ExplorePanel, RaceLens};
 use components::intro::intro;
 use components::overlays::{error_banner, help, notice};
 use components::plots::Plots;
@@ -103,6 +103,7 @@ pub fn app() -> Html {
                 <aside class="side">
                     <StepPanel line={run.line(cursor).map(Rc::new)} {cursor} {len} outcome={run.outcome().cloned()} />
                     <Goroutines rows={Rc::new(rows)} {total} {runnable} stopped={run.panicked_here()} dispatch={d.clone()} />
+                    <RaceLens run={state.run.clone()} rev={state.rev} {cursor} source={state.source.clone()} version={h.version} dispatch={d.clone()} />
                     <ExplorePanel scenario={run.scenario()} source={state.source.clone()} version={h.version} dispatch={d.clone()} />
                 </aside>
             </main>

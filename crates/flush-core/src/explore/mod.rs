@@ -337,6 +337,12 @@ pub(crate) fn findings<M: Model>(sc: &M, w: &M::State) -> (Vec<Finding>, bool) {
     (found, ended)
 }
 
+/// The keys of what a state shows (each broken invariant, a panic, a deadlock):
+/// what [`Explorer::from_state`] takes as already known.
+pub fn finding_keys<M: Model>(sc: &M, w: &M::State) -> Vec<String> {
+    findings(sc, w).0.into_iter().map(|f| f.2).collect()
+}
+
 /// Replays a shrinking attempt may take, per violation.
 pub const SHRINK_REPLAYS: u32 = 20_000;
 

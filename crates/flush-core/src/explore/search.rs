@@ -51,12 +51,21 @@ pub struct Explorer<M: Model> {
     frontier: Frontier<M::State>,
     runnable: Vec<Choice>,
     facts: Vec<M::Fact>,
+    /// Keys of violations the start state already showed (not reported).
+    known: Vec<String>,
 }
 
 impl<M: Model> Explorer<M> {
     /// A search of `sc` as `o` says; the initial state is judged at once.
     pub fn new(sc: Arc<M>, o: Options) -> Explorer<M> {
         let root = sc.init();
+        Explorer::from_state(sc, root, o, Vec::new())
+    }
+
+    /// A search from `root`, some state of a run; schedules are relative to it.
+    /// Violations whose keys are in `known` (see [`super::finding_keys`]: what the
+    /// run showed before) are not reported: only what the search adds.
+    pub fn from_state(sc: Arc<M>, root: M::State, o: Options, known: Vec<String>) -> Explorer<M> {
         let frontier = match o.order {
             Order::Bfs => Frontier::Bfs {
                 queue: VecDeque::new(),
@@ -80,6 +89,7 @@ impl<M: Model> Explorer<M> {
             frontier,
             runnable: Vec::new(),
             facts: Vec::new(),
+            known,
         };
         x.visit(&root);
         match x.frontier {
@@ -196,7 +206,7 @@ impl<M: Model> Explorer<M> {
         let mut path = Some(path);
         let mut schedule = Vec::new();
         for (kind, message, key) in found {
-            if self.found.iter().any(|f| f.1 == key) {
+            if self.found.iter().any(|f| f.1 == key) || self.known.contains(&key) {
                 continue;
             }
             if let Some(f) = path.take() {

@@ -284,6 +284,41 @@ macro_rules! each_explorer {
 }
 
 impl AnyExplorer {
+    /// The race lens at the run's cursor: for each runnable choice, a search of
+    /// the state it leads to, at most `steps` further steps deep and `max_states`
+    /// states, breadth first, stopping at the first violation not already shown
+    /// at the cursor.
+    pub fn lens(run: &AnyRun, steps: u32, max_states: u64) -> Vec<(Choice, AnyExplorer)> {
+        let o = explore::Options {
+            max_bytes: 64 << 20,
+            ..explore::Options::first(steps.max(1), max_states)
+        };
+        fn each<M: Model>(
+            r: &Run<M>,
+            o: &explore::Options,
+            wrap: fn(explore::Explorer<M>) -> AnyExplorer,
+        ) -> Vec<(Choice, AnyExplorer)> {
+            let sc = r.scenario_arc();
+            let here = r.world();
+            let known = explore::finding_keys(&**sc, here);
+            r.runnable_here()
+                .into_iter()
+                .map(|c| {
+                    let mut w = here.clone();
+                    let mut facts = Vec::new();
+                    sc.step(&mut w, c, &mut facts);
+                    let x = explore::Explorer::from_state(sc.clone(), w, o.clone(), known.clone());
+                    (c, wrap(x))
+                })
+                .collect()
+        }
+        match run {
+            AnyRun::Flush(r) => each(r, &o, AnyExplorer::Flush),
+            AnyRun::Sync(r) => each(r, &o, AnyExplorer::Sync),
+            AnyRun::Mutex(r) => each(r, &o, AnyExplorer::Mutex),
+        }
+    }
+
     pub fn new(sc: &AnyScenario, o: explore::Options) -> AnyExplorer {
         match sc {
             AnyScenario::Flush(s) => AnyExplorer::Flush(explore::Explorer::new(s.clone(), o)),

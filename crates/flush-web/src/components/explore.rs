@@ -26,13 +26,33 @@ const PAGE_MAX_STEPS: u32 = 200;
 #[derive(Clone, PartialEq)]
 enum Status {
     Idle,
-    Running { p: Progress, ms: f64 },
-    Done { x: Rc<Exploration>, ms: f64 },
+    /// `done` of `of` searches finished; `p` is the running one's progress.
+    Running {
+        p: Progress,
+        ms: f64,
+        done: usize,
+        of: usize,
+    },
+    Done {
+        xs: Rc<Vec<Exploration>>,
+        ms: f64,
+    },
 }
 
+/// Searches run one after the other, each in slices.
 struct Job {
-    x: Option<AnyExplorer>,
+    xs: Vec<Option<AnyExplorer>>,
+    out: Vec<Exploration>,
     started: f64,
+}
+
+impl Job {
+    fn finished(&mut self, status: &UseStateHandle<Status>) {
+        status.set(Status::Done {
+            xs: Rc::new(std::mem::take(&mut self.out)),
+            ms: now() - self.started,
+        });
+    }
 }
 
 #[derive(Properties)]
@@ -56,51 +76,51 @@ fn now() -> f64 {
         .unwrap_or_default()
 }
 
-/// One slice: runs the search for about [`SLICE_MS`], then shows where it stands
-/// (or its report, when done).
+/// One slice: runs the searches in turn for about [`SLICE_MS`], then shows where
+/// they stand (or their reports, when all are done).
 fn tick(job: &RefCell<Option<Job>>, status: &UseStateHandle<Status>) {
     let mut slot = job.borrow_mut();
     let Some(j) = slot.as_mut() else { return };
-    let Some(x) = j.x.as_mut() else { return };
     let t0 = now();
-    let mut done = false;
-    while !done && now() - t0 < SLICE_MS {
-        done = x.run(SLICE_TRANSITIONS);
-    }
-    let ms = now() - j.started;
-    if done {
-        if let Some(x) = j.x.take() {
-            status.set(Status::Done {
-                x: Rc::new(x.finish()),
-                ms,
-            });
+    while now() - t0 < SLICE_MS {
+        let i = j.out.len();
+        let Some(x) = j.xs.get_mut(i).and_then(Option::as_mut) else {
+            break;
+        };
+        if x.run(SLICE_TRANSITIONS) {
+            if let Some(x) = j.xs[i].take() {
+                j.out.push(x.finish());
+            }
         }
-    } else {
-        status.set(Status::Running {
+    }
+    match j.xs.get(j.out.len()).and_then(Option::as_ref) {
+        None if j.out.len() == j.xs.len() => j.finished(status),
+        None => {}
+        Some(x) => status.set(Status::Running {
             p: x.progress(),
-            ms,
-        });
+            ms: now() - j.started,
+            done: j.out.len(),
+            of: j.xs.len(),
+        }),
     }
 }
 
-/// The search's state, and how to start (with "go on after the first
-/// violation" or not) and cancel it.
+/// Searches in progress and how to start and cancel them.
 struct ExploreHandle {
     status: UseStateHandle<Status>,
-    start: Callback<bool>,
+    start: Callback<Vec<AnyExplorer>>,
     cancel: Callback<MouseEvent>,
 }
 
-/// A search of `sc`, run in slices by a timer; dropped when the scenario or
-/// version changes.
+/// Searches run in slices by a timer; dropped when `key` changes.
 #[hook]
-fn use_explorer(sc: AnyScenario, source: Source, version: Option<&'static str>) -> ExploreHandle {
+fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHandle {
     let status = use_state(|| Status::Idle);
     let job = use_mut_ref(|| None::<Job>);
     let timer = use_mut_ref(|| None::<Interval>);
     {
         let (job, timer, status) = (job.clone(), timer.clone(), status.clone());
-        use_effect_with((source, version), move |_| {
+        use_effect_with(key, move |_| {
             status.set(Status::Idle);
             move || {
                 job.borrow_mut().take();
@@ -108,7 +128,7 @@ fn use_explorer(sc: AnyScenario, source: Source, version: Option<&'static str>) 
             }
         });
     }
-    // The timer stops once the search is done (dropped here, never inside its own tick).
+    // The timer stops once the searches are done (dropped here, never inside its own tick).
     {
         let timer = timer.clone();
         use_effect_with((*status).clone(), move |s| {
@@ -119,20 +139,18 @@ fn use_explorer(sc: AnyScenario, source: Source, version: Option<&'static str>) 
     }
     let start = {
         let (job, status) = (job.clone(), status.clone());
-        Callback::from(move |all: bool| {
-            let o = Options {
-                max_bytes: PAGE_MAX_BYTES,
-                all,
-                shrink: false,
-                ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
-            };
+        Callback::from(move |xs: Vec<AnyExplorer>| {
+            let of = xs.len();
             *job.borrow_mut() = Some(Job {
-                x: Some(AnyExplorer::new(&sc, o)),
+                xs: xs.into_iter().map(Some).collect(),
+                out: Vec::new(),
                 started: now(),
             });
             status.set(Status::Running {
                 p: Progress::default(),
                 ms: 0.0,
+                done: 0,
+                of,
             });
             let (job, status) = (job.clone(), status.clone());
             // The first slice at once (a small search is done before the next frame).
@@ -140,18 +158,18 @@ fn use_explorer(sc: AnyScenario, source: Source, version: Option<&'static str>) 
             *timer.borrow_mut() = Some(Interval::new(0, move || tick(&job, &status)));
         })
     };
-    // Cancel reports what was covered at once (the next tick finds no search).
+    // Cancel reports what was covered at once (the next tick finds nothing to run).
     let cancel = {
         let (job, status) = (job.clone(), status.clone());
         Callback::from(move |_: MouseEvent| {
             let mut slot = job.borrow_mut();
             let Some(j) = slot.as_mut() else { return };
-            if let Some(mut x) = j.x.take() {
+            let i = j.out.len();
+            if let Some(mut x) = j.xs.get_mut(i).and_then(Option::take) {
                 x.cancel();
-                status.set(Status::Done {
-                    x: Rc::new(x.finish()),
-                    ms: now() - j.started,
-                });
+                j.out.push(x.finish());
+                j.xs.truncate(i + 1);
+                j.finished(&status);
             }
         })
     };
@@ -164,11 +182,19 @@ fn use_explorer(sc: AnyScenario, source: Source, version: Option<&'static str>) 
 
 #[function_component(ExplorePanel)]
 pub fn explore_panel(p: &ExploreProps) -> Html {
-    let x = use_explorer(p.scenario.clone(), p.source.clone(), p.version);
+    let x = use_explorers((p.source.clone(), p.version));
     let all = use_state(|| false);
     let start = {
-        let (start, all) = (x.start.clone(), all.clone());
-        Callback::from(move |_: MouseEvent| start.emit(*all))
+        let (start, all, sc) = (x.start.clone(), all.clone(), p.scenario.clone());
+        Callback::from(move |_: MouseEvent| {
+            let o = Options {
+                max_bytes: PAGE_MAX_BYTES,
+                all: *all,
+                shrink: false,
+                ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
+            };
+            start.emit(vec![AnyExplorer::new(&sc, o)]);
+        })
     };
     let on_all = {
         let all = all.clone();
@@ -193,7 +219,7 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
                 </label>
             </div>
             // Progress is not announced (it changes every frame); the result is.
-            if let Status::Running { p: pr, ms } = &*x.status {
+            if let Status::Running { p: pr, ms, .. } = &*x.status {
                 {running_view(pr, *ms)}
             }
             <div class="explore-status" role="status">
@@ -217,7 +243,10 @@ fn status_view(s: &Status, p: &ExploreProps) -> Html {
             <p class="muted">{"Searches breadth first for an invariant broken, a Go panic or a deadlock, and gives the shortest schedule to each."}</p>
         },
         Status::Running { .. } => html! { <p class="muted">{"Exploring…"}</p> },
-        Status::Done { x, ms } => report_view(x, *ms, p),
+        Status::Done { xs, ms } => match xs.first() {
+            Some(x) => report_view(x, *ms, p),
+            None => html! {},
+        },
     }
 }
 
@@ -269,5 +298,131 @@ fn report_view(x: &Exploration, ms: f64, p: &ExploreProps) -> Html {
                 })}
             </ol>
         </div>
+    }
+}
+
+/// How far the race lens looks past each runnable choice, and how many states
+/// each of its searches may visit.
+const LENS_STEPS: u32 = 8;
+const LENS_STATES: u64 = 20_000;
+
+#[derive(Properties)]
+pub struct LensProps {
+    pub run: Rc<RefCell<flush_core::AnyRun>>,
+    /// The run's revision and cursor: the lens looks again when either changes.
+    pub rev: u64,
+    pub cursor: u32,
+    pub source: Source,
+    pub version: Option<&'static str>,
+    pub dispatch: Dispatch,
+}
+
+impl PartialEq for LensProps {
+    fn eq(&self, o: &Self) -> bool {
+        (self.rev, self.cursor, &self.source, self.version)
+            == (o.rev, o.cursor, &o.source, o.version)
+    }
+}
+
+/// The race lens: for each runnable goroutine here, whether some continuation
+/// that starts by running it breaks something new within [`LENS_STEPS`] steps.
+#[function_component(RaceLens)]
+pub fn race_lens(p: &LensProps) -> Html {
+    let on = use_state(|| false);
+    let key = (p.rev, p.cursor, *on);
+    let x = use_explorers(key);
+    let choices = use_mut_ref(Vec::<Choice>::new);
+    {
+        let (start, run, choices) = (x.start.clone(), p.run.clone(), choices.clone());
+        use_effect_with(key, move |&(_, _, on)| {
+            if on {
+                let list = AnyExplorer::lens(&run.borrow(), LENS_STEPS, LENS_STATES);
+                *choices.borrow_mut() = list.iter().map(|(c, _)| *c).collect();
+                start.emit(list.into_iter().map(|(_, x)| x).collect());
+            }
+        });
+    }
+    let toggle = {
+        let on = on.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            on.set(input.checked());
+        })
+    };
+    html! {
+        <section class="panel lens" id="lens" aria-labelledby="lens-title">
+            <h3 id="lens-title">{"Race lens"}</h3>
+            <label class="check">
+                <input type="checkbox" id="lens-on" checked={*on} onchange={toggle} />
+                {format!(" look {LENS_STEPS} steps ahead from each runnable goroutine")}
+            </label>
+            <div role="status">
+                if *on {
+                    {match &*x.status {
+                        Status::Idle => html! {},
+                        Status::Running { done, of, .. } => html! {
+                            <p class="muted">{format!("Looking ahead: {done} of {of} choices…")}</p>
+                        },
+                        Status::Done { xs, .. } => lens_list(&choices.borrow(), xs, p),
+                    }}
+                }
+            </div>
+        </section>
+    }
+}
+
+fn lens_list(choices: &[Choice], xs: &[Exploration], p: &LensProps) -> Html {
+    if choices.is_empty() {
+        return html! { <p class="muted">{"Nothing can run here."}</p> };
+    }
+    let run = p.run.borrow();
+    let prefix: Vec<Choice> = run.schedule().into_iter().take(p.cursor as usize).collect();
+    html! {
+        <ul class="lens-list">
+            {for choices.iter().zip(xs).map(|(c, x)| {
+                let label = run.choice_label(*c);
+                let who = match label.as_str() {
+                    "run" => format!("g{}", c.g),
+                    _ => format!("g{} ({label})", c.g),
+                };
+                match x.violations.first() {
+                    Some(f) => {
+                        let mut schedule = prefix.clone();
+                        schedule.push(*c);
+                        schedule.extend(Choice::parse_list(&f.schedule).unwrap_or_default());
+                        let spec = ViewSpec {
+                            source: p.source.clone(),
+                            version: p.version.map(str::to_owned),
+                            seed: None,
+                            mode: Mode::Manual,
+                            schedule: Some(schedule),
+                            step: p.cursor + 1,
+                        };
+                        let d = p.dispatch.clone();
+                        let open = Callback::from(move |_: MouseEvent| d.dispatch(Action::Load(spec.clone())));
+                        let what = match f.kind {
+                            flush_core::OutcomeKind::Invariant => f.message.split(':').next().unwrap_or_default().to_owned(),
+                            _ => format!("{}: {}", f.kind.as_str(), f.message),
+                        };
+                        html! {
+                            <li class="lens-bad" data-choice={c.to_string()} title={f.message.clone()}>
+                                <strong>{format!("⚠ {who}")}</strong>
+                                {format!(" can lead to {what} within {} steps ", f.steps + 1)}
+                                <button class="link open-stepper" onclick={open}
+                                        aria-label={format!("open the schedule that runs {who} and reaches {what}")}>{"open"}</button>
+                            </li>
+                        }
+                    }
+                    None if x.truncated && x.depth_cut == 0 => html! {
+                        <li class="lens-unknown" data-choice={c.to_string()}>
+                            {format!("? {who}: nothing found in {} states (the look-ahead budget ran out)", x.states)}</li>
+                    },
+                    None => html! {
+                        <li class="lens-ok" data-choice={c.to_string()}>
+                            {format!("✓ {who}: nothing new breaks within {LENS_STEPS} steps")}</li>
+                    },
+                }
+            })}
+        </ul>
     }
 }
