@@ -329,6 +329,24 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
   await waitStep(page, 7);
   assert.match(await page.textContent('#outcome'), /panic/);
 
+  // Every version: one search each, the same verdicts as the generated table.
+  await page.goto(URL + '#scenario=segment-not-found');
+  await page.click('#explore-versions-btn');
+  await page.waitForSelector('#explore-versions');
+  const rows = await page.$$eval('#explore-versions tbody tr', (trs) => trs.map((tr) => [tr.dataset.version, tr.querySelector('td').textContent]));
+  assert.equal(rows.length, 6);
+  const row = (v) => rows.find((r) => r[0] === v)[1];
+  assert.match(row('ca7ef26e4b'), /invariant: sync-task-segment-present.*panic: segment not found\[segment=300\]/s);
+  assert.match(row('b5c9a7364b'), /completed: nothing breaks/);
+  assert.match(row('4cf1a358ba'), /panic: runtime error: invalid memory address or nil pointer dereference/);
+  await shot(page, '16-explore-every-version');
+  await page.locator('#explore-versions tr[data-version="4cf1a358ba"] .open-stepper').click();
+  await waitStep(page, 1);
+  assert.equal(await page.inputValue('#version'), '4cf1a358ba');
+  await page.keyboard.press('End');
+  await waitStep(page, Number(await page.getAttribute('.app', 'data-len')));
+  assert.match(await page.textContent('#outcome'), /panic/);
+
   // A longer search: frames keep coming while it runs, and Cancel answers at once.
   await page.goto(URL + '#scenario=sync-scaled-4x3');
   await page.waitForSelector('#explore-btn');
@@ -363,7 +381,7 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
   figures['explore in the page: states/s (sync-scaled-4x3, slices of 8 ms)'] = (run.states / 1.5).toFixed(0);
   figures['explore in the page: cancel to result (ms)'] = run.cancelMs.toFixed(1);
   assert.equal(run.longFrames, 0, `longest frame ${run.worst} ms`);
-  await shot(page, '16-explore-cancelled');
+  await shot(page, '16-explore-cancelled-long-search');
   await noCrash(page, errors);
   await ctx.close();
 });

@@ -254,3 +254,44 @@ fn shrinking_drops_choices_that_do_not_matter() {
     let none = explore::shrink(&**s, &sched[..2], &key, 100);
     assert_eq!(none, sched[..2].to_vec());
 }
+
+/// The race lens: from each runnable choice, what can break anew within a few
+/// steps; what the run already showed is not reported again.
+#[test]
+fn the_lens_reports_only_what_a_choice_can_break_anew() {
+    use flush_core::AnyExplorer;
+    let lens = |name: &str, steps: u32| {
+        let mut r = builtin(name).run(flush_core::Policy::Scripted {
+            script: builtin(name).header().schedule.clone().unwrap(),
+            fallback_seed: 1,
+        });
+        r.run_steps(steps);
+        AnyExplorer::lens(&r, 8, 20_000)
+            .into_iter()
+            .map(|(c, mut x)| {
+                while !x.run(1024) {}
+                let x = x.finish();
+                (
+                    c.g,
+                    x.violations.first().map(|f| (f.message.clone(), f.steps)),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let at0 = lens("segment-not-found", 0);
+    assert_eq!(at0.len(), 2);
+    assert!(at0.iter().all(|(_, f)| f
+        .as_ref()
+        .is_some_and(|(m, _)| m.starts_with("sync-task-segment-present"))));
+    // Under the fix nothing breaks, whatever runs.
+    assert!(lens("segment-not-found-fixed", 0)
+        .iter()
+        .all(|(_, f)| f.is_none()));
+    // After the invariant broke (step 6), the lens reports only the panic to come.
+    let at6 = lens("segment-not-found", 6);
+    assert!(!at6.is_empty());
+    for (_, f) in &at6 {
+        let (m, _) = f.as_ref().expect("the panic is still ahead");
+        assert!(m.starts_with("segment not found"), "{m}");
+    }
+}

@@ -196,6 +196,28 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
             start.emit(vec![AnyExplorer::new(&sc, o)]);
         })
     };
+    let every_version = {
+        let (start, sc) = (x.start.clone(), p.scenario.clone());
+        Callback::from(move |_: MouseEvent| {
+            let o = Options {
+                max_bytes: PAGE_MAX_BYTES / 2,
+                all: true,
+                shrink: false,
+                ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
+            };
+            let xs = sc
+                .versions()
+                .iter()
+                .filter_map(|v| {
+                    let mut s = sc.clone();
+                    s.set_version(v.id).ok()?;
+                    Some(AnyExplorer::new(&s, o.clone()))
+                })
+                .collect();
+            start.emit(xs);
+        })
+    };
+    let versions = !p.scenario.versions().is_empty();
     let on_all = {
         let all = all.clone();
         Callback::from(move |e: Event| {
@@ -212,6 +234,10 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
                     <button id="explore-cancel" onclick={x.cancel.clone()}>{"Cancel"}</button>
                 } else {
                     <button id="explore-btn" class="primary" onclick={start}>{"Explore"}</button>
+                    if versions {
+                        <button id="explore-versions-btn" onclick={every_version}
+                                title="Every distinct violation under each Milvus version">{"Every version"}</button>
+                    }
                 }
                 <label class="check">
                     <input type="checkbox" id="explore-all" checked={*all} disabled={running} onchange={on_all} />
@@ -219,8 +245,9 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
                 </label>
             </div>
             // Progress is not announced (it changes every frame); the result is.
-            if let Status::Running { p: pr, ms, .. } = &*x.status {
+            if let Status::Running { p: pr, ms, done, of } = &*x.status {
                 {running_view(pr, *ms)}
+                if *of > 1 { <p class="muted">{format!("Search {} of {of}", done + 1)}</p> }
             }
             <div class="explore-status" role="status">
                 {status_view(&x.status, p)}
@@ -243,9 +270,10 @@ fn status_view(s: &Status, p: &ExploreProps) -> Html {
             <p class="muted">{"Searches breadth first for an invariant broken, a Go panic or a deadlock, and gives the shortest schedule to each."}</p>
         },
         Status::Running { .. } => html! { <p class="muted">{"Exploring…"}</p> },
-        Status::Done { xs, ms } => match xs.first() {
-            Some(x) => report_view(x, *ms, p),
-            None => html! {},
+        Status::Done { xs, ms } => match &xs[..] {
+            [x] => report_view(x, *ms, p),
+            [] => html! {},
+            many => versions_view(many, p),
         },
     }
 }
@@ -272,32 +300,85 @@ fn report_view(x: &Exploration, ms: f64, p: &ExploreProps) -> Html {
             } else if x.violations.is_empty() {
                 <p class="v-ok">{"No violation: every interleaving ends well."}</p>
             }
-            <ol class="found">
-                {for x.violations.iter().map(|f| {
-                    let schedule = Choice::parse_list(&f.schedule).unwrap_or_default();
-                    let spec = ViewSpec {
-                        source: p.source.clone(),
-                        version: p.version.map(str::to_owned),
-                        seed: None,
-                        mode: Mode::Manual,
-                        schedule: Some(schedule),
-                        step: 1,
-                    };
-                    let d = p.dispatch.clone();
-                    let open = Callback::from(move |_: MouseEvent| d.dispatch(Action::Load(spec.clone())));
-                    html! {
-                        <li class={format!("found-{}", f.kind.as_str())}>
-                            <strong>{f.kind.as_str()}</strong>{": "}{f.message.clone()}
-                            <div class="found-schedule">
-                                <span>{format!("shortest schedule, {} steps: ", f.steps)}<code>{f.schedule.clone()}</code></span>
-                                <button class="link open-stepper" onclick={open}
-                                        aria-label={format!("open this {}-step schedule in the stepper", f.steps)}>{"open in stepper"}</button>
-                            </div>
-                        </li>
-                    }
-                })}
-            </ol>
+            {found_list(x, p)}
         </div>
+    }
+}
+
+/// The button that opens `schedule` (from step 0) in the stepper at `version`.
+fn open_button(p: &ExploreProps, version: Option<&str>, schedule: &str, label: String) -> Html {
+    let spec = ViewSpec {
+        source: p.source.clone(),
+        version: version.map(str::to_owned),
+        seed: None,
+        mode: Mode::Manual,
+        schedule: Some(Choice::parse_list(schedule).unwrap_or_default()),
+        step: 1,
+    };
+    let d = p.dispatch.clone();
+    let open = Callback::from(move |_: MouseEvent| d.dispatch(Action::Load(spec.clone())));
+    html! { <button class="link open-stepper" onclick={open} aria-label={label}>{"open in stepper"}</button> }
+}
+
+fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
+    html! {
+        <ol class="found">
+            {for x.violations.iter().map(|f| html! {
+                <li class={format!("found-{}", f.kind.as_str())}>
+                    <strong>{f.kind.as_str()}</strong>{": "}{f.message.clone()}
+                    <div class="found-schedule">
+                        <span>{format!("shortest schedule, {} steps: ", f.steps)}<code>{f.schedule.clone()}</code></span>
+                        {open_button(p, x.version, &f.schedule, format!("open this {}-step schedule in the stepper", f.steps))}
+                    </div>
+                </li>
+            })}
+        </ol>
+    }
+}
+
+/// One search per version: a row each, what it found, each one click from the stepper.
+fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
+    html! {
+        <div id="explore-versions" class="table-scroll" tabindex="0" role="region" aria-label="verdicts of this scenario per version">
+            <table>
+                <thead><tr><th scope="col">{"version"}</th><th scope="col">{"what exploring finds"}</th></tr></thead>
+                <tbody>
+                    {for xs.iter().map(|x| {
+                        let v = x.version.unwrap_or("-");
+                        html! {
+                            <tr data-version={v}>
+                                <th scope="row">{v}{if x.version == p.version { " (shown)" } else { "" }}</th>
+                                <td>
+                                    if x.violations.is_empty() {
+                                        <span class={if x.truncated { "" } else { "v-ok" }}>
+                                            {if x.truncated { format!("nothing found so far ({})", x.stopped_words()) } else { "completed: nothing breaks".to_owned() }}
+                                        </span>
+                                    }
+                                    <ul class="found">
+                                        {for x.violations.iter().map(|f| html! {
+                                            <li class={format!("found-{}", f.kind.as_str())}>
+                                                <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({} steps) ", f.steps)}
+                                                {open_button(p, x.version, &f.schedule, format!("open the {}-step schedule at {v} in the stepper", f.steps))}
+                                            </li>
+                                        })}
+                                    </ul>
+                                </td>
+                            </tr>
+                        }
+                    })}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// A short name for a finding: the invariant's id, or the panic message.
+fn verdict_words(f: &flush_core::explore::Found) -> String {
+    match f.kind {
+        flush_core::OutcomeKind::Invariant => {
+            f.message.split(':').next().unwrap_or_default().to_owned()
+        }
+        _ => f.message.clone(),
     }
 }
 
