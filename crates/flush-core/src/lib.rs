@@ -31,6 +31,6 @@ pub mod verdicts;
 pub mod view;
 
 pub use engine::{Model, Outcome, OutcomeKind, Run, Stop};
-pub use models::{AnyExplorer, AnyRun, AnyScenario};
+pub use models::{AnyExplorer, AnyRun, AnyScenario, LockstepRow};
 pub use scenario::{Header, ScenarioError};
 pub use sched::{Choice, Policy};

@@ -17,6 +17,7 @@ use yew::prelude::*;
 use components::controls::{Header, Transport};
 use components::explore::{ExplorePanel, RaceLens};
 use components::intro::intro;
+use components::lockstep::Lockstep;
 use components::overlays::{error_banner, help, notice};
 use components::plots::Plots;
 use components::side::{goroutine_rows, Goroutines, StepPanel};
@@ -108,6 +109,7 @@ pub fn app() -> Html {
                 </aside>
             </main>
             <section class="bottom">
+                <Lockstep run={state.run.clone()} rev={state.rev} version={h.version} seed={state.seed} />
                 <Plots {figures} {cursor} />
                 <VerdictTable />
             </section>

@@ -344,3 +344,72 @@ impl AnyExplorer {
         each_explorer!(self, x => x.finish())
     }
 }
+
+/// One step of two runs of the same schedule side by side (see
+/// [`AnyScenario::lockstep`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LockstepRow {
+    pub step: u32,
+    pub a: Option<TraceLine>,
+    pub b: Option<TraceLine>,
+    /// Same goroutine, same Go function and same event at this step.
+    pub same: bool,
+}
+
+impl AnyScenario {
+    /// Replays `schedule` under versions `a` and `b` (the seeded scheduler with
+    /// `seed` takes over where the schedule runs out or names a goroutine that
+    /// cannot run), step by step: where the two first differ is where the versions'
+    /// code paths part. At most `max_steps` steps each.
+    pub fn lockstep(
+        &self,
+        schedule: &[Choice],
+        a: &str,
+        b: &str,
+        seed: u64,
+        max_steps: u32,
+    ) -> Result<Vec<LockstepRow>, String> {
+        let run = |v: &str| -> Result<Vec<TraceLine>, String> {
+            let mut sc = self.clone();
+            sc.set_version(v)?;
+            sc.header_mut().max_steps = max_steps;
+            let mut r = sc.run(Policy::Scripted {
+                script: schedule.to_vec(),
+                fallback_seed: seed,
+            });
+            r.run_to_end();
+            Ok(r.lines())
+        };
+        let (la, lb) = (run(a)?, run(b)?);
+        let id = |v: &str| {
+            self.versions()
+                .iter()
+                .find(|x| x.id.starts_with(v) || v.starts_with(x.id))
+                .map_or(v.to_owned(), |x| x.id.to_owned())
+        };
+        let (va, vb) = (&id(a), &id(b));
+        let n = la.len().max(lb.len());
+        let mut a_it = la.into_iter();
+        let mut b_it = lb.into_iter();
+        Ok((0..n)
+            .map(|i| {
+                let (a, b) = (a_it.next(), b_it.next());
+                // A line may name its version ("[ca7ef26e4b] request ..."): that alone
+                // is no difference.
+                let same = match (&a, &b) {
+                    (Some(x), Some(y)) => {
+                        (x.goroutine, &x.go) == (y.goroutine, &y.go)
+                            && x.event.replace(va, vb) == y.event
+                    }
+                    _ => false,
+                };
+                LockstepRow {
+                    step: i as u32 + 1,
+                    a,
+                    b,
+                    same,
+                }
+            })
+            .collect())
+    }
+}

@@ -688,3 +688,40 @@ fn seal_and_sealed_policy_are_steps_of_their_own() {
         .any(|(_, e)| matches!(e, Ev::SyncSkipped { segment: 400 })));
     assert_eq!(r.head().buffered(400), 20);
 }
+
+/// Lockstep: #34018's schedule under the bug and under the fix runs the same
+/// steps until SyncSegments' UpdateSegmentView, where the bug removes segment 300
+/// and the fix keeps it.
+#[test]
+fn lockstep_parts_where_the_fix_changes_the_code_path() {
+    let sc = crate::common::builtin("segment-not-found");
+    let schedule = sc.header().schedule.clone().unwrap();
+    let rows = sc
+        .lockstep(&schedule, "ca7ef26e4b", "b5c9a7364b", 1, 1000)
+        .unwrap();
+    let first = rows
+        .iter()
+        .position(|r| !r.same)
+        .expect("the versions part");
+    assert!(rows[..first]
+        .iter()
+        .all(|r| r.same && r.a.is_some() && r.b.is_some()));
+    let (a, b) = (
+        rows[first].a.as_ref().unwrap(),
+        rows[first].b.as_ref().unwrap(),
+    );
+    eprintln!(
+        "{first}: {} | {}\n  A {}\n  B {}",
+        a.go, b.go, a.event, b.event
+    );
+    assert!(
+        a.go.to_string().contains("UpdateSegmentView") || a.event.contains("remove"),
+        "{}",
+        a.event
+    );
+    assert!(a.event.contains("300") && a.event != b.event);
+    // A bad version is refused with the model's message.
+    assert!(sc
+        .lockstep(&schedule, "nope", "b5c9a7364b", 1, 1000)
+        .is_err());
+}

@@ -5,6 +5,7 @@
 pub mod controls;
 pub mod explore;
 pub mod intro;
+pub mod lockstep;
 pub mod overlays;
 pub mod plots;
 pub mod side;

@@ -1,0 +1,150 @@
+//! Lockstep: the run's schedule replayed under two Milvus versions side by side,
+//! the first step where they part marked (where the versions' code paths differ).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use flush_core::report::TraceLine;
+use flush_core::{AnyRun, LockstepRow};
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+/// Steps each replay may take in the page.
+const LOCKSTEP_MAX_STEPS: u32 = 100_000;
+/// Identical steps shown before the first difference, and steps shown after it.
+const CONTEXT_BEFORE: usize = 3;
+const SHOWN_AFTER: usize = 12;
+
+#[derive(Properties)]
+pub struct LockstepProps {
+    pub run: Rc<RefCell<AnyRun>>,
+    pub rev: u64,
+    pub version: Option<&'static str>,
+    pub seed: u64,
+}
+
+impl PartialEq for LockstepProps {
+    fn eq(&self, o: &Self) -> bool {
+        (self.rev, self.version, self.seed) == (o.rev, o.version, o.seed)
+            && Rc::ptr_eq(&self.run, &o.run)
+    }
+}
+
+#[derive(Clone, PartialEq)]
+enum Shown {
+    Nothing,
+    Rows {
+        other: String,
+        rows: Rc<Vec<LockstepRow>>,
+    },
+    Error(String),
+}
+
+#[function_component(Lockstep)]
+pub fn lockstep(p: &LockstepProps) -> Html {
+    let run = p.run.borrow();
+    let versions = run.scenario().versions();
+    let others: Vec<&'static str> = versions
+        .iter()
+        .map(|v| v.id)
+        .filter(|v| Some(*v) != p.version)
+        .collect();
+    let other = use_state(|| None::<String>);
+    let shown = use_state(|| Shown::Nothing);
+    {
+        let shown = shown.clone();
+        use_effect_with((p.rev, p.version), move |_| shown.set(Shown::Nothing));
+    }
+    let Some(here) = p.version.filter(|_| !others.is_empty()) else {
+        return html! {};
+    };
+    let pick = (*other)
+        .clone()
+        .filter(|o| others.contains(&o.as_str()))
+        .unwrap_or_else(|| others[0].to_owned());
+    let on_pick = {
+        let other = other.clone();
+        Callback::from(move |e: Event| {
+            let s: HtmlSelectElement = e.target_unchecked_into();
+            other.set(Some(s.value()));
+        })
+    };
+    let compare = {
+        let (shown, run, pick, seed) = (shown.clone(), p.run.clone(), pick.clone(), p.seed);
+        Callback::from(move |_: MouseEvent| {
+            let r = run.borrow();
+            let rows = r
+                .scenario()
+                .lockstep(&r.schedule(), here, &pick, seed, LOCKSTEP_MAX_STEPS);
+            shown.set(match rows {
+                Ok(rows) => Shown::Rows {
+                    other: pick.clone(),
+                    rows: Rc::new(rows),
+                },
+                Err(e) => Shown::Error(e),
+            });
+        })
+    };
+    html! {
+        <section class="panel lockstep" id="lockstep" aria-labelledby="lockstep-title">
+            <h3 id="lockstep-title">{"Lockstep: this schedule under another version"}</h3>
+            <div class="lockstep-controls">
+                <label>{format!("{here} against ")}
+                    <select id="lockstep-version" onchange={on_pick}>
+                        {for others.iter().map(|v| html! { <option value={*v} selected={*v == pick}>{*v}</option> })}
+                    </select>
+                </label>
+                <button id="lockstep-btn" onclick={compare}>{"Compare"}</button>
+            </div>
+            <div role="status">
+                {match &*shown {
+                    Shown::Nothing => html! {},
+                    Shown::Error(e) => html! { <p class="callout error">{e.clone()}</p> },
+                    Shown::Rows { other, rows } => table(here, other, rows),
+                }}
+            </div>
+        </section>
+    }
+}
+
+fn cell(l: Option<&TraceLine>) -> Html {
+    match l {
+        Some(l) => html! {
+            <td><div class="who"><span class="gid">{format!("g{}", l.goroutine)}</span>{" "}{l.name.clone()}</div>
+                <code>{l.go.to_string()}</code><div>{l.event.clone()}</div></td>
+        },
+        None => html! { <td class="muted">{"(the run has ended)"}</td> },
+    }
+}
+
+fn table(here: &str, other: &str, rows: &[LockstepRow]) -> Html {
+    let Some(first) = rows.iter().position(|r| !r.same) else {
+        return html! {
+            <p id="lockstep-same" class="v-ok">{format!("Both versions take the same {} steps: this schedule does not tell them apart.", rows.len())}</p>
+        };
+    };
+    let from = first.saturating_sub(CONTEXT_BEFORE);
+    let to = (first + SHOWN_AFTER).min(rows.len());
+    html! {
+        <>
+            <p id="lockstep-first" data-step={rows[first].step.to_string()}>
+                {format!("The same {first} steps, then step {} parts: ", rows[first].step)}
+                <code>{rows[first].a.as_ref().or(rows[first].b.as_ref()).map(|l| l.go.to_string()).unwrap_or_default()}</code>
+            </p>
+            <div class="table-scroll" tabindex="0" role="region" aria-label="the two runs side by side">
+                <table>
+                    <thead><tr><th scope="col">{"step"}</th><th scope="col">{here.to_owned()}</th><th scope="col">{other.to_owned()}</th></tr></thead>
+                    <tbody>
+                        {for rows[from..to].iter().map(|r| html! {
+                            <tr class={classes!((r.step as usize == first + 1).then_some("diverge"), (!r.same).then_some("differs"))}
+                                data-step={r.step.to_string()}>
+                                <th scope="row">{r.step}</th>{cell(r.a.as_ref())}{cell(r.b.as_ref())}
+                            </tr>
+                        })}
+                    </tbody>
+                </table>
+            </div>
+            if to < rows.len() { <p class="muted">{format!("{} more steps not shown.", rows.len() - to)}</p> }
+        </>
+    }
+}
