@@ -264,6 +264,14 @@ test('a toy third model (tests/toy) runs in the page with no page code of its ow
   // The shared counter shows the lost increment: 11 where the increments make 12.
   assert.deepEqual(await page.$$eval('#shared td', (tds) => tds.map((t) => t.textContent)), ['11', '12']);
   await shot(page, '14-toy-model');
+  // The explorer and the race lens drive it too: the lost update with a shortest schedule.
+  await page.click('#explore-btn');
+  await page.waitForSelector('#explore-result');
+  assert.match(await page.textContent('#explore-result'), /invariant: lost-update.*shortest schedule, 4 steps/s);
+  await page.click('#restart');
+  await page.check('#lens-on');
+  await page.waitForSelector('.lens-list');
+  assert.equal(await page.locator('.lens-list .lens-bad').count(), 2);
   await noCrash(page, errors);
   await ctx.close();
 });
