@@ -250,6 +250,7 @@ fn explore_budgets() {
         (&["--max-memory", "lots"][..], "is not a size such as 512M"),
         (&["--max-memory", "99999999999T"][..], "is too large"),
         (&["--order", "random"][..], "random"),
+        (&["--max-states", "5000000000"][..], "needs --order dfs"),
     ] {
         let mut a = vec!["explore", "builtin:handoff"];
         a.extend_from_slice(args);

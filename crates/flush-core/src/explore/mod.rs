@@ -130,6 +130,14 @@ impl Options {
         if self.max_states == 0 {
             return Err("--max-states must be at least 1".into());
         }
+        // Breadth first links each state to its parent by a 32-bit index.
+        if self.order == Order::Bfs && self.max_states > u64::from(u32::MAX) {
+            return Err(format!(
+                "--max-states above {} needs --order dfs (got {})",
+                u32::MAX,
+                self.max_states
+            ));
+        }
         if self.max_bytes < 1 << 20 {
             return Err(format!(
                 "--max-memory must be at least 1M (got {} bytes)",

@@ -233,7 +233,9 @@ impl<M: Model> Explorer<M> {
 
     /// Checks the budgets that need room for one more state; sets `stopped`.
     fn room_for_one_more(&mut self) -> bool {
-        if self.stats.states >= self.o.max_states {
+        // Breadth first links states by 32-bit indexes (Options::check says so too).
+        let links_full = matches!(&self.frontier, Frontier::Bfs { links, .. } if links.len() >= u32::MAX as usize - 1);
+        if self.stats.states >= self.o.max_states || links_full {
             self.stopped = Some(Stopped::MaxStates);
             return false;
         }
