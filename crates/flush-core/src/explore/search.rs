@@ -53,7 +53,12 @@ pub struct Explorer<M: Model> {
     facts: Vec<M::Fact>,
     /// Keys of violations the start state already showed (not reported).
     known: Vec<String>,
+    /// States no longer needed, cloned into (`clone_from`) instead of allocating.
+    spare: Vec<M::State>,
 }
+
+/// Spare states kept for reuse.
+const SPARES: usize = 64;
 
 impl<M: Model> Explorer<M> {
     /// A search of `sc` as `o` says; the initial state is judged at once.
@@ -90,6 +95,7 @@ impl<M: Model> Explorer<M> {
             runnable: Vec::new(),
             facts: Vec::new(),
             known,
+            spare: Vec::new(),
         };
         x.visit(&root);
         match x.frontier {
@@ -179,6 +185,23 @@ impl<M: Model> Explorer<M> {
             violations,
             time_ms: None,
             options: Some(self.o),
+        }
+    }
+
+    /// A copy of `w`, into a spare state when there is one.
+    fn copy(spare: &mut Vec<M::State>, w: &M::State) -> M::State {
+        match spare.pop() {
+            Some(mut s) => {
+                s.clone_from(w);
+                s
+            }
+            None => w.clone(),
+        }
+    }
+
+    fn recycle(&mut self, s: M::State) {
+        if self.spare.len() < SPARES {
+            self.spare.push(s);
         }
     }
 
@@ -284,7 +307,7 @@ impl<M: Model> Explorer<M> {
                 if !self.room_for_one_more() {
                     break;
                 }
-                let mut next = w.clone();
+                let mut next = Self::copy(&mut self.spare, &w);
                 self.facts.clear();
                 self.sc.step(&mut next, c, &mut self.facts);
                 self.stats.transitions += 1;
@@ -294,9 +317,12 @@ impl<M: Model> Explorer<M> {
                     };
                     links.push((link, c));
                     queue.push_back((next, links.len() as u32, depth + 1));
+                } else {
+                    self.recycle(next);
                 }
             }
         }
+        self.recycle(w);
         self.runnable = runnable;
     }
 
@@ -323,12 +349,14 @@ impl<M: Model> Explorer<M> {
         };
         if top.next == top.len {
             choices.truncate(top.first);
-            frames.pop();
+            if let Some(f) = frames.pop() {
+                self.recycle(f.state);
+            }
             return;
         }
         let c = choices[top.first + top.next as usize];
         top.next += 1;
-        let mut next = top.state.clone();
+        let mut next = Self::copy(&mut self.spare, &top.state);
         if !self.room_for_one_more() {
             return;
         }
@@ -336,6 +364,7 @@ impl<M: Model> Explorer<M> {
         self.sc.step(&mut next, c, &mut self.facts);
         self.stats.transitions += 1;
         if !self.visit(&next) {
+            self.recycle(next);
             return;
         }
         let Frontier::Dfs { frames, .. } = &self.frontier else {

@@ -725,3 +725,22 @@ fn lockstep_parts_where_the_fix_changes_the_code_path() {
         .lockstep(&schedule, "nope", "b5c9a7364b", 1, 1000)
         .is_err());
 }
+
+/// The hand-written clone_from (the explorer clones into spare worlds) copies
+/// every field: a world cloned over another equals its source, whichever is larger.
+#[test]
+fn clone_from_copies_the_whole_world() {
+    use flush_core::models::sync2024;
+    let sc = crate::common::builtin("sync-scaled-3x2");
+    let flush_core::AnyScenario::Sync(s) = &sc else { unreachable!() };
+    let mut r = flush_core::Run::<sync2024::Scenario>::new(s.clone(), flush_core::Policy::Seeded(3));
+    r.run_to_end();
+    let (early, late) = (r.world_at(2), r.world_at(r.len()));
+    assert_ne!(early, late);
+    for (from, into) in [(&early, &late), (&late, &early)] {
+        let mut w = into.clone();
+        w.clone_from(from);
+        assert_eq!(&w, from);
+        assert_eq!(&from.clone(), from);
+    }
+}

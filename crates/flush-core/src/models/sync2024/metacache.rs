@@ -69,9 +69,21 @@ impl Action {
 /// policy ranging over a state could pick that stale entry up. Reaching it needs
 /// SyncSegments to add a segment between bufferInsert's lookup and its AddSegment
 /// and the sealed policy to run then: not modelled.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct MetaCache {
     segs: Vec<MetaSeg>,
+}
+
+/// `clone_from` reuses the buffer (the explorer clones into spare worlds).
+impl Clone for MetaCache {
+    fn clone(&self) -> MetaCache {
+        MetaCache {
+            segs: self.segs.clone(),
+        }
+    }
+    fn clone_from(&mut self, o: &MetaCache) {
+        self.segs.clone_from(&o.segs);
+    }
 }
 
 impl MetaCache {

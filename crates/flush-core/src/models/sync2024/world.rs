@@ -150,7 +150,7 @@ pub struct RowLedger {
 }
 
 /// The whole state of a sync-2024 run.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct World {
     pub version: Version,
     pub knobs: Knobs,
@@ -177,6 +177,71 @@ pub struct World {
     pub violations: Vec<Violation>,
     pub(super) next_gid: Gid,
     pub(super) next_task: u32,
+}
+
+/// Cloned by hand so that `clone_from` reuses the vectors' buffers: the explorer
+/// clones a world per transition into a spare one (see `explore/search.rs`).
+impl Clone for World {
+    fn clone(&self) -> World {
+        let mut w = World {
+            version: self.version,
+            knobs: self.knobs,
+            goroutines: Vec::new(),
+            metacache: MetaCache::default(),
+            buffers: Vec::new(),
+            datacoord: Vec::new(),
+            flush_ch: Vec::new(),
+            key_locks: Vec::new(),
+            pinned: Vec::new(),
+            rows: Vec::new(),
+            last_state: Vec::new(),
+            actor_done: Vec::new(),
+            panic: None,
+            violations: Vec::new(),
+            next_gid: self.next_gid,
+            next_task: self.next_task,
+        };
+        w.clone_from(self);
+        w
+    }
+
+    fn clone_from(&mut self, o: &World) {
+        // Every field by name: a new field is a compile error here, not a bug.
+        let World {
+            version,
+            knobs,
+            goroutines,
+            metacache,
+            buffers,
+            datacoord,
+            flush_ch,
+            key_locks,
+            pinned,
+            rows,
+            last_state,
+            actor_done,
+            panic,
+            violations,
+            next_gid,
+            next_task,
+        } = self;
+        *version = o.version;
+        *knobs = o.knobs;
+        goroutines.clone_from(&o.goroutines);
+        metacache.clone_from(&o.metacache);
+        buffers.clone_from(&o.buffers);
+        datacoord.clone_from(&o.datacoord);
+        flush_ch.clone_from(&o.flush_ch);
+        key_locks.clone_from(&o.key_locks);
+        pinned.clone_from(&o.pinned);
+        rows.clone_from(&o.rows);
+        last_state.clone_from(&o.last_state);
+        actor_done.clone_from(&o.actor_done);
+        panic.clone_from(&o.panic);
+        violations.clone_from(&o.violations);
+        *next_gid = o.next_gid;
+        *next_task = o.next_task;
+    }
 }
 
 impl World {
