@@ -732,8 +732,11 @@ fn lockstep_parts_where_the_fix_changes_the_code_path() {
 fn clone_from_copies_the_whole_world() {
     use flush_core::models::sync2024;
     let sc = crate::common::builtin("sync-scaled-3x2");
-    let flush_core::AnyScenario::Sync(s) = &sc else { unreachable!() };
-    let mut r = flush_core::Run::<sync2024::Scenario>::new(s.clone(), flush_core::Policy::Seeded(3));
+    let flush_core::AnyScenario::Sync(s) = &sc else {
+        unreachable!()
+    };
+    let mut r =
+        flush_core::Run::<sync2024::Scenario>::new(s.clone(), flush_core::Policy::Seeded(3));
     r.run_to_end();
     let (early, late) = (r.world_at(2), r.world_at(r.len()));
     assert_ne!(early, late);
