@@ -7,6 +7,7 @@ use std::hash::Hash;
 use serde::Serialize;
 
 use super::fingerprint::{fingerprint, FpSet};
+use super::search::schedule_of;
 use crate::engine::{End, Model};
 use crate::sched::{format_schedule, Choice};
 
@@ -89,20 +90,10 @@ pub fn outcomes<M: Observe>(sc: &M, max_states: u64) -> Option<Vec<ObservedOutco
             }
         }
     }
-    let schedule_of = |mut at: u32| {
-        let mut v = Vec::new();
-        while at != 0 {
-            let (parent, c) = links[(at - 1) as usize];
-            v.push(c);
-            at = parent;
-        }
-        v.reverse();
-        v
-    };
     Some(
         out.into_iter()
             .map(|(outcome, (ends, link))| {
-                let s = schedule_of(link);
+                let s = schedule_of(&links, link);
                 ObservedOutcome {
                     outcome,
                     ends,

@@ -404,7 +404,7 @@ impl<M: Model> Explorer<M> {
 }
 
 /// The schedule of a breadth-first state, from its parent links.
-fn schedule_of(links: &[(u32, Choice)], mut at: u32) -> Vec<Choice> {
+pub(super) fn schedule_of(links: &[(u32, Choice)], mut at: u32) -> Vec<Choice> {
     let mut v = Vec::new();
     while at != 0 {
         let (parent, c) = links[(at - 1) as usize];

@@ -305,19 +305,40 @@ fn report_view(x: &Exploration, ms: f64, p: &ExploreProps) -> Html {
     }
 }
 
-/// The button that opens `schedule` (from step 0) in the stepper at `version`.
-fn open_button(p: &ExploreProps, version: Option<&str>, schedule: &str, label: String) -> Html {
+/// A button that loads `schedule` in the stepper (manual mode) at `version`,
+/// showing step `step`.
+fn open_button(
+    source: &Source,
+    version: Option<&str>,
+    schedule: Vec<Choice>,
+    step: u32,
+    d: &Dispatch,
+    (text, label): (&'static str, String),
+) -> Html {
     let spec = ViewSpec {
-        source: p.source.clone(),
+        source: source.clone(),
         version: version.map(str::to_owned),
         seed: None,
         mode: Mode::Manual,
-        schedule: Some(Choice::parse_list(schedule).unwrap_or_default()),
-        step: 1,
+        schedule: Some(schedule),
+        step,
     };
-    let d = p.dispatch.clone();
+    let d = d.clone();
     let open = Callback::from(move |_: MouseEvent| d.dispatch(Action::Load(spec.clone())));
-    html! { <button class="link open-stepper" onclick={open} aria-label={label}>{"open in stepper"}</button> }
+    html! { <button class="link open-stepper" onclick={open} aria-label={label}>{text}</button> }
+}
+
+/// The button that opens a found schedule (from step 0) in the stepper at `version`.
+fn open_found(p: &ExploreProps, version: Option<&str>, schedule: &str, label: String) -> Html {
+    let schedule = Choice::parse_list(schedule).unwrap_or_default();
+    open_button(
+        &p.source,
+        version,
+        schedule,
+        1,
+        &p.dispatch,
+        ("open in stepper", label),
+    )
 }
 
 fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
@@ -328,7 +349,7 @@ fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
                     <strong>{f.kind.as_str()}</strong>{": "}{f.message.clone()}
                     <div class="found-schedule">
                         <span>{format!("shortest schedule, {} steps: ", f.steps)}<code>{f.schedule.clone()}</code></span>
-                        {open_button(p, x.version, &f.schedule, format!("open this {}-step schedule in the stepper", f.steps))}
+                        {open_found(p, x.version, &f.schedule, format!("open this {}-step schedule in the stepper", f.steps))}
                     </div>
                 </li>
             })}
@@ -358,7 +379,7 @@ fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
                                         {for x.violations.iter().map(|f| html! {
                                             <li class={format!("found-{}", f.kind.as_str())}>
                                                 <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({} steps) ", f.steps)}
-                                                {open_button(p, x.version, &f.schedule, format!("open the {}-step schedule at {v} in the stepper", f.steps))}
+                                                {open_found(p, x.version, &f.schedule, format!("open the {}-step schedule at {v} in the stepper", f.steps))}
                                             </li>
                                         })}
                                     </ul>
@@ -471,26 +492,16 @@ fn lens_list(choices: &[Choice], xs: &[Exploration], p: &LensProps) -> Html {
                         let mut schedule = prefix.clone();
                         schedule.push(*c);
                         schedule.extend(Choice::parse_list(&f.schedule).unwrap_or_default());
-                        let spec = ViewSpec {
-                            source: p.source.clone(),
-                            version: p.version.map(str::to_owned),
-                            seed: None,
-                            mode: Mode::Manual,
-                            schedule: Some(schedule),
-                            step: p.cursor + 1,
-                        };
-                        let d = p.dispatch.clone();
-                        let open = Callback::from(move |_: MouseEvent| d.dispatch(Action::Load(spec.clone())));
                         let what = match f.kind {
-                            flush_core::OutcomeKind::Invariant => f.message.split(':').next().unwrap_or_default().to_owned(),
-                            _ => format!("{}: {}", f.kind.as_str(), f.message),
+                            flush_core::OutcomeKind::Invariant => verdict_words(f),
+                            _ => format!("{}: {}", f.kind.as_str(), verdict_words(f)),
                         };
+                        let label = format!("open the schedule that runs {who} and reaches {what}");
                         html! {
                             <li class="lens-bad" data-choice={c.to_string()} title={f.message.clone()}>
                                 <strong>{format!("⚠ {who}")}</strong>
                                 {format!(" can lead to {what} within {} steps ", f.steps + 1)}
-                                <button class="link open-stepper" onclick={open}
-                                        aria-label={format!("open the schedule that runs {who} and reaches {what}")}>{"open"}</button>
+                                {open_button(&p.source, p.version, schedule, p.cursor + 1, &p.dispatch, ("open", label))}
                             </li>
                         }
                     }
