@@ -67,6 +67,8 @@ pub const LISTED_GENERATED: &[&str] = &[crate::builtin::PAIRS_1000, sync2024::se
 impl AnyScenario {
     /// Parses and checks a scenario file of any model. `file` names it in messages.
     pub fn parse(text: &str, file: &str) -> Result<AnyScenario, ScenarioError> {
+        // A UTF-8 byte order mark (some Windows editors write one) is not JSON.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let json = scenario::parse_text(text, file)?;
         let root = Node::root(&json, Src { file, text });
         let format = scenario::model_of(&root, FORMATS)?;

@@ -68,14 +68,74 @@ pub fn number(n: &serde_json::Number) -> String {
     s
 }
 
-/// At most 40 characters of `s`, for messages.
+/// At most 40 characters of `s`, for messages, with control and bidi characters
+/// escaped (see [`escape_unsafe`]).
 pub fn short(s: &str) -> String {
     const MAX: usize = 40;
     let mut out: String = s.chars().take(MAX).collect();
-    if s.chars().count() > MAX {
+    if s.chars().nth(MAX).is_some() {
         out.push('…');
     }
-    out
+    escape_unsafe(&out, false).into_owned()
+}
+
+/// Characters a terminal or a text view would act on rather than show: C0/C1
+/// controls and DEL, and the bidirectional formatting characters (LRM, RLM, ALM,
+/// the embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069) and
+/// the BOM, which reorder or hide the text around them (the "Trojan Source" class).
+pub fn is_unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}'
+        )
+}
+
+/// A name shown on every trace line and lane (a scenario's or actor's name, an
+/// injection id, a title): 1 to `max` characters, not only spaces, and no control
+/// or bidi characters ([`is_unsafe_char`]); `lines` allows newlines and tabs (a
+/// description). The refusal's words otherwise.
+pub fn check_name(s: &str, what: &str, max: usize, lines: bool) -> Result<(), String> {
+    if s.trim().is_empty() {
+        return Err(format!("{what} is empty; give it 1 to {max} characters"));
+    }
+    let n = s.chars().count();
+    if n > max {
+        return Err(format!(
+            "{what} is {n} characters long (\"{}\"); at most {max}",
+            short(s)
+        ));
+    }
+    let bad = s
+        .chars()
+        .enumerate()
+        .find(|&(_, c)| is_unsafe_char(c) && !(lines && (c == '\n' || c == '\t')));
+    match bad {
+        Some((i, c)) => Err(format!(
+            "{what} has the control or bidirectional-formatting character U+{:04X} at character {}; it is shown as text, so such characters are refused",
+            c as u32,
+            i + 1
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `s` with every [`is_unsafe_char`] written as `\u{1b}`; with `keep_lines`,
+/// newlines and tabs stay (for whole reports whose lines are structure).
+pub fn escape_unsafe(s: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
+    let keep = |c: char| keep_lines && (c == '\n' || c == '\t');
+    if !s.chars().any(|c| is_unsafe_char(c) && !keep(c)) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe_char(c) && !keep(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 impl<'de> Deserialize<'de> for Json {
@@ -170,6 +230,9 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
         if let Some(cut) = message.rfind(" at line ") {
             message.truncate(cut);
         }
+        if let Some(words) = syntax_words(&message) {
+            message = words.to_owned();
+        }
         ScenarioError {
             file: file.to_owned(),
             line: (line > 0).then_some(line),
@@ -177,6 +240,25 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
             path: None,
             message,
         }
+    })
+}
+
+/// Plain words for serde_json's terse syntax errors (the others name what they
+/// expected already, e.g. "expected `,` or `}`").
+fn syntax_words(message: &str) -> Option<&'static str> {
+    Some(match message {
+        "expected value" => {
+            "expected a JSON value here (an object, array, string, number, true, false or null)"
+        }
+        "trailing characters" => {
+            "text after the end of the scenario's JSON object; a file holds one scenario"
+        }
+        "key must be a string" => "an object's key must be a string in double quotes",
+        "EOF while parsing an object" => "the text ends inside an object: a closing } is missing",
+        "EOF while parsing a list" => "the text ends inside an array: a closing ] is missing",
+        "EOF while parsing a string" => "the text ends inside a string: a closing \" is missing",
+        "EOF while parsing a value" => "the text ends where a value was expected",
+        _ => return None,
     })
 }
 
@@ -347,6 +429,14 @@ impl<'a, 't> Node<'a, 't> {
             Json::Str(s) => Ok(s),
             _ => Err(self.expected(&format!("a string ({what})"))),
         }
+    }
+
+    /// A name shown on every trace line and lane (see [`check_name`]).
+    #[inline(never)]
+    pub fn name(&self, what: &str, max: usize, lines: bool) -> Res<&'a str> {
+        let s = self.str(what)?;
+        check_name(s, what, max, lines).map_err(|m| self.err(m))?;
+        Ok(s)
     }
 
     #[inline(never)]

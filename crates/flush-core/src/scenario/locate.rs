@@ -40,8 +40,8 @@ impl std::fmt::Display for JsonPath {
         }
         for (n, s) in self.0.iter().enumerate() {
             match s {
-                Seg::Key(k) if n == 0 => write!(f, "{k}")?,
-                Seg::Key(k) => write!(f, ".{k}")?,
+                Seg::Key(k) if n == 0 => write!(f, "{}", super::json::short(k))?,
+                Seg::Key(k) => write!(f, ".{}", super::json::short(k))?,
                 Seg::Index(i) => write!(f, "[{i}]")?,
             }
         }

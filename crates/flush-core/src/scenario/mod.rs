@@ -28,6 +28,12 @@ pub const MAX_MAX_STEPS: u32 = 50_000_000;
 pub const MAX_ACTORS: usize = 10_000;
 /// Entries of an embedded schedule.
 pub const MAX_SCHEDULE: usize = 1_000_000;
+/// Characters of a name shown on every trace line (scenario, actor, injection id).
+pub const MAX_NAME_CHARS: usize = 100;
+/// Characters of a scenario's title.
+pub const MAX_TITLE_CHARS: usize = 200;
+/// Characters of a scenario's description.
+pub const MAX_DESCRIPTION_CHARS: usize = 8_000;
 
 /// The keys of the header, which every model's scenario has.
 pub const HEADER_KEYS: &[&str] = &[
@@ -203,16 +209,12 @@ pub fn header<'a, 't>(
             known.join(", ")
         )));
     }
-    let name = top.req("name", "a scenario")?.str("the scenario's name")?;
-    if name.trim().is_empty() {
-        return Err(top
-            .get("name")
-            .expect("given")
-            .err("the scenario needs a non-empty name"));
-    }
-    let text = |key: &str| -> Res<Option<String>> {
+    let name = top
+        .req("name", "a scenario")?
+        .name("the scenario's name", MAX_NAME_CHARS, false)?;
+    let text = |key: &str, max: usize, lines: bool| -> Res<Option<String>> {
         top.get(key)
-            .map(|n| n.str(key).map(str::to_owned))
+            .map(|n| n.name(&format!("the {key}"), max, lines).map(str::to_owned))
             .transpose()
     };
     let max_steps = match top.get("max_steps") {
@@ -229,8 +231,8 @@ pub fn header<'a, 't>(
     };
     let head = Header {
         name: name.to_owned(),
-        title: text("title")?.unwrap_or_else(|| name.to_owned()),
-        description: text("description")?.unwrap_or_default(),
+        title: text("title", MAX_TITLE_CHARS, false)?.unwrap_or_else(|| name.to_owned()),
+        description: text("description", MAX_DESCRIPTION_CHARS, true)?.unwrap_or_default(),
         model: me.model,
         version: None,
         seed,
@@ -350,10 +352,7 @@ pub fn actors<O: ModelOp>(
     for (ai, item) in items.iter().enumerate() {
         let a = item.fields("an actor", &["name", "ops"])?;
         let name_node = a.req("name", "an actor")?;
-        let name = name_node.str("the actor's name")?;
-        if name.trim().is_empty() {
-            return Err(name_node.err("an actor needs a non-empty name"));
-        }
+        let name = name_node.name("the actor's name", MAX_NAME_CHARS, false)?;
         names.push((name, name_node));
         let ops_node = a.req("ops", "an actor")?;
         let op_items = ops_node.items("the actor's ops")?;

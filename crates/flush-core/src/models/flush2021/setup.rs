@@ -314,6 +314,8 @@ fn injections(top: &Fields) -> Res<Vec<Injection>> {
     }
     let mut out: Vec<Injection> = Vec::with_capacity(entries.len());
     for (id, n) in entries {
+        scenario::json::check_name(id, "an injection id", scenario::MAX_NAME_CHARS, false)
+            .map_err(|m| n.err(m))?;
         let f = n.fields("an injection", &["segments", "remap_to"])?;
         let segs_node = f.req("segments", "an injection")?;
         let items = segs_node.items("the segments it compacts")?;
@@ -355,8 +357,12 @@ fn replica(top: &Fields) -> Res<Vec<ReplicaSegment>> {
     let Some(node) = top.get("replica") else {
         return Ok(Vec::new());
     };
-    let mut out: Vec<ReplicaSegment> = Vec::new();
-    for item in node.items("the Replica's segments")? {
+    let mut out: Vec<(ReplicaSegment, Node, usize)> = Vec::new();
+    for (index, item) in node
+        .items("the Replica's segments")?
+        .into_iter()
+        .enumerate()
+    {
         let f = item.fields("a Replica segment", &["segment", "state", "rows"])?;
         let seg_node = f.req("segment", "a Replica segment")?;
         let segment = seg_node.i64("a segment id")?;
@@ -368,20 +374,29 @@ fn replica(top: &Fields) -> Res<Vec<ReplicaSegment>> {
             Some(n) => n.int("rows", 0, MAX_ROWS)?,
             None => 0,
         };
-        let at = out.partition_point(|x| x.segment < segment);
-        if out.get(at).is_some_and(|x| x.segment == segment) {
-            return Err(seg_node.err(format!("segment {segment} is in the replica twice")));
-        }
-        out.insert(
-            at,
+        out.push((
             ReplicaSegment {
                 segment,
                 state,
                 rows,
             },
-        );
+            seg_node,
+            index,
+        ));
     }
-    Ok(out)
+    // Sorted once (stable: the second of equal segments is the later one).
+    crate::order::sort_by_key(&mut out, |x| x.0.segment);
+    if let Some(w) = out
+        .windows(2)
+        .filter(|w| w[0].0.segment == w[1].0.segment)
+        .min_by_key(|w| w[1].2)
+    {
+        let segment = w[1].0.segment;
+        return Err(w[1]
+            .1
+            .err(format!("segment {segment} is in the replica twice")));
+    }
+    Ok(out.into_iter().map(|x| x.0).collect())
 }
 
 fn faults(top: &Fields) -> Res<Faults> {
@@ -440,12 +455,7 @@ fn read_op(o: &OpNode, injections: &[Injection], seen: &mut Vec<String>) -> Res<
     };
     let mut pos = |f: &scenario::OpFields| -> Res<PosId> {
         let n = f.req("pos")?;
-        let s = n.str("a position (MsgID)")?;
-        if s.is_empty() || s.chars().count() > MAX_POS_LEN {
-            return Err(n.err(format!(
-                "a position (MsgID) is a string of 1 to {MAX_POS_LEN} characters"
-            )));
-        }
+        let s = n.name("a position (MsgID)", MAX_POS_LEN, false)?;
         seen.push(s.to_owned());
         Ok((seen.len() - 1) as PosId)
     };
