@@ -294,7 +294,7 @@ impl Scenario {
                 rows: seg.rows,
             })
         })?;
-        same_partitions(&datacoord, &datanode)?;
+        consistent(&datacoord, &datanode)?;
         let actors = scenario::actors(&top, &FORMAT, formats, read_op)?;
         let sc = Scenario {
             head,
@@ -478,21 +478,40 @@ fn seg_index(s: &crate::scenario::locate::Seg) -> usize {
     }
 }
 
-/// A segment in both lists is in one partition (refused at the datanode's entry).
-fn same_partitions<A, B>(dc: &[Listed<A>], dn: &[Listed<B>]) -> Res<()> {
+/// A segment in both lists is one segment: the same partition, L0 on both sides or
+/// on neither, and not dropped at the datanode while datacoord still has it alive
+/// (the datanode learns of a drop from datacoord: SyncSegments after the compaction
+/// is committed). Such a start could not happen and would report artifacts (a
+/// Dropped segment "going back" to Growing). Refused at the datanode's entry.
+fn consistent(dc: &[Listed<DcSegment>], dn: &[Listed<DnSegment>]) -> Res<()> {
     for d in dn {
         let Ok(i) = dc.binary_search_by_key(&d.segment, |x| x.segment) else {
             continue;
         };
-        if dc[i].partition != d.partition {
-            let (seg, here, other) = (d.segment, d.partition, dc[i].partition);
-            return Err(d.node.src.err(
-                &d.node.path.key("partition"),
+        let (c, at, seg) = (&dc[i], &dc[i].node.path, d.segment);
+        let refuse = |key: &str, msg: String| Err(d.node.src.err(&d.node.path.key(key), msg));
+        if c.partition != d.partition {
+            let (here, other) = (d.partition, c.partition);
+            return refuse(
+                "partition",
                 format!(
-                    "segment {seg} is in partition {here} here but in partition {other} at {}",
-                    dc[i].node.path
+                    "segment {seg} is in partition {here} here but in partition {other} at {at}"
                 ),
-            ));
+            );
+        }
+        if (c.value.level == Level::L0) != (d.value.level == Level::L0) {
+            let (here, other) = (d.value.level.as_str(), c.value.level.as_str());
+            return refuse(
+                "level",
+                format!("segment {seg} is {here} here but {other} at {at}; a segment's level is set when datacoord creates it, so L0 on one side only cannot happen"),
+            );
+        }
+        if d.value.state == SegState::Dropped && c.value.state != SegState::Dropped {
+            let other = c.value.state.as_str();
+            return refuse(
+                "state",
+                format!("segment {seg} is Dropped in the datanode's metacache but {other} at {at}; the datanode drops a segment only after datacoord has (give both Dropped, or leave it out of datacoord)"),
+            );
         }
     }
     Ok(())
