@@ -296,8 +296,79 @@ pub struct StepRecord<W> {
 }
 
 /// A world is snapshotted every `SNAPSHOT_EVERY` steps; revisiting step N costs a
-/// clone plus at most that many replayed steps.
+/// clone plus at most that many replayed steps. When the snapshots of a long run of
+/// a large world would outgrow `SNAPSHOT_BUDGET` bytes, every other one is dropped
+/// and the spacing doubles: memory stays bounded, revisiting costs more replay.
 pub const SNAPSHOT_EVERY: u32 = 256;
+/// Bytes the snapshots of one run may hold (estimated, see `state_bytes`).
+pub const SNAPSHOT_BUDGET: u64 = 96 * 1024 * 1024;
+
+/// The worlds after steps 0, `every`, 2·`every`, ... of a run, within a byte budget.
+#[derive(Clone)]
+struct Snapshots<S> {
+    every: u32,
+    worlds: Vec<S>,
+    bytes: Vec<u64>,
+    total: u64,
+    budget: u64,
+}
+
+impl<S: Clone + Hash> Snapshots<S> {
+    fn new(world: S, budget: u64) -> Snapshots<S> {
+        let b = crate::explore::state_bytes(&world);
+        Snapshots {
+            every: SNAPSHOT_EVERY,
+            worlds: vec![world],
+            bytes: vec![b],
+            total: b,
+            budget,
+        }
+    }
+
+    /// After step `step`: keeps `world` if the step is on the spacing.
+    fn after_step(&mut self, step: u32, world: &S) {
+        if step % self.every != 0 || step / self.every != self.worlds.len() as u32 {
+            return;
+        }
+        let b = crate::explore::state_bytes(world);
+        self.worlds.push(world.clone());
+        self.bytes.push(b);
+        self.total += b;
+        while self.total > self.budget && self.worlds.len() > 1 {
+            self.thin();
+        }
+    }
+
+    /// Drops every other snapshot (keeping step 0) and doubles the spacing.
+    fn thin(&mut self) {
+        let mut i = 0;
+        self.worlds.retain(|_| {
+            i += 1;
+            (i - 1) % 2 == 0
+        });
+        let mut i = 0;
+        self.bytes.retain(|_| {
+            i += 1;
+            (i - 1) % 2 == 0
+        });
+        self.total = self.bytes.iter().sum();
+        self.every = self.every.saturating_mul(2);
+    }
+
+    /// The latest snapshot at or before step `n`: its step and world.
+    fn at_or_before(&self, n: u32) -> (u32, &S) {
+        let i = ((n / self.every) as usize).min(self.worlds.len() - 1);
+        (i as u32 * self.every, &self.worlds[i])
+    }
+
+    /// Forgets the snapshots after step `n`.
+    fn truncate(&mut self, n: u32) {
+        let keep = (n / self.every) as usize + 1;
+        self.worlds.truncate(keep);
+        self.bytes.truncate(keep);
+        self.total = self.bytes.iter().sum();
+    }
+}
 
 /// A run: the scenario, the schedule so far, the trace, and a cursor that can be
 /// moved to any recorded step.
@@ -312,7 +383,7 @@ pub struct Run<M: Model> {
     head: M::State,
     records: Vec<StepRecord<M::Who>>,
     events: Vec<M::Fact>,
-    snapshots: Vec<M::State>,
+    snapshots: Snapshots<M::State>,
     outcome: Option<Outcome>,
     scratch: Vec<M::Fact>,
 }
@@ -344,7 +415,7 @@ impl<M: Model> Run<M> {
         let mut run = Run {
             sched: Scheduler::new(policy),
             head: world.clone(),
-            snapshots: vec![world],
+            snapshots: Snapshots::new(world, SNAPSHOT_BUDGET),
             world: None,
             cursor: 0,
             records: Vec::new(),
@@ -476,9 +547,7 @@ impl<M: Model> Run<M> {
             ev_end: self.events.len() as u32,
             note,
         });
-        if step % SNAPSHOT_EVERY == 0 {
-            self.snapshots.push(self.head.clone());
-        }
+        self.snapshots.after_step(step, &self.head);
         self.refresh_head();
         self.world = None;
         self.cursor = step;
@@ -500,10 +569,24 @@ impl<M: Model> Run<M> {
             return;
         }
         if self.len() >= sc.header().max_steps {
-            self.outcome = Some(Outcome {
-                kind: OutcomeKind::StepLimit,
-                message: format!("stopped after {} steps with work left", self.len()),
-                goroutine: None,
+            // A broken invariant is the finding; the step limit only ended the run.
+            let v = sc.verdict(&self.head);
+            self.outcome = Some(match v.violations.first() {
+                Some(first) => Outcome {
+                    kind: OutcomeKind::Invariant,
+                    message: format!(
+                        "{}: {} (the run then stopped at its step limit, {} steps)",
+                        first.id,
+                        first.message,
+                        self.len()
+                    ),
+                    goroutine: None,
+                },
+                None => Outcome {
+                    kind: OutcomeKind::StepLimit,
+                    message: format!("stopped after {} steps with work left", self.len()),
+                    goroutine: None,
+                },
             });
         }
     }
@@ -514,7 +597,7 @@ impl<M: Model> Run<M> {
             self.events.truncate(r.ev_start as usize);
         }
         self.records.truncate(n as usize);
-        self.snapshots.truncate((n / SNAPSHOT_EVERY) as usize + 1);
+        self.snapshots.truncate(n);
         if let Some(w) = self.world.take() {
             self.head = w;
         }
@@ -533,8 +616,8 @@ impl<M: Model> Run<M> {
         if n == self.len() {
             return self.head.clone();
         }
-        let base = (n / SNAPSHOT_EVERY) * SNAPSHOT_EVERY;
-        let mut w = self.snapshots[(n / SNAPSHOT_EVERY) as usize].clone();
+        let (base, w) = self.snapshots.at_or_before(n);
+        let mut w = w.clone();
         let mut scratch = Vec::new();
         for i in base..n {
             scratch.clear();
@@ -546,7 +629,7 @@ impl<M: Model> Run<M> {
 
     /// Replays the whole recorded run once, calling `f(step, world)` for step 0..=len.
     pub fn for_each_world(&self, mut f: impl FnMut(u32, &M::State)) {
-        let mut w = self.snapshots[0].clone();
+        let mut w = self.snapshots.at_or_before(0).1.clone();
         f(0, &w);
         let mut scratch = Vec::new();
         for (i, r) in self.records.iter().enumerate() {
@@ -568,12 +651,12 @@ impl<M: Model> Run<M> {
             return;
         }
         // Replay forward from the cursor when it is close behind, else from a snapshot.
-        let base = (n / SNAPSHOT_EVERY) * SNAPSHOT_EVERY;
+        let (base, snap) = self.snapshots.at_or_before(n);
         let mut world = match self.world.take() {
             Some(w) if self.cursor <= n && self.cursor >= base => w,
             _ => {
                 self.cursor = base;
-                self.snapshots[(n / SNAPSHOT_EVERY) as usize].clone()
+                snap.clone()
             }
         };
         while self.cursor < n {
@@ -583,5 +666,66 @@ impl<M: Model> Run<M> {
             self.cursor += 1;
         }
         self.world = Some(world);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A long run of a large world: the snapshots stay within their byte budget by
+    /// thinning, and each step still finds the latest snapshot at or before it.
+    #[test]
+    fn snapshots_thin_to_their_budget() {
+        // A "world" of 10,000 u64s: ~120 KB by the estimate; budget for ~10 of them.
+        let world = |step: u32| vec![u64::from(step); 10_000];
+        let one = crate::explore::state_bytes(&world(0));
+        let budget = 10 * one;
+        let mut s = Snapshots::new(world(0), budget);
+        let steps = 200 * SNAPSHOT_EVERY;
+        for step in 1..=steps {
+            if step % SNAPSHOT_EVERY == 0 {
+                s.after_step(step, &world(step));
+            }
+            assert!(s.total <= budget, "step {step}: {} > {budget}", s.total);
+        }
+        // 201 snapshots at the start spacing would take 201 worlds; thinned, the
+        // spacing doubled until at most 10 fit.
+        assert!(
+            s.worlds.len() <= 10 && s.worlds.len() >= 5,
+            "{}",
+            s.worlds.len()
+        );
+        assert!(s.every >= 16 * SNAPSHOT_EVERY, "{}", s.every);
+        for n in [0, 1, SNAPSHOT_EVERY, steps / 3, steps - 1, steps] {
+            let (base, w) = s.at_or_before(n);
+            assert!(base <= n && n - base < s.every, "n {n}: base {base}");
+            assert_eq!(
+                w[0],
+                u64::from(base),
+                "the snapshot at {base} is that step's world"
+            );
+        }
+        // Going back forgets later snapshots; recording goes on from there.
+        s.truncate(steps / 2);
+        let (base, _) = s.at_or_before(steps);
+        assert!(base <= steps / 2);
+        assert_eq!(s.total, s.bytes.iter().sum::<u64>());
+    }
+
+    /// Under the budget nothing changes: every `SNAPSHOT_EVERY` steps, so `goto`
+    /// replays at most that many steps.
+    #[test]
+    fn small_worlds_keep_the_fine_spacing() {
+        let mut s = Snapshots::new(7u32, SNAPSHOT_BUDGET);
+        for step in 1..=100 * SNAPSHOT_EVERY {
+            s.after_step(step, &step);
+        }
+        assert_eq!(s.every, SNAPSHOT_EVERY);
+        assert_eq!(s.worlds.len(), 101);
+        assert_eq!(
+            s.at_or_before(5 * SNAPSHOT_EVERY + 3),
+            (5 * SNAPSHOT_EVERY, &(5 * SNAPSHOT_EVERY))
+        );
     }
 }
