@@ -4,7 +4,11 @@
 //! * time to jump to a step of a 100,000-step run (goal: under 1 ms);
 //! * explorer throughput in distinct states per second: #34018 scaled
 //!   (`sync-scaled-3x3` at the fix, exhausted depth first and breadth first) and the
-//!   time to the first counterexample of `sync-scaled-4x3` at the buggy commit.
+//!   time to the first counterexample of `sync-scaled-4x3` at the buggy commit;
+//! * large inputs (issue 10: no quadratic work): parse, check and run to the end a
+//!   flush-2021 scenario of 10,000 actors (a flush pair each) over a Replica of
+//!   100,000 segments, and a sync-2024 SyncSegments over a metacache of 90,000
+//!   segments (goal: well under a second each).
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -114,5 +118,81 @@ fn explore(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, steps, jump, explore);
+/// 10,000 actors, each flushing its own segment, over a Replica of 100,000.
+fn many_actors_json() -> String {
+    let replica: Vec<String> = (1..=100_000)
+        .rev()
+        .map(|i| {
+            let state = if i > 10_000 { "flushed" } else { "new" };
+            format!(r#"{{"segment":{i},"state":"{state}"}}"#)
+        })
+        .collect();
+    let actors: Vec<String> = (1..=10_000)
+        .map(|i| {
+            format!(
+                r#"{{"name":"a{i}","ops":[{{"op":"flush_insert","segment":{i},"pos":"a"}},{{"op":"flush_delete","segment":{i},"pos":"a"}}]}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"name":"many-actors","model":"flush-2021","replica":[{}],"actors":[{}]}}"#,
+        replica.join(","),
+        actors.join(",")
+    )
+}
+
+/// A metacache of 90,000 segments (listed in descending order), datacoord's newest
+/// 15,000 with statslogs: one SyncSegments removes 75,000.
+fn big_metacache_json() -> String {
+    let dn: Vec<String> = (1..=90_000)
+        .rev()
+        .map(|i| {
+            format!(r#"{{"segment":{i},"partition":1,"state":"Flushed","level":"L1","rows":1}}"#)
+        })
+        .collect();
+    let dc: Vec<String> = (75_001..=90_000)
+        .rev()
+        .map(|i| format!(r#"{{"segment":{i},"partition":1,"state":"Flushed","level":"L1","statslog":true,"rows":1}}"#))
+        .collect();
+    format!(
+        r#"{{"name":"big-metacache","model":"sync-2024","version":"ca7ef26e4b","datacoord":[{}],"datanode":[{}],"actors":[{{"name":"dc","ops":[{{"op":"sync_segments","partition":1}}]}}]}}"#,
+        dc.join(","),
+        dn.join(",")
+    )
+}
+
+fn large_inputs(c: &mut Criterion) {
+    let mut g = c.benchmark_group("large inputs");
+    g.sample_size(10);
+    for (name, text) in [
+        (
+            "10,000 actors over a 100,000-segment Replica",
+            many_actors_json(),
+        ),
+        (
+            "SyncSegments over a 90,000-segment metacache",
+            big_metacache_json(),
+        ),
+    ] {
+        let probe = flush_core::AnyScenario::parse(&text, name).expect("parses");
+        let mut r = probe.run(Policy::Seeded(1));
+        r.run_to_end();
+        eprintln!(
+            "{name}: {} KB of JSON, {} steps",
+            text.len() / 1000,
+            r.len()
+        );
+        g.bench_function(format!("{name}: parse, check, run to the end"), |b| {
+            b.iter(|| {
+                let sc = flush_core::AnyScenario::parse(&text, name).expect("parses");
+                let mut r = sc.run(Policy::Seeded(1));
+                r.run_to_end();
+                black_box(r.len())
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, steps, jump, explore, large_inputs);
 criterion_main!(benches);

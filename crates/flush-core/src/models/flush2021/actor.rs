@@ -421,7 +421,7 @@ impl World {
         match then {
             Resume::NewRunner(runner) => {
                 // fm:130-132 — injectHandler = nil; injectMut.Unlock().
-                self.queues[qi].handler = None;
+                self.queue_mut(qi).handler = None;
                 ev.push(Ev::HandlerClosed { segment });
                 Flow::At(ActorAt::ChainRunner { segment, runner })
             }

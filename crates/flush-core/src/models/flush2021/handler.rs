@@ -27,7 +27,12 @@ impl World {
                     both_ready: inj_ready,
                 });
                 self.finish(g);
-                self.touch_actors();
+                // B7's waiter is whoever closed the handler: it holds injectMut
+                // across the wait (fm:229-236).
+                match self.queues[qi].inject_mut {
+                    Some(h) => self.touch(h),
+                    None => self.touch_actors(),
+                }
                 None
             }
             HandlerAt::Handling { inj, done } => {
@@ -51,7 +56,7 @@ impl World {
         let inj = self.queues[qi].inject_ch.pop_front().expect("ready");
         self.touch_inject_ch(qi);
         let done = self.new_signal(true);
-        self.queues[qi].tail = Some(SignalRef {
+        self.queue_mut(qi).tail = Some(SignalRef {
             id: done,
             origin: SigOrigin::InjectDone { handler: g },
         });
@@ -70,7 +75,7 @@ impl World {
     ) -> bool {
         let segment = self.queues[qi].segment;
         if !h.done {
-            self.queues[qi].handler = Some(Handler { done: true, ..h });
+            self.queue_mut(qi).handler = Some(Handler { done: true, ..h });
             self.touch(h.goroutine);
             ev.push(Ev::HandlerCloseRequested {
                 segment,

@@ -32,6 +32,8 @@ impl World {
             inject_mut: None,
         });
         let qi = self.queues.len() - 1;
+        let at = self.queue_index.partition_point(|e| e.0 < segment);
+        self.queue_index.insert(at, (segment, qi as u32));
         if self.grain.queue_init {
             ev.push(Ev::QueueStored { segment });
             return None;
@@ -56,7 +58,7 @@ impl World {
     fn init_queue(&mut self, qi: usize, ev: &mut Vec<Ev>) {
         let tail = self.new_signal(false);
         let segment = self.queues[qi].segment;
-        self.queues[qi].tail = Some(SignalRef {
+        self.queue_mut(qi).tail = Some(SignalRef {
             id: tail,
             origin: SigOrigin::QueueInit,
         });
@@ -64,7 +66,7 @@ impl World {
             segment,
             at: HandlerAt::Select,
         });
-        self.queues[qi].handler = Some(Handler {
+        self.queue_mut(qi).handler = Some(Handler {
             goroutine: h,
             done: false,
         });
@@ -150,7 +152,7 @@ impl World {
         ev: &mut Vec<Ev>,
     ) -> Flow {
         let qi = self.qi(segment).expect("queue");
-        self.queues[qi].running += 1;
+        self.queue_mut(qi).running += 1;
         ev.push(Ev::InjectMutLocked {
             segment,
             running: self.queues[qi].running,
@@ -164,7 +166,7 @@ impl World {
                     then: Resume::NewRunner(runner),
                 });
             }
-            self.queues[qi].handler = None;
+            self.queue_mut(qi).handler = None;
             ev.push(Ev::HandlerClosed { segment });
         }
         Flow::At(ActorAt::ChainRunner { segment, runner })
@@ -197,7 +199,7 @@ impl World {
         run.goroutine = Some(wf);
         run.chain = Some(chain);
         self.wait_signal(start.id, wf);
-        self.queues[qi].tail = Some(SignalRef {
+        self.queue_mut(qi).tail = Some(SignalRef {
             id: finish,
             origin: SigOrigin::Runner { seq, chain, pos },
         });
@@ -231,7 +233,7 @@ impl World {
     /// fm:145 — `q.working.Delete(MsgID)`.
     pub(super) fn working_delete(&mut self, segment: i64, pos: PosId, ev: &mut Vec<Ev>) {
         let qi = self.qi(segment).expect("runner's queue");
-        let q = &mut self.queues[qi];
+        let q = self.queue_mut(qi);
         if let Ok(i) = q.working.binary_search_by_key(&pos, |x| x.0) {
             q.working.remove(i);
         }
@@ -253,14 +255,14 @@ impl World {
     ) -> RunnerAt {
         let (segment, pos) = (self.runners[ri].segment, self.runners[ri].pos);
         let qi = self.qi(segment).expect("runner's queue");
-        self.queues[qi].running -= 1;
+        self.queue_mut(qi).running -= 1;
         let running = self.queues[qi].running;
         if running == 0 {
             let h = self.spawn(Role::Handler {
                 segment,
                 at: HandlerAt::Select,
             });
-            self.queues[qi].handler = Some(Handler {
+            self.queue_mut(qi).handler = Some(Handler {
                 goroutine: h,
                 done: false,
             });

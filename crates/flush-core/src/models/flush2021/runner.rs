@@ -244,7 +244,7 @@ impl World {
     /// SaveBinlogPaths succeeded: the checkpoint, `segmentFlushed` when flushed or
     /// dropped, then `close(finishSignal)`; the runner leaves the world.
     fn notified(&mut self, ri: usize, pack: Pack, ev: &mut Vec<Ev>) {
-        if let Some(s) = self.replica.iter_mut().find(|s| s.segment == pack.segment) {
+        if let Some(s) = self.replica_mut(pack.segment) {
             s.checkpoint = pack.pos;
         }
         self.notified += 1;

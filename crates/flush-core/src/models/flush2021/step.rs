@@ -87,20 +87,11 @@ impl World {
     /// Takes or releases a queue's `injectMut` across steps; every goroutine that
     /// may wait for it is re-examined.
     pub(super) fn set_inject_mut(&mut self, qi: usize, holder: Option<Gid>) {
-        self.queues[qi].inject_mut = holder;
-        self.touch_actors();
+        self.queue_mut(qi).inject_mut = holder;
+        self.touch_lock_waiters(self.queues[qi].segment);
         if let Some(f) = self.finaliser {
             self.touch(f);
         }
-        self.touch_where(|g| {
-            matches!(
-                g.role,
-                Role::Runner {
-                    at: RunnerAt::PostTaskLock { .. },
-                    ..
-                }
-            )
-        });
     }
 
     /// `injectOver` of `inj` changed: its receivers are re-examined.
@@ -195,6 +186,10 @@ impl World {
     /// it to normal. Returns the segments it reported.
     pub(super) fn list_new_segments_start_positions(&mut self, ev: &mut Vec<Ev>) -> Vec<i64> {
         let mut listed = Vec::new();
+        if self.replica_new == 0 {
+            return listed;
+        }
+        self.replica_new = 0;
         for s in &mut self.replica {
             if s.state == ReplicaState::New {
                 s.state = ReplicaState::Normal;
@@ -207,9 +202,11 @@ impl World {
 
     /// `replica.segmentFlushed(seg)`: new or normal → flushed; absent or flushed: nothing.
     pub(super) fn segment_flushed(&mut self, segment: i64, ev: &mut Vec<Ev>) {
-        if let Some(s) = self.replica.iter_mut().find(|s| s.segment == segment) {
+        if let Some(s) = self.replica_mut(segment) {
             if s.state != ReplicaState::Flushed {
+                let was_new = s.state == ReplicaState::New;
                 s.state = ReplicaState::Flushed;
+                self.replica_new -= u32::from(was_new);
                 ev.push(Ev::ReplicaFlushed { segment });
             }
         }
@@ -224,23 +221,46 @@ impl World {
 
     /// Checks run after every step (the event-time ones are in the step code).
     fn check_invariants(&mut self, ev: &mut Vec<Ev>) {
-        if self.closing {
-            return;
-        }
-        for qi in 0..self.queues.len() {
-            let q = &self.queues[qi];
-            if q.inject_mut.is_some() || q.tail.is_none() {
-                continue; // a holder is mid-way, or init has not run yet
+        let mut dirty = std::mem::take(&mut self.dirty_queues);
+        #[cfg(debug_assertions)]
+        let found = self.violations.len();
+        if !self.closing {
+            crate::order::sort_dedup_small(&mut dirty);
+            for &qi in &dirty {
+                self.check_queue(qi as usize, ev);
             }
-            if q.handler.is_some() != (q.running == 0) {
-                let v = Violation::HandlerVsRunning {
-                    segment: q.segment,
-                    running: q.running,
-                    handler: q.handler.is_some(),
-                };
-                if !self.violations.contains(&v) {
-                    self.violate(v, ev);
-                }
+        }
+        #[cfg(debug_assertions)]
+        if !self.closing && self.violations.len() == found {
+            // Only changed queues are checked: a full scan must find nothing more.
+            let n = self.violations.len();
+            for qi in 0..self.queues.len() {
+                self.check_queue(qi, ev);
+            }
+            assert_eq!(
+                self.violations.len(),
+                n,
+                "a queue changed without queue_mut"
+            );
+        }
+        dirty.clear();
+        self.dirty_queues = dirty;
+    }
+
+    /// handler != nil exactly when no task runs (unless a holder is mid-way).
+    fn check_queue(&mut self, qi: usize, ev: &mut Vec<Ev>) {
+        let q = &self.queues[qi];
+        if q.inject_mut.is_some() || q.tail.is_none() {
+            return; // a holder is mid-way, or init has not run yet
+        }
+        if q.handler.is_some() != (q.running == 0) {
+            let v = Violation::HandlerVsRunning {
+                segment: q.segment,
+                running: q.running,
+                handler: q.handler.is_some(),
+            };
+            if !self.violations.contains(&v) {
+                self.violate(v, ev);
             }
         }
     }

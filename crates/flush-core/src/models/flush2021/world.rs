@@ -404,10 +404,19 @@ pub struct World {
     pub(super) runner_ids: VecDeque<RunnerId>,
     /// Queues in creation order (the dispatcher).
     pub queues: Vec<Queue>,
+    /// (segment, index into `queues`), sorted by segment: queues are looked up by
+    /// segment on most steps, and a scenario may have thousands.
+    pub(super) queue_index: Vec<(i64, u32)>,
+    /// Queues whose handler, running count, tail or `injectMut` the current step
+    /// changed: the invariant check looks at these only (empty between steps).
+    pub(super) dirty_queues: Vec<u32>,
     pub injections: Vec<TaskInjection>,
     pub drop: DropState,
     /// Sorted by segment id.
     pub replica: Vec<ReplicaSeg>,
+    /// How many Replica segments are new (Go keeps them in their own map,
+    /// `newSegments`, so listing them does not visit the others).
+    pub(super) replica_new: u32,
     /// Open signals, sorted; every other id is closed.
     pub open_signals: Vec<SigId>,
     pub save_binlog_faults: u32,
@@ -424,7 +433,8 @@ pub struct World {
     pub(super) next_sig: SigId,
     /// Runnable goroutines with their ready-case counts, sorted: kept up to date
     /// incrementally (see `touch`), so a step costs no scan of every goroutine.
-    pub(super) ready: Vec<(Gid, u32)>,
+    /// A deque: actors have the lowest ids, so their changes land near the front.
+    pub(super) ready: VecDeque<(Gid, u32)>,
     /// How many entries of `ready` have more than one ready case (a `select`, or
     /// `close()`'s Range choosing its next queue).
     pub(super) multi_case: u32,
@@ -438,6 +448,16 @@ pub struct World {
     pub(super) touched: Vec<Gid>,
     /// Actors are goroutines `0..n_actors`.
     pub(super) n_actors: u32,
+    /// Goroutines whose readiness shared state can change, sorted by id: the actors
+    /// that are blocked or at a point where another goroutine can block them (a
+    /// mutex, a channel others fill), and the runners about to lock `injectMut` in
+    /// `postTask`. With each, the segment whose `injectMut` it is about to lock, if
+    /// any. `touch_actors` and `touch_lock_waiters` re-examine only these, so a step
+    /// costs no scan of thousands of goroutines that wait on nothing.
+    pub(super) watched: VecDeque<(Gid, Option<i64>)>,
+    /// The `(segment, goroutine)` pairs of `watched` with a lock, sorted: who waits
+    /// for which queue's `injectMut`.
+    pub(super) lock_waiters: Vec<(i64, Gid)>,
     pub(super) finaliser: Option<Gid>,
     /// Some actor has a `wait_notified` op (so a notify may wake an actor).
     pub(super) waits_notified: bool,
@@ -530,6 +550,8 @@ impl World {
             goroutine_ids: VecDeque::new(),
             runner_ids: VecDeque::new(),
             queues: Vec::new(),
+            queue_index: Vec::new(),
+            dirty_queues: Vec::new(),
             injections: sc
                 .injections
                 .iter()
@@ -551,6 +573,10 @@ impl World {
                 tail_waiters: 0,
                 tails_read: Vec::new(),
             },
+            replica_new: replica
+                .iter()
+                .filter(|s| s.state == ReplicaState::New)
+                .count() as u32,
             replica,
             open_signals: Vec::new(),
             save_binlog_faults: sc.faults.save_binlog_paths,
@@ -562,12 +588,14 @@ impl World {
             next_gid: 0,
             next_runner: 0,
             next_sig: 0,
-            ready: Vec::new(),
+            ready: VecDeque::new(),
             multi_case: 0,
             closing_left: Vec::new(),
             sig_waiters: Vec::new(),
             touched: Vec::new(),
             n_actors: 0,
+            watched: VecDeque::new(),
+            lock_waiters: Vec::new(),
             finaliser: None,
             waits_notified: sc
                 .actors
@@ -614,7 +642,7 @@ impl World {
     }
 
     pub fn queue(&self, segment: i64) -> Option<&Queue> {
-        self.queues.iter().find(|q| q.segment == segment)
+        self.qi(segment).map(|i| &self.queues[i])
     }
 
     pub fn is_closed(&self, s: SigId) -> bool {
@@ -651,10 +679,22 @@ impl World {
         let mut touched = std::mem::take(&mut self.touched);
         crate::order::sort_dedup_small(&mut touched);
         for &g in &touched {
-            let n = match self.goroutine(g) {
-                Some(gr) => self.cases(sc, gr),
-                None => 0,
+            let (n, watch) = match self.goroutine(g) {
+                Some(gr) => {
+                    let n = self.cases(sc, gr);
+                    let watch = match gr.role {
+                        Role::Actor { .. } => n == 0 || contended(gr.role),
+                        Role::Runner {
+                            at: RunnerAt::PostTaskLock { .. },
+                            ..
+                        } => true,
+                        _ => false,
+                    };
+                    (n, watch)
+                }
+                None => (0, false),
             };
+            self.watch(g, watch);
             match self.ready.binary_search_by_key(&g, |r| r.0) {
                 Ok(i) => {
                     self.multi_case -= u32::from(self.ready[i].1 > 1);
@@ -677,14 +717,67 @@ impl World {
         self.touched.push(g);
     }
 
-    /// Actors wait on many things (B7, B9, B10, B11, injectMut, the notify barrier).
-    pub(super) fn touch_actors(&mut self) {
-        for g in 0..self.n_actors {
-            self.touched.push(g);
+    /// Keeps goroutine `g` in `watched` (with the lock it is about to take) or out
+    /// of it.
+    fn watch(&mut self, g: Gid, watch: bool) {
+        let at = self.watched.binary_search_by_key(&g, |w| w.0);
+        if let Some(old) = at.ok().and_then(|i| self.watched[i].1) {
+            if let Ok(j) = self.lock_waiters.binary_search(&(old, g)) {
+                self.lock_waiters.remove(j);
+            }
+        }
+        if !watch {
+            if let Ok(i) = at {
+                self.watched.remove(i);
+            }
+            return;
+        }
+        let lock = match self.goroutine(g).map(|gr| gr.role) {
+            Some(Role::Actor {
+                at: ActorAt::RunnerInjectMut { segment, .. },
+                ..
+            }) => Some(segment),
+            Some(Role::Actor {
+                at: ActorAt::CloseLock { queue },
+                ..
+            }) => Some(self.queues[queue as usize].segment),
+            Some(Role::Runner {
+                runner,
+                at: RunnerAt::PostTaskLock { .. },
+            }) => self.runner(runner).map(|r| r.segment),
+            _ => None,
+        };
+        match at {
+            Ok(i) => self.watched[i].1 = lock,
+            Err(i) => self.watched.insert(i, (g, lock)),
+        }
+        if let Some(seg) = lock {
+            if let Err(j) = self.lock_waiters.binary_search(&(seg, g)) {
+                self.lock_waiters.insert(j, (seg, g));
+            }
         }
     }
 
+    /// Actors wait on many things (B7, B9, B10, B11, the notify barrier): the
+    /// watched ones are re-examined (the others are ready and only their own step
+    /// changes that).
+    #[track_caller]
+    pub(super) fn touch_actors(&mut self) {
+        let actors = self.watched.partition_point(|w| w.0 < self.n_actors);
+        self.touched
+            .extend(self.watched.range(..actors).map(|w| w.0));
+    }
+
+    /// The actors and runners about to lock the `injectMut` of `segment`'s queue.
+    pub(super) fn touch_lock_waiters(&mut self, segment: i64) {
+        let from = self.lock_waiters.partition_point(|w| w.0 < segment);
+        let to = self.lock_waiters.partition_point(|w| w.0 <= segment);
+        self.touched
+            .extend(self.lock_waiters[from..to].iter().map(|w| w.1));
+    }
+
     /// Goroutines matching `f` (for rare events: an injectDone, a mutex hand-over).
+    #[track_caller]
     pub(super) fn touch_where(&mut self, f: impl Fn(&Goroutine) -> bool) {
         for i in 0..self.goroutines.len() {
             if f(&self.goroutines[i]) {
@@ -694,6 +787,9 @@ impl World {
         }
     }
 
+    /// An actor at a point where another goroutine can make it block: a mutex
+    /// (`injectMut`, the drop handler's), a channel others fill (`injectCh`), a
+    /// runner others may remove, a handler it waits to exit.
     /// How many ready cases goroutine `g` has (0 = blocked; 2 = a select with both
     /// ready; k = close()'s Range with k queues left to visit).
     pub fn cases(&self, sc: &Scenario, g: &Goroutine) -> u32 {
@@ -884,6 +980,9 @@ impl World {
     pub(super) fn set_role(&mut self, g: Gid, role: Role) {
         let i = self.gi(g);
         self.goroutines[i].role = role;
+        if g < self.n_actors {
+            self.touched.push(g);
+        }
     }
 
     pub(super) fn new_signal(&mut self, open: bool) -> SigId {
@@ -924,8 +1023,26 @@ impl World {
         self.runner_ids.binary_search(&r).expect("live runner")
     }
 
+    /// The Replica's entry for `segment` (the Replica is sorted by segment).
+    pub(super) fn replica_mut(&mut self, segment: i64) -> Option<&mut ReplicaSeg> {
+        let i = self
+            .replica
+            .binary_search_by_key(&segment, |s| s.segment)
+            .ok()?;
+        Some(&mut self.replica[i])
+    }
+
+    /// Queue `qi`, to change what the per-step invariant check reads.
+    pub(super) fn queue_mut(&mut self, qi: usize) -> &mut Queue {
+        self.dirty_queues.push(qi as u32);
+        &mut self.queues[qi]
+    }
+
     pub(super) fn qi(&self, segment: i64) -> Option<usize> {
-        self.queues.iter().position(|q| q.segment == segment)
+        self.queue_index
+            .binary_search_by_key(&segment, |e| e.0)
+            .ok()
+            .map(|i| self.queue_index[i].1 as usize)
     }
 }
 
@@ -952,4 +1069,23 @@ pub enum Who {
         segment: i64,
     },
     Gone,
+}
+
+/// An actor at a point where another goroutine can make it block (a mutex such as
+/// `injectMut` or the drop handler's, an `injectCh` others fill, a runner others may
+/// remove, a handler it waits on): it is watched even while ready.
+fn contended(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Actor {
+            at: ActorAt::RunnerInjectMut { .. }
+                | ActorAt::CloseLock { .. }
+                | ActorAt::Inject { .. }
+                | ActorAt::DropMutex { .. }
+                | ActorAt::DropWait { .. }
+                | ActorAt::CloseHandler { .. }
+                | ActorAt::CloseQueues,
+            ..
+        }
+    )
 }

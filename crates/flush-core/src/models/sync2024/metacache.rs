@@ -91,28 +91,38 @@ impl MetaCache {
     /// reads Legacy as L1 (segment.go:102-105); the bloom filters were recovered from
     /// datacoord's PK statslog, if it has one.
     pub fn from_setup(dn: &[DnSegment], dc: &[DcSegment]) -> MetaCache {
-        let mut m = MetaCache::default();
-        for d in dn {
-            let statslog = dc
-                .iter()
-                .find(|c| c.segment == d.segment)
-                .is_some_and(|c| c.statslog);
-            m.add(MetaSeg {
-                segment: d.segment,
-                partition: d.partition,
-                state: d.state,
-                level: if d.level == Level::Legacy {
-                    Level::L1
-                } else {
-                    d.level
-                },
-                flushed_rows: d.rows,
-                buffer_rows: 0,
-                syncing_rows: 0,
-                syncing_tasks: 0,
-                start_pos_recorded: true,
-                history: statslog,
-            });
+        // Both lists are sorted by segment and hold each once (the checker's rule).
+        let segs = dn
+            .iter()
+            .map(|d| {
+                let statslog = dc
+                    .binary_search_by_key(&d.segment, |c| c.segment)
+                    .is_ok_and(|i| dc[i].statslog);
+                MetaSeg {
+                    segment: d.segment,
+                    partition: d.partition,
+                    state: d.state,
+                    level: if d.level == Level::Legacy {
+                        Level::L1
+                    } else {
+                        d.level
+                    },
+                    flushed_rows: d.rows,
+                    buffer_rows: 0,
+                    syncing_rows: 0,
+                    syncing_tasks: 0,
+                    start_pos_recorded: true,
+                    history: statslog,
+                }
+            })
+            .collect::<Vec<_>>();
+        let mut m = MetaCache { segs };
+        if !m.segs.is_sorted_by_key(|s| s.segment) {
+            // Not from a checked scenario: sort, the last of equal ids winning as `add` would.
+            let segs = std::mem::take(&mut m.segs);
+            for s in segs {
+                m.add(s);
+            }
         }
         m
     }
@@ -180,30 +190,50 @@ impl MetaCache {
         new_segments: &[MetaSeg],
         all: &[i64],
     ) -> (Vec<i64>, Vec<(MetaSeg, bool)>) {
-        let mut added = Vec::new();
+        debug_assert!(all.is_sorted(), "a request lists its segments by id");
+        // The new segments still missing, in id order (the first of equal ids).
+        let mut fresh: Vec<MetaSeg> = Vec::new();
         for n in new_segments {
             if self.get(n.segment).is_none() {
-                self.add(MetaSeg {
+                fresh.push(MetaSeg {
                     partition,
                     start_pos_recorded: true,
                     ..n.clone()
                 });
-                added.push(n.segment);
+            }
+        }
+        crate::order::sort_by_key(&mut fresh, |s| s.segment);
+        fresh.dedup_by_key(|s| s.segment);
+        let added: Vec<i64> = fresh.iter().map(|s| s.segment).collect();
+        // One merge of the two sorted lists instead of an insert each.
+        if !fresh.is_empty() {
+            let old = std::mem::take(&mut self.segs);
+            self.segs.reserve(old.len() + fresh.len());
+            let (mut a, mut b) = (old.into_iter().peekable(), fresh.into_iter().peekable());
+            loop {
+                let take_a = match (a.peek(), b.peek()) {
+                    (Some(x), Some(y)) => x.segment < y.segment,
+                    (Some(_), None) => true,
+                    (None, Some(_)) => false,
+                    (None, None) => break,
+                };
+                let next = if take_a { a.next() } else { b.next() };
+                self.segs.extend(next);
             }
         }
         let mut absent = Vec::new();
-        let mut i = 0;
-        while i < self.segs.len() {
-            let s = &self.segs[i];
-            if s.partition == partition && !all.contains(&s.segment) {
-                if view_keeps(knobs, s, partition) {
+        let segs = std::mem::take(&mut self.segs);
+        self.segs.reserve(segs.len());
+        for s in segs {
+            if s.partition == partition && all.binary_search(&s.segment).is_err() {
+                if view_keeps(knobs, &s, partition) {
                     absent.push((s.clone(), false));
                 } else {
-                    absent.push((self.segs.remove(i), true));
+                    absent.push((s, true));
                     continue;
                 }
             }
-            i += 1;
+            self.segs.push(s);
         }
         (added, absent)
     }

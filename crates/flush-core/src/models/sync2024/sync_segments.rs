@@ -31,7 +31,11 @@ impl World {
         let left_out: Vec<i64> = selected
             .iter()
             .copied()
-            .filter(|s| !segments.iter().any(|r| r.segment == *s))
+            .filter(|s| {
+                segments
+                    .binary_search_by_key(s, |r: &ReqSeg| r.segment)
+                    .is_err()
+            })
             .collect();
         let req = SyncRequest {
             partition,
@@ -90,7 +94,7 @@ impl World {
                 if let Some(nil) = load
                     .iter()
                     .copied()
-                    .find(|id| req.segments.iter().any(|s| s.segment == *id && !s.statslog))
+                    .find(|id| req.get(*id).is_some_and(|s| !s.statslog))
                 {
                     // A nil PkStatsLog: binlog.go:143 dereferences it; the stats pool
                     // re-panics (conc/pool.go:74) and its handler logs "Conc pool
@@ -114,7 +118,7 @@ impl World {
     fn segments_to_load(&self, req: &SyncRequest, missing: &[i64], ev: &mut Vec<Ev>) -> Vec<i64> {
         let mut load = Vec::new();
         for &id in missing {
-            let Some(s) = req.segments.iter().find(|s| s.segment == id) else {
+            let Some(s) = req.get(id) else {
                 continue;
             };
             match self.knobs.load {
@@ -140,7 +144,7 @@ impl World {
     fn update_segment_view(&mut self, req: &SyncRequest, new_segments: &[i64], ev: &mut Vec<Ev>) {
         let new: Vec<MetaSeg> = new_segments
             .iter()
-            .filter_map(|id| req.segments.iter().find(|s| s.segment == *id))
+            .filter_map(|id| req.get(*id))
             .map(|info| MetaSeg {
                 segment: info.segment,
                 partition: req.partition,

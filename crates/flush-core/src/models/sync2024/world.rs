@@ -28,6 +28,16 @@ pub struct SyncRequest {
     pub segments: Vec<ReqSeg>,
 }
 
+impl SyncRequest {
+    /// The request's entry for segment `id` (its segments are sorted by id).
+    pub fn get(&self, id: i64) -> Option<&ReqSeg> {
+        self.segments
+            .binary_search_by_key(&id, |s| s.segment)
+            .ok()
+            .map(|i| &self.segments[i])
+    }
+}
+
 /// One segment's insert buffer in the write buffer (`writeBufferBase.buffers`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SegBuf {
