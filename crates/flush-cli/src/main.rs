@@ -1,9 +1,10 @@
 //! `flushscope`: runs FlushScope scenarios headless. See DESIGN.md's CLI contract.
 //!
 //! Exit codes: 0 when the run executed (whatever the model's outcome), 1 when
-//! `explore` found a violation, 2 on bad input.
+//! `explore` found a violation, 2 on bad input, 3 when the output could not be
+//! written (a full disk, say; a closed pipe, as in `| head`, ends quietly instead).
 
-use std::io::Read as _;
+use std::io::{Read as _, Write as _};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -17,7 +18,7 @@ use flush_core::{builtin, AnyScenario, Choice, Policy};
     name = "flushscope",
     version,
     about = "Step through Milvus's datanode flush machinery (flush-2021, sync-2024), headless",
-    long_about = "Runs FlushScope scenarios: the 2021 flush manager (orderFlushQueue, flushTaskRunner, injections, drop mode) and the 2024 metacache / SyncSegments race (#34018). Every step names the Go function it models.\n\nFILE is a scenario file (JSON), `-` for standard input, or `builtin:NAME` for a built-in scenario (see `flushscope list`).\n\nExit codes: 0 the run executed (whatever the model's outcome: completed, panic, deadlock, invariant, step_limit); 1 `explore` found a violation; 2 bad input."
+    long_about = "Runs FlushScope scenarios: the 2021 flush manager (orderFlushQueue, flushTaskRunner, injections, drop mode) and the 2024 metacache / SyncSegments race (#34018). Every step names the Go function it models.\n\nFILE is a scenario file (JSON), `-` for standard input, or `builtin:NAME` for a built-in scenario (see `flushscope list`).\n\nExit codes: 0 the run executed (whatever the model's outcome: completed, panic, deadlock, invariant, step_limit); 1 `explore` found a violation; 2 bad input; 3 the output could not be written (a reader that closes the pipe early, as `head` does, ends the output quietly)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -101,21 +102,63 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
-        Err(msg) => {
-            eprintln!("flushscope: {msg}");
+        Err(Failure::Input(msg)) => {
+            say(&msg);
             ExitCode::from(2)
+        }
+        Err(Failure::Output(e)) => {
+            say(&format!("cannot write the output: {e}"));
+            ExitCode::from(3)
         }
     }
 }
 
-fn run(cli: Cli) -> Result<ExitCode, String> {
+/// Why a command failed: bad input (exit 2) or an output that could not be written
+/// (exit 3).
+enum Failure {
+    Input(String),
+    Output(std::io::Error),
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Failure {
+        Failure::Input(s)
+    }
+}
+
+/// A message on stderr, with control and bidi characters from the input escaped.
+/// A stderr that cannot be written to is ignored (there is nowhere left to say so).
+fn say(msg: &str) {
+    let msg = flush_core::scenario::json::escape_unsafe(msg, false);
+    let _ = writeln!(std::io::stderr(), "flushscope: {msg}");
+}
+
+/// Writes text output to stdout, with control and bidi characters that came from
+/// the scenario escaped (names are checked, but titles and messages echo input).
+/// A closed pipe ends the output quietly: the command keeps its exit code.
+fn emit(text: &str) -> Result<(), Failure> {
+    write_out(&flush_core::scenario::json::escape_unsafe(text, true))
+}
+
+/// Writes JSON to stdout as it is (serde_json escapes control characters).
+fn write_out(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::Output(e)),
+        _ => Ok(()),
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.cmd {
         Cmd::List => {
+            let mut text = String::new();
             for name in builtin::names() {
                 let sc = builtin::get(name).expect("built-in");
                 let h = sc.header();
-                println!("{name:<26} {:<10} {}", h.model, h.title);
+                text.push_str(&format!("{name:<26} {:<10} {}\n", h.model, h.title));
             }
+            emit(&text)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Run {
@@ -132,7 +175,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             apply_version(&mut sc, version.as_deref())?;
             if let Some(m) = max_steps {
                 if m == 0 {
-                    return Err("--max-steps must be at least 1".into());
+                    return Err(Failure::Input("--max-steps must be at least 1".into()));
                 }
                 sc.header_mut().max_steps = m;
             }
@@ -141,9 +184,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let mut r = sc.run(policy);
             r.run_to_end();
             if json {
-                println!("{}", r.report_json(true));
+                write_out(&format!("{}\n", r.report_json(true)))?;
             } else {
-                print!("{}", r.text(logs));
+                emit(&r.text(logs))?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -193,6 +236,12 @@ fn policy(
     scripted: bool,
 ) -> Result<Policy, String> {
     if let Some(s) = schedule {
+        if s.trim().is_empty() {
+            return Err(
+                "--schedule is empty; give goroutine numbers such as 0,0,1,3 (or leave --schedule out for the seeded scheduler)"
+                    .into(),
+            );
+        }
         return Ok(Policy::Scripted {
             script: Choice::parse_list(&s).map_err(|e| format!("--schedule: {e}"))?,
             fallback_seed: seed,
@@ -211,8 +260,8 @@ fn policy(
     Ok(Policy::Seeded(seed))
 }
 
-fn explore(sc: &AnyScenario, o: &Options, json: bool) -> Result<ExitCode, String> {
-    use std::io::{IsTerminal, Write};
+fn explore(sc: &AnyScenario, o: &Options, json: bool) -> Result<ExitCode, Failure> {
+    use std::io::IsTerminal;
     let started = std::time::Instant::now();
     let tty = std::io::stderr().is_terminal();
     let mut shown = false;
@@ -221,7 +270,8 @@ fn explore(sc: &AnyScenario, o: &Options, json: bool) -> Result<ExitCode, String
         if tty && last.elapsed().as_millis() >= 200 {
             last = std::time::Instant::now();
             let secs = started.elapsed().as_secs_f64();
-            eprint!(
+            let _ = write!(
+                std::io::stderr(),
                 "\r{} states, {:.0} states/s, depth {}, {} held, {:.1} s  ",
                 p.states,
                 p.states as f64 / secs.max(1e-9),
@@ -236,16 +286,14 @@ fn explore(sc: &AnyScenario, o: &Options, json: bool) -> Result<ExitCode, String
     };
     let mut report = sc.explore_with(o, &mut progress);
     if shown {
-        eprint!("\r\x1b[K");
+        let _ = write!(std::io::stderr(), "\r\x1b[K");
     }
     report.time_ms = Some(started.elapsed().as_millis() as u64);
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?
-        );
+        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+        write_out(&format!("{text}\n"))?;
     } else {
-        print!("{}", report.text());
+        emit(&report.text())?;
     }
     Ok(if report.violations.is_empty() {
         ExitCode::SUCCESS
@@ -293,27 +341,26 @@ fn default_max_memory() -> u64 {
         .map_or(2 << 30, |kb| kb * 1024 / 4)
 }
 
-fn print_outcomes(sc: &AnyScenario, max_states: u64, json: bool) -> Result<ExitCode, String> {
+fn print_outcomes(sc: &AnyScenario, max_states: u64, json: bool) -> Result<ExitCode, Failure> {
     let name = &sc.header().name;
     let Some(set) = sc.outcomes(max_states) else {
-        return Err(format!(
+        return Err(Failure::Input(format!(
             "{name}: more than {max_states} states; raise --max-states"
-        ));
+        )));
     };
     if json {
         let v = serde_json::json!({ "scenario": name, "outcomes": set });
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-        );
+        let text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
+        write_out(&format!("{text}\n"))?;
     } else {
-        println!("# {name}: {} distinct outcome(s)", set.len());
+        let mut text = format!("# {name}: {} distinct outcome(s)\n", set.len());
         for o in &set {
-            println!(
-                "{}\n  {} end state(s); a shortest schedule ({} steps): {}",
+            text.push_str(&format!(
+                "{}\n  {} end state(s); a shortest schedule ({} steps): {}\n",
                 o.outcome, o.ends, o.steps, o.schedule
-            );
+            ));
         }
+        emit(&text)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -337,21 +384,8 @@ fn load(file: &str) -> Result<AnyScenario, String> {
         });
     }
     let limit = MAX_SCENARIO_BYTES as u64;
-    let (text, shown) = if file == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .take(limit + 1)
-            .read_to_end(&mut buf)
-            .map_err(|e| format!("<stdin>: {e}"))?;
-        if buf.len() as u64 > limit {
-            return Err(format!(
-                "<stdin>: more than {limit} bytes; scenario files are limited to {limit} bytes"
-            ));
-        }
-        (
-            String::from_utf8(buf).map_err(|e| format!("<stdin>: not UTF-8 text ({e})"))?,
-            "<stdin>".to_owned(),
-        )
+    let (source, shown): (Box<dyn std::io::Read>, String) = if file == "-" {
+        (Box::new(std::io::stdin()), "<stdin>".to_owned())
     } else {
         let path = Path::new(file);
         let meta = std::fs::metadata(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
@@ -365,12 +399,23 @@ fn load(file: &str) -> Result<AnyScenario, String> {
                 limit / (1024 * 1024)
             ));
         }
-        let bytes = std::fs::read(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
-        (
-            String::from_utf8(bytes).map_err(|e| format!("{file}: not UTF-8 text ({e})"))?,
-            file.to_owned(),
-        )
+        let f = std::fs::File::open(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
+        (Box::new(f), file.to_owned())
     };
+    // At most the limit and one byte more, whatever the metadata says: /dev/zero,
+    // a FIFO or a growing file report no length, or a wrong one.
+    let mut buf = Vec::new();
+    source
+        .take(limit + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("{shown}: {}", io_words(&e)))?;
+    if buf.len() as u64 > limit {
+        return Err(format!(
+            "{shown}: more than {limit} bytes; scenario files are limited to {} MB",
+            limit / (1024 * 1024)
+        ));
+    }
+    let text = String::from_utf8(buf).map_err(|e| format!("{shown}: not UTF-8 text ({e})"))?;
     AnyScenario::parse(&text, &shown).map_err(|e| e.to_string())
 }
 

@@ -279,7 +279,7 @@ fn bad_input_exits_2_with_a_clear_message() {
                 "run".into(),
                 write("syntax.json", "{\n\"name\": \"x\",,\n}"),
             ],
-            "syntax.json:2:13: key must be a string",
+            "syntax.json:2:13: an object's key must be a string in double quotes",
         ),
         (
             vec![
@@ -400,4 +400,193 @@ fn the_toy_model_runs_through_the_same_cli() {
         (v["outcome"]["kind"].as_str(), v["counter"].as_i64()),
         (Some("completed"), Some(2))
     );
+}
+
+/// Issue 10: inputs without a length (/dev/zero), output that cannot be written,
+/// and the step limit that used to hide a broken invariant.
+#[test]
+fn unbounded_input_and_unwritable_output() {
+    // /dev/zero reports no length: at most the limit plus one byte is read.
+    let o = flushscope(&["run", "/dev/zero"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o)
+            .contains("/dev/zero: more than 8388608 bytes; scenario files are limited to 8 MB"),
+        "{}",
+        stderr(&o)
+    );
+    // A full disk: a message and exit 3, no panic.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_flushscope"))
+        .args(["run", "builtin:segment-not-found"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("flushscope: cannot write the output: No space left on device"));
+    assert!(!stderr(&o).contains("panicked"));
+    // A reader that stops early (`| head -1`): the output ends quietly with the
+    // command's own exit code. pairs-1000 writes far more than a pipe buffer holds.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flushscope"))
+        .args(["run", "builtin:pairs-1000"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    use std::io::Read as _;
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stderr(&o), "", "a closed pipe is not an error to report");
+}
+
+#[test]
+fn a_broken_invariant_wins_over_the_step_limit() {
+    // runner-creation-race breaks fifo-per-enqueuer at step 24 of its schedule,
+    // with work left: stopping there is an invariant, not a step limit.
+    let o = flushscope(&[
+        "run",
+        "builtin:runner-creation-race",
+        "--scripted",
+        "--max-steps",
+        "24",
+    ]);
+    let out = stdout(&o);
+    let last = out
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("outcome:"))
+        .unwrap();
+    assert!(
+        last.starts_with("outcome: invariant: fifo-per-enqueuer")
+            && last.ends_with("(the run then stopped at its step limit, 24 steps)"),
+        "{last}"
+    );
+    let o = flushscope(&[
+        "run",
+        "builtin:runner-creation-race",
+        "--scripted",
+        "--max-steps",
+        "23",
+    ]);
+    assert!(stdout(&o).contains("outcome: step_limit"), "{}", stdout(&o));
+}
+
+/// Names are refused with control or bidi characters and beyond 100 characters;
+/// input echoed in messages is cut short and escaped; a BOM is skipped; an empty
+/// --schedule is refused like --max-steps 0.
+#[test]
+fn text_that_would_act_on_a_terminal_is_refused_or_escaped() {
+    let dir = std::env::temp_dir().join(format!("flushscope-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    let ops = r#"[{"op":"flush_insert","segment":1,"pos":"a"}]"#;
+    let cases = [
+        (
+            write("esc.json", &format!(r#"{{"name":"x","model":"flush-2021","actors":[{{"name":"a\u001b[31m","ops":{ops}}}]}}"#)),
+            "actors[0].name: the actor's name has the control or bidirectional-formatting character U+001B at character 2",
+        ),
+        (
+            write("rlo.json", &format!(r#"{{"name":"x\u202e","model":"flush-2021","actors":[{{"name":"a","ops":{ops}}}]}}"#)),
+            "the scenario's name has the control or bidirectional-formatting character U+202E",
+        ),
+        (
+            write("long.json", &format!(r#"{{"name":"{}","model":"flush-2021","actors":[{{"name":"a","ops":{ops}}}]}}"#, "n".repeat(5000))),
+            "the scenario's name is 5000 characters long",
+        ),
+        (
+            write("key.json", r#"{"name":"x","model":"flush-2021","bad\u001b]0;pwned\u0007":1,"actors":[]}"#),
+            "unknown field \"bad\\u{1b}]0;pwned\\u{7}\"",
+        ),
+        (
+            write("pos.json", r#"{"name":"x","model":"flush-2021","actors":[{"name":"a","ops":[{"op":"flush_insert","segment":1,"pos":"a\nb"}]}]}"#),
+            "a position (MsgID) has the control or bidirectional-formatting character U+000A",
+        ),
+    ];
+    for (file, want) in &cases {
+        let o = flushscope(&["run", file]);
+        assert_eq!(o.status.code(), Some(2), "{file}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains(want), "{file}: {err}");
+        assert!(
+            !err.contains('\u{1b}') && !err.contains('\u{202e}'),
+            "{file}: raw control character in {err:?}"
+        );
+        assert!(
+            err.len() < 600,
+            "{file}: the message echoes the whole input: {} bytes",
+            err.len()
+        );
+    }
+    // A UTF-8 byte order mark is skipped.
+    let bom = write("bom.json", &format!("\u{feff}{{\"name\":\"x\",\"model\":\"flush-2021\",\"actors\":[{{\"name\":\"a\",\"ops\":{ops}}}]}}"));
+    let o = flushscope(&["run", &bom]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = flushscope(&["run", "builtin:handoff", "--schedule", ""]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--schedule is empty"), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// sync-2024 start states that cannot happen are refused where they contradict.
+#[test]
+fn contradictory_sync_setups_are_refused() {
+    let dir = std::env::temp_dir().join(format!("flushscope-contra-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let sc = |dc: &str, dn: &str| {
+        format!(
+            r#"{{"name":"x","model":"sync-2024","version":"ca7ef26e4b",
+"datacoord":[{{"segment":1,"partition":1,"state":"{dc}","level":"L1","statslog":true,"rows":1}}],
+"datanode":[{dn}],
+"actors":[{{"name":"dc","ops":[{{"op":"sync_segments","partition":1}}]}}]}}"#
+        )
+    };
+    let cases = [
+        (
+            sc("Growing", r#"{"segment":1,"partition":1,"state":"Dropped","level":"L1","rows":1}"#),
+            "datanode[0].state: segment 1 is Dropped in the datanode's metacache but Growing at datacoord[0]",
+        ),
+        (
+            sc("Flushed", r#"{"segment":1,"partition":1,"state":"Flushed","level":"L0","rows":1}"#),
+            "datanode[0].level: segment 1 is L0 here but L1 at datacoord[0]",
+        ),
+        (
+            sc("Flushed", r#"{"segment":1,"partition":2,"state":"Flushed","level":"L1","rows":1}"#),
+            "datanode[0].partition: segment 1 is in partition 2 here but in partition 1 at datacoord[0]",
+        ),
+    ];
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let p = dir.join(format!("c{i}.json"));
+        std::fs::write(&p, text).unwrap();
+        let o = flushscope(&["run", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{text}");
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
+    // Both Dropped, and a datanode segment datacoord no longer lists, are fine.
+    let p = dir.join("ok.json");
+    std::fs::write(
+        &p,
+        sc(
+            "Dropped",
+            r#"{"segment":1,"partition":1,"state":"Dropped","level":"L1","rows":1}"#,
+        ),
+    )
+    .unwrap();
+    let o = flushscope(&["run", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
 }
