@@ -7,7 +7,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const URL = process.env.APP_URL ?? 'http://127.0.0.1:8089/';
@@ -224,6 +226,15 @@ test('bad input: a malformed upload, a tampered fragment and corrupted storage',
     buffer: Buffer.from('{"name":"x","model":"flush-2021","actors":[{"name":"a","ops":[{"op":"wait_notified","count":99999999}]}]}') });
   await page.waitForFunction(() => document.querySelector('#error-text')?.textContent.includes('absurd.json'));
   assert.match(await page.textContent('#error-text'), /count: 99999999 is out of range: expected a whole number from 1 to 1000000/);
+  // A 50 MB upload is refused by its size before it is read; the view stays.
+  const huge = join(tmpdir(), `flushscope-huge-${process.pid}.json`);
+  writeFileSync(huge, '');
+  truncateSync(huge, 50 * 1000 * 1000);
+  await page.setInputFiles('#upload', huge);
+  await page.waitForFunction(() => document.querySelector('#error-text')?.textContent.includes('flushscope-huge-'));
+  assert.match(await page.textContent('#error-text'), /the file is 50\.0 MB; scenario files are limited to 8 MB\. The previous view is still loaded\./);
+  assert.equal(await counter(page), 'step 5 / 35');
+  rmSync(huge);
   // A good upload replaces the view.
   const good = readFileSync(new globalThis.URL('../scenarios/retries.json', import.meta.url));
   await page.setInputFiles('#upload', { name: 'retries.json', mimeType: 'application/json', buffer: good });
