@@ -124,7 +124,9 @@ pub fn check_name(s: &str, what: &str, max: usize, lines: bool) -> Result<(), St
 /// newlines and tabs stay (for whole reports whose lines are structure).
 pub fn escape_unsafe(s: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
     let keep = |c: char| keep_lines && (c == '\n' || c == '\t');
-    if !s.chars().any(|c| is_unsafe_char(c) && !keep(c)) {
+    // Fast path: printable ASCII (and kept newlines and tabs) has nothing to escape.
+    let plain = |b: u8| (0x20..0x7f).contains(&b) || keep(char::from(b));
+    if s.bytes().all(plain) || !s.chars().any(|c| is_unsafe_char(c) && !keep(c)) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -523,5 +525,47 @@ impl<'a, 't> Node<'a, 't> {
                 names.join(", ")
             ))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    #[test]
+    fn escape_unsafe_writes_controls_and_bidi_as_escapes() {
+        assert!(matches!(
+            escape_unsafe("plain text", false),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(
+            escape_unsafe("café → ok\n", true),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(escape_unsafe("a\u{1b}[31mb\n", true), "a\\u{1b}[31mb\n");
+        assert_eq!(escape_unsafe("a\u{1b}b\n", false), "a\\u{1b}b\\u{a}");
+        assert_eq!(
+            escape_unsafe("x\u{202e}y\u{2066}\u{0}", true),
+            "x\\u{202e}y\\u{2066}\\u{0}"
+        );
+        assert_eq!(short(&"é".repeat(50)), format!("{}…", "é".repeat(40)));
+        assert_eq!(short("k\u{7}"), "k\\u{7}");
+    }
+
+    #[test]
+    fn names_are_refused_with_what_and_where() {
+        assert!(check_name("flowgraph", "an actor's name", 100, false).is_ok());
+        let e = check_name("  ", "an actor's name", 100, false).unwrap_err();
+        assert!(e.contains("is empty"), "{e}");
+        let e = check_name(&"n".repeat(101), "an actor's name", 100, false).unwrap_err();
+        assert!(
+            e.contains("is 101 characters long") && e.contains("at most 100"),
+            "{e}"
+        );
+        let e = check_name("ab\u{202e}c", "an actor's name", 100, false).unwrap_err();
+        assert!(e.contains("U+202E at character 3"), "{e}");
+        assert!(check_name("line one\nline two", "the description", 100, true).is_ok());
+        assert!(check_name("line one\nline two", "the title", 100, false).is_err());
     }
 }
