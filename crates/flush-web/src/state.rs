@@ -182,13 +182,18 @@ fn policy(mode: Mode, sc: &AnyScenario, seed: u64) -> Policy {
 
 /// Builds the run a view asks for, or says what is wrong.
 pub fn build(spec: &ViewSpec) -> Result<(AnyRun, u64), String> {
+    build_within(spec, MAX_BROWSER_STEPS)
+}
+
+/// [`build`] with runs cut at `max_steps` (the fuzz target's lower limit).
+pub fn build_within(spec: &ViewSpec, max_steps: u32) -> Result<(AnyRun, u64), String> {
     let mut sc = scenario_of(&spec.source)?;
     if let Some(v) = &spec.version {
         sc.set_version(v).map_err(|e| format!("{e}."))?;
     }
     let seed = spec.seed.unwrap_or(sc.header().seed);
     let h = sc.header_mut();
-    h.max_steps = h.max_steps.min(MAX_BROWSER_STEPS);
+    h.max_steps = h.max_steps.min(max_steps);
     let mut run = sc.run(policy(spec.mode, &sc, seed));
     if spec.mode == Mode::Manual {
         for (i, c) in spec.schedule.iter().flatten().enumerate() {

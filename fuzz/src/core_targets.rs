@@ -1,0 +1,148 @@
+//! The bodies of the `scenario` and `schedule` fuzz targets. Only `flush_core` is
+//! named here: crates/flush-core/tests/fuzz_corpus.rs compiles this very file
+//! (by `#[path]`) to replay the kept corpus, so the replay runs the fuzzed code.
+//!
+//! Each body returns `Ok` or `Err(message)`; anything else (a panic, a broken
+//! assertion below, a hang) is a finding.
+
+use std::sync::OnceLock;
+
+use flush_core::sched::format_schedule;
+use flush_core::{builtin, AnyScenario, Choice, Policy};
+
+/// Inputs are cut to this many bytes.
+pub const MAX_INPUT: usize = 64 * 1024;
+/// Every run stops after at most this many steps.
+pub const MAX_STEPS: u32 = 200;
+
+fn cut(data: &[u8]) -> &[u8] {
+    &data[..data.len().min(MAX_INPUT)]
+}
+
+fn text(data: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(cut(data)).map_err(|e| format!("not UTF-8: {e}"))
+}
+
+/// `scenario`: a scenario file through `AnyScenario::parse` (parser and checker,
+/// any model); a checked one then runs, at most [`MAX_STEPS`] steps, seeded and
+/// (when it carries a schedule) scripted, as the CLI's `run` does. `Ok`: the
+/// steps run.
+pub fn scenario(data: &[u8]) -> Result<u32, String> {
+    let text = text(data)?;
+    let mut sc = match AnyScenario::parse(text, "fuzz.json") {
+        Ok(sc) => sc,
+        Err(e) => {
+            assert!(
+                !e.message.trim().is_empty(),
+                "a refusal without a message: {e:?}"
+            );
+            return Err(e.to_string());
+        }
+    };
+    bound(&mut sc);
+    let seed = sc.header().seed;
+    let mut steps = bounded_run(&sc, Policy::Seeded(seed));
+    if let Some(script) = sc.header().schedule.clone() {
+        steps += bounded_run(
+            &sc,
+            Policy::Scripted {
+                script,
+                fallback_seed: seed,
+            },
+        );
+    }
+    Ok(steps)
+}
+
+/// `schedule`: the first byte picks a built-in scenario file, the rest is a
+/// schedule (`0,3 5.1 g2`) for `Choice::parse_list`, as `--schedule` and the
+/// permalink's `sched=` give it. A parsed schedule must print and parse back to
+/// itself; it then drives the built-in scripted (the CLI's `--schedule`) and
+/// manually, one choice after another (the page's manual mode), at most
+/// [`MAX_STEPS`] steps each. `Ok`: the steps run.
+pub fn schedule(data: &[u8]) -> Result<u32, String> {
+    let Some((&pick, rest)) = data.split_first() else {
+        return Err("empty input: no built-in picked".to_owned());
+    };
+    let text = text(rest)?;
+    let script = match Choice::parse_list(text) {
+        Ok(s) => s,
+        Err(e) => {
+            assert!(!e.trim().is_empty(), "a refusal without a message");
+            return Err(e);
+        }
+    };
+    let printed = format_schedule(&script);
+    assert_eq!(
+        Choice::parse_list(&printed).as_ref(),
+        Ok(&script),
+        "the schedule {text:?} printed as {printed:?} does not parse back"
+    );
+    let all = builtins();
+    let sc = &all[usize::from(pick) % all.len()];
+    let seed = sc.header().seed;
+    let mut steps = bounded_run(
+        sc,
+        Policy::Scripted {
+            script: script.clone(),
+            fallback_seed: seed,
+        },
+    );
+    let mut manual = sc.run(Policy::Manual);
+    for &c in &script {
+        match manual.advance_with(c) {
+            Ok(_) => {}
+            Err(stop) => {
+                assert!(!stop.to_string().is_empty());
+                break;
+            }
+        }
+        assert!(
+            manual.len() <= MAX_STEPS,
+            "a manual run past its step limit"
+        );
+    }
+    assert_eq!(manual.schedule().len() as u32, manual.len());
+    steps += manual.len();
+    manual.goto(0);
+    let _ = manual.runnable_here();
+    Ok(steps)
+}
+
+/// The built-in scenario files, parsed once, with the step limit applied.
+fn builtins() -> &'static [AnyScenario] {
+    static ALL: OnceLock<Vec<AnyScenario>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        builtin::FILES
+            .iter()
+            .map(|(name, _)| {
+                let mut sc = builtin::get(name).expect("a built-in scenario");
+                bound(&mut sc);
+                sc
+            })
+            .collect()
+    })
+}
+
+fn bound(sc: &mut AnyScenario) {
+    let h = sc.header_mut();
+    h.max_steps = h.max_steps.min(MAX_STEPS);
+}
+
+/// Runs to the end (the step limit at most), renders the trace as the CLI does
+/// (text with logs, JSON), travels back to the middle and forward again.
+fn bounded_run(sc: &AnyScenario, policy: Policy) -> u32 {
+    let mut r = sc.run(policy);
+    r.run_to_end();
+    let n = r.len();
+    assert!(n <= MAX_STEPS, "{n} steps, past the limit of {MAX_STEPS}");
+    assert!(r.outcome().is_some(), "the run stopped without an outcome");
+    assert!(!r.outcome_line().is_empty());
+    let _ = r.text(true);
+    let _ = r.report_json(false);
+    r.goto(n / 2);
+    let _ = r.runnable_here();
+    r.goto(n);
+    assert_eq!(r.cursor(), n);
+    n
+}
