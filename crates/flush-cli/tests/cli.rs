@@ -585,3 +585,39 @@ fn contradictory_sync_setups_are_refused() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A segment listed twice is refused where it comes the second time (both models'
+/// tables go through one sort, order::sort_find_repeat).
+#[test]
+fn a_segment_listed_twice_is_refused_at_its_second_place() {
+    let dir = std::env::temp_dir().join(format!("flushscope-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let seg = |s: i64| {
+        format!(r#"{{"segment":{s},"partition":1,"state":"Flushed","level":"L1","rows":1}}"#)
+    };
+    let cases = [
+        (
+            format!(
+                r#"{{"name":"x","model":"sync-2024","version":"ca7ef26e4b","datanode":[{},{},{},{},{}],"actors":[{{"name":"dc","ops":[{{"op":"sync_segments","partition":1}}]}}]}}"#,
+                seg(9),
+                seg(4),
+                seg(9),
+                seg(7),
+                seg(4)
+            ),
+            "datanode[2].segment: segment 9 is listed twice in datanode",
+        ),
+        (
+            r#"{"name":"x","model":"flush-2021","replica":[{"segment":3,"state":"new"},{"segment":1,"state":"new"},{"segment":1,"state":"flushed"},{"segment":3,"state":"new"}],"actors":[{"name":"a","ops":[{"op":"flush_insert","segment":1,"pos":"a"}]}]}"#.to_owned(),
+            "replica[2].segment: segment 1 is in the replica twice",
+        ),
+    ];
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let p = dir.join(format!("t{i}.json"));
+        std::fs::write(&p, text).unwrap();
+        let o = flushscope(&["run", p.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{text}");
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

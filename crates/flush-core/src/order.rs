@@ -35,6 +35,20 @@ pub fn sort_dedup<T: Ord>(v: &mut Vec<T>) {
     v.dedup();
 }
 
+/// Sorts `v` by `key` (stable) and returns the index, in the sorted `v`, of the
+/// entry that repeats an earlier one's key and comes first by `place` (its position
+/// in the file): where a checker refuses "listed twice".
+pub fn sort_find_repeat<T, K: Ord>(
+    v: &mut Vec<T>,
+    key: impl Fn(&T) -> K,
+    place: impl Fn(&T) -> usize,
+) -> Option<usize> {
+    sort_by_key(v, &key);
+    (1..v.len())
+        .filter(|&i| key(&v[i - 1]) == key(&v[i]))
+        .min_by_key(|&i| place(&v[i]))
+}
+
 /// Lists up to this long are sorted by insertion.
 const SMALL: usize = 24;
 
@@ -57,6 +71,21 @@ pub fn sort_dedup_small(v: &mut Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sort_find_repeat_names_the_first_second_occurrence_in_file_order() {
+        // (key, place in the file): 5 repeats at places 3 and 4, 2 at place 6.
+        let mut v = vec![(5, 0), (2, 1), (9, 2), (5, 3), (5, 4), (7, 5), (2, 6)];
+        let i = sort_find_repeat(&mut v, |x| x.0, |x| x.1).unwrap();
+        assert_eq!(v[i], (5, 3));
+        assert_eq!(
+            v.iter().map(|x| x.0).collect::<Vec<_>>(),
+            [2, 2, 5, 5, 5, 7, 9]
+        );
+        let mut u = vec![(3, 0), (1, 1)];
+        assert_eq!(sort_find_repeat(&mut u, |x| x.0, |x| x.1), None);
+        assert_eq!(u, [(1, 1), (3, 0)]);
+    }
 
     #[test]
     fn sorts_stably_and_dedups() {

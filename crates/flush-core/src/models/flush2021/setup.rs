@@ -384,15 +384,10 @@ fn replica(top: &Fields) -> Res<Vec<ReplicaSegment>> {
             index,
         ));
     }
-    // Sorted once (stable: the second of equal segments is the later one).
-    crate::order::sort_by_key(&mut out, |x| x.0.segment);
-    if let Some(w) = out
-        .windows(2)
-        .filter(|w| w[0].0.segment == w[1].0.segment)
-        .min_by_key(|w| w[1].2)
-    {
-        let segment = w[1].0.segment;
-        return Err(w[1]
+    // Sorted once; a segment listed twice is refused where it comes the second time.
+    if let Some(i) = crate::order::sort_find_repeat(&mut out, |x| x.0.segment, |x| x.2) {
+        let segment = out[i].0.segment;
+        return Err(out[i]
             .1
             .err(format!("segment {segment} is in the replica twice")));
     }

@@ -980,9 +980,6 @@ impl World {
     pub(super) fn set_role(&mut self, g: Gid, role: Role) {
         let i = self.gi(g);
         self.goroutines[i].role = role;
-        if g < self.n_actors {
-            self.touched.push(g);
-        }
     }
 
     pub(super) fn new_signal(&mut self, open: bool) -> SigId {

@@ -451,19 +451,12 @@ fn segments<'a, 't, T>(
             value,
         });
     }
-    // Sorted by segment, then file order: the second of two equal segments is the
-    // later one.
-    crate::order::sort_by_key(&mut out, |x| {
-        (x.segment, x.node.path.0.last().map(seg_index))
-    });
-    if let Some(w) = out
-        .windows(2)
-        .filter(|w| w[0].segment == w[1].segment)
-        .min_by_key(|w| w[1].node.path.0.last().map(seg_index))
-    {
-        let seg = w[1].segment;
-        return Err(w[1].node.src.err(
-            &w[1].node.path.key("segment"),
+    // Sorted by segment; the second of two equal segments is refused.
+    let place = |x: &Listed<T>| x.node.path.0.last().map_or(0, seg_index);
+    if let Some(i) = crate::order::sort_find_repeat(&mut out, |x| x.segment, place) {
+        let (seg, node) = (out[i].segment, &out[i].node);
+        return Err(node.src.err(
+            &node.path.key("segment"),
             format!("segment {seg} is listed twice in {key}"),
         ));
     }
