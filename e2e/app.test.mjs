@@ -35,7 +35,10 @@ after(async () => {
 
 /** A fresh page that records page errors; `hash` is the URL fragment. */
 async function open(hash = '', opts = {}) {
-  const ctx = await browser.newContext({ viewport: { width: 1600, height: 1200 }, acceptDownloads: true });
+  const ctx = await browser.newContext({
+    viewport: { width: 1600, height: 1200 }, acceptDownloads: true,
+    colorScheme: opts.colorScheme ?? 'light', reducedMotion: opts.reducedMotion ?? 'no-preference',
+  });
   const page = await ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
@@ -529,4 +532,179 @@ test('figures: step latency on 1,000 pairs, jump to the end of 100,000 steps', a
   await shot(big.page, '13-pairs-14500-end');
   await noCrash(big.page, big.errors);
   await big.ctx.close();
+});
+
+// ---- Accessibility (issue 13): axe-core over every view, in both themes; narration; keyboard only.
+
+const AXE = readFileSync(new globalThis.URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
+
+/** Runs axe-core (WCAG 2.0–2.2 A/AA and best practices) and fails on any moderate, serious or critical violation. */
+async function audit(page, name) {
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.addScriptTag({ content: AXE });
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+      resultTypes: ['violations'],
+    });
+    return r.violations.map((v) => ({
+      id: v.id, impact: v.impact, count: v.nodes.length,
+      nodes: v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')}: ${n.failureSummary.replace(/\s+/g, ' ').slice(0, 240)}`),
+    }));
+  });
+  const bad = found.filter((v) => ['moderate', 'serious', 'critical'].includes(v.impact));
+  assert.deepEqual(bad, [], `${name}: axe-core finds ${JSON.stringify(bad, null, 1)}`);
+  return found.length;
+}
+
+/** Presses Tab until `sel` has the focus (at most `max` times); returns how many presses it took. */
+async function tabTo(page, sel, max = 80) {
+  for (let i = 1; i <= max; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((sel) => document.activeElement?.matches(sel), sel)) return i;
+  }
+  assert.fail(`${sel} is not reachable with ${max} presses of Tab`);
+}
+
+for (const scheme of ['light', 'dark']) {
+  test(`axe-core (${scheme} theme): #34018 at its panic, handoff, drop mode, manual mode, help, an error, explorer, lens, lockstep`, async () => {
+    const views = [
+      ['segment-not-found at its panic', 'scenario=segment-not-found&mode=scripted&step=7', '#outcome'],
+      ['handoff mid-run', 'scenario=handoff&mode=seeded&seed=1&step=9', '.lane'],
+      ['manual mode', 'scenario=runner-creation-race&mode=manual&step=0', '.run-g'],
+      ['drop mode collecting packs', 'scenario=drop-mode&mode=seeded&seed=1&step=12', '.lane'],
+      ['sync-2024 under the fix, to the end', 'scenario=segment-not-found&version=b5c9a7364b&mode=scripted&step=7', '#outcome'],
+    ];
+    for (const [name, hash, waitFor] of views) {
+      const { page, ctx, errors } = await open(hash, { colorScheme: scheme, reducedMotion: 'reduce', waitFor });
+      await audit(page, `${name} (${scheme})`);
+      if (name === 'handoff mid-run') await shot(page, `20-a11y-${scheme}-handoff`);
+      if (name.startsWith('segment-not-found')) {
+        await shot(page, `21-a11y-${scheme}-panic`);
+        // The help dialog, an error banner and the explorer's results are views too.
+        await page.keyboard.press('?');
+        await page.waitForSelector('#help-overlay');
+        await audit(page, `help dialog (${scheme})`);
+        await page.keyboard.press('Escape');
+        await page.waitForSelector('#help-overlay', { state: 'detached' });
+        await page.fill('#jump', '999');
+        await page.press('#jump', 'Enter');
+        await page.waitForSelector('#error');
+        await audit(page, `error banner (${scheme})`);
+        await page.click('#explore-btn');
+        await page.waitForSelector('#explore-result');
+        await audit(page, `explorer results (${scheme})`);
+        await shot(page, `22-a11y-${scheme}-explore`);
+        // The race lens, the lockstep comparison and the table of every verdict.
+        await page.keyboard.press('Home');
+        await waitStep(page, 0);
+        await page.check('#lens-on');
+        await page.waitForSelector('.lens-list');
+        await page.click('#lockstep-btn');
+        await page.waitForSelector('#lockstep-first');
+        await page.click('#verdicts summary');
+        await page.waitForSelector('#verdicts[open] table');
+        await audit(page, `race lens, lockstep and every verdict (${scheme})`);
+      }
+      await noCrash(page, errors);
+      await ctx.close();
+    }
+  });
+}
+
+test('a screen reader hears every step: polite narration, an assertive alarm at the panic', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found&mode=scripted&step=0', { waitFor: '.lane' });
+  const live = () => page.evaluate(() => ({
+    calm: document.querySelector('#narration').textContent,
+    alarm: document.querySelector('#alarm').textContent,
+    calmLive: document.querySelector('#narration').getAttribute('aria-live'),
+    alarmLive: document.querySelector('#alarm').getAttribute('aria-live'),
+  }));
+  let prev = await live();
+  assert.equal(prev.calmLive, 'polite');
+  assert.equal(prev.alarmLive, 'assertive');
+  assert.match(prev.calm, /^Step 0 of 7: the initial state/);
+  for (let i = 1; i <= 7; i++) {
+    await page.keyboard.press('ArrowRight');
+    await waitStep(page, i);
+    const now = await live();
+    const g = await page.textContent('#step .gid');
+    const said = i < 6 ? now.calm : now.alarm;
+    assert.notEqual(said, i < 6 ? prev.calm : prev.alarm, `step ${i} changes what is said`);
+    assert.match(said, new RegExp(`step ${i} of 7: goroutine ${g}, `, 'i'), `step ${i} names the step and ${g}`);
+    // It says what happened: the trace's event, word for word.
+    assert.ok(said.includes((await page.textContent('#event')).slice(0, 60)), `step ${i}: ${said}`);
+    prev = now;
+  }
+  const end = await live();
+  assert.equal(end.calm, '', 'the panic is said once, assertively');
+  assert.match(end.alarm, /^Go panic at step 7 of 7: goroutine g\d+, .*segment not found\[segment=300\].*The run ends: panic/);
+  await page.keyboard.press('ArrowLeft');
+  await waitStep(page, 6);
+  assert.match((await live()).alarm, /^Invariant broken at step 6 of 7/);
+  // The lanes' drawings have a list a screen reader can walk.
+  // At step 22 of handoff both runners hold the injection c1 (the lanes test above).
+  const { page: p2, ctx: c2 } = await open('scenario=handoff&mode=seeded&seed=1&step=22', { waitFor: '.lane' });
+  const items = await p2.locator('.lane[data-segment="2"] .chain-list li').allTextContents();
+  assert.ok(items.some((t) => /^flushTaskRunner seg=2 pos=a .*ins half: done \(ins ✓\)/.test(t)), items.join(' | '));
+  assert.ok(items.some((t) => /waits on the tail signal of .*: (closed|still open)$/.test(t)), items.join(' | '));
+  assert.equal(items.filter((t) => /^token c1: /.test(t)).length, await p2.locator('.lane[data-segment="2"] .token').count(),
+    `each token drawn is listed: ${items.join(' | ')}`);
+  assert.ok(items.some((t) => /^token c1: /.test(t)), items.join(' | '));
+  await c2.close();
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('keyboard only: play #34018 to its panic, switch the version, read the help', async () => {
+  const { page, ctx, errors } = await open('', { waitFor: '.lane' });
+  // Every control in the header and the step controls is reachable, with a visible focus ring.
+  const presses = await tabTo(page, '#step-btn');
+  const ring = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.notEqual(ring, 'none', 'the focused button shows a focus ring');
+  figures['Tab presses from the page top to the Step button'] = presses;
+  for (let i = 1; i <= 7; i++) {
+    await page.keyboard.press(i % 2 ? 'Enter' : ' ');
+    await waitStep(page, i);
+  }
+  assert.match(await page.textContent('#outcome'), /panic/);
+  assert.match(await page.textContent('#alarm'), /segment not found/);
+  await shot(page, '23-keyboard-panic');
+  // The metacache table scrolls: it takes the focus too.
+  await tabTo(page, '#metacache .table-scroll');
+  // Switch the version with the arrow keys on the version picker.
+  await tabTo(page, '#version');
+  const before = await page.inputValue('#version');
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction((v) => document.querySelector('.badge.version')?.textContent !== v, before);
+  const after = await page.inputValue('#version');
+  assert.notEqual(after, before);
+  assert.equal(await page.textContent('.badge.version'), after);
+  // Then to the end of the run under that version with the End button.
+  await tabTo(page, '#end');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.step === document.querySelector('.app').dataset.len);
+  assert.ok(await page.$('#outcome'));
+  // The help dialog takes the focus, keeps Tab inside, and gives it back.
+  await tabTo(page, '#help');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#help-overlay');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'help-close');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'help-close', 'Tab stays in the dialog');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#help-overlay', { state: 'detached' });
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'help', 'the focus goes back to the help button');
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('prefers-reduced-motion turns the transitions off', async () => {
+  const moving = async (reducedMotion) => {
+    const { page, ctx } = await open('scenario=handoff&mode=seeded&seed=1&step=9', { reducedMotion, waitFor: '.runner' });
+    const d = await page.evaluate(() => getComputedStyle(document.querySelector('.runner')).transitionDuration);
+    await ctx.close();
+    return d;
+  };
+  assert.equal(await moving('no-preference'), '0.45s');
+  assert.equal(await moving('reduce'), '0s');
 });

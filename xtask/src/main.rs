@@ -138,8 +138,9 @@ fn ensure_web_tools() -> Result {
     }
     let opt = root().join("e2e/node_modules/.bin/wasm-opt");
     let pw = root().join("e2e/node_modules/playwright-core/package.json");
-    if !opt.exists() || !pw.exists() {
-        say("installing e2e/ npm packages (binaryen for wasm-opt, playwright-core; no browser download)");
+    let axe = root().join("e2e/node_modules/axe-core/axe.min.js");
+    if !opt.exists() || !pw.exists() || !axe.exists() {
+        say("installing e2e/ npm packages (binaryen for wasm-opt, playwright-core, axe-core; no browser download)");
         run(cmd("npm")
             .current_dir(root().join("e2e"))
             .args(["ci", "--no-audit", "--no-fund"]))?;

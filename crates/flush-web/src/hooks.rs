@@ -114,13 +114,15 @@ pub fn use_keyboard(d: Dispatch, playing: bool, help: bool) {
                 let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
                     return;
                 };
-                let typing = e
+                let tag = e
                     .target()
                     .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                    .is_some_and(|el| {
-                        matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA")
-                    });
-                if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                    .map(|el| el.tag_name());
+                let typing = matches!(tag.as_deref(), Some("INPUT" | "SELECT" | "TEXTAREA"));
+                // Space and Enter press the focused button, link or summary.
+                let pressing = matches!(tag.as_deref(), Some("BUTTON" | "A" | "SUMMARY"))
+                    && matches!(e.key().as_str(), " " | "Enter");
+                if typing || pressing || e.ctrl_key() || e.meta_key() || e.alt_key() {
                     return;
                 }
                 if let Some(a) = key_action(&e.key(), playing, help) {

@@ -18,7 +18,7 @@ use components::controls::{Header, Transport};
 use components::explore::{ExplorePanel, RaceLens};
 use components::intro::intro;
 use components::lockstep::Lockstep;
-use components::overlays::{error_banner, help, notice};
+use components::overlays::{error_banner, notice, Help};
 use components::plots::Plots;
 use components::side::{goroutine_rows, Goroutines, StepPanel};
 use components::stage::{stage_view, svg_defs};
@@ -87,12 +87,13 @@ pub fn app() -> Html {
             <Header source={state.source.clone()} versions={run.scenario().versions()} version={h.version}
                     scripted={h.schedule.is_some()} mode={state.mode} seed={state.seed} dispatch={d.clone()}
                     {on_upload} {on_export_json} {on_export_svg} {on_copy_link} />
-            if let Some(e) = &state.error { {error_banner(e, &d)} }
-            if let Some(n) = &state.notice { {notice(n, &d)} }
             <Transport {cursor} {len} outcome={run.outcome().cloned()} playing={state.playing} speed={state.speed}
                        manual={state.mode == Mode::Manual} dispatch={d.clone()} />
-            <main class="main">
-                <section class="stage" id="stage" aria-label="stage">
+            <div class="main">
+                <main class="stage" id="stage">
+                    if let Some(e) = &state.error { {error_banner(e, &d)} }
+                    if let Some(n) = &state.notice { {notice(n, &d)} }
+                    {narration(&run, cursor, len)}
                     <div class="stage-title">
                         <h2>{h.title.clone()}</h2>
                         <span class="badge model">{model}</span>
@@ -100,20 +101,58 @@ pub fn app() -> Html {
                     </div>
                     {intro(h, run.about(), &d)}
                     {stage_view(&stage)}
-                </section>
-                <aside class="side">
+                </main>
+                <aside class="side" aria-labelledby="side-title">
+                    <h2 id="side-title" class="sr-only">{"This step and the goroutines"}</h2>
                     <StepPanel line={run.line(cursor).map(Rc::new)} {cursor} {len} outcome={run.outcome().cloned()} />
                     <Goroutines rows={Rc::new(rows)} {total} {runnable} stopped={run.panicked_here()} dispatch={d.clone()} />
                     <RaceLens run={state.run.clone()} rev={state.rev} {cursor} source={state.source.clone()} version={h.version} dispatch={d.clone()} />
                     <ExplorePanel scenario={run.scenario()} source={state.source.clone()} version={h.version} dispatch={d.clone()} />
                 </aside>
-            </main>
-            <section class="bottom">
+            </div>
+            <section class="bottom" aria-labelledby="bottom-title">
+                <h2 id="bottom-title" class="sr-only">{"Other versions, plots and verdicts"}</h2>
                 <Lockstep run={state.run.clone()} rev={state.rev} version={h.version} seed={state.seed} />
                 <Plots {figures} {cursor} />
                 <VerdictTable />
             </section>
-            if state.help { {help(run.legend(), &d)} }
+            if state.help { <Help legend={run.legend()} dispatch={d.clone()} /> }
         </div>
+    }
+}
+
+/// The screen-reader narration of the cursor's step: one sentence in a polite live
+/// region, or in an assertive one when the step panics or breaks an invariant. Both
+/// regions are always in the page (a live region must exist before its text changes).
+fn narration(run: &flush_core::AnyRun, cursor: u32, len: u32) -> Html {
+    let (calm, alarm) = match run.line(cursor) {
+        None => (
+            format!("Step 0 of {len}: the initial state; nothing has run yet."),
+            String::new(),
+        ),
+        Some(l) => {
+            let what = format!("goroutine g{}, {}: {}.", l.goroutine, l.name, l.event);
+            let mut text = if l.panic {
+                format!("Go panic at step {} of {len}: {what}", l.step)
+            } else if l.violation {
+                format!("Invariant broken at step {} of {len}: {what}", l.step)
+            } else {
+                format!("Step {} of {len}: {what}", l.step)
+            };
+            if let (true, Some(o)) = (cursor == len, run.outcome()) {
+                text.push_str(&format!(" The run ends: {o}."));
+            }
+            if l.panic || l.violation {
+                (String::new(), text)
+            } else {
+                (text, String::new())
+            }
+        }
+    };
+    html! {
+        <>
+            <div id="narration" class="sr-only" aria-live="polite" aria-atomic="true">{calm}</div>
+            <div id="alarm" class="sr-only" aria-live="assertive" aria-atomic="true">{alarm}</div>
+        </>
     }
 }

@@ -115,7 +115,7 @@ pub fn header(p: &HeaderProps) -> Html {
             </div>
             <div class="actions">
                 <label class="button" title="Load a scenario file (JSON)">{"Upload…"}
-                    <input id="upload" type="file" accept=".json,application/json" onchange={p.on_upload.clone()} hidden=true />
+                    <input id="upload" type="file" accept=".json,application/json" onchange={p.on_upload.clone()} class="sr-only" />
                 </label>
                 <button id="permalink" onclick={p.on_copy_link.clone()} title="Copy a link to exactly this view">{"Permalink"}</button>
                 <button id="export-json" onclick={p.on_export_json.clone()} title="The trace as the CLI prints it with --json">{"Trace JSON"}</button>
@@ -186,7 +186,7 @@ pub fn transport(p: &TransportProps) -> Html {
     };
     let manual_end = p.manual && cursor == len && p.outcome.is_none();
     html! {
-        <section class="controls" aria-label="step controls">
+        <nav class="controls" aria-label="step controls">
             <button id="restart" onclick={cb(|| Action::Goto(0))} title="Back to step 0 (Home)">{"⇤ Start"}</button>
             <button id="back" onclick={cb(|| Action::StepBack)} disabled={cursor == 0} title="Step back (←)">{"◀ Back"}</button>
             <button id="step-btn" class="primary" onclick={cb(|| Action::StepForward)} disabled={cursor >= len} title="Step (→)">{"Step ▶"}</button>
@@ -201,13 +201,13 @@ pub fn transport(p: &TransportProps) -> Html {
             </label>
             <input id="scrubber" type="range" min="0" max={len.to_string()} value={cursor.to_string()} oninput={on_scrub}
                    aria-label="step scrubber" />
-            <span id="counter" class="counter" aria-live="polite">{format!("step {cursor} / {len}")}</span>
+            <span id="counter" class="counter">{format!("step {cursor} / {len}")}</span>
             <label class="jump">{"jump to "}<input id="jump" type="number" min="0" max={len.to_string()} placeholder="step" onkeydown={on_jump} /></label>
             if let Some(o) = &p.outcome {
                 <span id="outcome" class={classes!("outcome", o.kind.as_str())} title={o.to_string()}>
                     {format!("run ends: {}", o.kind.as_str())}</span>
             }
             if manual_end { <span class="hint">{"manual: pick a runnable goroutine on the right"}</span> }
-        </section>
+        </nav>
     }
 }

@@ -138,7 +138,11 @@ fn table(here: &str, other: &str, rows: &[LockstepRow]) -> Html {
                         {for rows[from..to].iter().map(|r| html! {
                             <tr class={classes!((r.step as usize == first + 1).then_some("diverge"), (!r.same).then_some("differs"))}
                                 data-step={r.step.to_string()}>
-                                <th scope="row">{r.step}</th>{cell(r.a.as_ref())}{cell(r.b.as_ref())}
+                                <th scope="row">{r.step}
+                                    // Not by colour alone: the row says how it differs.
+                                    if r.step as usize == first + 1 { <span class="row-mark">{" parts here"}</span> }
+                                    else if !r.same { <span class="row-mark">{" differs"}</span> }
+                                </th>{cell(r.a.as_ref())}{cell(r.b.as_ref())}
                             </tr>
                         })}
                     </tbody>

@@ -1,5 +1,7 @@
 //! The error banner, the passing notice, and the help overlay.
 
+use wasm_bindgen::JsCast;
+use web_sys::HtmlElement;
 use yew::prelude::*;
 
 use crate::state::{Action, Dispatch};
@@ -24,26 +26,65 @@ pub fn notice(text: &str, d: &Dispatch) -> Html {
     }
 }
 
-/// The help overlay; `legend` says how to read this model's stage.
-pub fn help(legend: &'static str, d: &Dispatch) -> Html {
-    let d = d.clone();
+#[derive(Properties, PartialEq)]
+pub struct HelpProps {
+    /// How to read this model's stage.
+    pub legend: &'static str,
+    pub dispatch: Dispatch,
+}
+
+/// The help dialog. It takes the focus when it opens (on its Close button), keeps
+/// Tab inside, and gives the focus back to where it was when it closes.
+#[function_component(Help)]
+pub fn help(p: &HelpProps) -> Html {
+    let close_ref = use_node_ref();
+    {
+        let close_ref = close_ref.clone();
+        use_effect_with((), move |_| {
+            let before = gloo::utils::document().active_element();
+            if let Some(b) = close_ref.cast::<HtmlElement>() {
+                let _ = b.focus();
+            }
+            move || {
+                if let Some(el) = before.and_then(|e| e.dyn_into::<HtmlElement>().ok()) {
+                    let _ = el.focus();
+                }
+            }
+        });
+    }
+    let close = {
+        let d = p.dispatch.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::Help(false)))
+    };
+    let trap = {
+        let close_ref = close_ref.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Tab" {
+                e.prevent_default();
+                if let Some(b) = close_ref.cast::<HtmlElement>() {
+                    let _ = b.focus();
+                }
+            }
+        })
+    };
     html! {
-        <div class="overlay" id="help-overlay" role="dialog" aria-modal="true" aria-label="Help"
-             onclick={Callback::from(move |_| d.dispatch(Action::Help(false)))}>
-            <div class="help-box">
-                <h2>{"Keyboard"}</h2>
+        <div class="overlay" id="help-overlay" onclick={close.clone()}>
+            <div class="help-box" role="dialog" aria-modal="true" aria-labelledby="help-title" onkeydown={trap}>
+                <h2 id="help-title">{"Keyboard"}</h2>
                 <table>
                     <tr><td><kbd>{"→"}</kbd></td><td>{"step forward"}</td></tr>
                     <tr><td><kbd>{"←"}</kbd></td><td>{"step back"}</td></tr>
-                    <tr><td><kbd>{"space"}</kbd></td><td>{"play / pause"}</td></tr>
+                    <tr><td><kbd>{"space"}</kbd></td><td>{"play / pause (when no button has the focus)"}</td></tr>
                     <tr><td><kbd>{"Home"}</kbd>{" / "}<kbd>{"End"}</kbd></td><td>{"first / last step"}</td></tr>
                     <tr><td><kbd>{"?"}</kbd></td><td>{"this help"}</td></tr>
                     <tr><td><kbd>{"Esc"}</kbd></td><td>{"close help or an error"}</td></tr>
+                    <tr><td><kbd>{"Tab"}</kbd></td><td>{"every control, in reading order; a screen reader hears each step as it happens"}</td></tr>
                 </table>
                 <h2>{"Reading the lanes"}</h2>
-                <p>{legend}</p>
+                <p>{p.legend}</p>
                 <p>{"Steps: a goroutine runs until its next blocking point (B1–B14 of MODEL.md). In manual mode, runnable goroutines are buttons; a select with two ready cases offers both."}</p>
-                <p class="muted">{"Click anywhere to close."}</p>
+                <p class="muted">{"Click anywhere or press Esc to close."}</p>
+                <button id="help-close" ref={close_ref} onclick={close}>{"Close"}</button>
             </div>
         </div>
     }

@@ -51,7 +51,7 @@ fn plot_box(plot: &Plot, svg: &AttrValue, len: u32, cursor: u32) -> Html {
     };
     let title = plot.title.clone();
     html! {
-        <div class="plot-box">
+        <div class="plot-box figure-light">
             <div class="plot-title">{title.clone()}</div>
             <figure class="plot" title={title.clone()} aria-label={format!("plot: {title}")}>
                 {Html::from_html_unchecked(svg.clone())}

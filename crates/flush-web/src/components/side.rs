@@ -25,7 +25,7 @@ pub struct StepProps {
 pub fn step_panel(p: &StepProps) -> Html {
     let Some(l) = &p.line else {
         return html! {
-            <section class="panel step" id="step" aria-live="polite">
+            <section class="panel step" id="step">
                 <h3>{"Step 0: the initial state"}</h3>
                 <p>{format!("Nothing has run yet. Press → (or Step) to run the first of {} steps, or pick a runnable goroutine below.", p.len)}</p>
             </section>
@@ -33,7 +33,7 @@ pub fn step_panel(p: &StepProps) -> Html {
     };
     let at_end = p.cursor == p.len;
     html! {
-        <section class={classes!("panel", "step", l.panic.then_some("panic"), l.violation.then_some("violation"))} id="step" aria-live="polite">
+        <section class={classes!("panel", "step", l.panic.then_some("panic"), l.violation.then_some("violation"))} id="step">
             <h3>{format!("Step {} of {}", l.step, p.len)}</h3>
             <p class="who"><span class="gid">{format!("g{}", l.goroutine)}</span>{" "}{&l.name}</p>
             <p class="gofn"><code>{l.go.to_string()}</code></p>
@@ -108,7 +108,7 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
             <h3>{format!("Goroutines: {} alive, {} runnable", p.total, p.runnable)}</h3>
             if p.total == 0 { <p class="muted">{"None left."}</p> }
             if p.stopped { <p class="callout panic">{"The process has panicked: no goroutine runs any more. The list shows where each one stood."}</p> }
-            <ul>{for p.rows.iter().map(|r| row(r, p.stopped, &p.dispatch))}</ul>
+            <ul tabindex="0" aria-label="goroutines">{for p.rows.iter().map(|r| row(r, p.stopped, &p.dispatch))}</ul>
             if p.total > MAX_ROWS { <p class="muted">{format!("+{} more goroutines not listed", p.total - MAX_ROWS)}</p> }
         </section>
     }

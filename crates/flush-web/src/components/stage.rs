@@ -85,7 +85,7 @@ pub struct LaneProps {
 pub fn lane_view(p: &LaneProps) -> Html {
     let l = &p.lane;
     let body = match &l.body {
-        LaneBody::Chain(c) => chain_view(c),
+        LaneBody::Chain(c) => chain_view(&l.title, c),
         LaneBody::Cards { cards, empty } => html! {
             <div class="cards">
                 if cards.is_empty() { <span class="muted">{empty.clone()}</span> }
@@ -119,11 +119,13 @@ fn card_view(c: &Card) -> Html {
     )
 }
 
-/// A chain lane: the slot, the boxes in order, arrows, tokens (SVG).
-fn chain_view(c: &Chain) -> Html {
+/// A chain lane: the slot, the boxes in order, arrows, tokens (SVG), and the same
+/// as a list a screen reader can walk (the drawing itself is one image to it).
+fn chain_view(title: &str, c: &Chain) -> Html {
     let width = box_x(c.boxes.len()) + RIGHT_PAD;
     html! {
-        <div class="lane-scroll">
+        <>
+        <div class="lane-scroll figure-light" tabindex="0" role="region" aria-label={format!("drawing of {title}")}>
             <svg class="lane-svg" width={width.to_string()} height={LANE_H.to_string()}
                  xmlns="http://www.w3.org/2000/svg" role="img" aria-label={chain_label(c)}>
                 <g class={classes!("handler-slot", c.slot.class)} style={format!("transform: translate({SLOT_X}px, {BOX_Y}px)")}>
@@ -143,6 +145,37 @@ fn chain_view(c: &Chain) -> Html {
                 <g class="tokens">{for c.tokens.iter().map(token)}</g>
             </svg>
         </div>
+        {chain_list(title, c)}
+        </>
+    }
+}
+
+/// The chain as text: the slot, each box with its halves, and each token, in order.
+fn chain_list(title: &str, c: &Chain) -> Html {
+    let slot = format!("{}: {}", c.slot.title, c.slot.lines.join(", "));
+    html! {
+        <ul class="sr-only chain-list" aria-label={format!("{title}, in order")}>
+            <li>{slot}</li>
+            {for c.boxes.iter().map(|b| {
+                let mut parts = vec![b.tooltip.clone()];
+                parts.extend(b.pills.iter().map(|p| format!("{} half: {} ({})", p.label, p.class, p.text)));
+                parts.push(b.status.clone());
+                parts.extend(b.extra.clone());
+                parts.retain(|p| !p.is_empty());
+                html! { <li>{parts.join(", ")}</li> }
+            })}
+            {for c.arrows.iter().filter_map(|a| {
+                let from = &c.boxes.get(a.from)?.title;
+                let to = match &a.to {
+                    ArrowTo::Box(j) => c.boxes.get(*j)?.title.clone(),
+                    ArrowTo::Slot => c.slot.title.clone(),
+                    ArrowTo::Label(l) => l.clone(),
+                };
+                let state = if a.closed { "closed" } else { "still open" };
+                Some(html! { <li>{format!("{from} waits on the tail signal of {to}: {state}")}</li> })
+            })}
+            {for c.tokens.iter().map(|t| html! { <li>{format!("token {}: {}", t.label, t.tooltip)}</li> })}
+        </ul>
     }
 }
 
@@ -265,12 +298,12 @@ pub fn panel_view(p: &PanelProps) -> Html {
     html! {
         <section class={format!("panel {}", panel.class)} id={panel.id}>
             <h3>{panel.title.clone()}</h3>
-            {for panel.blocks.iter().map(block)}
+            {for panel.blocks.iter().map(|b| block(&panel.title, b))}
         </section>
     }
 }
 
-fn block(b: &Block) -> Html {
+fn block(title: &str, b: &Block) -> Html {
     match b {
         Block::Note(t) => html! { <p class="muted">{t.clone()}</p> },
         Block::Badges(bs) => html! { <p>{for bs.iter().map(badge)}</p> },
@@ -288,12 +321,13 @@ fn block(b: &Block) -> Html {
                 })}
             </div>
         },
-        Block::Table(t) => table_view(t),
+        Block::Table(t) => table_view(title, t),
     }
 }
 
-fn table_view(t: &Table) -> Html {
+fn table_view(title: &str, t: &Table) -> Html {
     html! {
+        <div class="table-scroll" tabindex="0" role="region" aria-label={title.to_owned()}>
         <table>
             <thead><tr>{for t.columns.iter().map(|(name, tip)| html! {
                 <th scope="col" title={tip.clone()}>{name.clone()}</th>
@@ -306,6 +340,7 @@ fn table_view(t: &Table) -> Html {
                 }, &r.data))}
             </tbody>
         </table>
+        </div>
     }
 }
 

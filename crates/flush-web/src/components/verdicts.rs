@@ -57,7 +57,7 @@ pub fn for_scenario(p: &HereProps) -> Html {
     };
     html! {
         <div class="verdicts" id="verdicts-here">
-            <h4>{"What exploring every interleaving finds"}</h4>
+            <h3>{"What exploring every interleaving finds"}</h3>
             <table>
                 <thead><tr><th scope="col">{"version"}</th><th scope="col">{"verdicts"}</th></tr></thead>
                 <tbody>
