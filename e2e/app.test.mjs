@@ -708,3 +708,17 @@ test('prefers-reduced-motion turns the transitions off', async () => {
   assert.equal(await moving('no-preference'), '0.45s');
   assert.equal(await moving('reduce'), '0s');
 });
+
+test('reflow: at 320 CSS px the page scrolls only vertically (drawings and tables scroll in their own focusable regions)', async () => {
+  for (const hash of ['scenario=handoff&mode=seeded&seed=1&step=22', 'scenario=segment-not-found&mode=scripted&step=7']) {
+    const { page, ctx, errors } = await open(hash, { waitFor: '.lane' });
+    await page.setViewportSize({ width: 320, height: 800 });
+    await page.waitForFunction(() => innerWidth === 320);
+    const [scroll, inner] = await page.evaluate(() => [document.documentElement.scrollWidth, innerWidth]);
+    assert.ok(scroll <= inner, `${hash}: the page is ${scroll} px wide in a ${inner} px window`);
+    await shot(page, `24-reflow-320-${hash.split('&')[0].split('=')[1]}`);
+    await audit(page, `320 px wide: ${hash}`);
+    await noCrash(page, errors);
+    await ctx.close();
+  }
+});

@@ -32,7 +32,7 @@ pub fn plots_view(p: &PlotsProps) -> Html {
     html! {
         <section class="panel plots" id="plots">
             <h3>{"Over the run"}</h3>
-            <div class="plot-row">
+            <div class="plot-row" tabindex="0" role="region" aria-label="plots over the run">
                 {for f.plots.iter().zip(svgs.iter()).map(|(plot, svg)| plot_box(plot, svg, f.len, p.cursor))}
             </div>
             {for f.notes.iter().map(|n| html! { <p class="muted">{n.clone()}</p> })}
