@@ -641,6 +641,18 @@ test('a screen reader hears every step: polite narration, an assertive alarm at 
   await page.keyboard.press('ArrowLeft');
   await waitStep(page, 6);
   assert.match((await live()).alarm, /^Invariant broken at step 6 of 7/);
+  // While playing, steps are not queued up for the screen reader; the pause says where it stands.
+  await page.keyboard.press('Home');
+  await waitStep(page, 0);
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => document.querySelector('#play').textContent === 'Pause');
+  await page.waitForFunction(() => Number(document.querySelector('.app').dataset.step) >= 1);
+  assert.equal((await live()).calm, '', 'nothing queued while playing');
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => document.querySelector('#play').textContent !== 'Pause');
+  const at = Number(await page.getAttribute('.app', 'data-step'));
+  const paused = await live();
+  assert.match(at >= 6 ? paused.alarm : paused.calm, new RegExp(`step ${at} of 7: goroutine g\\d+`, 'i'));
   // The lanes' drawings have a list a screen reader can walk.
   // At step 22 of handoff both runners hold the injection c1 (the lanes test above).
   const { page: p2, ctx: c2 } = await open('scenario=handoff&mode=seeded&seed=1&step=22', { waitFor: '.lane' });

@@ -93,7 +93,7 @@ pub fn app() -> Html {
                 <main class="stage" id="stage">
                     if let Some(e) = &state.error { {error_banner(e, &d)} }
                     if let Some(n) = &state.notice { {notice(n, &d)} }
-                    {narration(&run, cursor, len)}
+                    {narration(&run, cursor, len, state.playing)}
                     <div class="stage-title">
                         <h2>{h.title.clone()}</h2>
                         <span class="badge model">{model}</span>
@@ -124,7 +124,9 @@ pub fn app() -> Html {
 /// The screen-reader narration of the cursor's step: one sentence in a polite live
 /// region, or in an assertive one when the step panics or breaks an invariant. Both
 /// regions are always in the page (a live region must exist before its text changes).
-fn narration(run: &flush_core::AnyRun, cursor: u32, len: u32) -> Html {
+/// While playing, the polite one waits for the pause (steps at up to 60 a second would
+/// queue up faster than anyone can hear them); a panic is said at once.
+fn narration(run: &flush_core::AnyRun, cursor: u32, len: u32, playing: bool) -> Html {
     let (calm, alarm) = match run.line(cursor) {
         None => (
             format!("Step 0 of {len}: the initial state; nothing has run yet."),
@@ -144,6 +146,8 @@ fn narration(run: &flush_core::AnyRun, cursor: u32, len: u32) -> Html {
             }
             if l.panic || l.violation {
                 (String::new(), text)
+            } else if playing {
+                (String::new(), String::new())
             } else {
                 (text, String::new())
             }
