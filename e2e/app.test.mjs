@@ -538,7 +538,7 @@ test('figures: step latency on 1,000 pairs, jump to the end of 100,000 steps', a
 
 const AXE = readFileSync(new globalThis.URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 
-/** Runs axe-core (WCAG 2.0–2.2 A/AA and best practices) and fails on any moderate, serious or critical violation. */
+/** Runs axe-core (WCAG 2.0–2.2 A/AA and best practices) and fails on any violation. */
 async function audit(page, name) {
   if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.addScriptTag({ content: AXE });
   const found = await page.evaluate(async () => {
@@ -551,9 +551,8 @@ async function audit(page, name) {
       nodes: v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')}: ${n.failureSummary.replace(/\s+/g, ' ').slice(0, 240)}`),
     }));
   });
-  const bad = found.filter((v) => ['moderate', 'serious', 'critical'].includes(v.impact));
-  assert.deepEqual(bad, [], `${name}: axe-core finds ${JSON.stringify(bad, null, 1)}`);
-  return found.length;
+  // The issue asks for no moderate, serious or critical finding; there are no minor ones either, so any fails.
+  assert.deepEqual(found, [], `${name}: axe-core finds ${JSON.stringify(found, null, 1)}`);
 }
 
 /** Presses Tab until `sel` has the focus (at most `max` times); returns how many presses it took. */
