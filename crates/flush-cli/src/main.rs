@@ -48,6 +48,11 @@ enum Cmd {
         /// Stop after this many steps (default: the scenario's max_steps).
         #[arg(long)]
         max_steps: Option<u32>,
+        /// Also check for data races at every state the run passes through: two
+        /// runnable steps of different goroutines touching one plain Go field (one
+        /// writing) with no mutex held at both.
+        #[arg(long)]
+        races: bool,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -86,6 +91,11 @@ enum Cmd {
         /// Keep depth-first schedules as found (do not shrink them).
         #[arg(long)]
         no_shrink: bool,
+        /// Also report data races: at every state, two runnable steps of different
+        /// goroutines that touch one plain Go field (one writing) with no mutex held at
+        /// both. Each comes with both Go lines and a schedule that reaches them.
+        #[arg(long)]
+        races: bool,
         #[arg(long)]
         json: bool,
         /// Instead of violations, list every distinct observable outcome (flush-2021:
@@ -168,6 +178,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             schedule,
             scripted,
             max_steps,
+            races,
             json,
             logs,
         } => {
@@ -183,11 +194,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let policy = policy(&sc, &file, seed, schedule, scripted)?;
             let mut r = sc.run(policy);
             r.run_to_end();
-            if json {
-                write_out(&format!("{}\n", r.report_json(true)))?;
-            } else {
-                emit(&r.text(logs))?;
-            }
+            print_run(&r, races, json, logs)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Explore {
@@ -199,6 +206,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             all,
             order,
             no_shrink,
+            races,
             json,
             outcomes,
         } => {
@@ -220,6 +228,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 order,
                 all,
                 shrink: !no_shrink,
+                races,
             };
             o.check()?;
             explore(&sc, &o, json)
@@ -259,6 +268,31 @@ fn policy(
     }
     Ok(Policy::Seeded(seed))
 }
+
+/// Prints a run's trace (text or JSON), with the race check along it when asked.
+fn print_run(r: &flush_core::AnyRun, races: bool, json: bool, logs: bool) -> Result<(), Failure> {
+    let races = races.then(|| r.races(RACE_CHECK_BUDGET));
+    if json {
+        let mut text = r.report_json(true);
+        if let Some(races) = &races {
+            let mut v: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| e.to_string())?;
+            v["races"] = serde_json::to_value(races).map_err(|e| e.to_string())?;
+            text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
+        }
+        write_out(&format!("{text}\n"))
+    } else {
+        let mut text = r.text(logs);
+        if let Some(races) = &races {
+            text.push_str(&races.text(r.len() + 1));
+        }
+        emit(&text)
+    }
+}
+
+/// Model steps the race check of `run --races` may spend on footprints (a run of
+/// 100,000 steps with a few goroutines runnable at each stays within it).
+const RACE_CHECK_BUDGET: u64 = 5_000_000;
 
 fn explore(sc: &AnyScenario, o: &Options, json: bool) -> Result<ExitCode, Failure> {
     use std::io::IsTerminal;

@@ -72,6 +72,13 @@ pub trait Model: Clone + Sized + 'static {
         None
     }
     fn fact_kind(&self, f: &Self::Fact) -> FactKind;
+    /// The footprint of the step that produced `s`: its accesses to plain shared Go
+    /// fields (what no channel, mutex or sync.Map guards by itself), in order. The race
+    /// check compares the footprints of steps that are runnable together. Empty for a
+    /// model that declares none.
+    fn accesses<'s>(&self, _s: &'s Self::State) -> &'s [Access] {
+        &[]
+    }
 
     // ----- provided -----
 
@@ -209,6 +216,83 @@ pub struct GoroutineView {
     pub idle: bool,
 }
 
+/// Where in the Go code an access is: file, line and function at the commit the
+/// model follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct GoSite {
+    pub file: &'static str,
+    pub line: u32,
+    pub func: &'static str,
+}
+
+impl fmt::Display for GoSite {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{} ({})", self.file, self.line, self.func)
+    }
+}
+
+/// One access of a step to a plain shared Go field (see [`Model::accesses`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Access {
+    /// `orderFlushQueue.postInjection`.
+    pub field: &'static str,
+    /// Which instance (the queue's segment; 0 for a singleton).
+    pub object: i64,
+    pub write: bool,
+    /// The mutexes of that instance held at the access, e.g. `["injectMut"]`.
+    pub locks: &'static [&'static str],
+    pub site: GoSite,
+}
+
+impl Access {
+    /// Two accesses race when they touch one field of one instance, at least one
+    /// writes, and no mutex is held at both (the Go memory model: unordered by
+    /// happens-before; steps runnable together are unordered unless a shared lock
+    /// orders them).
+    pub fn conflicts(&self, o: &Access) -> bool {
+        self.field == o.field
+            && self.object == o.object
+            && (self.write || o.write)
+            && !self.locks.iter().any(|l| o.locks.contains(l))
+    }
+
+    /// `write orderFlushQueue.postInjection (segment 2) at flush_manager.go:212
+    /// (injectHandler.handleInjection), holding nothing`.
+    pub fn words(&self) -> String {
+        format!(
+            "{} {}{} at {}, {}",
+            if self.write { "write" } else { "read" },
+            self.field,
+            if self.object != 0 {
+                format!(" (segment {})", self.object)
+            } else {
+                String::new()
+            },
+            self.site,
+            if self.locks.is_empty() {
+                "holding no lock".to_owned()
+            } else {
+                format!("holding {}", self.locks.join(", "))
+            }
+        )
+    }
+}
+
+/// A step's accesses kept beside a state: it travels with the state but never
+/// makes two states different (equal, hashes to nothing).
+#[derive(Clone, Debug, Default)]
+pub struct Footprint(pub Vec<Access>);
+
+impl PartialEq for Footprint {
+    fn eq(&self, _: &Footprint) -> bool {
+        true
+    }
+}
+impl Eq for Footprint {}
+impl std::hash::Hash for Footprint {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OutcomeKind {
@@ -217,6 +301,8 @@ pub enum OutcomeKind {
     Deadlock,
     Invariant,
     StepLimit,
+    /// A data race (the explorer's race check): two unordered accesses, one a write.
+    Race,
 }
 
 impl OutcomeKind {
@@ -227,6 +313,7 @@ impl OutcomeKind {
             OutcomeKind::Deadlock => "deadlock",
             OutcomeKind::Invariant => "invariant",
             OutcomeKind::StepLimit => "step_limit",
+            OutcomeKind::Race => "race",
         }
     }
 }

@@ -14,6 +14,7 @@
 
 mod fingerprint;
 mod outcomes;
+mod races;
 mod search;
 mod shrink;
 
@@ -23,6 +24,7 @@ pub use fingerprint::{collision_bound, fingerprint, state_bytes, FpSet};
 pub use outcomes::{
     end_word, find_outcome, outcome_line, outcomes, run_outcome, Observe, ObservedOutcome,
 };
+pub use races::{races_at, run_races, Race, RunRace, RunRaces};
 pub use search::Explorer;
 pub use shrink::{reaches, shrink};
 
@@ -92,6 +94,9 @@ pub struct Options {
     pub all: bool,
     /// Shrink each schedule found (drop choices while the same violation occurs).
     pub shrink: bool,
+    /// Also look for data races: at every state, the footprints of the steps runnable
+    /// there are compared pairwise (see [`crate::engine::Access::conflicts`]).
+    pub races: bool,
 }
 
 /// The default memory budget where the machine's memory is unknown (wasm).
@@ -110,6 +115,7 @@ impl Options {
             order: Order::Bfs,
             all: false,
             shrink: true,
+            races: false,
         }
     }
 

@@ -6,10 +6,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::fingerprint::{collision_bound, fingerprint, state_bytes, FpSet};
+use super::races::races_at;
 use super::{
     findings, shrink, Exploration, Found, Options, Order, Progress, Stopped, SHRINK_REPLAYS,
 };
-use crate::engine::Model;
+use crate::engine::{Model, OutcomeKind};
 use crate::sched::{format_schedule, Choice};
 
 /// One level of the depth-first path: a state and its runnable choices (a range
@@ -102,6 +103,11 @@ impl<M: Model> Explorer<M> {
             Frontier::Bfs { ref mut queue, .. } => queue.push_back((root, 0, 0)),
             Frontier::Dfs { .. } => {
                 let ended = x.judge(&root, |_| Vec::new());
+                if x.o.races && x.stopped.is_none() && !ended {
+                    let mut runnable = Vec::new();
+                    x.sc.runnable(&root, &mut runnable);
+                    x.check_races(&root, &runnable, |_| Vec::new());
+                }
                 if x.stopped.is_none() && !ended {
                     x.push_root(root);
                 }
@@ -300,6 +306,16 @@ impl<M: Model> Explorer<M> {
         }
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(&w, &mut runnable);
+        if self.o.races {
+            self.check_races(&w, &runnable, |f| match f {
+                Frontier::Bfs { links, .. } => schedule_of(links, link),
+                Frontier::Dfs { .. } => unreachable!(),
+            });
+            if self.stopped.is_some() {
+                self.runnable = runnable;
+                return;
+            }
+        }
         if depth >= self.o.max_steps {
             self.depth_cut += u64::from(!runnable.is_empty());
         } else {
@@ -324,6 +340,45 @@ impl<M: Model> Explorer<M> {
         }
         self.recycle(w);
         self.runnable = runnable;
+    }
+
+    /// The race check of state `w` (see [`Options::races`] and [`races_at`]): each
+    /// new race is recorded with the schedule to `w` (`path`) and the two steps.
+    fn check_races(
+        &mut self,
+        w: &M::State,
+        runnable: &[Choice],
+        path: impl FnOnce(&Frontier<M::State>) -> Vec<Choice>,
+    ) {
+        let mut path = Some(path);
+        let mut base = Vec::new();
+        for r in races_at(&*self.sc, w, runnable, &mut self.spare) {
+            let key = r.key();
+            if self.found.iter().any(|f| f.1 == key) || self.known.contains(&key) {
+                continue;
+            }
+            if let Some(p) = path.take() {
+                base = p(&self.frontier);
+            }
+            let mut schedule = base.clone();
+            schedule.extend(&r.steps);
+            self.found.push((
+                Found {
+                    kind: OutcomeKind::Race,
+                    message: r.message(),
+                    schedule: format_schedule(&schedule),
+                    steps: schedule.len() as u32,
+                    shrunk_from: None,
+                },
+                key,
+                schedule,
+            ));
+            self.stats.violations += 1;
+            if !self.o.all {
+                self.stopped = Some(Stopped::FirstViolation);
+                return;
+            }
+        }
     }
 
     fn push_root(&mut self, state: M::State) {
@@ -384,6 +439,19 @@ impl<M: Model> Explorer<M> {
         }
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(&next, &mut runnable);
+        if self.o.races {
+            self.check_races(&next, &runnable, |f| match f {
+                Frontier::Dfs { frames, choices } => frames
+                    .iter()
+                    .map(|f| choices[f.first + f.next as usize - 1])
+                    .collect(),
+                Frontier::Bfs { .. } => unreachable!(),
+            });
+            if self.stopped.is_some() {
+                self.runnable = runnable;
+                return;
+            }
+        }
         if depth >= self.o.max_steps {
             self.depth_cut += u64::from(!runnable.is_empty());
         } else {

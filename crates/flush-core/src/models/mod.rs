@@ -177,6 +177,11 @@ impl AnyRun {
     pub fn schedule(&self) -> Vec<Choice> {
         each_run!(self, r => r.schedule())
     }
+    /// The race check at every state of this run (see [`explore::run_races`]), at
+    /// most `budget` model steps spent on footprints.
+    pub fn races(&self, budget: u64) -> explore::RunRaces {
+        each_run!(self, r => explore::run_races(r.scenario(), &r.schedule(), budget))
+    }
     pub fn runnable_here(&self) -> Vec<Choice> {
         each_run!(self, r => r.runnable_here())
     }

@@ -8,6 +8,7 @@ mod explore;
 mod flush2021;
 mod golden;
 mod props;
+mod races;
 mod stage;
 mod sync2024;
 mod tidy;

@@ -421,6 +421,7 @@ impl World {
         match then {
             Resume::NewRunner(runner) => {
                 // fm:130-132 — injectHandler = nil; injectMut.Unlock().
+                self.access(segment, Site::RunnerClearHandler);
                 self.queue_mut(qi).handler = None;
                 ev.push(Ev::HandlerClosed { segment });
                 Flow::At(ActorAt::ChainRunner { segment, runner })
@@ -471,6 +472,7 @@ impl World {
     fn close_queue(&mut self, g: Gid, qi: u32, ev: &mut Vec<Ev>) -> Flow {
         let qi = qi as usize;
         let segment = self.queues[qi].segment;
+        self.access(segment, Site::CloseHandler);
         match self.queues[qi].handler {
             None => ev.push(Ev::CloseNoHandler { segment }),
             Some(h) => {

@@ -64,6 +64,7 @@ impl World {
                 next,
             };
         };
+        self.access(from, Site::FinaliserSticky);
         let sticky = self.queues[qi].post_inj;
         let to = sticky.and_then(|p| sc.injections[p as usize].remap_to);
         if let Some(to) = to {
@@ -174,6 +175,7 @@ impl World {
             TailAt::ReadTail => {
                 // fm:478 — <-queue.tailCh, reading the field now (without tailMut).
                 let qi = self.qi(segment).expect("a ranged queue");
+                self.access(segment, Site::WaiterTail);
                 let chained = self.queues[qi].next_chain;
                 self.drop.tails_read.push((segment, chained));
                 match self.queues[qi].tail {

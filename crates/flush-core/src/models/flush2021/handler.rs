@@ -40,6 +40,7 @@ impl World {
                 // lock); close(injectDone).
                 let ok = self.receive_over(inj);
                 if ok {
+                    self.access(segment, Site::HandlerSticky);
                     self.queues[qi].post_inj = Some(inj);
                 }
                 self.close_signal(done);
@@ -56,6 +57,7 @@ impl World {
         let inj = self.queues[qi].inject_ch.pop_front().expect("ready");
         self.touch_inject_ch(qi);
         let done = self.new_signal(true);
+        self.access(segment, Site::HandlerTail);
         self.queue_mut(qi).tail = Some(SignalRef {
             id: done,
             origin: SigOrigin::InjectDone { handler: g },

@@ -17,6 +17,7 @@
 mod actor;
 mod drop;
 mod facts;
+mod footprint;
 pub mod go;
 mod handler;
 mod queue;
@@ -27,6 +28,7 @@ pub mod view;
 mod world;
 
 pub use facts::{pack_words, Ev, NamedPack, Violation};
+use footprint::Site;
 pub use setup::{
     Faults, InjId, Injection, Op, PosId, ReplicaSegment, ReplicaState, Scenario, FORMAT,
     INJECT_CH_CAP, RETRY_ATTEMPTS,
@@ -191,5 +193,8 @@ impl crate::engine::Model for Scenario {
             Ev::GoPanic { .. } => crate::engine::FactKind::Panic,
             _ => crate::engine::FactKind::Plain,
         }
+    }
+    fn accesses<'s>(&self, w: &'s World) -> &'s [crate::engine::Access] {
+        &w.footprint.0
     }
 }

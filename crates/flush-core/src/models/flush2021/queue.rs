@@ -58,6 +58,8 @@ impl World {
     fn init_queue(&mut self, qi: usize, ev: &mut Vec<Ev>) {
         let tail = self.new_signal(false);
         let segment = self.queues[qi].segment;
+        self.access(segment, Site::InitHandler);
+        self.access(segment, Site::InitTail);
         self.queue_mut(qi).tail = Some(SignalRef {
             id: tail,
             origin: SigOrigin::QueueInit,
@@ -152,6 +154,8 @@ impl World {
         ev: &mut Vec<Ev>,
     ) -> Flow {
         let qi = self.qi(segment).expect("queue");
+        self.access(segment, Site::RunnerCount);
+        self.access(segment, Site::RunnerReadHandler);
         self.queue_mut(qi).running += 1;
         ev.push(Ev::InjectMutLocked {
             segment,
@@ -166,6 +170,7 @@ impl World {
                     then: Resume::NewRunner(runner),
                 });
             }
+            self.access(segment, Site::RunnerClearHandler);
             self.queue_mut(qi).handler = None;
             ev.push(Ev::HandlerClosed { segment });
         }
@@ -183,6 +188,9 @@ impl World {
         op: &Op,
         ev: &mut Vec<Ev>,
     ) {
+        let segment = self.queues[qi].segment;
+        self.access(segment, Site::ChainReadTail);
+        self.access(segment, Site::ChainWriteTail);
         let start = self.queues[qi].tail.expect("an initialised queue");
         let finish = self.new_signal(true);
         let chain = self.queues[qi].next_chain;
@@ -255,9 +263,11 @@ impl World {
     ) -> RunnerAt {
         let (segment, pos) = (self.runners[ri].segment, self.runners[ri].pos);
         let qi = self.qi(segment).expect("runner's queue");
+        self.access(segment, Site::PostCount);
         self.queue_mut(qi).running -= 1;
         let running = self.queues[qi].running;
         if running == 0 {
+            self.access(segment, Site::PostHandler);
             let h = self.spawn(Role::Handler {
                 segment,
                 at: HandlerAt::Select,
@@ -279,6 +289,7 @@ impl World {
             };
         }
         if post.is_some() {
+            self.access(segment, Site::PostSetSticky);
             self.queues[qi].post_inj = post;
         }
         let (sticky, remapped) = self.apply_sticky(sc, qi, ri);
@@ -300,6 +311,7 @@ impl World {
         qi: usize,
         ri: usize,
     ) -> (Option<InjId>, Option<i64>) {
+        self.access(self.queues[qi].segment, Site::PostReadSticky);
         let sticky = self.queues[qi].post_inj;
         let mut pack = self.runners[ri].pack.expect("pack built at B2");
         let from = pack.segment;

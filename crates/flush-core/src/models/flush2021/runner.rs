@@ -151,6 +151,7 @@ impl World {
             RunnerAt::PostTaskLock { post } => self.post_task_locked(sc, g, ri, post, ev),
             RunnerAt::PostTaskSticky { post } => {
                 // fm:154-156 — q.postInjection = postInjection (a handler may write it too).
+                self.access(segment, Site::PostSetSticky);
                 self.queues[qi].post_inj = Some(post);
                 ev.push(Ev::StickySet { segment, inj: post });
                 RunnerAt::PostTaskApply

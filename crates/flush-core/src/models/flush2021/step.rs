@@ -31,6 +31,7 @@ impl World {
     pub fn step(&mut self, sc: &Scenario, choice: Choice, ev: &mut Vec<Ev>) -> Who {
         let g = self.goroutines[self.gi(choice.g)];
         let who = self.who_of(&g);
+        self.footprint.0.clear();
         let id = g.id;
         match g.role {
             Role::Actor { actor, pc, at } => self.step_actor(sc, id, actor, pc, at, choice.alt, ev),

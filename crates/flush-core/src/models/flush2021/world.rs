@@ -446,6 +446,9 @@ pub struct World {
     pub(super) sig_waiters: Vec<(SigId, Gid)>,
     /// Goroutines whose readiness the current step may have changed.
     pub(super) touched: Vec<Gid>,
+    /// The last step's accesses to plain shared fields (see `footprint.rs`); never
+    /// makes two worlds different.
+    pub(super) footprint: crate::engine::Footprint,
     /// Actors are goroutines `0..n_actors`.
     pub(super) n_actors: u32,
     /// Goroutines whose readiness shared state can change, sorted by id: the actors
@@ -593,6 +596,7 @@ impl World {
             closing_left: Vec::new(),
             sig_waiters: Vec::new(),
             touched: Vec::new(),
+            footprint: crate::engine::Footprint::default(),
             n_actors: 0,
             watched: VecDeque::new(),
             lock_waiters: Vec::new(),

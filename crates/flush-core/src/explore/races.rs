@@ -1,0 +1,222 @@
+//! The data-race check: two steps runnable in the same state, of different
+//! goroutines, whose footprints ([`Model::accesses`]) touch one field of one
+//! instance, one of them writing, with no mutex held at both. Nothing orders two
+//! steps that are both runnable but such a mutex, so the accesses are unordered
+//! by happens-before (the Go memory model's data race). Conversely, two accesses
+//! unordered by happens-before in any execution are runnable together in some
+//! state an interleaving reaches (reorder the execution: their happens-before
+//! predecessors first), so an exhaustive search that checks every state finds
+//! every race of the footprints, as Java PathFinder's race detector does.
+
+use crate::engine::{Access, Model};
+use crate::sched::Choice;
+
+/// A race found in a state: the two steps and their two accesses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Race {
+    pub a: (Choice, Access),
+    pub b: (Choice, Access),
+    /// The two choices in an order the second is still runnable after the first
+    /// (one choice when each disables the other, as two cases of one channel).
+    pub steps: Vec<Choice>,
+}
+
+impl Race {
+    /// What makes a race distinct: the field and the two Go lines, in either order.
+    pub fn key(&self) -> String {
+        let (a, b) = (&self.a.1, &self.b.1);
+        let (x, y) = if (a.site.line, a.write) <= (b.site.line, b.write) {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        format!(
+            "race:{}:{}:{}:{}:{}",
+            a.field, x.site.line, x.write, y.site.line, y.write
+        )
+    }
+
+    /// `orderFlushQueue.postInjection of segment 1: g4 read ... / g9 write ...`.
+    pub fn message(&self) -> String {
+        format!(
+            "{} of segment {}: g{} {} / g{} {}",
+            self.a.1.field,
+            self.a.1.object,
+            self.a.0.g,
+            self.a.1.words(),
+            self.b.0.g,
+            self.b.1.words()
+        )
+    }
+}
+
+/// The races of state `w`, whose runnable choices are `runnable`: each choice runs
+/// on a copy (from `spare` when there is one) to learn its footprint.
+pub fn races_at<M: Model>(
+    sc: &M,
+    w: &M::State,
+    runnable: &[Choice],
+    spare: &mut Vec<M::State>,
+) -> Vec<Race> {
+    let mut facts = Vec::new();
+    let mut run = |c: Choice, spare: &mut Vec<M::State>| {
+        let mut s = match spare.pop() {
+            Some(mut s) => {
+                s.clone_from(w);
+                s
+            }
+            None => w.clone(),
+        };
+        facts.clear();
+        sc.step(&mut s, c, &mut facts);
+        s
+    };
+    let mut prints: Vec<(Choice, Vec<Access>)> = Vec::new();
+    for &c in runnable {
+        let s = run(c, spare);
+        let acc = sc.accesses(&s);
+        if !acc.is_empty() {
+            prints.push((c, acc.to_vec()));
+        }
+        spare.push(s);
+    }
+    let mut out = Vec::new();
+    for (i, (ca, fa)) in prints.iter().enumerate() {
+        for (cb, fb) in prints[i + 1..].iter().filter(|p| p.0.g != ca.g) {
+            for a in fa {
+                for b in fb.iter().filter(|b| a.conflicts(b)) {
+                    let mut r = Race {
+                        a: (*ca, *a),
+                        b: (*cb, *b),
+                        steps: Vec::new(),
+                    };
+                    if out.iter().any(|o: &Race| o.key() == r.key()) {
+                        continue;
+                    }
+                    r.steps = order_of(sc, *ca, *cb, &mut run, spare);
+                    out.push(r);
+                }
+            }
+        }
+    }
+    spare.truncate(64);
+    out
+}
+
+/// `[a, b]` if `b` is still runnable after `a`, else `[b, a]` if `a` is after
+/// `b`, else `[a]`.
+fn order_of<M: Model>(
+    sc: &M,
+    a: Choice,
+    b: Choice,
+    run: &mut impl FnMut(Choice, &mut Vec<M::State>) -> M::State,
+    spare: &mut Vec<M::State>,
+) -> Vec<Choice> {
+    let mut after = Vec::new();
+    for (x, y) in [(a, b), (b, a)] {
+        let s = run(x, spare);
+        sc.runnable(&s, &mut after);
+        spare.push(s);
+        if after.contains(&y) {
+            return vec![x, y];
+        }
+    }
+    vec![a]
+}
+
+/// A race seen in a run: at the state after `step` steps, with a schedule showing
+/// it (the run's first `step` choices, then the two racing steps).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RunRace {
+    pub step: u32,
+    pub message: String,
+    pub schedule: String,
+    pub accesses: [Access; 2],
+    pub goroutines: [u32; 2],
+    #[serde(skip)]
+    key: String,
+}
+
+/// The race check along one run.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct RunRaces {
+    /// Each distinct race, where the run first passed a state showing it.
+    pub found: Vec<RunRace>,
+    /// States checked (the run has `schedule.len() + 1`).
+    pub checked: u32,
+    /// False when the step budget stopped the check before the run's end.
+    pub complete: bool,
+}
+
+/// Replays `schedule` from the start and checks every state it passes through
+/// (see [`races_at`]), spending at most `budget` model steps on the footprints.
+pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces {
+    let mut w = sc.init();
+    let (mut runnable, mut facts, mut spare) = (Vec::new(), Vec::new(), Vec::new());
+    let mut out = RunRaces {
+        found: Vec::new(),
+        checked: 0,
+        complete: true,
+    };
+    let mut spent = 0u64;
+    for i in 0..=schedule.len() {
+        sc.runnable(&w, &mut runnable);
+        spent += runnable.len() as u64;
+        if spent > budget {
+            out.complete = false;
+            break;
+        }
+        out.checked += 1;
+        for r in races_at(sc, &w, &runnable, &mut spare) {
+            let key = r.key();
+            if out.found.iter().any(|f| f.key == key) {
+                continue;
+            }
+            let mut s = schedule[..i].to_vec();
+            s.extend(&r.steps);
+            out.found.push(RunRace {
+                step: i as u32,
+                message: r.message(),
+                schedule: crate::sched::format_schedule(&s),
+                accesses: [r.a.1, r.b.1],
+                goroutines: [r.a.0.g, r.b.0.g],
+                key,
+            });
+        }
+        let Some(&c) = schedule.get(i) else { break };
+        if !runnable.contains(&c) {
+            break;
+        }
+        facts.clear();
+        sc.step(&mut w, c, &mut facts);
+    }
+    out
+}
+
+impl RunRaces {
+    /// The races as text, after a run's trace.
+    pub fn text(&self, states: u32) -> String {
+        let mut s = format!(
+            "races: checked {} of the run's {states} states{}\n",
+            self.checked,
+            if self.complete {
+                String::new()
+            } else {
+                " (the check's step budget ran out)".to_owned()
+            }
+        );
+        if self.found.is_empty() {
+            s.push_str("  none in this run (explore --races looks at every interleaving)\n");
+        }
+        for f in &self.found {
+            s.push_str(&format!(
+                "  race at step {}: {}\n    schedule, {} steps: {}\n",
+                f.step,
+                f.message,
+                f.schedule.split(',').filter(|x| !x.is_empty()).count(),
+                f.schedule
+            ));
+        }
+        s
+    }
+}

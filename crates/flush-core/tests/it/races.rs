@@ -1,0 +1,177 @@
+//! The data-race check (issue 14): the races of flush_manager.go at 891c202b73 that
+//! Go's race detector reports are found on the built-in scenarios, with their Go
+//! lines, and nothing else; each schedule shows its race when replayed; and looking
+//! for races changes nothing else the explorer says.
+
+use std::collections::BTreeSet;
+
+use flush_core::engine::{Access, GoSite};
+use flush_core::explore::{Options, Order};
+use flush_core::{AnyScenario, Choice, OutcomeKind};
+
+use crate::common::builtin;
+
+/// The state budget of these searches: every built-in but go-test-execute and
+/// pairs-1000 (millions of states) is searched to the end within it.
+const STATES: u64 = 300_000;
+
+/// (field, the two Go lines) of each race an exhaustive search reports, and
+/// whether the search was complete.
+#[allow(clippy::type_complexity)]
+fn races_of(sc: &AnyScenario) -> (BTreeSet<(String, u32, u32)>, Vec<(String, String)>, bool) {
+    let o = Options {
+        races: true,
+        order: Order::Bfs,
+        ..Options::exhaustive(200, STATES)
+    };
+    let x = sc.explore_with(&o, &mut |_| true);
+    let mut set = BTreeSet::new();
+    let mut schedules = Vec::new();
+    for f in x.violations.iter().filter(|f| f.kind == OutcomeKind::Race) {
+        let lines: Vec<u32> = f
+            .message
+            .match_indices("flush_manager.go:")
+            .map(|(i, m)| {
+                let rest = &f.message[i + m.len()..];
+                rest[..rest.find(' ').unwrap()].parse().unwrap()
+            })
+            .collect();
+        assert_eq!(lines.len(), 2, "{}", f.message);
+        let field = f.message.split(' ').next().unwrap().to_owned();
+        set.insert((field, lines[0].min(lines[1]), lines[0].max(lines[1])));
+        schedules.push((f.message.clone(), f.schedule.clone()));
+    }
+    (set, schedules, !x.truncated)
+}
+
+#[test]
+#[allow(clippy::type_complexity)]
+fn the_races_go_reports_are_found_with_their_lines_and_nothing_else() {
+    let post = "orderFlushQueue.postInjection".to_owned();
+    let tail = "orderFlushQueue.tailCh".to_owned();
+    // fm:212 handleInjection writes postInjection without injectMut; postTask (fm:158)
+    // and the drop finaliser (fm:501) read it under injectMut. fm:478
+    // waitForAllFlushQueue reads tailCh without tailMut; handleInjection writes it
+    // under tailMut (fm:205).
+    let expected: &[(&str, &[(String, u32, u32)])] = &[
+        ("compaction-race", &[(post.clone(), 158, 212)]),
+        ("inject-done-splice", &[(post.clone(), 158, 212)]),
+        (
+            "drop-mode-compaction",
+            &[(post.clone(), 212, 501), (tail.clone(), 205, 478)],
+        ),
+    ];
+    let mut seen_flush = 0;
+    let mut incomplete = Vec::new();
+    for name in flush_core::builtin::names() {
+        let sc = builtin(name);
+        if sc.header().model != "flush-2021" {
+            continue;
+        }
+        seen_flush += 1;
+        let want: BTreeSet<_> = expected
+            .iter()
+            .find(|e| e.0 == name)
+            .map(|e| e.1.iter().cloned().collect())
+            .unwrap_or_default();
+        let (got, _, complete) = races_of(&sc);
+        if complete {
+            assert_eq!(got, want, "{name}");
+        } else {
+            assert!(got.is_subset(&want), "{name}: {got:?}");
+            incomplete.push(name);
+        }
+    }
+    assert!(seen_flush >= 15, "every flush-2021 built-in was searched");
+    assert_eq!(
+        incomplete,
+        ["go-test-execute", "pairs-1000"],
+        "searched to the end within {STATES} states"
+    );
+}
+
+#[test]
+fn each_race_schedule_replays_and_its_last_two_steps_are_the_racing_accesses() {
+    for name in ["compaction-race", "drop-mode-compaction"] {
+        let sc = builtin(name);
+        let (_, schedules, _) = races_of(&sc);
+        assert!(!schedules.is_empty());
+        for (message, schedule) in schedules {
+            let script = Choice::parse_list(&schedule).unwrap();
+            let mut r = sc.run(flush_core::Policy::Scripted {
+                script: script.clone(),
+                fallback_seed: 1,
+            });
+            r.run_steps(script.len() as u32);
+            assert_eq!(r.schedule(), script, "{name}: {schedule} replays strictly");
+            // The check along that run finds the race at the state before the two steps.
+            let races = r.races(1_000_000);
+            let at = races.found.iter().find(|f| f.message == message);
+            let at = at.unwrap_or_else(|| panic!("{name}: {message} not on its own schedule"));
+            assert_eq!(at.step as usize, script.len() - 2, "{name}: {message}");
+        }
+    }
+}
+
+#[test]
+fn looking_for_races_changes_nothing_else_the_explorer_says() {
+    for name in flush_core::builtin::names() {
+        let sc = builtin(name);
+        let plain = Options {
+            order: Order::Bfs,
+            ..Options::exhaustive(200, STATES)
+        };
+        let with = Options {
+            races: true,
+            ..plain.clone()
+        };
+        let a = sc.explore_with(&plain, &mut |_| true);
+        let b = sc.explore_with(&with, &mut |_| true);
+        assert_eq!(
+            (a.states, a.transitions, a.depth),
+            (b.states, b.transitions, b.depth),
+            "{name}"
+        );
+        let others: Vec<_> = b
+            .violations
+            .iter()
+            .filter(|f| f.kind != OutcomeKind::Race)
+            .cloned()
+            .collect();
+        assert_eq!(a.violations, others, "{name}");
+        if sc.header().model != "flush-2021" {
+            assert_eq!(
+                a.violations.len(),
+                b.violations.len(),
+                "{name}: no footprint, no race"
+            );
+        }
+    }
+}
+
+fn access(write: bool, locks: &'static [&'static str], object: i64) -> Access {
+    Access {
+        field: "orderFlushQueue.postInjection",
+        object,
+        write,
+        locks,
+        site: GoSite {
+            file: "flush_manager.go",
+            line: 1,
+            func: "f",
+        },
+    }
+}
+
+#[test]
+fn a_shared_mutex_two_reads_or_two_instances_are_no_race() {
+    let w = access(true, &[], 1);
+    assert!(w.conflicts(&access(false, &["injectMut"], 1)));
+    assert!(w.conflicts(&access(true, &[], 1)));
+    assert!(!access(true, &["injectMut"], 1).conflicts(&access(false, &["injectMut"], 1)));
+    assert!(!access(false, &[], 1).conflicts(&access(false, &[], 1)));
+    assert!(!w.conflicts(&access(true, &[], 2)));
+    let mut other = access(true, &[], 1);
+    other.field = "orderFlushQueue.tailCh";
+    assert!(!w.conflicts(&other));
+}
