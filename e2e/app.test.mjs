@@ -621,7 +621,8 @@ test('a screen reader hears every step: polite narration, an assertive alarm at 
   let prev = await live();
   assert.equal(prev.calmLive, 'polite');
   assert.equal(prev.alarmLive, 'assertive');
-  assert.match(prev.calm, /^Step 0 of 7: the initial state/);
+  assert.match(prev.calm, /^#34018: .*\. Step 0 of 7: the initial state/);
+  assert.match(await page.title(), /^#34018: .* · FlushScope$/);
   for (let i = 1; i <= 7; i++) {
     await page.keyboard.press('ArrowRight');
     await waitStep(page, i);
@@ -701,6 +702,8 @@ test('keyboard only: play #34018 to its panic, switch the version, read the help
   await page.waitForSelector('#help-overlay');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'help-close');
   await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'char-keys', 'Tab goes to the dialog\'s other control');
+  await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'help-close', 'Tab stays in the dialog');
   await page.keyboard.press('Enter');
   await page.waitForSelector('#help-overlay', { state: 'detached' });
@@ -729,6 +732,107 @@ test('reflow: at 320 CSS px the page scrolls only vertically (drawings and table
     assert.ok(scroll <= inner, `${hash}: the page is ${scroll} px wide in a ${inner} px window`);
     await shot(page, `24-reflow-320-${hash.split('&')[0].split('=')[1]}`);
     await audit(page, `320 px wide: ${hash}`);
+    await noCrash(page, errors);
+    await ctx.close();
+  }
+});
+
+test('keys stay with what has the focus: scrollers scroll, buttons keep the focus, the dialog holds the page still', async () => {
+  // A scrolling drawing takes the arrows (at 320 px the lanes scroll sideways).
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1&step=22', { waitFor: '.lane' });
+  await page.setViewportSize({ width: 320, height: 800 });
+  await page.focus('.lane[data-segment="2"] .lane-scroll');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => document.querySelector('.lane[data-segment="2"] .lane-scroll').scrollLeft > 0);
+  assert.equal(await page.getAttribute('.app', 'data-step'), '22', 'the arrow scrolled, it did not step');
+  await page.setViewportSize({ width: 1600, height: 1200 });
+  // A button that cannot act any more keeps the focus (aria-disabled, not disabled).
+  await page.keyboard.press('End');
+  await page.focus('#step-btn');
+  await page.keyboard.press('Home');
+  await waitStep(page, 0);
+  await page.focus('#back');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'back');
+  assert.equal(await page.getAttribute('#back', 'aria-disabled'), 'true');
+  assert.equal(await page.getAttribute('.app', 'data-step'), '0', 'a disabled Back does nothing');
+  // While the help dialog is open, the page does not step behind it.
+  await page.keyboard.press('?');
+  await page.waitForSelector('#help-overlay');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('End');
+  assert.equal(await page.getAttribute('.app', 'data-step'), '0');
+  // The one-key shortcuts can be turned off (WCAG 2.1.4), and it is remembered.
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'char-keys');
+  await page.keyboard.press(' ');
+  assert.equal(await page.isChecked('#char-keys'), false);
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#help-overlay', { state: 'detached' });
+  await page.evaluate(() => document.activeElement.blur());
+  await page.keyboard.press('?');
+  await page.keyboard.press(' ');
+  assert.equal(await page.$('#help-overlay'), null, '? is off');
+  assert.equal(await page.textContent('#play'), 'Play ▶▶', 'space is off');
+  assert.equal(await page.evaluate(() => localStorage.getItem('flushscope.char-keys')), 'off');
+  await page.keyboard.press('ArrowRight');
+  await waitStep(page, 1);
+  await page.evaluate(() => localStorage.removeItem('flushscope.char-keys'));
+  await noCrash(page, errors);
+  await ctx.close();
+
+  // Manual mode: pressing a goroutine's button by keyboard never drops the focus to the page.
+  const m = await open('scenario=runner-creation-race&mode=manual&step=0', { waitFor: '.run-g' });
+  await m.page.focus('.run-g');
+  for (let i = 1; i <= 8; i++) {
+    await m.page.keyboard.press('Enter');
+    await waitStep(m.page, i);
+    const at = await m.page.evaluate(() => document.activeElement.className || document.activeElement.tagName);
+    assert.ok(/run-g/.test(at), `after step ${i} the focus is on a goroutine button, not ${at}`);
+  }
+  await noCrash(m.page, m.errors);
+  await m.ctx.close();
+});
+
+test('not by colour alone: changed rows, the newest pack, plot series', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found&mode=scripted&step=2', { waitFor: '.lane' });
+  assert.match(await page.textContent('#metacache tr.changed[data-segment="300"]'), /changed/);
+  const label = await page.getAttribute('.plot', 'aria-label');
+  assert.match(label, /^plot: .*; segments in the metacache: highest \d+ \(step \d+\), \d+ at step 2/);
+  // The second series of a plot is dashed, in the plot and in its legend.
+  assert.ok(await page.locator('.plot svg polyline[stroke-dasharray="7 4"]').count() >= 1);
+  assert.equal(await page.locator('.legend-item line[stroke-dasharray="7 4"]').count(), 1);
+  await noCrash(page, errors);
+  await ctx.close();
+  const h = await open('scenario=handoff&mode=seeded&seed=1&step=35', { waitFor: '.lane' });
+  assert.match(await h.page.textContent('#notify .pack.fresh'), /new, notified at step 35/);
+  await noCrash(h.page, h.errors);
+  await h.ctx.close();
+});
+
+test('a focused control is never hidden under the sticky step controls (WCAG 2.4.11)', async () => {
+  // 820 px: the controls wrap to three lines (131 px); they no longer stick there.
+  for (const width of [820, 1000, 1300, 1600]) {
+    const { page, ctx, errors } = await open('scenario=segment-not-found&mode=scripted&step=3', { waitFor: '.lane' });
+    await page.setViewportSize({ width, height: 700 });
+    await page.evaluate(() => window.scrollTo(0, 350));
+    const hidden = [];
+    let stuckSeen = 0;
+    for (let i = 0; i < 45; i++) {
+      await page.keyboard.press('Tab');
+      const r = await page.evaluate(() => {
+        const nav = document.querySelector('.controls').getBoundingClientRect();
+        const el = document.activeElement;
+        const box = (el.matches('input.sr-only') ? el.parentElement : el).getBoundingClientRect();
+        // Stuck: sticky and at the top of the window, covering what scrolls under it.
+        const stuck = getComputedStyle(document.querySelector('.controls')).position === 'sticky' && nav.top <= 1;
+        return { id: el.id || el.className || el.tagName, top: box.top, bottom: box.bottom, nav: nav.bottom, stuck, inNav: !!el.closest('.controls') };
+      });
+      if (r.stuck && !r.inNav && r.id !== 'BODY' && r.bottom > 0 && r.top < r.nav - 1) hidden.push(`${r.id} (top ${r.top.toFixed(0)} < ${r.nav.toFixed(0)})`);
+      if (r.stuck) stuckSeen++;
+    }
+    assert.deepEqual(hidden, [], `${width} px wide: focused under the step controls`);
+    if (width > 900) assert.ok(stuckSeen > 10, `${width} px: the controls were stuck at the top for most of the walk (${stuckSeen})`);
     await noCrash(page, errors);
     await ctx.close();
   }

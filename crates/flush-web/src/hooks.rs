@@ -89,8 +89,73 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
     });
 }
 
-/// The action a key stands for (none while typing in a field).
-pub fn key_action(key: &str, playing: bool, help: bool) -> Option<Action> {
+/// Where the keyboard focus is when a key goes down, as far as shortcuts care.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyTarget {
+    /// The page itself (or something with no keys of its own).
+    Page,
+    /// A field: every key is typing.
+    Field,
+    /// A button, link or summary: Space and Enter press it.
+    Button,
+    /// A focusable scrolling region: arrows, Space, Home and End scroll it.
+    Scroller,
+}
+
+/// The local-storage key that turns the one-character shortcuts (`?`, space) off
+/// (WCAG 2.1.4): "off", set from the help dialog.
+pub const CHAR_KEYS_KEY: &str = "flushscope.char-keys";
+
+/// Whether the one-character shortcuts are on (the default).
+pub fn char_keys_on() -> bool {
+    storage()
+        .and_then(|s| s.get_item(CHAR_KEYS_KEY).ok().flatten())
+        .is_none_or(|v| v != "off")
+}
+
+/// Turns the one-character shortcuts on or off (kept in local storage).
+pub fn set_char_keys(on: bool) {
+    if let Some(s) = storage() {
+        let _ = if on {
+            s.remove_item(CHAR_KEYS_KEY)
+        } else {
+            s.set_item(CHAR_KEYS_KEY, "off")
+        };
+    }
+}
+
+/// The action a key stands for, if any: nothing while the focus is in a field, on
+/// a control or scroller that uses the key itself, or (but for `?` and Esc) while
+/// the help dialog is open; `chars` off drops the one-character keys.
+pub fn key_action(
+    key: &str,
+    playing: bool,
+    help: bool,
+    at: KeyTarget,
+    chars: bool,
+) -> Option<Action> {
+    let own = match at {
+        // Esc closes the dialog or the message wherever the focus is.
+        _ if key == "Escape" => false,
+        KeyTarget::Page => false,
+        KeyTarget::Field => true,
+        KeyTarget::Button => matches!(key, " " | "Enter"),
+        KeyTarget::Scroller => matches!(
+            key,
+            "ArrowRight"
+                | "ArrowLeft"
+                | "ArrowUp"
+                | "ArrowDown"
+                | " "
+                | "Home"
+                | "End"
+                | "PageUp"
+                | "PageDown"
+        ),
+    };
+    if own || (!chars && matches!(key, " " | "?")) || (help && !matches!(key, "?" | "Escape")) {
+        return None;
+    }
     Some(match key {
         "ArrowRight" => Action::StepForward,
         "ArrowLeft" => Action::StepBack,
@@ -104,7 +169,24 @@ pub fn key_action(key: &str, playing: bool, help: bool) -> Option<Action> {
     })
 }
 
-/// Keyboard shortcuts (see the help overlay), except while typing in a field.
+fn key_target(e: &web_sys::KeyboardEvent) -> KeyTarget {
+    let Some(el) = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return KeyTarget::Page;
+    };
+    match el.tag_name().as_str() {
+        "INPUT" | "SELECT" | "TEXTAREA" => KeyTarget::Field,
+        "BUTTON" | "A" | "SUMMARY" => KeyTarget::Button,
+        "BODY" | "HTML" => KeyTarget::Page,
+        _ if el.has_attribute("tabindex") => KeyTarget::Scroller,
+        _ => KeyTarget::Page,
+    }
+}
+
+/// Keyboard shortcuts (see the help overlay), except where the focused element
+/// uses the key itself.
 #[hook]
 pub fn use_keyboard(d: Dispatch, playing: bool, help: bool) {
     use_effect_with((playing, help), move |_| {
@@ -114,18 +196,11 @@ pub fn use_keyboard(d: Dispatch, playing: bool, help: bool) {
                 let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
                     return;
                 };
-                let tag = e
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                    .map(|el| el.tag_name());
-                let typing = matches!(tag.as_deref(), Some("INPUT" | "SELECT" | "TEXTAREA"));
-                // Space and Enter press the focused button, link or summary.
-                let pressing = matches!(tag.as_deref(), Some("BUTTON" | "A" | "SUMMARY"))
-                    && matches!(e.key().as_str(), " " | "Enter");
-                if typing || pressing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                if e.ctrl_key() || e.meta_key() || e.alt_key() {
                     return;
                 }
-                if let Some(a) = key_action(&e.key(), playing, help) {
+                let at = key_target(e);
+                if let Some(a) = key_action(&e.key(), playing, help, at, char_keys_on()) {
                     e.prevent_default();
                     d.dispatch(a);
                 }
@@ -198,30 +273,51 @@ mod tests {
 
     #[test]
     fn keys_map_to_actions() {
+        let page = |k: &str, playing, help| key_action(k, playing, help, KeyTarget::Page, true);
         assert!(matches!(
-            key_action("ArrowRight", false, false),
+            page("ArrowRight", false, false),
             Some(Action::StepForward)
         ));
+        assert!(matches!(page(" ", true, false), Some(Action::Play(false))));
+        assert!(matches!(page(" ", false, false), Some(Action::Play(true))));
         assert!(matches!(
-            key_action(" ", true, false),
-            Some(Action::Play(false))
-        ));
-        assert!(matches!(
-            key_action(" ", false, false),
-            Some(Action::Play(true))
-        ));
-        assert!(matches!(
-            key_action("Escape", false, true),
+            page("Escape", false, true),
             Some(Action::Help(false))
         ));
         assert!(matches!(
-            key_action("Escape", false, false),
+            page("Escape", false, false),
             Some(Action::DismissError)
         ));
+        assert!(matches!(page("?", false, true), Some(Action::Help(false))));
+        assert!(page("x", false, false).is_none());
+    }
+
+    #[test]
+    fn keys_the_focused_element_uses_are_left_to_it() {
+        use KeyTarget::*;
+        let act = |k: &str, at| key_action(k, false, false, at, true);
+        for k in ["ArrowRight", " ", "Home", "End", "?"] {
+            assert!(act(k, Field).is_none(), "{k} types in a field");
+        }
+        assert!(matches!(act("Escape", Field), Some(Action::DismissError)));
+        assert!(act(" ", Button).is_none() && act("Enter", Button).is_none());
         assert!(matches!(
-            key_action("?", false, true),
-            Some(Action::Help(false))
+            act("ArrowRight", Button),
+            Some(Action::StepForward)
         ));
-        assert!(key_action("x", false, false).is_none());
+        for k in ["ArrowRight", "ArrowLeft", " ", "Home", "End"] {
+            assert!(act(k, Scroller).is_none(), "{k} scrolls a scroller");
+        }
+        assert!(matches!(act("?", Scroller), Some(Action::Help(true))));
+    }
+
+    #[test]
+    fn the_help_dialog_and_the_char_keys_switch_hold_keys_back() {
+        let open = |k: &str| key_action(k, false, true, KeyTarget::Page, true);
+        assert!(open("ArrowRight").is_none() && open("End").is_none() && open(" ").is_none());
+        assert!(matches!(open("Escape"), Some(Action::Help(false))));
+        let off = |k: &str| key_action(k, false, false, KeyTarget::Page, false);
+        assert!(off(" ").is_none() && off("?").is_none());
+        assert!(matches!(off("ArrowRight"), Some(Action::StepForward)));
     }
 }

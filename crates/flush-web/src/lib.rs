@@ -75,6 +75,11 @@ pub fn app() -> Html {
     };
 
     let figures = state.figures();
+    // The tab says which scenario is open.
+    let title = state.run.borrow().header().title.clone();
+    use_effect_with(title, |t| {
+        gloo::utils::document().set_title(&format!("{t} · FlushScope"))
+    });
     let run = state.run.borrow();
     let h = run.header();
     let (cursor, len) = (run.cursor(), run.len());
@@ -129,7 +134,10 @@ pub fn app() -> Html {
 fn narration(run: &flush_core::AnyRun, cursor: u32, len: u32, playing: bool) -> Html {
     let (calm, alarm) = match run.line(cursor) {
         None => (
-            format!("Step 0 of {len}: the initial state; nothing has run yet."),
+            format!(
+                "{}. Step 0 of {len}: the initial state; nothing has run yet.",
+                run.header().title
+            ),
             String::new(),
         ),
         Some(l) => {

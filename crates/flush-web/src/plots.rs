@@ -34,6 +34,35 @@ pub fn y_range() -> (f64, f64) {
     )
 }
 
+/// The dash pattern of series `i` (SVG `stroke-dasharray`; empty: solid), so the
+/// series differ by more than colour.
+pub fn dash(i: usize) -> &'static str {
+    ["", "7 4", "2 3", "10 3 2 3", "12 6", "1 5"][i % 6]
+}
+
+/// A series in words: its highest value and its value at step `cursor`.
+pub fn series_words(s: &Series, cursor: u32) -> String {
+    let max = s
+        .points
+        .iter()
+        .copied()
+        .fold(None::<(u32, f64)>, |m, p| match m {
+            Some(m) if m.1 >= p.1 => Some(m),
+            _ => Some(p),
+        });
+    let now = s.points.iter().take_while(|p| p.0 <= cursor).last();
+    match (max, now) {
+        (Some(m), Some(n)) => format!(
+            "{}: highest {} (step {}), {} at step {cursor}",
+            s.name,
+            tick_label(m.1),
+            m.0,
+            tick_label(n.1)
+        ),
+        _ => format!("{}: no data", s.name),
+    }
+}
+
 /// The color of series `i` as CSS (the legend is HTML, beside the plot).
 pub fn css_color(i: usize) -> String {
     let c = COLORS[i % COLORS.len()];
@@ -115,7 +144,12 @@ pub fn svg(series: &[Series], len: u32) -> String {
         Ok(())
     })();
     match drawn {
-        Ok(()) => out,
+        // Dashes as the legend shows them (plotters draws every series solid).
+        Ok(()) => (1..series.len()).fold(out, |svg, i| {
+            let c = COLORS[i % COLORS.len()];
+            let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+            svg.replace(&stroke, &format!("{stroke} stroke-dasharray=\"{}\"", dash(i)))
+        }),
         Err(e) => format!(
             "<svg xmlns='http://www.w3.org/2000/svg' width='{W}' height='{H}'><text x='10' y='20'>plot unavailable: {}</text></svg>",
             e.to_string().replace('<', "&lt;")

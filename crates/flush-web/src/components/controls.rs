@@ -120,7 +120,7 @@ pub fn header(p: &HeaderProps) -> Html {
                 <button id="permalink" onclick={p.on_copy_link.clone()} title="Copy a link to exactly this view">{"Permalink"}</button>
                 <button id="export-json" onclick={p.on_export_json.clone()} title="The trace as the CLI prints it with --json">{"Trace JSON"}</button>
                 <button id="export-svg" onclick={p.on_export_svg.clone()} title="The lanes as an SVG image">{"SVG"}</button>
-                <button id="help" onclick={help} title="Keyboard shortcuts (?)" aria-label="help: keyboard shortcuts">{"?"}</button>
+                <button id="help" onclick={help} title="Keyboard shortcuts and how to read the lanes (?)">{"Help"}</button>
             </div>
         </header>
     }
@@ -180,19 +180,34 @@ pub fn transport(p: &TransportProps) -> Html {
             }
         })
     };
+    // Buttons that cannot act are aria-disabled, not disabled: a disabled button
+    // drops the keyboard focus to the page, an aria-disabled one keeps it.
+    let (no_back, no_step, no_play) = (cursor == 0, cursor >= len, cursor >= len && !p.playing);
+    let guarded = |off: bool, a: fn() -> Action| {
+        let d = p.dispatch.clone();
+        Callback::from(move |_: MouseEvent| {
+            if !off {
+                d.dispatch(a())
+            }
+        })
+    };
     let play = {
         let (d, playing) = (p.dispatch.clone(), p.playing);
-        Callback::from(move |_: MouseEvent| d.dispatch(Action::Play(!playing)))
+        Callback::from(move |_: MouseEvent| {
+            if !no_play {
+                d.dispatch(Action::Play(!playing))
+            }
+        })
     };
     let manual_end = p.manual && cursor == len && p.outcome.is_none();
     html! {
         <nav class="controls" aria-label="step controls">
-            <button id="restart" onclick={cb(|| Action::Goto(0))} title="Back to step 0 (Home)">{"⇤ Start"}</button>
-            <button id="back" onclick={cb(|| Action::StepBack)} disabled={cursor == 0} title="Step back (←)">{"◀ Back"}</button>
-            <button id="step-btn" class="primary" onclick={cb(|| Action::StepForward)} disabled={cursor >= len} title="Step (→)">{"Step ▶"}</button>
-            <button id="play" onclick={play} disabled={cursor >= len && !p.playing} title="Play / pause (space)">
-                {if p.playing { "Pause" } else { "Play ▶▶" }}</button>
-            <button id="end" onclick={cb(|| Action::ToEnd)} title="Last step (End)">{"End ⇥"}</button>
+            <button id="restart" onclick={cb(|| Action::Goto(0))} title="Back to step 0 (Home)"><span aria-hidden="true">{"⇤ "}</span>{"Start"}</button>
+            <button id="back" onclick={guarded(no_back, || Action::StepBack)} aria-disabled={no_back.to_string()} title="Step back (←)"><span aria-hidden="true">{"◀ "}</span>{"Back"}</button>
+            <button id="step-btn" class="primary" onclick={guarded(no_step, || Action::StepForward)} aria-disabled={no_step.to_string()} title="Step (→)">{"Step"}<span aria-hidden="true">{" ▶"}</span></button>
+            <button id="play" onclick={play} aria-disabled={no_play.to_string()} title="Play / pause (space)">
+                {if p.playing { html! { "Pause" } } else { html! { <>{"Play"}<span aria-hidden="true">{" ▶▶"}</span></> } }}</button>
+            <button id="end" onclick={cb(|| Action::ToEnd)} title="Last step (End)">{"End"}<span aria-hidden="true">{" ⇥"}</span></button>
             <label class="speed">{"speed "}
                 <select id="speed" onchange={on_speed}>
                     {for SPEEDS.iter().map(|v| html! {
@@ -200,7 +215,7 @@ pub fn transport(p: &TransportProps) -> Html {
                 </select>
             </label>
             <input id="scrubber" type="range" min="0" max={len.to_string()} value={cursor.to_string()} oninput={on_scrub}
-                   aria-label="step scrubber" />
+                   aria-label="step scrubber" aria-valuetext={format!("step {cursor} of {len}")} />
             <span id="counter" class="counter">{format!("step {cursor} / {len}")}</span>
             <label class="jump">{"jump to "}<input id="jump" type="number" min="0" max={len.to_string()} placeholder="step" onkeydown={on_jump} /></label>
             if let Some(o) = &p.outcome {

@@ -458,7 +458,8 @@ pub fn race_lens(p: &LensProps) -> Html {
                 <input type="checkbox" id="lens-on" checked={*on} onchange={toggle} />
                 {format!(" look {LENS_STEPS} steps ahead from each runnable goroutine")}
             </label>
-            <div role="status">
+            // Not a live region: it changes at every step, which the step narration covers.
+            <div>
                 if *on {
                     {match &*x.status {
                         Status::Idle => html! {},

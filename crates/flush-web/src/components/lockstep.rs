@@ -90,13 +90,15 @@ pub fn lockstep(p: &LockstepProps) -> Html {
             <h3 id="lockstep-title">{"Lockstep: this schedule under another version"}</h3>
             <div class="lockstep-controls">
                 <label>{format!("{here} against ")}
-                    <select id="lockstep-version" onchange={on_pick}>
+                    <select id="lockstep-version" onchange={on_pick} aria-label={format!("version to compare {here} with")}>
                         {for others.iter().map(|v| html! { <option value={*v} selected={*v == pick}>{*v}</option> })}
                     </select>
                 </label>
                 <button id="lockstep-btn" onclick={compare}>{"Compare"}</button>
             </div>
-            <div role="status">
+            // Only a sentence is announced, not the whole table.
+            <p class="sr-only" role="status">{summary(&shown)}</p>
+            <div>
                 {match &*shown {
                     Shown::Nothing => html! {},
                     Shown::Error(e) => html! { <p class="callout error">{e.clone()}</p> },
@@ -104,6 +106,21 @@ pub fn lockstep(p: &LockstepProps) -> Html {
                 }}
             </div>
         </section>
+    }
+}
+
+/// What a screen reader hears when a comparison is shown.
+fn summary(shown: &Shown) -> String {
+    match shown {
+        Shown::Nothing => String::new(),
+        Shown::Error(e) => e.clone(),
+        Shown::Rows { other, rows } => match rows.iter().position(|r| !r.same) {
+            None => format!("Against {other}: both versions take the same {} steps.", rows.len()),
+            Some(first) => format!(
+                "Against {other}: the same {first} steps, then step {} parts; the table below shows both runs.",
+                rows[first].step
+            ),
+        },
     }
 }
 

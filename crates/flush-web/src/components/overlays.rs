@@ -56,25 +56,43 @@ pub fn help(p: &HelpProps) -> Html {
         let d = p.dispatch.clone();
         Callback::from(move |_: MouseEvent| d.dispatch(Action::Help(false)))
     };
+    let keys_ref = use_node_ref();
+    // Tab and Shift+Tab go back and forth between the dialog's two controls.
     let trap = {
-        let close_ref = close_ref.clone();
+        let (close_ref, keys_ref) = (close_ref.clone(), keys_ref.clone());
         Callback::from(move |e: KeyboardEvent| {
             if e.key() == "Tab" {
                 e.prevent_default();
-                if let Some(b) = close_ref.cast::<HtmlElement>() {
-                    let _ = b.focus();
+                let on_close = gloo::utils::document()
+                    .active_element()
+                    .is_some_and(|a| a.id() == "help-close");
+                let next = if on_close { &keys_ref } else { &close_ref };
+                if let Some(el) = next.cast::<HtmlElement>() {
+                    let _ = el.focus();
                 }
             }
         })
     };
+    let chars = use_state(crate::hooks::char_keys_on);
+    let on_chars = {
+        let chars = chars.clone();
+        Callback::from(move |e: Event| {
+            let on = e
+                .target_unchecked_into::<web_sys::HtmlInputElement>()
+                .checked();
+            crate::hooks::set_char_keys(on);
+            chars.set(on);
+        })
+    };
     html! {
         <div class="overlay" id="help-overlay" onclick={close.clone()}>
-            <div class="help-box" role="dialog" aria-modal="true" aria-labelledby="help-title" onkeydown={trap}>
+            <div class="help-box" role="dialog" aria-modal="true" aria-labelledby="help-title" onkeydown={trap}
+                 onclick={Callback::from(|e: MouseEvent| e.stop_propagation())}>
                 <h2 id="help-title">{"Keyboard"}</h2>
                 <table>
                     <tr><td><kbd>{"→"}</kbd></td><td>{"step forward"}</td></tr>
                     <tr><td><kbd>{"←"}</kbd></td><td>{"step back"}</td></tr>
-                    <tr><td><kbd>{"space"}</kbd></td><td>{"play / pause (when no button has the focus)"}</td></tr>
+                    <tr><td><kbd>{"space"}</kbd></td><td>{"play / pause (when no button or scrolling box has the focus)"}</td></tr>
                     <tr><td><kbd>{"Home"}</kbd>{" / "}<kbd>{"End"}</kbd></td><td>{"first / last step"}</td></tr>
                     <tr><td><kbd>{"?"}</kbd></td><td>{"this help"}</td></tr>
                     <tr><td><kbd>{"Esc"}</kbd></td><td>{"close help or an error"}</td></tr>
@@ -83,7 +101,9 @@ pub fn help(p: &HelpProps) -> Html {
                 <h2>{"Reading the lanes"}</h2>
                 <p>{p.legend}</p>
                 <p>{"Steps: a goroutine runs until its next blocking point (B1–B14 of MODEL.md). In manual mode, runnable goroutines are buttons; a select with two ready cases offers both."}</p>
-                <p class="muted">{"Click anywhere or press Esc to close."}</p>
+                <p><label><input type="checkbox" id="char-keys" ref={keys_ref} checked={*chars} onchange={on_chars} />
+                    {" one-key shortcuts: space plays, ? opens this help (turn off if they clash with your screen reader or speech input)"}</label></p>
+                <p class="muted">{"Click outside this box or press Esc to close."}</p>
                 <button id="help-close" ref={close_ref} onclick={close}>{"Close"}</button>
             </div>
         </div>

@@ -53,7 +53,10 @@ fn plot_box(plot: &Plot, svg: &AttrValue, len: u32, cursor: u32) -> Html {
     html! {
         <div class="plot-box figure-light">
             <div class="plot-title">{title.clone()}</div>
-            <figure class="plot" title={title.clone()} aria-label={format!("plot: {title}")}>
+            <figure class="plot" title={title.clone()} role="img" aria-label={format!(
+                "plot: {title}; {}",
+                series.iter().map(|s| plots::series_words(s, cursor)).collect::<Vec<_>>().join("; ")
+            )}>
                 {Html::from_html_unchecked(svg.clone())}
                 <svg class="plot-cursor" width={W.to_string()} height={H.to_string()} aria-hidden="true">
                     <line x1={px(x)} x2={px(x)} y1={px(y0)} y2={px(y1)} />
@@ -70,7 +73,10 @@ fn plot_box(plot: &Plot, svg: &AttrValue, len: u32, cursor: u32) -> Html {
             </figure>
             <div class="legend">
                 {for series.iter().enumerate().map(|(i, s)| html! {
-                    <span class="legend-item"><span class="swatch" style={format!("background:{}", css_color(i))}></span>{s.name.clone()}</span>
+                    <span class="legend-item">
+                        <svg class="swatch" width="22" height="8" aria-hidden="true">
+                            <line x1="1" y1="4" x2="21" y2="4" stroke={css_color(i)} stroke-width="3" stroke-dasharray={plots::dash(i)} />
+                        </svg>{s.name.clone()}</span>
                 })}
             </div>
         </div>

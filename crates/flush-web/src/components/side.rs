@@ -1,7 +1,10 @@
 //! The side column: the current step explained, and every goroutine with what it
 //! waits on (runnable ones are buttons).
 
+use std::cell::RefCell;
 use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
 
 use flush_core::report::TraceLine;
 use flush_core::{AnyRun, Choice, Outcome};
@@ -103,18 +106,40 @@ pub struct GoroutinesProps {
 
 #[function_component(Goroutines)]
 pub fn goroutines(p: &GoroutinesProps) -> Html {
+    // A goroutine's button goes when it blocks or returns: the keyboard focus then
+    // moves to the first runnable goroutine's button (or the list), not the page.
+    let refocus = use_mut_ref(|| false);
+    {
+        let refocus = refocus.clone();
+        use_effect_with(p.rows.clone(), move |_| {
+            let lost = gloo::utils::document()
+                .active_element()
+                .is_none_or(|a| a.tag_name() == "BODY");
+            if std::mem::take(&mut *refocus.borrow_mut()) && lost {
+                let doc = gloo::utils::document();
+                let to = doc
+                    .query_selector("#goroutines .run-g")
+                    .ok()
+                    .flatten()
+                    .or_else(|| doc.query_selector("#goroutines ul").ok().flatten());
+                if let Some(el) = to.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+                    let _ = el.focus();
+                }
+            }
+        });
+    }
     html! {
         <section class="panel goroutines" id="goroutines">
             <h3>{format!("Goroutines: {} alive, {} runnable", p.total, p.runnable)}</h3>
             if p.total == 0 { <p class="muted">{"None left."}</p> }
             if p.stopped { <p class="callout panic">{"The process has panicked: no goroutine runs any more. The list shows where each one stood."}</p> }
-            <ul tabindex="0" aria-label="goroutines">{for p.rows.iter().map(|r| row(r, p.stopped, &p.dispatch))}</ul>
+            <ul tabindex="0" aria-label="goroutines">{for p.rows.iter().map(|r| row(r, p.stopped, &p.dispatch, &refocus))}</ul>
             if p.total > MAX_ROWS { <p class="muted">{format!("+{} more goroutines not listed", p.total - MAX_ROWS)}</p> }
         </section>
     }
 }
 
-fn row(r: &GoroutineRow, stopped: bool, d: &Dispatch) -> Html {
+fn row(r: &GoroutineRow, stopped: bool, d: &Dispatch, refocus: &Rc<RefCell<bool>>) -> Html {
     let state = if stopped {
         "stopped"
     } else if r.cases.is_empty() {
@@ -140,11 +165,15 @@ fn row(r: &GoroutineRow, stopped: bool, d: &Dispatch) -> Html {
             <div class="g-run">
                 if !r.cases.is_empty() && !stopped {
                     {for r.cases.iter().map(|(c, label)| {
-                        let (d, c) = (d.clone(), *c);
+                        let (d, c, refocus) = (d.clone(), *c, refocus.clone());
+                        let name = if label == "run" { format!("run g{}", c.g) } else { format!("run g{}: {label}", c.g) };
                         html! {
                             <button class="run-g" data-choice={c.to_string()}
-                                    aria-label={format!("run g{}: {label}", c.g)}
-                                    onclick={Callback::from(move |_| d.dispatch(Action::Choose(c)))}>
+                                    aria-label={name}
+                                    onclick={Callback::from(move |_| {
+                                        *refocus.borrow_mut() = true;
+                                        d.dispatch(Action::Choose(c))
+                                    })}>
                                 {format!("▶ {label}")}</button>
                         }
                     })}

@@ -152,7 +152,7 @@ fn chain_view(title: &str, c: &Chain) -> Html {
 
 /// The chain as text: the slot, each box with its halves, and each token, in order.
 fn chain_list(title: &str, c: &Chain) -> Html {
-    let slot = format!("{}: {}", c.slot.title, c.slot.lines.join(", "));
+    let slot = format!("{}: {}", c.slot.title, slot_words(&c.slot.lines));
     html! {
         <ul class="sr-only chain-list" aria-label={format!("{title}, in order")}>
             <li>{slot}</li>
@@ -179,6 +179,18 @@ fn chain_list(title: &str, c: &Chain) -> Html {
     }
 }
 
+/// The slot's lines as one phrase ("queue tail:" runs on into the line after it).
+fn slot_words(lines: &[String]) -> String {
+    let mut s = String::new();
+    for l in lines {
+        if !s.is_empty() {
+            s.push_str(if s.ends_with(':') { " " } else { ", " });
+        }
+        s.push_str(l);
+    }
+    s
+}
+
 /// What a chain shows, for a screen reader.
 fn chain_label(c: &Chain) -> String {
     let boxes: Vec<String> = c
@@ -189,7 +201,7 @@ fn chain_label(c: &Chain) -> String {
     format!(
         "{}: {}; then {}",
         c.slot.title,
-        c.slot.lines.join(", "),
+        slot_words(&c.slot.lines),
         if boxes.is_empty() {
             "no runners".to_owned()
         } else {
@@ -316,9 +328,15 @@ fn block(title: &str, b: &Block) -> Html {
                 if let Some(l) = lead {
                     if *strong { <strong>{l.clone()}</strong> } else { <span class="muted">{l.clone()}</span> }
                 }
-                {for chips.iter().map(|c| html! {
-                    <span class={classes!("pack", c.class)} title={c.tooltip.clone()}>{c.text.clone()}</span>
-                })}
+                <ul class="pack-list">
+                    {for chips.iter().map(|c| html! {
+                        <li class={classes!("pack", c.class)} title={c.tooltip.clone()}>{c.text.clone()}
+                            // Not by colour or a tooltip alone: the newest says so, and the tooltip is text too.
+                            if c.class == "fresh" { <span class="row-mark">{" new"}</span> }
+                            if let Some(t) = &c.tooltip { <span class="sr-only">{format!(", {t}")}</span> }
+                        </li>
+                    })}
+                </ul>
             </div>
         },
         Block::Table(t) => table_view(title, t),
@@ -335,7 +353,7 @@ fn table_view(title: &str, t: &Table) -> Html {
             <tbody>
                 {for t.rows.iter().map(|r| with_data(html! {
                     <tr key={r.key.clone()} class={r.class}>
-                        {for r.cells.iter().map(cell)}
+                        {for r.cells.iter().enumerate().map(|(i, c)| cell(c, i == 0 && r.class == "changed"))}
                     </tr>
                 }, &r.data))}
             </tbody>
@@ -344,13 +362,18 @@ fn table_view(title: &str, t: &Table) -> Html {
     }
 }
 
-fn cell(c: &Cell) -> Html {
+/// A table cell; `changed` marks the first cell of a row the step changed (the row
+/// also flashes, but not by colour alone).
+fn cell(c: &Cell, changed: bool) -> Html {
+    let mark = changed.then(|| html! { <span class="row-mark">{" changed"}</span> });
     match c {
-        Cell::Text(t) => html! { <td>{t.clone()}</td> },
+        Cell::Text(t) => html! { <td>{t.clone()}{mark}</td> },
         Cell::State(s) => {
-            html! { <td><span class={classes!("state", s.clone())}>{s.clone()}</span></td> }
+            html! { <td><span class={classes!("state", s.clone())}>{s.clone()}</span>{mark}</td> }
         }
-        Cell::Wide { text, span } => html! { <td colspan={span.to_string()}>{text.clone()}</td> },
+        Cell::Wide { text, span } => {
+            html! { <td colspan={span.to_string()}>{text.clone()}{mark}</td> }
+        }
     }
 }
 
