@@ -837,3 +837,40 @@ test('a focused control is never hidden under the sticky step controls (WCAG 2.4
     await ctx.close();
   }
 });
+
+test('data races in the page: the explorer finds one, opens where both steps can run, and shows the two accesses side by side', async () => {
+  const { page, ctx, errors } = await open('scenario=compaction-race', { waitFor: '#explore-btn' });
+  await page.check('#explore-races');
+  await page.check('#explore-all');
+  await page.click('#explore-btn');
+  await page.waitForSelector('#explore-result', { timeout: 60000 });
+  const race = page.locator('.found li.found-race');
+  assert.equal(await race.count(), 1, await page.textContent('#explore-result'));
+  assert.match(await race.textContent(), /orderFlushQueue\.postInjection .*flush_manager\.go:158 .*holding injectMut .*flush_manager\.go:212 .*holding no lock/);
+  // The filter shows the race alone.
+  if (await page.$('#found-races-only')) {
+    await page.check('#found-races-only');
+    assert.equal(await page.locator('.found li:visible').count(), 1);
+  }
+  await audit(page, 'explorer with a race');
+  await race.locator('.open-stepper').click();
+  await page.waitForFunction(() => document.querySelector('.app').dataset.len === '20');
+  await waitStep(page, 18);
+  await page.check('#races-on');
+  await page.waitForSelector('#races-here .race');
+  const sides = page.locator('#races-here .race-side');
+  assert.equal(await sides.count(), 2);
+  assert.deepEqual(await sides.evaluateAll((s) => s.map((x) => x.dataset.line)), ['158', '212']);
+  assert.match(await sides.nth(0).textContent(), /reads at flush_manager\.go:158.*if q\.postInjection != nil \{.*holding injectMut/s);
+  assert.match(await sides.nth(1).textContent(), /writes at flush_manager\.go:212.*q\.postInjection = inject\.postInjection.*holding no lock/s);
+  await shot(page, '25-race-side-by-side');
+  await audit(page, 'data races at this step');
+  // Each side runs from its button; after both, the pair is gone.
+  const g = await sides.nth(1).getAttribute('data-g');
+  await sides.nth(1).locator('button').click();
+  await waitStep(page, 19);
+  assert.match(await page.textContent('#step .gid'), new RegExp(`g${g}`));
+  await page.waitForFunction(() => !document.querySelector('#races-here .race-side[data-line="212"]'));
+  await noCrash(page, errors);
+  await ctx.close();
+});

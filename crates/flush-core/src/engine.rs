@@ -79,6 +79,9 @@ pub trait Model: Clone + Sized + 'static {
     fn accesses<'s>(&self, _s: &'s Self::State) -> &'s [Access] {
         &[]
     }
+    /// True when the model's steps declare their footprints (see [`Model::accesses`]),
+    /// so an empty race check means something.
+    const FOOTPRINTS: bool = false;
 
     // ----- provided -----
 
@@ -223,6 +226,8 @@ pub struct GoSite {
     pub file: &'static str,
     pub line: u32,
     pub func: &'static str,
+    /// The Go statement at that line.
+    pub code: &'static str,
 }
 
 impl fmt::Display for GoSite {

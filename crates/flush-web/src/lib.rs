@@ -20,6 +20,7 @@ use components::intro::intro;
 use components::lockstep::Lockstep;
 use components::overlays::{error_banner, notice, Help};
 use components::plots::Plots;
+use components::races::RacesHere;
 use components::side::{goroutine_rows, Goroutines, StepPanel};
 use components::stage::{stage_view, svg_defs};
 use components::verdicts::VerdictTable;
@@ -111,6 +112,7 @@ pub fn app() -> Html {
                     <h2 id="side-title" class="sr-only">{"This step and the goroutines"}</h2>
                     <StepPanel line={run.line(cursor).map(Rc::new)} {cursor} {len} outcome={run.outcome().cloned()} />
                     <Goroutines rows={Rc::new(rows)} {total} {runnable} stopped={run.panicked_here()} dispatch={d.clone()} />
+                    <RacesHere run={state.run.clone()} rev={state.rev} {cursor} dispatch={d.clone()} />
                     <RaceLens run={state.run.clone()} rev={state.rev} {cursor} source={state.source.clone()} version={h.version} dispatch={d.clone()} />
                     <ExplorePanel scenario={run.scenario()} source={state.source.clone()} version={h.version} dispatch={d.clone()} />
                 </aside>

@@ -24,7 +24,7 @@ pub use fingerprint::{collision_bound, fingerprint, state_bytes, FpSet};
 pub use outcomes::{
     end_word, find_outcome, outcome_line, outcomes, run_outcome, Observe, ObservedOutcome,
 };
-pub use races::{races_at, run_races, Race, RunRace, RunRaces};
+pub use races::{races_at, races_here, run_races, Race, RaceSide, RunRace, RunRaces};
 pub use search::Explorer;
 pub use shrink::{reaches, shrink};
 

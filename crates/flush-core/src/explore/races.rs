@@ -220,3 +220,33 @@ impl RunRaces {
         s
     }
 }
+
+/// One side of a race at a run's cursor, for a reader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RaceSide {
+    /// The step to run it.
+    pub choice: Choice,
+    /// `g4 runner seg=1 pos=a`.
+    pub goroutine: String,
+    pub access: Access,
+}
+
+/// The races between the steps runnable at the run's cursor; `None` when the model
+/// declares no footprints (then the check would say nothing).
+pub fn races_here<M: Model>(r: &crate::engine::Run<M>) -> Option<Vec<[RaceSide; 2]>> {
+    if !M::FOOTPRINTS {
+        return None;
+    }
+    let (sc, w) = (r.scenario(), r.world());
+    let name = |g: u32| match sc.describe(w, g) {
+        Some(v) => format!("g{g} {}", v.name),
+        None => format!("g{g}"),
+    };
+    let side = |(choice, access): (Choice, Access)| RaceSide {
+        choice,
+        goroutine: name(choice.g),
+        access,
+    };
+    let found = races_at(sc, w, &r.runnable_here(), &mut Vec::new());
+    Some(found.into_iter().map(|x| [side(x.a), side(x.b)]).collect())
+}

@@ -177,6 +177,12 @@ impl AnyRun {
     pub fn schedule(&self) -> Vec<Choice> {
         each_run!(self, r => r.schedule())
     }
+    /// The races between the steps runnable at the cursor (see
+    /// [`explore::races_here`]); `None` for a model without footprints.
+    pub fn races_here(&self) -> Option<Vec<[explore::RaceSide; 2]>> {
+        each_run!(self, r => explore::races_here(r))
+    }
+
     /// The race check at every state of this run (see [`explore::run_races`]), at
     /// most `budget` model steps spent on footprints.
     pub fn races(&self, budget: u64) -> explore::RunRaces {

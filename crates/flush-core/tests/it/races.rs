@@ -159,6 +159,7 @@ fn access(write: bool, locks: &'static [&'static str], object: i64) -> Access {
             file: "flush_manager.go",
             line: 1,
             func: "f",
+            code: "x = 1",
         },
     }
 }

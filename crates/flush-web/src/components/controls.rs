@@ -137,15 +137,17 @@ pub struct TransportProps {
     pub dispatch: Dispatch,
 }
 
-#[function_component(Transport)]
-pub fn transport(p: &TransportProps) -> Html {
-    let (cursor, len) = (p.cursor, p.len);
-    let cb = |a: fn() -> Action| {
-        let d = p.dispatch.clone();
-        Callback::from(move |_: MouseEvent| d.dispatch(a()))
-    };
+/// The scrubber's, the jump field's and the speed picker's handlers.
+fn field_callbacks(
+    d: &Dispatch,
+    len: u32,
+) -> (
+    Callback<InputEvent>,
+    Callback<KeyboardEvent>,
+    Callback<Event>,
+) {
     let on_scrub = {
-        let d = p.dispatch.clone();
+        let d = d.clone();
         Callback::from(move |e: InputEvent| {
             if let Ok(n) = e
                 .target_unchecked_into::<HtmlInputElement>()
@@ -157,7 +159,7 @@ pub fn transport(p: &TransportProps) -> Html {
         })
     };
     let on_jump = {
-        let d = p.dispatch.clone();
+        let d = d.clone();
         Callback::from(move |e: KeyboardEvent| {
             if e.key() != "Enter" {
                 return;
@@ -173,13 +175,24 @@ pub fn transport(p: &TransportProps) -> Html {
         })
     };
     let on_speed = {
-        let d = p.dispatch.clone();
+        let d = d.clone();
         Callback::from(move |e: Event| {
             if let Ok(v) = select_value(&e).parse::<u32>() {
                 d.dispatch(Action::Speed(v));
             }
         })
     };
+    (on_scrub, on_jump, on_speed)
+}
+
+#[function_component(Transport)]
+pub fn transport(p: &TransportProps) -> Html {
+    let (cursor, len) = (p.cursor, p.len);
+    let cb = |a: fn() -> Action| {
+        let d = p.dispatch.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(a()))
+    };
+    let (on_scrub, on_jump, on_speed) = field_callbacks(&p.dispatch, len);
     // Buttons that cannot act are aria-disabled, not disabled: a disabled button
     // drops the keyboard focus to the page, an aria-disabled one keeps it.
     let (no_back, no_step, no_play) = (cursor == 0, cursor >= len, cursor >= len && !p.playing);

@@ -6,8 +6,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use flush_core::explore::{bytes_words, Exploration, Options, Progress};
-use flush_core::{AnyExplorer, AnyScenario, Choice};
+use flush_core::explore::{bytes_words, Exploration, Found, Options, Progress};
+use flush_core::{AnyExplorer, AnyScenario, Choice, OutcomeKind};
 use gloo::timers::callback::Interval;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -180,29 +180,43 @@ fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHandle {
     }
 }
 
-#[function_component(ExplorePanel)]
-pub fn explore_panel(p: &ExploreProps) -> Html {
-    let x = use_explorers((p.source.clone(), p.version));
-    let all = use_state(|| false);
+/// A checkbox's change handler that sets `flag`.
+fn toggle(flag: &UseStateHandle<bool>) -> Callback<Event> {
+    let flag = flag.clone();
+    Callback::from(move |e: Event| {
+        flag.set(e.target_unchecked_into::<HtmlInputElement>().checked())
+    })
+}
+
+/// The Explore and Every version buttons' handlers: one search of `sc`, or one per
+/// version, with the panel's choices (`all`, `races`).
+fn start_callbacks(
+    x: &ExploreHandle,
+    all: &UseStateHandle<bool>,
+    races: &UseStateHandle<bool>,
+    sc: &AnyScenario,
+) -> (Callback<MouseEvent>, Callback<MouseEvent>) {
     let start = {
-        let (start, all, sc) = (x.start.clone(), all.clone(), p.scenario.clone());
+        let (start, all, races, sc) = (x.start.clone(), all.clone(), races.clone(), sc.clone());
         Callback::from(move |_: MouseEvent| {
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES,
                 all: *all,
                 shrink: false,
+                races: *races,
                 ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
             };
             start.emit(vec![AnyExplorer::new(&sc, o)]);
         })
     };
     let every_version = {
-        let (start, sc) = (x.start.clone(), p.scenario.clone());
+        let (start, races, sc) = (x.start.clone(), races.clone(), sc.clone());
         Callback::from(move |_: MouseEvent| {
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES / 2,
                 all: true,
                 shrink: false,
+                races: *races,
                 ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
             };
             let xs = sc
@@ -217,14 +231,17 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
             start.emit(xs);
         })
     };
+    (start, every_version)
+}
+
+#[function_component(ExplorePanel)]
+pub fn explore_panel(p: &ExploreProps) -> Html {
+    let x = use_explorers((p.source.clone(), p.version));
+    let all = use_state(|| false);
+    let races = use_state(|| false);
+    let (start, every_version) = start_callbacks(&x, &all, &races, &p.scenario);
     let versions = !p.scenario.versions().is_empty();
-    let on_all = {
-        let all = all.clone();
-        Callback::from(move |e: Event| {
-            let input: HtmlInputElement = e.target_unchecked_into();
-            all.set(input.checked());
-        })
-    };
+    let (on_all, on_races) = (toggle(&all), toggle(&races));
     let running = matches!(*x.status, Status::Running { .. });
     html! {
         <section class="panel explore" id="explore" aria-labelledby="explore-title">
@@ -242,6 +259,10 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
                 <label class="check">
                     <input type="checkbox" id="explore-all" checked={*all} disabled={running} onchange={on_all} />
                     {" go on after the first violation"}
+                </label>
+                <label class="check">
+                    <input type="checkbox" id="explore-races" checked={*races} disabled={running} onchange={on_races} />
+                    {" also look for data races"}
                 </label>
             </div>
             // Progress is not announced (it changes every frame); the result is.
@@ -328,32 +349,52 @@ fn open_button(
     html! { <button class="link open-stepper" onclick={open} aria-label={label}>{text}</button> }
 }
 
-/// The button that opens a found schedule (from step 0) in the stepper at `version`.
-fn open_found(p: &ExploreProps, version: Option<&str>, schedule: &str, label: String) -> Html {
-    let schedule = Choice::parse_list(schedule).unwrap_or_default();
+/// The button that opens a found schedule in the stepper at `version`: from step 1,
+/// or for a race at the step where both racing steps can run (its last two).
+fn open_found(p: &ExploreProps, version: Option<&str>, f: &Found, label: String) -> Html {
+    let schedule = Choice::parse_list(&f.schedule).unwrap_or_default();
+    let (step, text) = match f.kind {
+        OutcomeKind::Race => (
+            (schedule.len() as u32).saturating_sub(2),
+            "open where both steps can run",
+        ),
+        _ => (1, "open in stepper"),
+    };
     open_button(
         &p.source,
         version,
         schedule,
-        1,
+        step,
         &p.dispatch,
-        ("open in stepper", label),
+        (text, label),
     )
 }
 
 fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
+    let races = x
+        .violations
+        .iter()
+        .filter(|f| f.kind == OutcomeKind::Race)
+        .count();
     html! {
+        <>
+        // The filter is CSS (`:has`): the list stays whole, the other findings hide.
+        if races > 0 && races < x.violations.len() {
+            <label class="check"><input type="checkbox" id="found-races-only" />
+                {format!(" show only the {races} data race{}", if races == 1 { "" } else { "s" })}</label>
+        }
         <ol class="found">
             {for x.violations.iter().map(|f| html! {
                 <li class={format!("found-{}", f.kind.as_str())}>
                     <strong>{f.kind.as_str()}</strong>{": "}{f.message.clone()}
                     <div class="found-schedule">
                         <span>{format!("shortest schedule, {} steps: ", f.steps)}<code>{f.schedule.clone()}</code></span>
-                        {open_found(p, x.version, &f.schedule, format!("open this {}-step schedule in the stepper", f.steps))}
+                        {open_found(p, x.version, f, format!("open this {}-step schedule in the stepper", f.steps))}
                     </div>
                 </li>
             })}
         </ol>
+        </>
     }
 }
 
@@ -379,7 +420,7 @@ fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
                                         {for x.violations.iter().map(|f| html! {
                                             <li class={format!("found-{}", f.kind.as_str())}>
                                                 <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({} steps) ", f.steps)}
-                                                {open_found(p, x.version, &f.schedule, format!("open the {}-step schedule at {v} in the stepper", f.steps))}
+                                                {open_found(p, x.version, f, format!("open the {}-step schedule at {v} in the stepper", f.steps))}
                                             </li>
                                         })}
                                     </ul>

@@ -8,6 +8,7 @@ pub mod intro;
 pub mod lockstep;
 pub mod overlays;
 pub mod plots;
+pub mod races;
 pub mod side;
 pub mod stage;
 pub mod verdicts;

@@ -62,66 +62,30 @@ pub enum Site {
 }
 
 impl Site {
-    /// (field, write, locks, line, function).
-    fn what(
-        self,
-    ) -> (
-        &'static str,
-        bool,
-        &'static [&'static str],
-        u32,
-        &'static str,
-    ) {
+    /// (field, write, locks, line, function, the Go statement).
+    #[rustfmt::skip]
+    fn what(self) -> (&'static str, bool, &'static [&'static str], u32, &'static str, &'static str) {
         use Site::*;
         const GFTR: &str = "orderFlushQueue.getFlushTaskRunner";
         const POST: &str = "orderFlushQueue.postTask";
+        const HANDLE: &str = "injectHandler.handleInjection";
         match self {
-            InitHandler => (INJECT_HANDLER, true, ONCE, 113, "orderFlushQueue.init"),
-            InitTail => (TAIL_CH, true, ONCE, 115, "orderFlushQueue.init"),
-            RunnerCount => (RUNNING_TASKS, true, INJECT_MUT, 127, GFTR),
-            RunnerReadHandler => (INJECT_HANDLER, false, INJECT_MUT, 128, GFTR),
-            RunnerClearHandler => (INJECT_HANDLER, true, INJECT_MUT, 130, GFTR),
-            ChainReadTail => (TAIL_CH, false, TAIL_MUT, 135, GFTR),
-            ChainWriteTail => (TAIL_CH, true, TAIL_MUT, 136, GFTR),
-            PostCount => (RUNNING_TASKS, true, INJECT_MUT, 148, POST),
-            PostHandler => (INJECT_HANDLER, true, INJECT_MUT, 151, POST),
-            PostSetSticky => (POST_INJECTION, true, INJECT_MUT, 155, POST),
-            PostReadSticky => (POST_INJECTION, false, INJECT_MUT, 158, POST),
-            HandlerTail => (
-                TAIL_CH,
-                true,
-                TAIL_MUT,
-                205,
-                "injectHandler.handleInjection",
-            ),
-            HandlerSticky => (
-                POST_INJECTION,
-                true,
-                NO_LOCK,
-                212,
-                "injectHandler.handleInjection",
-            ),
-            WaiterTail => (
-                TAIL_CH,
-                false,
-                NO_LOCK,
-                478,
-                "rendezvousFlushManager.waitForAllFlushQueue",
-            ),
-            FinaliserSticky => (
-                POST_INJECTION,
-                false,
-                INJECT_MUT,
-                501,
-                "rendezvousFlushManager.startDropping",
-            ),
-            CloseHandler => (
-                INJECT_HANDLER,
-                false,
-                INJECT_MUT,
-                520,
-                "rendezvousFlushManager.close",
-            ),
+            InitHandler => (INJECT_HANDLER, true, ONCE, 113, "orderFlushQueue.init", "q.injectHandler = newInjectHandler(q)"),
+            InitTail => (TAIL_CH, true, ONCE, 115, "orderFlushQueue.init", "q.tailCh = make(chan struct{})"),
+            RunnerCount => (RUNNING_TASKS, true, INJECT_MUT, 127, GFTR, "q.runningTasks++"),
+            RunnerReadHandler => (INJECT_HANDLER, false, INJECT_MUT, 128, GFTR, "if q.injectHandler != nil {"),
+            RunnerClearHandler => (INJECT_HANDLER, true, INJECT_MUT, 130, GFTR, "q.injectHandler = nil"),
+            ChainReadTail => (TAIL_CH, false, TAIL_MUT, 135, GFTR, "t.init(q.notifyFunc, q.postTask, q.tailCh)"),
+            ChainWriteTail => (TAIL_CH, true, TAIL_MUT, 136, GFTR, "q.tailCh = t.finishSignal"),
+            PostCount => (RUNNING_TASKS, true, INJECT_MUT, 148, POST, "q.runningTasks--"),
+            PostHandler => (INJECT_HANDLER, true, INJECT_MUT, 151, POST, "q.injectHandler = newInjectHandler(q)"),
+            PostSetSticky => (POST_INJECTION, true, INJECT_MUT, 155, POST, "q.postInjection = postInjection"),
+            PostReadSticky => (POST_INJECTION, false, INJECT_MUT, 158, POST, "if q.postInjection != nil {"),
+            HandlerTail => (TAIL_CH, true, TAIL_MUT, 205, HANDLE, "q.tailCh = injectDone"),
+            HandlerSticky => (POST_INJECTION, true, NO_LOCK, 212, HANDLE, "q.postInjection = inject.postInjection"),
+            WaiterTail => (TAIL_CH, false, NO_LOCK, 478, "rendezvousFlushManager.waitForAllFlushQueue", "<-queue.tailCh"),
+            FinaliserSticky => (POST_INJECTION, false, INJECT_MUT, 501, "rendezvousFlushManager.startDropping", "if q.postInjection != nil {"),
+            CloseHandler => (INJECT_HANDLER, false, INJECT_MUT, 520, "rendezvousFlushManager.close", "if queue.injectHandler != nil {"),
         }
     }
 }
@@ -129,7 +93,7 @@ impl Site {
 impl World {
     /// Records that this step touches `site`'s field of the queue of `segment`.
     pub(super) fn access(&mut self, segment: i64, site: Site) {
-        let (field, write, locks, line, func) = site.what();
+        let (field, write, locks, line, func, code) = site.what();
         self.footprint.0.push(Access {
             field,
             object: segment,
@@ -139,6 +103,7 @@ impl World {
                 file: "flush_manager.go",
                 line,
                 func,
+                code,
             },
         });
     }

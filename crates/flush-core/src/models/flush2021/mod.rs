@@ -197,4 +197,5 @@ impl crate::engine::Model for Scenario {
     fn accesses<'s>(&self, w: &'s World) -> &'s [crate::engine::Access] {
         &w.footprint.0
     }
+    const FOOTPRINTS: bool = true;
 }
