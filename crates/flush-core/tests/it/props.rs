@@ -96,6 +96,7 @@ fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {
         injections,
         replica: Vec::new(),
         faults: Default::default(),
+        what_if: Default::default(),
         actors: out,
     }
 }

@@ -169,13 +169,19 @@ impl World {
         g: Gid,
         segment: i64,
         at: TailAt,
+        locked: bool,
         ev: &mut Vec<Ev>,
     ) -> Option<TailAt> {
         match at {
             TailAt::ReadTail => {
                 // fm:478 — <-queue.tailCh, reading the field now (without tailMut).
                 let qi = self.qi(segment).expect("a ranged queue");
-                self.access(segment, Site::WaiterTail);
+                let site = if locked {
+                    Site::WaiterTailLocked
+                } else {
+                    Site::WaiterTail
+                };
+                self.access(segment, site);
                 let chained = self.queues[qi].next_chain;
                 self.drop.tails_read.push((segment, chained));
                 match self.queues[qi].tail {

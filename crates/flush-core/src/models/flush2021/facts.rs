@@ -240,6 +240,16 @@ pub enum Ev {
         inj: InjId,
         ok: bool,
     },
+    /// What-if `handler_locks_sticky`: injectOver gave true; the lock next.
+    HandlerLockNext {
+        segment: i64,
+        inj: InjId,
+    },
+    /// What-if `handler_locks_sticky`: postInjection set under injectMut.
+    HandlerStickyLocked {
+        segment: i64,
+        inj: InjId,
+    },
     HandlerExited {
         segment: i64,
         both_ready: bool,
@@ -461,9 +471,11 @@ impl Ev {
             RpcFailed { .. } => go::DROP_VIRTUAL_CHANNEL_FUNC,
             ReplicaNewToNormal { .. } => go::LIST_NEW_SEGMENTS_START_POSITIONS,
             ReplicaFlushed { .. } => go::SEGMENT_FLUSHED,
-            HandlerTookInjection { .. } | HandlerInjectOver { .. } | HandlerExited { .. } => {
-                go::INJECT_HANDLER_HANDLE_INJECTION
-            }
+            HandlerTookInjection { .. }
+            | HandlerInjectOver { .. }
+            | HandlerLockNext { .. }
+            | HandlerStickyLocked { .. }
+            | HandlerExited { .. } => go::INJECT_HANDLER_HANDLE_INJECTION,
             InjectedClosed { .. } => go::TASK_INJECTION_WAIT_FOR_INJECTED,
             FinaliserAllFlushed { .. } | TailRead { .. } | TailClosed { .. } => {
                 go::WAIT_FOR_ALL_FLUSH_QUEUE
@@ -642,6 +654,16 @@ impl Ev {
                 "queue {segment}: injectOver of {} gave true; postInjection set (without injectMut), injectDone closed",
                 i(*inj)
             ),
+            HandlerLockNext { segment, inj } => write!(
+                out,
+                "queue {segment}: injectOver of {} gave true; q.injectMut.Lock() next (proposed change)",
+                i(*inj)
+            ),
+            HandlerStickyLocked { segment, inj } => write!(
+                out,
+                "queue {segment}: under injectMut (proposed change), postInjection = {}; injectDone closed",
+                i(*inj)
+            ),
             HandlerInjectOver { segment, inj, ok: false } => {
                 write!(out, "queue {segment}: injectOver of {} gave false; injectDone closed", i(*inj))
             }
@@ -767,6 +789,10 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, GoFn
             ),
             HandlerAt::Handling { inj, .. } => (
                 format!("B6: <-{}.injectOver", sc.inj_name(inj)),
+                go::INJECT_HANDLER_HANDLE_INJECTION,
+            ),
+            HandlerAt::LockSticky { .. } => (
+                "q.injectMut.Lock() (proposed: before setting postInjection)".to_owned(),
                 go::INJECT_HANDLER_HANDLE_INJECTION,
             ),
         },

@@ -53,8 +53,12 @@ pub enum Site {
     HandlerTail,
     /// fm:212 `q.postInjection = inject.postInjection` (handleInjection, no lock).
     HandlerSticky,
+    /// What-if `handler_locks_sticky`: the same write under injectMut.
+    HandlerStickyLocked,
     /// fm:478 `<-queue.tailCh` (waitForAllFlushQueue's goroutine, no lock).
     WaiterTail,
+    /// What-if `waiter_locks_tail`: the same read under tailMut.
+    WaiterTailLocked,
     /// fm:501 `if q.postInjection != nil` (startDropping's goroutine, under injectMut).
     FinaliserSticky,
     /// fm:520 `if queue.injectHandler != nil` (close, under injectMut).
@@ -83,7 +87,9 @@ impl Site {
             PostReadSticky => (POST_INJECTION, false, INJECT_MUT, 158, POST, "if q.postInjection != nil {"),
             HandlerTail => (TAIL_CH, true, TAIL_MUT, 205, HANDLE, "q.tailCh = injectDone"),
             HandlerSticky => (POST_INJECTION, true, NO_LOCK, 212, HANDLE, "q.postInjection = inject.postInjection"),
+            HandlerStickyLocked => (POST_INJECTION, true, INJECT_MUT, 212, HANDLE, "q.injectMut.Lock(); q.postInjection = inject.postInjection (proposed)"),
             WaiterTail => (TAIL_CH, false, NO_LOCK, 478, "rendezvousFlushManager.waitForAllFlushQueue", "<-queue.tailCh"),
+            WaiterTailLocked => (TAIL_CH, false, TAIL_MUT, 478, "rendezvousFlushManager.waitForAllFlushQueue", "q.tailMut.Lock(); tail := queue.tailCh (proposed)"),
             FinaliserSticky => (POST_INJECTION, false, INJECT_MUT, 501, "rendezvousFlushManager.startDropping", "if q.postInjection != nil {"),
             CloseHandler => (INJECT_HANDLER, false, INJECT_MUT, 520, "rendezvousFlushManager.close", "if queue.injectHandler != nil {"),
         }

@@ -7,6 +7,7 @@ impl World {
     /// `handleInjection` from point `at`; `None` once it has returned.
     pub(super) fn step_handler(
         &mut self,
+        sc: &Scenario,
         g: Gid,
         segment: i64,
         at: HandlerAt,
@@ -39,12 +40,24 @@ impl World {
                 // fm:209-214 — ok := <-injectOver; if ok { q.postInjection = ... } (no
                 // lock); close(injectDone).
                 let ok = self.receive_over(inj);
+                if ok && sc.what_if.handler_locks_sticky {
+                    ev.push(Ev::HandlerLockNext { segment, inj });
+                    return Some(HandlerAt::LockSticky { inj, done });
+                }
                 if ok {
                     self.access(segment, Site::HandlerSticky);
                     self.queues[qi].post_inj = Some(inj);
                 }
                 self.close_signal(done);
                 ev.push(Ev::HandlerInjectOver { segment, inj, ok });
+                Some(HandlerAt::Select)
+            }
+            HandlerAt::LockSticky { inj, done } => {
+                // What-if: injectMut.Lock(); q.postInjection = ...; Unlock(); close(injectDone).
+                self.access(segment, Site::HandlerStickyLocked);
+                self.queues[qi].post_inj = Some(inj);
+                self.close_signal(done);
+                ev.push(Ev::HandlerStickyLocked { segment, inj });
                 Some(HandlerAt::Select)
             }
         }

@@ -15,7 +15,7 @@ pub const FORMAT: Format = Format {
     model: MODEL,
     fixed_at: Some(COMMIT),
     versions: &[],
-    keys: &["injections", "replica", "faults"],
+    keys: &["injections", "replica", "faults", "what_if"],
     ops: &[
         "flush_insert",
         "flush_delete",
@@ -169,6 +169,18 @@ pub struct Faults {
     pub drop_virtual_channel: u32,
 }
 
+/// Changes a reviewer may propose to the Go code at 891c202b73, each off by default
+/// (the code as it is). They answer "would taking the lock fix the data race?".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct WhatIf {
+    /// `handleInjection` takes `q.injectMut` around `q.postInjection = ...`
+    /// (fm:212): the handler then waits for the mutex after `<-injectOver`.
+    pub handler_locks_sticky: bool,
+    /// `waitForAllFlushQueue`'s goroutines read `queue.tailCh` under `q.tailMut`
+    /// (fm:478); tailMut is only held within one step, so only the footprint changes.
+    pub waiter_locks_tail: bool,
+}
+
 /// A checked flush-2021 scenario: the model (`&self` of [`crate::engine::Model`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Scenario {
@@ -178,6 +190,7 @@ pub struct Scenario {
     pub injections: Vec<Injection>,
     pub replica: Vec<ReplicaSegment>,
     pub faults: Faults,
+    pub what_if: WhatIf,
     pub actors: Vec<Actor<Op>>,
 }
 
@@ -204,6 +217,7 @@ impl Scenario {
             injections: injections(&top)?,
             replica: replica(&top)?,
             faults: faults(&top)?,
+            what_if: what_if(&top)?,
             actors: Vec::new(),
         };
         let mut seen: Vec<String> = Vec::new();
@@ -414,6 +428,21 @@ fn faults(top: &Fields) -> Res<Faults> {
     })
 }
 
+fn what_if(top: &Fields) -> Res<WhatIf> {
+    let Some(node) = top.get("what_if") else {
+        return Ok(WhatIf::default());
+    };
+    let f = node.fields(
+        "the proposed changes",
+        &["handler_locks_sticky", "waiter_locks_tail"],
+    )?;
+    let b = |key: &str| f.get(key).map_or(Ok(false), |n| n.bool("on or off"));
+    Ok(WhatIf {
+        handler_locks_sticky: b("handler_locks_sticky")?,
+        waiter_locks_tail: b("waiter_locks_tail")?,
+    })
+}
+
 /// Reads one op; a position becomes its index in `seen` (see `intern_positions`).
 fn read_op(o: &OpNode, injections: &[Injection], seen: &mut Vec<String>) -> Res<Op> {
     let inj = |f: &scenario::OpFields| -> Res<InjId> {
@@ -594,6 +623,7 @@ pub fn pairs(n: u32) -> Scenario {
         injections,
         replica: Vec::new(),
         faults: Faults::default(),
+        what_if: WhatIf::default(),
         actors,
     }
 }

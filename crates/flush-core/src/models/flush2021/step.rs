@@ -57,7 +57,7 @@ impl World {
                 }
             }
             Role::Handler { segment, at } => {
-                if let Some(at) = self.step_handler(id, segment, at, choice.alt, ev) {
+                if let Some(at) = self.step_handler(sc, id, segment, at, choice.alt, ev) {
                     self.set_role(id, Role::Handler { segment, at });
                 }
             }
@@ -74,7 +74,8 @@ impl World {
                 }
             }
             Role::TailWaiter { segment, at } => {
-                if let Some(at) = self.step_tail_waiter(id, segment, at, ev) {
+                let locked = sc.what_if.waiter_locks_tail;
+                if let Some(at) = self.step_tail_waiter(id, segment, at, locked, ev) {
                     self.set_role(id, Role::TailWaiter { segment, at });
                 }
             }

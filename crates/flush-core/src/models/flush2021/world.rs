@@ -347,6 +347,9 @@ pub enum HandlerAt {
     Select,
     /// B6: `<-inject.injectOver`; `done` is its `injectDone` signal.
     Handling { inj: InjId, done: SigId },
+    /// What-if `handler_locks_sticky`: injectOver gave true; `q.injectMut.Lock()`
+    /// before `q.postInjection = ...` (blocks while another goroutine holds it).
+    LockSticky { inj: InjId, done: SigId },
 }
 
 /// Where the drop finaliser stands.
@@ -691,6 +694,10 @@ impl World {
                         Role::Runner {
                             at: RunnerAt::PostTaskLock { .. },
                             ..
+                        }
+                        | Role::Handler {
+                            at: HandlerAt::LockSticky { .. },
+                            ..
                         } => true,
                         _ => false,
                     };
@@ -749,6 +756,10 @@ impl World {
                 runner,
                 at: RunnerAt::PostTaskLock { .. },
             }) => self.runner(runner).map(|r| r.segment),
+            Some(Role::Handler {
+                segment,
+                at: HandlerAt::LockSticky { .. },
+            }) => Some(segment),
             _ => None,
         };
         match at {
@@ -816,6 +827,10 @@ impl World {
                 at: HandlerAt::Handling { inj, .. },
                 ..
             } => self.injections[inj as usize].over.receivable(),
+            Role::Handler {
+                segment,
+                at: HandlerAt::LockSticky { .. },
+            } => self.inject_mut_free(segment),
             Role::WaitInjected { inj } => self.injections[inj as usize].remaining == 0,
             Role::Finaliser { at } => match at {
                 FinaliserAt::WaitAllFlushed => self.drop.all_flushed == AllFlushed::Closed,
