@@ -283,10 +283,20 @@ impl Access {
     }
 }
 
-/// A step's accesses kept beside a state: it travels with the state but never
-/// makes two states different (equal, hashes to nothing).
-#[derive(Clone, Debug, Default)]
+/// A step's accesses kept beside a state: it never makes two states different
+/// (equal, hashes to nothing), and a copy starts empty (it is the footprint of the
+/// step that produced *this* state; the explorer copies states by the million).
+#[derive(Debug, Default)]
 pub struct Footprint(pub Vec<Access>);
+
+impl Clone for Footprint {
+    fn clone(&self) -> Footprint {
+        Footprint(Vec::new())
+    }
+    fn clone_from(&mut self, _: &Footprint) {
+        self.0.clear();
+    }
+}
 
 impl PartialEq for Footprint {
     fn eq(&self, _: &Footprint) -> bool {
