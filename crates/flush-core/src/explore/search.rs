@@ -103,7 +103,7 @@ impl<M: Model> Explorer<M> {
             Frontier::Bfs { ref mut queue, .. } => queue.push_back((root, 0, 0)),
             Frontier::Dfs { .. } => {
                 let ended = x.judge(&root, |_| Vec::new());
-                if x.o.races && x.stopped.is_none() && !ended {
+                if M::FOOTPRINTS && x.o.races && x.stopped.is_none() && !ended {
                     let mut runnable = Vec::new();
                     x.sc.runnable(&root, &mut runnable);
                     x.check_races(&root, &runnable, |_| Vec::new());
@@ -306,7 +306,7 @@ impl<M: Model> Explorer<M> {
         }
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(&w, &mut runnable);
-        if self.o.races {
+        if M::FOOTPRINTS && self.o.races {
             self.check_races(&w, &runnable, |f| match f {
                 Frontier::Bfs { links, .. } => schedule_of(links, link),
                 Frontier::Dfs { .. } => unreachable!(),
@@ -439,7 +439,7 @@ impl<M: Model> Explorer<M> {
         }
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(&next, &mut runnable);
-        if self.o.races {
+        if M::FOOTPRINTS && self.o.races {
             self.check_races(&next, &runnable, |f| match f {
                 Frontier::Dfs { frames, choices } => frames
                     .iter()
