@@ -863,6 +863,11 @@ test('data races in the page: the explorer finds one, opens where both steps can
   assert.deepEqual(await sides.evaluateAll((s) => s.map((x) => x.dataset.line)), ['158', '212']);
   assert.match(await sides.nth(0).textContent(), /reads at flush_manager\.go:158.*if q\.postInjection != nil \{.*holding injectMut/s);
   assert.match(await sides.nth(1).textContent(), /writes at flush_manager\.go:212.*q\.postInjection = inject\.postInjection.*holding no lock/s);
+  // On the lanes, the two racing goroutines' boxes are outlined: runner g4's box, handler g9's slot.
+  const [ga, gb] = await sides.evaluateAll((s) => s.map((x) => x.dataset.g));
+  const width = (sel) => page.evaluate((sel) => getComputedStyle(document.querySelector(sel)).strokeWidth, sel);
+  assert.equal(await width(`.lane .runner[data-g="${ga}"] .runner-box`), '4.5px');
+  assert.equal(await width(`.lane .handler-slot[data-g="${gb}"] > rect`), '4.5px');
   await shot(page, '25-race-side-by-side');
   await audit(page, 'data races at this step');
   // Each side runs from its button; after both, the pair is gone.

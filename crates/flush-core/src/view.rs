@@ -86,6 +86,8 @@ pub struct Slot {
     pub class: &'static str,
     pub title: String,
     pub lines: Vec<String>,
+    /// `data-*` attributes (`data-g`: the goroutine it stands for, if any).
+    pub data: Data,
 }
 
 /// One box of a chain.

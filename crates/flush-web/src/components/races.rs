@@ -84,11 +84,30 @@ pub fn races_here(p: &RacesProps) -> Html {
                     <p id="races-none" class="v-ok">{"No two steps runnable here race."}</p>
                 },
                 Here::Races(list) => html! {
-                    <ul class="race-list">{for list.iter().map(|pair| race(pair, &p.dispatch))}</ul>
+                    <>
+                        <ul class="race-list">{for list.iter().map(|pair| race(pair, &p.dispatch))}</ul>
+                        // The racing goroutines' boxes on the lanes get a thick outline.
+                        <style>{lane_marks(list)}</style>
+                    </>
                 },
             }}
         </section>
     }
+}
+
+/// CSS that outlines, on the lanes, the runner boxes and handler slots of the
+/// racing goroutines (the view marks each with `data-g`).
+fn lane_marks(list: &[[RaceSide; 2]]) -> String {
+    let mut sel = Vec::new();
+    for s in list.iter().flatten() {
+        let g = s.choice.g;
+        sel.push(format!(".lane .runner[data-g=\"{g}\"] .runner-box"));
+        sel.push(format!(".lane .handler-slot[data-g=\"{g}\"] > rect"));
+    }
+    format!(
+        "{} {{ stroke: #b91c1c; stroke-width: 4.5; stroke-dasharray: none; }}",
+        sel.join(", ")
+    )
 }
 
 fn race(pair: &[RaceSide; 2], d: &Dispatch) -> Html {

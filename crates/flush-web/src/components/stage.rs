@@ -128,13 +128,15 @@ fn chain_view(title: &str, c: &Chain) -> Html {
         <div class="lane-scroll figure-light" tabindex="0" role="region" aria-label={format!("drawing of {title}")}>
             <svg class="lane-svg" width={width.to_string()} height={LANE_H.to_string()}
                  xmlns="http://www.w3.org/2000/svg" role="img" aria-label={chain_label(c)}>
-                <g class={classes!("handler-slot", c.slot.class)} style={format!("transform: translate({SLOT_X}px, {BOX_Y}px)")}>
-                    <rect width={SLOT_W.to_string()} height={BOX_H.to_string()} rx="8" />
-                    <text x="10" y="21" class="runner-title">{c.slot.title.clone()}</text>
-                    <g>{for c.slot.lines.iter().zip([46, 70, 86]).map(|(l, y)| html! {
-                        <text x="10" y={y.to_string()} class="runner-status">{l.clone()}</text>
-                    })}</g>
-                </g>
+                {with_data(html! {
+                    <g class={classes!("handler-slot", c.slot.class)} style={format!("transform: translate({SLOT_X}px, {BOX_Y}px)")}>
+                        <rect width={SLOT_W.to_string()} height={BOX_H.to_string()} rx="8" />
+                        <text x="10" y="21" class="runner-title">{c.slot.title.clone()}</text>
+                        <g>{for c.slot.lines.iter().zip([46, 70, 86]).map(|(l, y)| html! {
+                            <text x="10" y={y.to_string()} class="runner-status">{l.clone()}</text>
+                        })}</g>
+                    </g>
+                }, &c.slot.data)}
                 // Each list in a group of its own: Yew 0.23 pairs the children of a
                 // parent from the back, so a list that grows beside others would
                 // re-create its siblings (yewstack/yew#3262, fixed by #4099).

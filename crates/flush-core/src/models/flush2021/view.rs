@@ -289,10 +289,12 @@ fn runner_box(
         format!("#{c} in the tail chain")
     });
     let g = r.goroutine.map(|g| format!(" · g{g}")).unwrap_or_default();
+    let mut data = vec![("data-pos", pos.clone())];
+    data.extend(r.goroutine.map(|g| ("data-g", g.to_string())));
     ChainBox {
         key: format!("r{}", r.id),
         class,
-        data: vec![("data-pos", pos.clone())],
+        data,
         tooltip: format!(
             "flushTaskRunner seg={} pos={pos} (#{} in creation order, {chained}){}",
             r.segment,
@@ -397,6 +399,10 @@ fn lane(w: &World, sc: &Scenario, q: &Queue, live: &[((RunnerId, HalfKind), Half
                 "queue tail:".to_owned(),
                 tail_words(w, sc, q),
             ],
+            data: q
+                .handler
+                .map(|h| vec![("data-g", h.goroutine.to_string())])
+                .unwrap_or_default(),
         },
         boxes: runners
             .iter()
