@@ -262,3 +262,44 @@ fn what_if_knobs_are_checked() {
         assert!(e.contains(want), "{e}");
     }
 }
+
+#[test]
+fn sync2024_declares_its_metacache_accesses_and_none_race_at_any_version() {
+    use flush_core::engine::Model;
+    // Every access of the datanode's goroutines to shared state is inside a
+    // metaCacheImpl method holding c.mu (meta_cache.go:126-273 at all six commits):
+    // #34018 is an atomicity violation between separately locked calls, not a data race.
+    let sc = builtin("segment-not-found");
+    let m = crate::common::sync_of(&sc);
+    let mut w = m.init();
+    let mut seen = BTreeSet::new();
+    let mut facts = Vec::new();
+    for c in sc.header().schedule.clone().unwrap() {
+        m.step(&mut w, c, &mut facts);
+        for a in m.accesses(&w) {
+            assert_eq!(a.locks, ["mu"], "{a:?}");
+            assert_eq!(a.field, "metaCacheImpl.segmentInfos");
+            seen.insert((a.site.func, a.write));
+        }
+    }
+    for want in [
+        ("metaCacheImpl.GetSegmentByID", false),
+        ("metaCacheImpl.AddSegment", true),
+        ("metaCacheImpl.UpdateSegmentView", true),
+        ("metaCacheImpl.DetectMissingSegments", false),
+    ] {
+        assert!(seen.contains(&want), "{want:?} in {seen:?}");
+    }
+    for name in flush_core::builtin::names() {
+        let sc = builtin(name);
+        if sc.header().model != "sync-2024" {
+            continue;
+        }
+        for v in sc.versions() {
+            let mut s = sc.clone();
+            s.set_version(v.id).unwrap();
+            let (got, _, _) = races_of(&s);
+            assert!(got.is_empty(), "{name} at {}: {got:?}", v.id);
+        }
+    }
+}

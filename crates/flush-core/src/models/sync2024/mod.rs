@@ -16,6 +16,7 @@
 //! Go functions), `view` (what front ends show; the model never calls it).
 
 mod facts;
+mod footprint;
 pub mod go;
 mod knobs;
 mod metacache;
@@ -28,6 +29,7 @@ mod world;
 mod write_buffer;
 
 pub use facts::{Ev, Violation};
+use footprint::Site;
 pub use knobs::*;
 pub use metacache::{MetaCache, MetaSeg};
 pub use setup::{DcSegment, DnSegment, Level, Op, Scenario, SegState, Version, FORMAT, VERSIONS};
@@ -134,4 +136,8 @@ impl crate::engine::Model for Scenario {
             _ => crate::engine::FactKind::Plain,
         }
     }
+    fn accesses<'s>(&self, w: &'s World) -> &'s [crate::engine::Access] {
+        &w.footprint.0
+    }
+    const FOOTPRINTS: bool = true;
 }

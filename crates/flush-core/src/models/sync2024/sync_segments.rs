@@ -78,6 +78,7 @@ impl World {
                     return None;
                 }
                 let all: Vec<i64> = req.segments.iter().map(|s| s.segment).collect();
+                self.mc(Site::DetectMissing);
                 let missing = self.metacache.detect_missing(&all);
                 let load = self.segments_to_load(req, &missing, ev);
                 if load.is_empty() {
@@ -142,6 +143,7 @@ impl World {
 
     /// meta_cache.go:267-304@ca7ef26e4b UpdateSegmentView(partitionID, newSegments, newSegmentsBF, allSegments).
     fn update_segment_view(&mut self, req: &SyncRequest, new_segments: &[i64], ev: &mut Vec<Ev>) {
+        self.mc(Site::UpdateView);
         let new: Vec<MetaSeg> = new_segments
             .iter()
             .filter_map(|id| req.get(*id))

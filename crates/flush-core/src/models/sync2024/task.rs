@@ -30,6 +30,7 @@ impl World {
         match at {
             TaskAt::RunStart => {
                 // task.go:127-135 Run — t.segment, has = t.metacache.GetSegmentByID(t.segmentID).
+                self.mc(Site::Get);
                 if self.metacache.get(segment).is_none() {
                     if t.is_drop {
                         ev.push(Ev::TaskDiscarded { segment });
@@ -68,8 +69,10 @@ impl World {
                 if t.is_flush {
                     actions.push(Action::UpdateState(SegState::Flushed));
                 }
+                self.mc(Site::Update);
                 let applied = self.metacache.update(segment, None, &actions);
                 if t.is_drop {
+                    self.mc(Site::Remove);
                     self.metacache.remove(segment);
                 }
                 self.ledger(segment).synced += t.rows;
@@ -90,6 +93,7 @@ impl World {
     fn write_meta(&mut self, g: Gid, t: &SyncTask, ev: &mut Vec<Ev>) -> Option<TaskAt> {
         let segment = t.segment;
         // task.go:166-172 writeMeta → meta_writer.go:54-57 UpdateSync — GetSegmentByID again.
+        self.mc(Site::Get);
         let Some(seg) = self.metacache.get(segment) else {
             ev.push(Ev::TaskSegmentMissing {
                 segment,

@@ -187,6 +187,9 @@ pub struct World {
     pub violations: Vec<Violation>,
     pub(super) next_gid: Gid,
     pub(super) next_task: u32,
+    /// The last step's accesses to shared fields (see `footprint.rs`); never makes
+    /// two worlds different, and a copy starts empty.
+    pub(super) footprint: crate::engine::Footprint,
 }
 
 /// Cloned by hand so that `clone_from` reuses the vectors' buffers: the explorer
@@ -210,6 +213,7 @@ impl Clone for World {
             violations: Vec::new(),
             next_gid: self.next_gid,
             next_task: self.next_task,
+            footprint: crate::engine::Footprint::default(),
         };
         w.clone_from(self);
         w
@@ -234,6 +238,7 @@ impl Clone for World {
             violations,
             next_gid,
             next_task,
+            footprint,
         } = self;
         *version = o.version;
         *knobs = o.knobs;
@@ -251,6 +256,7 @@ impl Clone for World {
         violations.clone_from(&o.violations);
         *next_gid = o.next_gid;
         *next_task = o.next_task;
+        footprint.clone_from(&o.footprint);
     }
 }
 
@@ -274,6 +280,7 @@ impl World {
             violations: Vec::new(),
             next_gid: 0,
             next_task: 0,
+            footprint: crate::engine::Footprint::default(),
         };
         w.last_state = w
             .metacache

@@ -16,6 +16,7 @@ impl World {
         rows: i64,
         ev: &mut Vec<Ev>,
     ) -> Flow {
+        self.mc(Site::Get);
         if self.metacache.get(segment).is_none() {
             ev.push(Ev::InsertLookupMiss { segment });
             return Flow::At(ActorAt::InsertAdd {
@@ -46,6 +47,7 @@ impl World {
     /// write_buffer.go:220-225 sealSegments, from the datanode's FlushSegments RPC
     /// (datanode/services.go:99): Growing -> Sealed in the metacache.
     pub(super) fn seal_datanode(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
+        self.mc(Site::Update);
         let sealed = self.metacache.update(
             segment,
             Some(&[SegState::Growing]),
@@ -65,6 +67,7 @@ impl World {
         rows: i64,
         ev: &mut Vec<Ev>,
     ) {
+        self.mc(Site::Add);
         self.metacache.add(MetaSeg {
             segment,
             partition,
@@ -119,6 +122,7 @@ impl World {
     /// call of its own), then :329-355 syncSegments → getSyncTask.
     pub(super) fn sync_segment(&mut self, segment: i64, flush: bool, ev: &mut Vec<Ev>) -> Flow {
         if flush {
+            self.mc(Site::Update);
             let moved = self.metacache.update(
                 segment,
                 Some(&[SegState::Sealed]),
@@ -137,6 +141,7 @@ impl World {
     pub(super) fn get_sync_task(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
         // :569-572 — GetSegmentByID; missing: ErrSegmentNotFound before the buffer is
         // yielded (it stays in wb.buffers), warned at :571 and :336.
+        self.mc(Site::Get);
         let Some(info) = self.metacache.get(segment).cloned() else {
             ev.push(Ev::SyncSkipped { segment });
             return Flow::Returned;
@@ -156,6 +161,7 @@ impl World {
         let is_drop = info.state == SegState::Dropped;
         if rows > 0 {
             // storage_serializer.go:85-108 — serialize, RollStats (a no-op if missing).
+            self.mc(Site::Update);
             self.metacache.update(segment, None, &[Action::RollStats]);
         }
         self.next_task += 1;
@@ -190,6 +196,7 @@ impl World {
     /// then `SerializePkStatsList` over the segment's stats history.
     pub(super) fn merged_stats(&mut self, g: Gid, task: SyncTask, ev: &mut Vec<Ev>) -> Flow {
         let segment = task.segment;
+        self.mc(Site::Get);
         let Some(seg) = self.metacache.get(segment) else {
             // :208-210 ErrSegmentNotFound → EncodeBuffer warns (:115) and fails →
             // write_buffer.go:335-337 warns "segment not found in meta" and goes on: the
