@@ -18,6 +18,14 @@ fn stderr(o: &Output) -> String {
     String::from_utf8(o.stderr.clone()).unwrap()
 }
 
+/// Writes `text` to `path`; `run` refuses it (exit 2) with a message containing `want`.
+fn run_is_refused(path: &std::path::Path, text: &str, want: &str) {
+    std::fs::write(path, text).unwrap();
+    let o = flushscope(&["run", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{text}");
+    assert!(stderr(&o).contains(want), "{}", stderr(&o));
+}
+
 fn scenario_path(name: &str) -> String {
     format!("{}/../../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"))
 }
@@ -567,11 +575,7 @@ fn contradictory_sync_setups_are_refused() {
         ),
     ];
     for (i, (text, want)) in cases.iter().enumerate() {
-        let p = dir.join(format!("c{i}.json"));
-        std::fs::write(&p, text).unwrap();
-        let o = flushscope(&["run", p.to_str().unwrap()]);
-        assert_eq!(o.status.code(), Some(2), "{text}");
-        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+        run_is_refused(&dir.join(format!("c{i}.json")), text, want);
     }
     // Dropped in the metacache while datacoord has it alive is a real state (the
     // datanode marks a dropped partition's segments first: dropPartitions,
@@ -613,11 +617,7 @@ fn a_segment_listed_twice_is_refused_at_its_second_place() {
         ),
     ];
     for (i, (text, want)) in cases.iter().enumerate() {
-        let p = dir.join(format!("t{i}.json"));
-        std::fs::write(&p, text).unwrap();
-        let o = flushscope(&["run", p.to_str().unwrap()]);
-        assert_eq!(o.status.code(), Some(2), "{text}");
-        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+        run_is_refused(&dir.join(format!("t{i}.json")), text, want);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -209,6 +209,14 @@ pub fn use_keyboard(d: Dispatch, playing: bool, help: bool) {
     });
 }
 
+/// The tab says which scenario is open.
+#[hook]
+pub fn use_title(title: String) {
+    use_effect_with(title, |t| {
+        gloo::utils::document().set_title(&format!("{t} · FlushScope"))
+    });
+}
+
 /// While playing, a timer steps forward at `speed` steps per second.
 #[hook]
 pub fn use_autoplay(d: Dispatch, playing: bool, speed: u32) {

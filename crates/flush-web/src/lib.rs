@@ -24,6 +24,7 @@ use components::races::RacesHere;
 use components::side::{goroutine_rows, Goroutines, StepPanel};
 use components::stage::{stage_view, svg_defs};
 use components::verdicts::VerdictTable;
+use flush_core::report::TraceLine;
 use state::{Action, Mode};
 
 /// Shows a Rust panic in the page (it is our bug, never the model's), so a bug is
@@ -76,16 +77,14 @@ pub fn app() -> Html {
     };
 
     let figures = state.figures();
-    // The tab says which scenario is open.
-    let title = state.run.borrow().header().title.clone();
-    use_effect_with(title, |t| {
-        gloo::utils::document().set_title(&format!("{t} · FlushScope"))
-    });
+    hooks::use_title(state.run.borrow().header().title.clone());
     let run = state.run.borrow();
     let h = run.header();
     let (cursor, len) = (run.cursor(), run.len());
     let stage = run.stage(&figures);
     let (rows, total, runnable) = goroutine_rows(&run);
+    // The cursor's trace line, built once for the step panel and the narration.
+    let line = run.line(cursor).map(Rc::new);
     let model = h.model;
     html! {
         <div class="app" data-model={model} data-step={cursor.to_string()} data-len={len.to_string()}>
@@ -99,7 +98,7 @@ pub fn app() -> Html {
                 <main class="stage" id="stage">
                     if let Some(e) = &state.error { {error_banner(e, &d)} }
                     if let Some(n) = &state.notice { {notice(n, &d)} }
-                    {narration(&run, cursor, len, state.playing)}
+                    {narration(&run, line.as_deref(), len, state.playing)}
                     <div class="stage-title">
                         <h2>{h.title.clone()}</h2>
                         <span class="badge model">{model}</span>
@@ -110,7 +109,7 @@ pub fn app() -> Html {
                 </main>
                 <aside class="side" aria-labelledby="side-title">
                     <h2 id="side-title" class="sr-only">{"This step and the goroutines"}</h2>
-                    <StepPanel line={run.line(cursor).map(Rc::new)} {cursor} {len} outcome={run.outcome().cloned()} />
+                    <StepPanel line={line.clone()} {cursor} {len} outcome={run.outcome().cloned()} />
                     <Goroutines rows={Rc::new(rows)} {total} {runnable} stopped={run.panicked_here()} dispatch={d.clone()} />
                     <RacesHere run={state.run.clone()} rev={state.rev} {cursor} dispatch={d.clone()} />
                     <RaceLens run={state.run.clone()} rev={state.rev} {cursor} source={state.source.clone()} version={h.version} dispatch={d.clone()} />
@@ -133,8 +132,9 @@ pub fn app() -> Html {
 /// regions are always in the page (a live region must exist before its text changes).
 /// While playing, the polite one waits for the pause (steps at up to 60 a second would
 /// queue up faster than anyone can hear them); a panic is said at once.
-fn narration(run: &flush_core::AnyRun, cursor: u32, len: u32, playing: bool) -> Html {
-    let (calm, alarm) = match run.line(cursor) {
+fn narration(run: &flush_core::AnyRun, line: Option<&TraceLine>, len: u32, playing: bool) -> Html {
+    let cursor = run.cursor();
+    let (calm, alarm) = match line {
         None => (
             format!(
                 "{}. Step 0 of {len}: the initial state; nothing has run yet.",
