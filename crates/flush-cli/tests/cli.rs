@@ -656,10 +656,29 @@ fn races_are_reported_by_explore_and_along_a_run() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("  race at step 18: orderFlushQueue.postInjection of segment 1"),
+        stdout(&o).contains(
+            "  race at step 18 (both runnable): orderFlushQueue.postInjection of segment 1"
+        ),
         "{}",
         stdout(&o)
     );
+    // g4's step run before g2's: the two are never runnable together in this run,
+    // and the vector clocks still see its steps 18 and 20 unordered.
+    let mut moved: Vec<&str> = schedule.split(',').collect();
+    moved.swap(17, 18);
+    let o = flushscope(&[
+        "run",
+        "builtin:compaction-race",
+        "--schedule",
+        &moved.join(","),
+        "--races",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let found = &v["races"]["found"][0];
+    assert_eq!(found["steps"], serde_json::json!([18, 20]), "{v}");
+    assert_eq!(found["schedule"], schedule.as_str());
+    assert_eq!(v["races"]["unshown"], 0);
     let o = flushscope(&[
         "run",
         "builtin:compaction-race",

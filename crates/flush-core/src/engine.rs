@@ -79,6 +79,13 @@ pub trait Model: Clone + Sized + 'static {
     fn accesses<'s>(&self, _s: &'s Self::State) -> &'s [Access] {
         &[]
     }
+    /// The synchronisation of the step that produced `s` (see [`SyncOp`]), for the
+    /// happens-before check along a run. Empty for a model that declares none:
+    /// the check then orders steps only by what it sees (program order, `go`, one
+    /// step making another runnable, the locks of the accesses).
+    fn syncs<'s>(&self, _s: &'s Self::State) -> &'s [SyncOp] {
+        &[]
+    }
     /// True when the model's steps declare their footprints (see [`Model::accesses`]),
     /// so an empty race check means something.
     const FOOTPRINTS: bool = false;
@@ -283,18 +290,40 @@ impl Access {
     }
 }
 
-/// A step's accesses kept beside a state: it never makes two states different
-/// (equal, hashes to nothing), and a copy starts empty (it is the footprint of the
-/// step that produced *this* state; the explorer copies states by the million).
+/// One end of a happens-before edge a step makes, as the Go memory model gives
+/// them: a `release` (a close, a send, `wg.Done`, the end of a `Once`'s function,
+/// an unlock, a `sync.Map` store) publishes the goroutine's past to `object`
+/// (`"chan"` and a channel id, `"wg"` and a runner, ...); an acquire (a receive, a
+/// returning `Wait` or `Once.Do`, a lock, a load that sees the store) takes in all
+/// that was published there. Mutexes held at an [`Access`] need no `SyncOp`: the
+/// step both takes and releases them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct SyncOp {
+    pub object: &'static str,
+    pub id: i64,
+    pub release: bool,
+}
+
+/// A step's accesses and synchronisation, kept beside a state: it never makes two
+/// states different (equal, hashes to nothing), and a copy starts empty (it is the
+/// footprint of the step that produced *this* state; the explorer copies states by
+/// the million).
 #[derive(Debug, Default)]
-pub struct Footprint(pub Vec<Access>);
+pub struct Footprint(pub Vec<Access>, pub Vec<SyncOp>);
+
+impl Footprint {
+    pub fn clear(&mut self) {
+        self.0.clear();
+        self.1.clear();
+    }
+}
 
 impl Clone for Footprint {
     fn clone(&self) -> Footprint {
-        Footprint(Vec::new())
+        Footprint(Vec::new(), Vec::new())
     }
     fn clone_from(&mut self, _: &Footprint) {
-        self.0.clear();
+        self.clear();
     }
 }
 

@@ -13,6 +13,7 @@
 //! it with a [`Stopped`] reason and what was covered, never an abort.
 
 mod fingerprint;
+mod hb;
 mod outcomes;
 mod races;
 mod search;

@@ -8,6 +8,7 @@
 //! predecessors first), so an exhaustive search that checks every state finds
 //! every race of the footprints, as Java PathFinder's race detector does.
 
+use super::hb::{show, Clocks};
 use crate::engine::{Access, Model};
 use crate::sched::Choice;
 
@@ -124,12 +125,17 @@ fn order_of<M: Model>(
     vec![a]
 }
 
-/// A race seen in a run: at the state after `step` steps, with a schedule showing
-/// it (the run's first `step` choices, then the two racing steps).
+/// A race seen in a run. Either both steps were runnable together at a state the
+/// run passed (`steps` empty; `step` is that state), or the run made both
+/// accesses, unordered by happens-before ([`hb`](super::hb); `steps` are the two
+/// steps of the run, numbered as the trace numbers them, and `step` the second).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct RunRace {
     pub step: u32,
+    /// The run's two racing steps, when the run made both accesses.
+    pub steps: Vec<u32>,
     pub message: String,
+    /// A schedule whose last steps are the two racing ones, runnable together.
     pub schedule: String,
     pub accesses: [Access; 2],
     pub goroutines: [u32; 2],
@@ -140,48 +146,50 @@ pub struct RunRace {
 /// The race check along one run.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct RunRaces {
-    /// Each distinct race, where the run first passed a state showing it.
+    /// Each distinct race, in the order of `step`.
     pub found: Vec<RunRace>,
     /// States checked (the run has `schedule.len() + 1`).
     pub checked: u32,
     /// False when the step budget stopped the check before the run's end.
     pub complete: bool,
+    /// Pairs of accesses the clocks did not order but no schedule showed racing
+    /// (an edge the engine cannot see, such as a receive that did not wait).
+    pub unshown: u32,
 }
 
+/// How many pairs of one race (field and lines) the check tries to show before it
+/// gives up on that race.
+const SHOW_TRIES: u32 = 3;
+
 /// Replays `schedule` from the start and checks every state it passes through
-/// (see [`races_at`]), spending at most `budget` model steps on the footprints.
+/// (see [`races_at`]) and every pair of its accesses (see [`hb`](super::hb)),
+/// spending at most about `budget` model steps and clock entries.
 pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces {
     let mut w = sc.init();
-    let (mut runnable, mut facts, mut spare) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut runnable, mut next, mut facts, mut spare) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut out = RunRaces {
         found: Vec::new(),
         checked: 0,
         complete: true,
+        unshown: 0,
     };
+    let mut clocks = Clocks::default();
+    let mut pairs = Vec::new();
+    let mut live = sc.goroutine_ids(&w);
+    sc.runnable(&w, &mut runnable);
     let mut spent = 0u64;
     for i in 0..=schedule.len() {
-        sc.runnable(&w, &mut runnable);
-        spent += runnable.len() as u64;
-        if spent > budget {
+        spent += (runnable.len() + live.len()) as u64;
+        if spent + clocks.work > budget {
             out.complete = false;
             break;
         }
         out.checked += 1;
         for r in races_at(sc, &w, &runnable, &mut spare) {
-            let key = r.key();
-            if out.found.iter().any(|f| f.key == key) {
-                continue;
-            }
             let mut s = schedule[..i].to_vec();
             s.extend(&r.steps);
-            out.found.push(RunRace {
-                step: i as u32,
-                message: r.message(),
-                schedule: crate::sched::format_schedule(&s),
-                accesses: [r.a.1, r.b.1],
-                goroutines: [r.a.0.g, r.b.0.g],
-                key,
-            });
+            out.add(&r, i as u32, Vec::new(), &s);
         }
         let Some(&c) = schedule.get(i) else { break };
         if !runnable.contains(&c) {
@@ -189,11 +197,67 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
         }
         facts.clear();
         sc.step(&mut w, c, &mut facts);
+        let now_live = sc.goroutine_ids(&w);
+        sc.runnable(&w, &mut next);
+        let (acc, syncs) = (sc.accesses(&w), sc.syncs(&w));
+        pairs.extend(clocks.step(i, c, &runnable, &next, &live, &now_live, acc, syncs));
+        std::mem::swap(&mut runnable, &mut next);
+        live = now_live;
     }
+    let mut left = budget.saturating_sub(spent + clocks.work);
+    let mut tries: Vec<(String, u32)> = Vec::new();
+    for x in pairs {
+        let (ca, cb) = (schedule[x.first], schedule[x.second]);
+        let r = Race {
+            a: (ca, x.a),
+            b: (cb, x.b),
+            steps: Vec::new(),
+        };
+        let key = r.key();
+        if out.found.iter().any(|f| f.key == key) {
+            continue;
+        }
+        let t = match tries.iter_mut().find(|t| t.0 == key) {
+            Some(t) => t,
+            None => {
+                tries.push((key, 0));
+                tries.last_mut().unwrap()
+            }
+        };
+        if t.1 == SHOW_TRIES {
+            continue;
+        }
+        t.1 += 1;
+        match show(sc, schedule, &x, &mut left) {
+            Some(s) => {
+                let steps = vec![x.first as u32 + 1, x.second as u32 + 1];
+                out.add(&r, x.second as u32 + 1, steps, &s);
+            }
+            None => out.unshown += 1,
+        }
+    }
+    out.found.sort_by_key(|f| f.step);
     out
 }
 
 impl RunRaces {
+    /// Keeps `r` unless a race with its key is kept already.
+    fn add(&mut self, r: &Race, step: u32, steps: Vec<u32>, schedule: &[Choice]) {
+        let key = r.key();
+        if self.found.iter().any(|f| f.key == key) {
+            return;
+        }
+        self.found.push(RunRace {
+            step,
+            steps,
+            message: r.message(),
+            schedule: crate::sched::format_schedule(schedule),
+            accesses: [r.a.1, r.b.1],
+            goroutines: [r.a.0.g, r.b.0.g],
+            key,
+        });
+    }
+
     /// The races as text, after a run's trace.
     pub fn text(&self, states: u32) -> String {
         let mut s = format!(
@@ -209,12 +273,22 @@ impl RunRaces {
             s.push_str("  none in this run (explore --races looks at every interleaving)\n");
         }
         for f in &self.found {
+            let at = match f.steps[..] {
+                [a, b] => format!("steps {a} and {b} (unordered by happens-before)"),
+                _ => format!("step {} (both runnable)", f.step),
+            };
             s.push_str(&format!(
-                "  race at step {}: {}\n    schedule, {} steps: {}\n",
-                f.step,
+                "  race at {at}: {}\n    schedule, {} steps: {}\n",
                 f.message,
                 f.schedule.split(',').filter(|x| !x.is_empty()).count(),
                 f.schedule
+            ));
+        }
+        if self.unshown > 0 {
+            s.push_str(&format!(
+                "  {} pair{} of accesses the clocks left unordered showed no race when replayed\n",
+                self.unshown,
+                if self.unshown == 1 { "" } else { "s" }
             ));
         }
         s

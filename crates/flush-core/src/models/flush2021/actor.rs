@@ -117,6 +117,8 @@ impl World {
                 fail,
             } => {
                 if self.drop.dropping {
+                    // `dropping.Load()` saw startDropping's store.
+                    self.sync(footprint::obj::DROPPING, 0, false);
                     // fm:262-275 handleInsertTask, drop mode — ad-hoc runner, Add(1),
                     // runFlushInsert, Wait, then append under the drop mutex.
                     let flags = (flushed, dropped);
@@ -126,6 +128,7 @@ impl World {
             }
             Op::FlushDelete { segment, .. } => {
                 if self.drop.dropping {
+                    self.sync(footprint::obj::DROPPING, 0, false);
                     // fm:283-286 handleDeleteTask, drop mode — getFlushQueue, then working.Load(pos).
                     let Some(qi) = self.get_flush_queue(segment, ev) else {
                         return Flow::At(ActorAt::QueueInit {
@@ -145,6 +148,8 @@ impl World {
                 self.inject_from(sc, inj, 0, ev)
             }
             Op::WaitInjected { inj } => {
+                // `<-injection.Injected()` (ft:90-92).
+                self.sync(footprint::obj::INJECTED, inj.into(), false);
                 ev.push(Ev::Injected { inj });
                 Flow::Returned
             }
@@ -156,6 +161,7 @@ impl World {
                 } else {
                     Over::Closed
                 };
+                self.sync(footprint::obj::INJECT_OVER, inj.into(), true);
                 self.touch_over_waiters(inj);
                 ev.push(Ev::InjectDone { inj, success });
                 Flow::Returned
@@ -163,6 +169,7 @@ impl World {
             Op::StartDropping => {
                 // fm:488 — m.dropping.Store(true); the channel and the goroutine are the next step.
                 self.drop.dropping = true;
+                self.sync(footprint::obj::DROPPING, 0, true);
                 ev.push(Ev::StartDroppingStore);
                 Flow::At(ActorAt::StartDroppingMake)
             }
@@ -234,6 +241,7 @@ impl World {
             ActorAt::Inject { inj, next } => self.inject_from(sc, inj, next, ev),
             ActorAt::DropWait { runner } => self.drop_wait_done(runner, ev),
             ActorAt::DropMutex { pack } => {
+                self.drop_handler_mutex();
                 self.drop.packs.push(pack);
                 ev.push(Ev::DropPackAppended { pack });
                 Flow::Returned
@@ -259,6 +267,7 @@ impl World {
             AllFlushed::Closed => "close of closed channel (notifyAllFlushed twice)",
             AllFlushed::Open => {
                 self.drop.all_flushed = AllFlushed::Closed;
+                self.sync(footprint::obj::ALL_FLUSHED, 0, true);
                 if let Some(f) = self.finaliser {
                     self.touch(f);
                 }
@@ -377,6 +386,7 @@ impl World {
             ev.push(Ev::DropMutexWait { pack });
             return Flow::At(ActorAt::DropMutex { pack });
         }
+        self.drop_handler_mutex();
         self.drop.packs.push(pack);
         ev.push(Ev::DropPackAppended { pack });
         Flow::Returned
@@ -398,7 +408,9 @@ impl World {
             ev.push(Ev::InjectChFull { inj, segment });
             return Flow::At(ActorAt::Inject { inj, next });
         }
+        // fm:178 `q.injectCh <- inject`.
         self.queues[qi].inject_ch.push_back(inj);
+        self.sync(footprint::obj::INJECT_CH, inj.into(), true);
         self.touch_inject_ch(qi);
         ev.push(Ev::InjectQueued {
             inj,

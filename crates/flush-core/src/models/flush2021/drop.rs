@@ -193,6 +193,8 @@ impl World {
                         Some(TailAt::WaitTail { sig: None })
                     }
                     Some(t) if self.is_closed(t.id) => {
+                        // The receive from a closed channel returns at once.
+                        self.sync(footprint::obj::CHAN, t.id.into(), false);
                         ev.push(Ev::TailRead {
                             segment,
                             tail: TailSeen::Closed(t.origin),
@@ -220,6 +222,7 @@ impl World {
 
     /// fm:479 — `wg.Done()`; the finaliser's `wg.Wait()` may return.
     fn tail_waiter_done(&mut self, g: Gid) {
+        self.sync(footprint::obj::TAIL_WAITERS_WG, 0, true);
         self.drop.tail_waiters -= 1;
         if self.drop.tail_waiters == 0 {
             if let Some(f) = self.finaliser {

@@ -8,8 +8,8 @@
 //! where the Go line it models touches a field, so the footprint follows the
 //! path the step took.
 
-use super::World;
-use crate::engine::{Access, GoSite};
+use super::{FinaliserAt, HandlerAt, Role, RunnerAt, TailAt, World};
+use crate::engine::{Access, GoSite, SyncOp};
 
 pub const TAIL_CH: &str = "orderFlushQueue.tailCh";
 pub const POST_INJECTION: &str = "orderFlushQueue.postInjection";
@@ -96,7 +96,105 @@ impl Site {
     }
 }
 
+/// The synchronising objects of the happens-before check (see [`SyncOp`]), each
+/// with the id that tells its instances apart.
+pub mod obj {
+    /// A `chan struct{}` that is closed, never sent on (a queue's `tailCh` of
+    /// fm:115, an `injectDone` of fm:204, a runner's `finishSignal` of ft:118): its id.
+    pub const CHAN: &str = "chan";
+    /// `orderFlushQueue.injectCh` (fm:105): the injection sent, by id.
+    pub const INJECT_CH: &str = "injectCh";
+    /// `taskInjection.injectOver` (ft:82): by injection.
+    pub const INJECT_OVER: &str = "injectOver";
+    /// `taskInjection.wg` (ft:75), counted down by `injectOne` (ft:100): by injection.
+    pub const INJECTION_WG: &str = "taskInjection.wg";
+    /// `taskInjection.injected` (ft:73), closed by `waitForInjected` (ft:96).
+    pub const INJECTED: &str = "taskInjection.injected";
+    /// A `flushTaskRunner`'s WaitGroup (ft:49): by runner.
+    pub const RUNNER_WG: &str = "flushTaskRunner.WaitGroup";
+    /// An `injectHandler`'s `done` channel and `wg` (fm:184-185): by its goroutine.
+    pub const HANDLER_DONE: &str = "injectHandler.done";
+    pub const HANDLER_WG: &str = "injectHandler.wg";
+    /// The queue's `injectMut` (the same name as the accesses' lock): by segment.
+    pub const INJECT_MUT: &str = "injectMut";
+    /// `rendezvousFlushManager.dispatcher` (a `sync.Map`): by segment.
+    pub const DISPATCHER: &str = "dispatcher";
+    /// `dropHandler.allFlushed` (fm:489), the WaitGroup of `waitForAllFlushQueue`
+    /// (fm:473), `dropHandler`'s mutex (fm:229) and `dropping` (an atomic).
+    pub const ALL_FLUSHED: &str = "dropHandler.allFlushed";
+    pub const TAIL_WAITERS_WG: &str = "waitForAllFlushQueue.wg";
+    pub const DROP_HANDLER: &str = "dropHandler.Mutex";
+    pub const DROPPING: &str = "dropping";
+}
+
 impl World {
+    /// Records that this step releases (`true`) or acquires `object` `id`.
+    pub(super) fn sync(&mut self, object: &'static str, id: i64, release: bool) {
+        self.footprint.1.push(SyncOp {
+            object,
+            id,
+            release,
+        });
+    }
+
+    /// `dropHandler.Lock()` ... `Unlock()` around an append to its packs, in one step.
+    pub(super) fn drop_handler_mutex(&mut self) {
+        self.sync(obj::DROP_HANDLER, 0, false);
+        self.sync(obj::DROP_HANDLER, 0, true);
+    }
+
+    /// What passing the blocking point of `role` takes in: the receive, `Wait` or
+    /// `Once.Do` a goroutine there returns from. Releases are recorded where the
+    /// step code closes, sends, counts down or unlocks.
+    pub(super) fn acquire_at(&mut self, role: Role) {
+        use obj::*;
+        let (object, id) = match role {
+            Role::Actor { at, .. } => match at {
+                // fm:112 `q.Once.Do` returns (its function run here or by another).
+                super::ActorAt::QueueInit { segment, .. } => ("Once", segment),
+                // fm:224 `h.wg.Wait()` in injectHandler.close.
+                super::ActorAt::CloseHandler { handler, .. } => (HANDLER_WG, handler.into()),
+                // Drop mode's `Wait()` on the ad-hoc runner.
+                super::ActorAt::DropWait { runner } => (RUNNER_WG, runner.into()),
+                _ => return,
+            },
+            // ft:174 `t.Wait()`; ft:176 `<-t.startSignal`; ft:184 `<-injection.injectOver`.
+            Role::Runner { runner, at } => match at {
+                RunnerAt::WaitHalves => (RUNNER_WG, runner.into()),
+                RunnerAt::WaitStart => {
+                    let ri = self.ri(runner);
+                    (CHAN, self.runners[ri].start.map_or(-1, |s| s.id.into()))
+                }
+                RunnerAt::WaitInjectOver { inj } => (INJECT_OVER, inj.into()),
+                _ => return,
+            },
+            // fm:209 `<-inject.injectOver` (the select's cases: see handleInjection).
+            Role::Handler {
+                at: HandlerAt::Handling { inj, .. },
+                ..
+            } => (INJECT_OVER, inj.into()),
+            // ft:95 `ti.wg.Wait()`.
+            Role::WaitInjected { inj } => (INJECTION_WG, inj.into()),
+            Role::Finaliser { at } => match at {
+                // fm:491 `<-m.dropHandler.allFlushed`.
+                FinaliserAt::WaitAllFlushed => (ALL_FLUSHED, 0),
+                // fm:483 `wg.Wait()`, fm:494 `dropHandler.Lock()`.
+                FinaliserAt::WaitTailWaiters => {
+                    self.sync(DROP_HANDLER, 0, false);
+                    (TAIL_WAITERS_WG, 0)
+                }
+                _ => return,
+            },
+            // fm:478 `<-queue.tailCh`, the channel read before.
+            Role::TailWaiter {
+                at: TailAt::WaitTail { sig: Some(s) },
+                ..
+            } => (CHAN, s.into()),
+            _ => return,
+        };
+        self.sync(object, id, false);
+    }
+
     /// Records that this step touches `site`'s field of the queue of `segment`.
     pub(super) fn access(&mut self, segment: i64, site: Site) {
         let (field, write, locks, line, func, code) = site.what();

@@ -23,6 +23,8 @@ impl World {
                     return Some(self.handler_takes(g, qi, ev));
                 }
                 // fm:215-216 — <-h.done: return (the deferred wg.Done releases B7).
+                self.sync(footprint::obj::HANDLER_DONE, g.into(), false);
+                self.sync(footprint::obj::HANDLER_WG, g.into(), true);
                 ev.push(Ev::HandlerExited {
                     segment,
                     both_ready: inj_ready,
@@ -68,6 +70,8 @@ impl World {
     fn handler_takes(&mut self, g: Gid, qi: usize, ev: &mut Vec<Ev>) -> HandlerAt {
         let segment = self.queues[qi].segment;
         let inj = self.queues[qi].inject_ch.pop_front().expect("ready");
+        // fm:202 `case inject := <-q.injectCh`.
+        self.sync(footprint::obj::INJECT_CH, inj.into(), false);
         self.touch_inject_ch(qi);
         let done = self.new_signal(true);
         self.access(segment, Site::HandlerTail);
@@ -90,6 +94,8 @@ impl World {
     ) -> bool {
         let segment = self.queues[qi].segment;
         if !h.done {
+            // fm:223 `close(h.done)`.
+            self.sync(footprint::obj::HANDLER_DONE, h.goroutine.into(), true);
             self.queue_mut(qi).handler = Some(Handler { done: true, ..h });
             self.touch(h.goroutine);
             ev.push(Ev::HandlerCloseRequested {
@@ -97,6 +103,11 @@ impl World {
                 handler: h.goroutine,
             });
         }
-        self.goroutine(h.goroutine).is_some()
+        let live = self.goroutine(h.goroutine).is_some();
+        if !live {
+            // fm:224 `h.wg.Wait()` returns at once: the handler has returned.
+            self.sync(footprint::obj::HANDLER_WG, h.goroutine.into(), false);
+        }
+        live
     }
 }

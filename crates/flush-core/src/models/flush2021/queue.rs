@@ -13,12 +13,16 @@ impl World {
     /// caller then stands at its `QueueInit` point.
     pub(super) fn get_flush_queue(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Option<usize> {
         if let Some(qi) = self.qi(segment) {
+            // The load sees the store (sync.Map); then `q.Once.Do` returns.
+            self.sync(footprint::obj::DISPATCHER, segment, false);
             if self.queues[qi].tail.is_none() {
                 // Stored by a goroutine that has not run init yet: sync.Once runs it here.
                 self.init_queue(qi, ev);
             }
+            self.sync("Once", segment, false);
             return Some(qi);
         }
+        self.sync(footprint::obj::DISPATCHER, segment, true);
         self.queues.push(Queue {
             segment,
             tail: None,

@@ -84,6 +84,7 @@ impl World {
                     HalfKind::Delete => run.delete_err = true,
                 }
                 run.wg -= 1;
+                self.sync(footprint::obj::RUNNER_WG, r.into(), true);
                 self.touch_runner_wg(ri);
                 ev.push(Ev::HalfGaveUp { segment, pos, kind });
                 self.finish(g);
@@ -102,6 +103,7 @@ impl World {
             return Some(HalfAt::RetrySleep { n });
         }
         self.runners[ri].wg -= 1;
+        self.sync(footprint::obj::RUNNER_WG, r.into(), true);
         self.touch_runner_wg(ri);
         ev.push(Ev::HalfDone {
             segment,
@@ -188,6 +190,8 @@ impl World {
         };
         self.runners[ri].pack = Some(pack);
         if let Some(inj) = self.queues[qi].inject_ch.pop_front() {
+            // ft:181 `case injection := <-t.injectSignal`.
+            self.sync(footprint::obj::INJECT_CH, inj.into(), false);
             self.touch_inject_ch(qi);
             self.take_injection(inj, segment, ev);
             ev.push(Ev::RunnerTookInjection { segment, pos, inj });

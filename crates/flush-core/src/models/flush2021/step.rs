@@ -31,7 +31,8 @@ impl World {
     pub fn step(&mut self, sc: &Scenario, choice: Choice, ev: &mut Vec<Ev>) -> Who {
         let g = self.goroutines[self.gi(choice.g)];
         let who = self.who_of(&g);
-        self.footprint.0.clear();
+        self.footprint.clear();
+        self.acquire_at(g.role);
         let id = g.id;
         match g.role {
             Role::Actor { actor, pc, at } => self.step_actor(sc, id, actor, pc, at, choice.alt, ev),
@@ -64,6 +65,7 @@ impl World {
             Role::WaitInjected { inj } => {
                 // ft:94-97 waitForInjected — wg.Wait() returned; close(injected).
                 self.injections[inj as usize].injected = true;
+                self.sync(footprint::obj::INJECTED, inj.into(), true);
                 self.touch_actors();
                 ev.push(Ev::InjectedClosed { inj });
                 self.finish(id);
@@ -90,6 +92,8 @@ impl World {
     /// may wait for it is re-examined.
     pub(super) fn set_inject_mut(&mut self, qi: usize, holder: Option<Gid>) {
         self.queue_mut(qi).inject_mut = holder;
+        let segment = self.queues[qi].segment;
+        self.sync(footprint::obj::INJECT_MUT, segment, holder.is_none());
         self.touch_lock_waiters(self.queues[qi].segment);
         if let Some(f) = self.finaliser {
             self.touch(f);
@@ -170,6 +174,8 @@ impl World {
 
     /// A queue of `segment` pops `inj` and calls `injectOne()`.
     pub(super) fn take_injection(&mut self, inj: InjId, segment: i64, ev: &mut Vec<Ev>) {
+        // ft:99-101 injectOne: `ti.wg.Done()`.
+        self.sync(footprint::obj::INJECTION_WG, inj.into(), true);
         let st = &mut self.injections[inj as usize];
         st.remaining = st.remaining.saturating_sub(1);
         let twice = st.taken.contains(&segment);

@@ -1006,11 +1006,15 @@ impl World {
         self.next_sig += 1;
         if open {
             self.open_signals.push(id); // ids grow, so the vector stays sorted
+        } else {
+            // fm:115-116: made and closed at once.
+            self.sync(super::footprint::obj::CHAN, id.into(), true);
         }
         id
     }
 
     pub(super) fn close_signal(&mut self, s: SigId) {
+        self.sync(super::footprint::obj::CHAN, s.into(), true);
         if let Ok(i) = self.open_signals.binary_search(&s) {
             self.open_signals.remove(i);
         }

@@ -139,5 +139,8 @@ impl crate::engine::Model for Scenario {
     fn accesses<'s>(&self, w: &'s World) -> &'s [crate::engine::Access] {
         &w.footprint.0
     }
+    fn syncs<'s>(&self, w: &'s World) -> &'s [crate::engine::SyncOp] {
+        &w.footprint.1
+    }
     const FOOTPRINTS: bool = true;
 }

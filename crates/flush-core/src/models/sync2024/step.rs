@@ -27,7 +27,7 @@ impl World {
     pub fn step(&mut self, sc: &Scenario, choice: Choice, ev: &mut Vec<Ev>) {
         let gi = self.gi(choice.g);
         let g = self.goroutines[gi].clone();
-        self.footprint.0.clear();
+        self.footprint.clear();
         match g.role {
             Role::Actor { actor, pc, at } => self.step_actor(sc, g.id, actor, pc, at, ev),
             Role::Task { task, at } => {
