@@ -838,6 +838,46 @@ test('a focused control is never hidden under the sticky step controls (WCAG 2.4
   }
 });
 
+test('data races of the whole run: two steps never runnable together, marked in the step panel and on the scrubber', async () => {
+  // The explorer's shortest compaction-race schedule with g4's step 18 run before
+  // g2's: the run never has both racing steps runnable at once; the vector clocks
+  // still see steps 18 and 20 unordered.
+  const sched = '0,0,3,0,0,1,5,6,4,4,2,2,4,8,9,7,2,4,2,9';
+  const { page, ctx, errors } = await open(`scenario=compaction-race&mode=manual&sched=${sched}&step=0`, { waitFor: '#races-on' });
+  assert.equal(await page.$('#races-in-run'), null, 'nothing is checked until asked');
+  await page.check('#races-on');
+  const race = page.locator('#races-in-run .run-race');
+  await race.first().waitFor();
+  assert.equal(await race.count(), 1, await page.textContent('#races-in-run'));
+  assert.equal(await race.getAttribute('data-steps'), '18,20');
+  assert.match(await race.textContent(), /orderFlushQueue\.postInjection of segment 1: steps 18 and 20, unordered by happens-before/);
+  const lines = await race.locator('.race-side').evaluateAll((s) => s.map((x) => x.dataset.line));
+  assert.deepEqual(lines, ['158', '212']);
+  // The scrubber carries a tick for each racing step.
+  assert.deepEqual(await page.$$eval('#race-steps option', (o) => o.map((x) => x.value)), ['18', '20']);
+  assert.equal(await page.getAttribute('#scrubber', 'list'), 'race-steps');
+  // Each step is a button; at the step, the step panel says what it races with.
+  await race.locator('button.goto-step[data-step="20"]').click();
+  await waitStep(page, 20);
+  assert.match(await page.textContent('#race-step'), /Racing step: its write of orderFlushQueue\.postInjection \(flush_manager\.go:212\) and step 18's read by g4 are unordered/);
+  assert.equal(await race.locator('button.goto-step.here').getAttribute('data-step'), '20');
+  assert.equal(await race.locator('button.goto-step.here').getAttribute('aria-current'), 'step');
+  await shot(page, '26-race-in-run');
+  await audit(page, 'data races of the run');
+  await race.locator('button.goto-step[data-step="18"]').click();
+  await waitStep(page, 18);
+  assert.match(await page.textContent('#race-step'), /its read of orderFlushQueue\.postInjection \(flush_manager\.go:158\) and step 20's write by g9/);
+  await page.keyboard.press('ArrowRight');
+  await waitStep(page, 19);
+  assert.equal(await page.$('#race-step'), null, 'step 19 is not a racing step');
+  // Off again: no marks.
+  await page.uncheck('#races-on');
+  await page.waitForFunction(() => !document.querySelector('#race-steps'));
+  assert.equal(await page.$('#races-in-run'), null);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('data races in the page: the explorer finds one, opens where both steps can run, and shows the two accesses side by side', async () => {
   const { page, ctx, errors } = await open('scenario=compaction-race', { waitFor: '#explore-btn' });
   await page.check('#explore-races');
@@ -857,8 +897,8 @@ test('data races in the page: the explorer finds one, opens where both steps can
   await page.waitForFunction(() => document.querySelector('.app').dataset.len === '20');
   await waitStep(page, 18);
   await page.check('#races-on');
-  await page.waitForSelector('#races-here .race');
-  const sides = page.locator('#races-here .race-side');
+  await page.waitForSelector('#races-at-step .race');
+  const sides = page.locator('#races-at-step .race-side');
   assert.equal(await sides.count(), 2);
   assert.deepEqual(await sides.evaluateAll((s) => s.map((x) => x.dataset.line)), ['158', '212']);
   assert.match(await sides.nth(0).textContent(), /reads at flush_manager\.go:158.*if q\.postInjection != nil \{.*holding injectMut/s);
@@ -875,7 +915,7 @@ test('data races in the page: the explorer finds one, opens where both steps can
   await sides.nth(1).locator('button').click();
   await waitStep(page, 19);
   assert.match(await page.textContent('#step .gid'), new RegExp(`g${g}`));
-  await page.waitForFunction(() => !document.querySelector('#races-here .race-side[data-line="212"]'));
+  await page.waitForFunction(() => !document.querySelector('#races-at-step .race-side[data-line="212"]'));
   await noCrash(page, errors);
   await ctx.close();
 });

@@ -2,6 +2,12 @@
 //! storage), the permalink that follows the view, pasted permalinks, the
 //! keyboard, the play timer, and uploads.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use flush_core::explore::RunRaces;
+use flush_core::view::Figures;
+use flush_core::AnyRun;
 use gloo::events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
@@ -207,6 +213,61 @@ pub fn use_keyboard(d: Dispatch, playing: bool, help: bool) {
             });
         move || drop(l)
     });
+}
+
+/// Model steps and clock entries the page's whole-run race check may spend (the
+/// CLI's `run --races` has 5 M): it runs once per run, when asked, in the page's thread.
+pub const PAGE_RACE_BUDGET: u64 = 400_000;
+
+/// An `Rc` compared by address: the figures are renewed exactly when the run's
+/// recorded steps change, so they key what is computed once per run.
+#[derive(Clone)]
+pub struct ByPtr<T>(pub Rc<T>);
+impl<T> PartialEq for ByPtr<T> {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &o.0)
+    }
+}
+
+/// The page's data-race check: whether it is on, the whole run's races, and
+/// what the step panel and the scrubber mark with them.
+pub struct Races {
+    pub on: UseStateHandle<bool>,
+    pub in_run: Option<Rc<RunRaces>>,
+    /// Said in the step panel when the cursor's step is a racing step.
+    pub note: Option<String>,
+    /// The racing steps, ticks on the scrubber.
+    pub steps: Rc<Vec<u32>>,
+}
+
+/// The data races of the whole run (vector clocks and every state it passes; see
+/// `flush_core::explore::run_races`), while on; recomputed when the run's steps
+/// change (`figures` is renewed then), not when the cursor moves. None while off
+/// or when the model declares no footprints.
+#[hook]
+pub fn use_races(run: &Rc<RefCell<AnyRun>>, figures: &Rc<Figures>) -> Races {
+    let on = use_state(|| false);
+    let in_run = {
+        let run = run.clone();
+        use_memo((ByPtr(figures.clone()), *on), move |(_, on)| {
+            let r = run.borrow();
+            (*on && r.footprints()).then(|| Rc::new(r.races(PAGE_RACE_BUDGET)))
+        })
+    };
+    let in_run = (*in_run).clone();
+    let (note, steps) = match &in_run {
+        Some(r) => (
+            crate::components::races::step_note(r, run.borrow().cursor()),
+            Rc::new(crate::components::races::marked_steps(r)),
+        ),
+        None => (None, Rc::default()),
+    };
+    Races {
+        on,
+        in_run,
+        note,
+        steps,
+    }
 }
 
 /// The tab says which scenario is open.

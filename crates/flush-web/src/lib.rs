@@ -78,6 +78,7 @@ pub fn app() -> Html {
 
     let figures = state.figures();
     hooks::use_title(state.run.borrow().header().title.clone());
+    let races = hooks::use_races(&state.run, &figures);
     let run = state.run.borrow();
     let h = run.header();
     let (cursor, len) = (run.cursor(), run.len());
@@ -93,7 +94,7 @@ pub fn app() -> Html {
                     scripted={h.schedule.is_some()} mode={state.mode} seed={state.seed} dispatch={d.clone()}
                     {on_upload} {on_export_json} {on_export_svg} {on_copy_link} />
             <Transport {cursor} {len} outcome={run.outcome().cloned()} playing={state.playing} speed={state.speed}
-                       manual={state.mode == Mode::Manual} dispatch={d.clone()} />
+                       manual={state.mode == Mode::Manual} dispatch={d.clone()} race_steps={races.steps} />
             <div class="main">
                 <main class="stage" id="stage">
                     if let Some(e) = &state.error { {error_banner(e, &d)} }
@@ -109,9 +110,9 @@ pub fn app() -> Html {
                 </main>
                 <aside class="side" aria-labelledby="side-title">
                     <h2 id="side-title" class="sr-only">{"This step and the goroutines"}</h2>
-                    <StepPanel line={line.clone()} {cursor} {len} outcome={run.outcome().cloned()} />
+                    <StepPanel line={line.clone()} {cursor} {len} outcome={run.outcome().cloned()} race_note={races.note} />
                     <Goroutines rows={Rc::new(rows)} {total} {runnable} stopped={run.panicked_here()} dispatch={d.clone()} />
-                    <RacesHere run={state.run.clone()} rev={state.rev} {cursor} dispatch={d.clone()} />
+                    <RacesHere run={state.run.clone()} rev={state.rev} {cursor} dispatch={d.clone()} on={races.on} in_run={races.in_run} />
                     <RaceLens run={state.run.clone()} rev={state.rev} {cursor} source={state.source.clone()} version={h.version} dispatch={d.clone()} />
                     <ExplorePanel scenario={run.scenario()} source={state.source.clone()} version={h.version} dispatch={d.clone()} />
                 </aside>

@@ -183,6 +183,14 @@ impl AnyRun {
         each_run!(self, r => explore::races_here(r))
     }
 
+    /// True when the model's steps declare footprints (so a race check means something).
+    pub fn footprints(&self) -> bool {
+        fn of<M: Model>(_: &Run<M>) -> bool {
+            M::FOOTPRINTS
+        }
+        each_run!(self, r => of(r))
+    }
+
     /// The race check at every state of this run (see [`explore::run_races`]), at
     /// most `budget` model steps spent on footprints.
     pub fn races(&self, budget: u64) -> explore::RunRaces {

@@ -135,6 +135,8 @@ pub struct TransportProps {
     pub speed: u32,
     pub manual: bool,
     pub dispatch: Dispatch,
+    /// Steps the scrubber marks (the run's racing steps).
+    pub race_steps: std::rc::Rc<Vec<u32>>,
 }
 
 /// The scrubber's, the jump field's and the speed picker's handlers.
@@ -228,7 +230,14 @@ pub fn transport(p: &TransportProps) -> Html {
                 </select>
             </label>
             <input id="scrubber" type="range" min="0" max={len.to_string()} value={cursor.to_string()} oninput={on_scrub}
+                   list={(!p.race_steps.is_empty()).then_some("race-steps")}
                    aria-label="step scrubber" aria-valuetext={format!("step {cursor} of {len}")} />
+            if !p.race_steps.is_empty() {
+                // The racing steps as ticks on the scrubber.
+                <datalist id="race-steps">
+                    {for p.race_steps.iter().map(|s| html! { <option value={s.to_string()} label={format!("racing step {s}")} /> })}
+                </datalist>
+            }
             <span id="counter" class="counter">{format!("step {cursor} / {len}")}</span>
             <label class="jump">{"jump to "}<input id="jump" type="number" min="0" max={len.to_string()} placeholder="step" onkeydown={on_jump} /></label>
             if let Some(o) = &p.outcome {

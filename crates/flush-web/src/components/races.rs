@@ -1,11 +1,13 @@
-//! "Data races at this step": the steps runnable at the cursor whose footprints
-//! race (the core's race check), each side with its goroutine, the Go line and
+//! "Data races": those of the whole run (the core's vector clocks and state
+//! check), each with its two steps one click away, and those between the steps
+//! runnable at the cursor, each side with its goroutine, the Go line and
 //! statement, and the locks held, side by side, one click from running it.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use flush_core::explore::RaceSide;
+use flush_core::engine::Access;
+use flush_core::explore::{RaceSide, RunRace, RunRaces};
 use flush_core::AnyRun;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -23,6 +25,10 @@ pub struct RacesProps {
     pub rev: u64,
     pub cursor: u32,
     pub dispatch: Dispatch,
+    /// The check is on (the app keeps it: the step panel and scrubber mark races too).
+    pub on: UseStateHandle<bool>,
+    /// The whole run's races, while on.
+    pub in_run: Option<Rc<RunRaces>>,
 }
 
 impl PartialEq for RacesProps {
@@ -30,6 +36,8 @@ impl PartialEq for RacesProps {
         Rc::ptr_eq(&self.run, &o.run)
             && (self.rev, self.cursor) == (o.rev, o.cursor)
             && self.dispatch == o.dispatch
+            && *self.on == *o.on
+            && self.in_run == o.in_run
     }
 }
 
@@ -45,7 +53,7 @@ enum Here {
 
 #[function_component(RacesHere)]
 pub fn races_here(p: &RacesProps) -> Html {
-    let on = use_state(|| false);
+    let on = p.on.clone();
     let here = {
         let run = p.run.clone();
         use_memo((p.rev, p.cursor, *on), move |&(_, _, on)| {
@@ -69,11 +77,14 @@ pub fn races_here(p: &RacesProps) -> Html {
     };
     html! {
         <section class="panel races" id="races-here" aria-labelledby="races-title">
-            <h3 id="races-title">{"Data races at this step"}</h3>
+            <h3 id="races-title">{"Data races"}</h3>
             <label class="check">
                 <input type="checkbox" id="races-on" checked={*on} onchange={toggle} />
-                {" check the steps runnable here for unordered accesses to one shared field"}
+                {" look for unordered accesses to one shared field, in this run and at this step"}
             </label>
+            if let Some(r) = &p.in_run { {in_run(r, p.cursor, &p.dispatch)} }
+            <div id="races-at-step">
+            if *on { <h4 class="races-sub">{"At this step"}</h4> }
             {match &*here {
                 Here::Off => html! {},
                 Here::Unknown => html! { <p class="muted">{"This model declares no footprints: nothing to check."}</p> },
@@ -81,7 +92,7 @@ pub fn races_here(p: &RacesProps) -> Html {
                     <p class="muted">{format!("{n} goroutines are runnable here: the check runs at {MAX_RUNNABLE} or fewer.")}</p>
                 },
                 Here::Races(list) if list.is_empty() => html! {
-                    <p id="races-none" class="v-ok">{"No two steps runnable here race."}</p>
+                    <p id="races-none" class="muted">{"No two steps runnable here race."}</p>
                 },
                 Here::Races(list) => html! {
                     <>
@@ -91,6 +102,7 @@ pub fn races_here(p: &RacesProps) -> Html {
                     </>
                 },
             }}
+            </div>
         </section>
     }
 }
@@ -136,4 +148,102 @@ fn side(s: &RaceSide, d: &Dispatch) -> Html {
                     aria-label={format!("run g{} (this side of the race)", c.g)}>{format!("run g{}", c.g)}</button>
         </div>
     }
+}
+
+/// The whole run's races: each with its two steps (buttons to go there) or the
+/// state where both racing steps were runnable, and the two accesses.
+fn in_run(r: &RunRaces, cursor: u32, d: &Dispatch) -> Html {
+    let budget = (!r.complete).then(|| {
+        html! { <p class="muted">{format!("The check's budget ran out after {} states: later steps are not checked.", r.checked)}</p> }
+    });
+    html! {
+        <div id="races-in-run">
+            <h4 class="races-sub">{"In this run"}</h4>
+            {budget.unwrap_or_default()}
+            if r.found.is_empty() {
+                <p id="run-races-none" class="v-ok">{"No data race in this run (the explorer's \"also look for data races\" tries every interleaving)."}</p>
+            } else {
+                <ol class="race-list run-races">{for r.found.iter().map(|f| run_race(f, cursor, d))}</ol>
+            }
+            if r.unshown > 0 {
+                <p class="muted">{format!("{} pair(s) of accesses the clocks left unordered showed no race when replayed.", r.unshown)}</p>
+            }
+        </div>
+    }
+}
+
+fn run_race(f: &RunRace, cursor: u32, d: &Dispatch) -> Html {
+    let go = |n: u32| {
+        let d = d.clone();
+        let here = n == cursor;
+        html! {
+            <button class={classes!("goto-step", here.then_some("here"))} data-step={n.to_string()}
+                    aria-current={here.then_some("step")}
+                    aria-label={format!("go to step {n}")}
+                    onclick={Callback::from(move |_| d.dispatch(Action::Goto(n)))}>{n.to_string()}</button>
+        }
+    };
+    let a = &f.accesses[0];
+    let what = match f.steps[..] {
+        [x, y] => html! { <>{"steps "}{go(x)}{" and "}{go(y)}{", unordered by happens-before"}</> },
+        _ => html! { <>{"both racing steps runnable after step "}{go(f.step)}</> },
+    };
+    html! {
+        <li class="race run-race" data-field={a.field} data-steps={f.steps.iter().map(u32::to_string).collect::<Vec<_>>().join(",")}>
+            <p><strong>{"race: "}</strong>{format!("{} of segment {}: ", a.field, a.object)}{what}</p>
+            <div class="race-sides">
+                {for f.accesses.iter().zip(f.goroutines).map(|(a, g)| access_side(a, g))}
+            </div>
+        </li>
+    }
+}
+
+fn access_side(a: &Access, g: u32) -> Html {
+    html! {
+        <div class="race-side" data-g={g.to_string()} data-line={a.site.line.to_string()}>
+            <div class="who">{format!("g{g}")}</div>
+            <div>{if a.write { "writes" } else { "reads" }}{" at "}<code>{format!("{}:{}", a.site.file, a.site.line)}</code></div>
+            <div class="muted">{a.site.func}</div>
+            <pre class="go-line"><code>{a.site.code}</code></pre>
+            <div class={if a.locks.is_empty() { "unlocked" } else { "locked" }}>
+                {if a.locks.is_empty() { "holding no lock".to_owned() } else { format!("holding {}", a.locks.join(", ")) }}
+            </div>
+        </div>
+    }
+}
+
+/// What the step panel says of the cursor's step when it is one of a race's two
+/// steps in this run.
+pub fn step_note(r: &RunRaces, cursor: u32) -> Option<String> {
+    let notes: Vec<String> = r
+        .found
+        .iter()
+        .filter_map(|f| {
+            let i = f.steps.iter().position(|&s| s == cursor)?;
+            let (me, other) = (&f.accesses[i], &f.accesses[1 - i]);
+            Some(format!(
+                "Racing step: its {} of {} ({}:{}) and step {}'s {} by g{} are unordered by happens-before.",
+                if me.write { "write" } else { "read" },
+                me.field,
+                me.site.file,
+                me.site.line,
+                f.steps[1 - i],
+                if other.write { "write" } else { "read" },
+                f.goroutines[1 - i],
+            ))
+        })
+        .collect();
+    (!notes.is_empty()).then(|| notes.join(" "))
+}
+
+/// The steps the scrubber marks: every racing step of the run.
+pub fn marked_steps(r: &RunRaces) -> Vec<u32> {
+    let mut v: Vec<u32> = r
+        .found
+        .iter()
+        .flat_map(|f| f.steps.iter().copied())
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
 }

@@ -22,6 +22,8 @@ pub struct StepProps {
     pub cursor: u32,
     pub len: u32,
     pub outcome: Option<Outcome>,
+    /// The cursor's step is one of a data race's two steps: what to say of it.
+    pub race_note: Option<String>,
 }
 
 #[function_component(StepPanel)]
@@ -42,6 +44,7 @@ pub fn step_panel(p: &StepProps) -> Html {
             <p class="gofn"><code>{l.go.to_string()}</code></p>
             if !l.go.excerpt.is_empty() { <p class="excerpt">{l.go.excerpt}</p> }
             <p class="event" id="event">{&l.event}</p>
+            if let Some(n) = &p.race_note { <p class="callout race-step" id="race-step">{n}</p> }
             if !l.log.is_empty() {
                 <div class="logs"><div class="muted">{"Milvus would log:"}</div>
                     {for l.log.iter().map(|g| html!{ <pre class="log">{g}</pre> })}</div>
