@@ -81,8 +81,9 @@ pub trait Model: Clone + Sized + 'static {
     }
     /// The synchronisation of the step that produced `s` (see [`SyncOp`]), for the
     /// happens-before check along a run. Empty for a model that declares none:
-    /// the check then orders steps only by what it sees (program order, `go`, one
-    /// step making another runnable, the locks of the accesses).
+    /// the check then orders steps only by program order, `go` and the locks held
+    /// at the accesses, and shows each pair it leaves unordered by a schedule
+    /// before it calls it a race.
     fn syncs<'s>(&self, _s: &'s Self::State) -> &'s [SyncOp] {
         &[]
     }
@@ -293,16 +294,25 @@ impl Access {
 /// One end of a happens-before edge a step makes, as the Go memory model gives
 /// them: a `release` (a close, a send, `wg.Done`, the end of a `Once`'s function,
 /// an unlock, a `sync.Map` store) publishes the goroutine's past to `object`
-/// (`"chan"` and a channel id, `"wg"` and a runner, ...); an acquire (a receive, a
-/// returning `Wait` or `Once.Do`, a lock, a load that sees the store) takes in all
-/// that was published there. Mutexes held at an [`Access`] need no `SyncOp`: the
-/// step both takes and releases them.
+/// (`"chan"` and a channel id, `"injectCh"` and a (segment, injection) pair, ...);
+/// an acquire (a receive, a returning `Wait` or `Once.Do`, a lock, a load that
+/// sees the store) takes in all that was published there. `at` places it among
+/// the step's accesses: after the first `at` of them, as the Go statements run.
+/// A mutex held at an [`Access`] is taken just before it and released just after.
+///
+/// A release of [`GO`] with a goroutine's id is its `go` statement: the
+/// goroutine starts with what that release published (without it, with the
+/// stepping goroutine's clock before the step).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct SyncOp {
     pub object: &'static str,
-    pub id: i64,
+    pub id: (i64, i64),
     pub release: bool,
+    pub at: u32,
 }
+
+/// The [`SyncOp`] object of a `go` statement, by the new goroutine's id.
+pub const GO: &str = "go";
 
 /// A step's accesses and synchronisation, kept beside a state: it never makes two
 /// states different (equal, hashes to nothing), and a copy starts empty (it is the

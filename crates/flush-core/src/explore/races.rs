@@ -166,8 +166,7 @@ const SHOW_TRIES: u32 = 3;
 /// spending at most about `budget` model steps and clock entries.
 pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces {
     let mut w = sc.init();
-    let (mut runnable, mut next, mut facts, mut spare) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut runnable, mut facts, mut spare) = (Vec::new(), Vec::new(), Vec::new());
     let mut out = RunRaces {
         found: Vec::new(),
         checked: 0,
@@ -198,10 +197,9 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
         facts.clear();
         sc.step(&mut w, c, &mut facts);
         let now_live = sc.goroutine_ids(&w);
-        sc.runnable(&w, &mut next);
+        sc.runnable(&w, &mut runnable);
         let (acc, syncs) = (sc.accesses(&w), sc.syncs(&w));
-        pairs.extend(clocks.step(i, c, &runnable, &next, &live, &now_live, acc, syncs));
-        std::mem::swap(&mut runnable, &mut next);
+        pairs.extend(clocks.step(i, c, &live, &now_live, acc, syncs));
         live = now_live;
     }
     let mut left = budget.saturating_sub(spent + clocks.work);
@@ -228,7 +226,7 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
             continue;
         }
         t.1 += 1;
-        match show(sc, schedule, &x, &mut left) {
+        match show(sc, schedule, &x, &r.key(), &mut left) {
             Some(s) => {
                 let steps = vec![x.first as u32 + 1, x.second as u32 + 1];
                 out.add(&r, x.second as u32 + 1, steps, &s);

@@ -401,3 +401,73 @@ fn every_pair_the_clocks_leave_unordered_is_shown_by_a_schedule() {
         }
     }
 }
+
+/// The races `run --races` reports on `schedule`: (field, the two lines, the run's steps).
+fn run_races_of(sc: &AnyScenario, schedule: &str) -> Vec<(String, u32, u32, Vec<u32>)> {
+    // As `flushscope run --schedule S --races` runs it: S, then the seed, to the end.
+    let mut r = sc.run(flush_core::Policy::Scripted {
+        script: Choice::parse_list(schedule).unwrap(),
+        fallback_seed: 1,
+    });
+    r.run_to_end();
+    let found = r.races(1_000_000);
+    assert_eq!(found.unshown, 0, "{}", found.text(r.len() + 1));
+    let mut out: Vec<_> = found
+        .found
+        .iter()
+        .map(|f| {
+            let (a, b) = (f.accesses[0].site.line, f.accesses[1].site.line);
+            let field = f.accesses[0].field.to_owned();
+            (field, a.min(b), a.max(b), f.steps.clone())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn the_clocks_order_nothing_go_leaves_unordered() {
+    // Three runs where an early version of the clocks hid a race (found in review):
+    // (1) the tail waiter reads tailCh (fm:478) *before* it receives from the
+    //     closed channel it read: the receive does not order the read;
+    let tail = "orderFlushQueue.tailCh".to_owned();
+    let post = "orderFlushQueue.postInjection".to_owned();
+    let s = "0,0,3,2,0,0,3,1,1,1,5,1,1,6,1,1,7,1,1,8,1,1,9,1,1,10,1,1,4,11";
+    assert_eq!(
+        run_races_of(&builtin("drop-mode-compaction"), s),
+        [(tail.clone(), 205, 478, vec![3, 30])]
+    );
+    // (2) the handler's select cases change index (case 0 is `done` alone, the
+    //     injection when both are ready): close(done) before the send must not
+    //     order the handler's fm:212 after the closer's fm:158;
+    let s = "0,0,3,0,0,1,5,6,4,4,4,4,0,0,2,7,2,9,8,2,2,7";
+    assert_eq!(
+        run_races_of(&builtin("compaction-race"), s),
+        [(post.clone(), 158, 212, vec![12, 22])]
+    );
+    // (3) a queue made by getFlushQueue is stored (fm:253) before its init
+    //     (fm:256): waitForAllFlushQueue's Range can see it first, and the
+    //     waiter's read of tailCh (fm:478) races init's write (fm:115).
+    let sc = AnyScenario::parse(
+        r#"{ "name": "d", "model": "flush-2021", "seed": 1,
+          "injections": { "c1": { "segments": [2], "remap_to": 100 } },
+          "actors": [
+            { "name": "F", "ops": [
+              { "op": "start_dropping" },
+              { "op": "flush_insert", "segment": 2, "pos": "x", "dropped": true },
+              { "op": "notify_all_flushed" } ] },
+            { "name": "C", "ops": [
+              { "op": "inject", "id": "c1" },
+              { "op": "wait_injected", "id": "c1" },
+              { "op": "inject_done", "id": "c1", "success": true } ] } ] }"#,
+        "d.json",
+    )
+    .unwrap();
+    assert_eq!(
+        run_races_of(&sc, "1,1,1,3,1,1,2,0,2,2,0,5,4,0,0,5"),
+        [
+            (tail.clone(), 115, 478, vec![2, 15]),
+            (tail.clone(), 205, 478, vec![3, 15])
+        ]
+    );
+}

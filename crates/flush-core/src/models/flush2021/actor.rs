@@ -51,6 +51,7 @@ impl World {
     /// The actor returned from op `pc`: on to the next op, or gone.
     fn op_done(&mut self, sc: &Scenario, g: Gid, actor: u16, pc: u32, ev: &mut Vec<Ev>) {
         self.actor_done[actor as usize] = pc + 1;
+        self.sync_pair(footprint::obj::FLOWGRAPH, (actor.into(), pc.into()), true);
         if self.grain.waits_for {
             self.touch_actors();
         }
@@ -84,6 +85,9 @@ impl World {
             index,
         })) = ops.get(pc as usize)
         {
+            // The message the other node sends when its op `index` returns.
+            let id = ((*other).into(), (*index).into());
+            self.sync_pair(footprint::obj::FLOWGRAPH, id, false);
             ev.push(Ev::FlowgraphDelivered {
                 actor: *other,
                 index: *index,
@@ -184,6 +188,10 @@ impl World {
                 self.close_continue(g)
             }
             Op::WaitNotified { count } => {
+                // Each of the first `count` notifications is received.
+                for k in 1..=count {
+                    self.sync(footprint::obj::NOTIFIED, k.into(), false);
+                }
                 ev.push(Ev::WaitNotifiedPassed { count });
                 Flow::Returned
             }
@@ -318,6 +326,7 @@ impl World {
             return Flow::Returned;
         };
         if self.working(qi, pos).is_some() {
+            self.sync_pair(footprint::obj::WORKING, (segment, pos.into()), false);
             // fm:287-289 — the insert half is queued: go on in normal mode (the next step).
             ev.push(Ev::DropDeleteStaysNormal { segment, pos });
             return Flow::At(ActorAt::DropDeleteNormal);
@@ -410,7 +419,7 @@ impl World {
         }
         // fm:178 `q.injectCh <- inject`.
         self.queues[qi].inject_ch.push_back(inj);
-        self.sync(footprint::obj::INJECT_CH, inj.into(), true);
+        self.sync_pair(footprint::obj::INJECT_CH, (segment, inj.into()), true);
         self.touch_inject_ch(qi);
         ev.push(Ev::InjectQueued {
             inj,

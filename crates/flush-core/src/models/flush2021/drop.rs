@@ -20,6 +20,10 @@ impl World {
                 // fm:491-492 then fm:472-483 waitForAllFlushQueue: dispatcher.Range
                 // starts one goroutine per stored queue; each reads its tailCh when it runs.
                 let segments: Vec<i64> = self.queues.iter().map(|q| q.segment).collect();
+                // fm:474 `dispatcher.Range` sees each queue's store.
+                for &s in &segments {
+                    self.sync(footprint::obj::DISPATCHER, s, false);
+                }
                 for &segment in &segments {
                     self.spawn(Role::TailWaiter {
                         segment,
@@ -123,7 +127,9 @@ impl World {
         for s in segs {
             self.segment_flushed(s, ev);
         }
+        // fm:495 the deferred `dropHandler.Unlock()`.
         self.drop.locked = false;
+        self.sync(footprint::obj::DROP_HANDLER, 0, true);
         self.touch_actors();
         self.finish(g);
         None

@@ -102,7 +102,7 @@ pub mod obj {
     /// A `chan struct{}` that is closed, never sent on (a queue's `tailCh` of
     /// fm:115, an `injectDone` of fm:204, a runner's `finishSignal` of ft:118): its id.
     pub const CHAN: &str = "chan";
-    /// `orderFlushQueue.injectCh` (fm:105): the injection sent, by id.
+    /// `orderFlushQueue.injectCh` (fm:105), one per queue: by (segment, injection).
     pub const INJECT_CH: &str = "injectCh";
     /// `taskInjection.injectOver` (ft:82): by injection.
     pub const INJECT_OVER: &str = "injectOver";
@@ -125,15 +125,35 @@ pub mod obj {
     pub const TAIL_WAITERS_WG: &str = "waitForAllFlushQueue.wg";
     pub const DROP_HANDLER: &str = "dropHandler.Mutex";
     pub const DROPPING: &str = "dropping";
+    /// A queue's `working` (a `sync.Map`, fm:121): by (segment, position).
+    pub const WORKING: &str = "working";
+    /// A flow-graph message (nodeCtx.work, or a test's channel): by (actor, op)
+    /// of the op whose return sends it.
+    pub const FLOWGRAPH: &str = "flowgraph";
+    /// The notifications a test counts (`wait_notified`): by count.
+    pub const NOTIFIED: &str = "notified";
+    /// A runner's `insertOnce` / `deleteOnce` (ft:52-54): by runner.
+    pub const INSERT_ONCE: &str = "flushTaskRunner.insertOnce";
+    pub const DELETE_ONCE: &str = "flushTaskRunner.deleteOnce";
+    /// The Replica's `segMu` (segment_replica.go), taken by every method the
+    /// model calls on it.
+    pub const REPLICA: &str = "SegmentReplica.segMu";
 }
 
 impl World {
     /// Records that this step releases (`true`) or acquires `object` `id`.
     pub(super) fn sync(&mut self, object: &'static str, id: i64, release: bool) {
+        self.sync_pair(object, (id, 0), release);
+    }
+
+    /// [`World::sync`] of an object told apart by two ids.
+    pub(super) fn sync_pair(&mut self, object: &'static str, id: (i64, i64), release: bool) {
+        let at = self.footprint.0.len() as u32;
         self.footprint.1.push(SyncOp {
             object,
             id,
             release,
+            at,
         });
     }
 
@@ -141,6 +161,12 @@ impl World {
     pub(super) fn drop_handler_mutex(&mut self) {
         self.sync(obj::DROP_HANDLER, 0, false);
         self.sync(obj::DROP_HANDLER, 0, true);
+    }
+
+    /// A Replica method: `segMu` taken and released within it.
+    pub(super) fn replica_mutex(&mut self) {
+        self.sync(obj::REPLICA, 0, false);
+        self.sync(obj::REPLICA, 0, true);
     }
 
     /// What passing the blocking point of `role` takes in: the receive, `Wait` or

@@ -71,7 +71,7 @@ impl World {
         let segment = self.queues[qi].segment;
         let inj = self.queues[qi].inject_ch.pop_front().expect("ready");
         // fm:202 `case inject := <-q.injectCh`.
-        self.sync(footprint::obj::INJECT_CH, inj.into(), false);
+        self.sync_pair(footprint::obj::INJECT_CH, (segment, inj.into()), false);
         self.touch_inject_ch(qi);
         let done = self.new_signal(true);
         self.access(segment, Site::HandlerTail);

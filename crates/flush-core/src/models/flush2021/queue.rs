@@ -134,6 +134,8 @@ impl World {
         };
         let segment = self.queues[qi].segment;
         if let Some(r) = self.working(qi, pos) {
+            // The load sees the runner's store.
+            self.sync_pair(footprint::obj::WORKING, (segment, pos.into()), false);
             ev.push(Ev::RunnerLoaded { segment, pos });
             self.run_half(r, actor, pc, op, ev);
             return Flow::Returned;
@@ -144,6 +146,7 @@ impl World {
         let w = &mut self.queues[qi].working;
         let at = w.partition_point(|x| x.0 < pos);
         w.insert(at, (pos, r));
+        self.sync_pair(footprint::obj::WORKING, (segment, pos.into()), true);
         ev.push(Ev::RunnerStored { segment, pos, seq });
         Flow::At(ActorAt::RunnerInjectMut { segment, runner: r })
     }

@@ -19,6 +19,8 @@ impl World {
                 ..
             } => {
                 if self.runners[ri].insert_set {
+                    // ft:126 `insertOnce.Do` returns: the first call's function is done.
+                    self.sync(footprint::obj::INSERT_ONCE, r.into(), false);
                     ev.push(Ev::HalfIgnored {
                         segment,
                         pos,
@@ -29,10 +31,12 @@ impl World {
                 let run = &mut self.runners[ri];
                 (run.insert_set, run.has_pos, run.flushed, run.dropped) =
                     (true, true, flushed, dropped);
+                self.sync(footprint::obj::INSERT_ONCE, r.into(), true);
                 (HalfKind::Insert, fail)
             }
             Op::FlushDelete { fail, .. } => {
                 if self.runners[ri].delete_set {
+                    self.sync(footprint::obj::DELETE_ONCE, r.into(), false);
                     ev.push(Ev::HalfIgnored {
                         segment,
                         pos,
@@ -41,6 +45,7 @@ impl World {
                     return;
                 }
                 self.runners[ri].delete_set = true;
+                self.sync(footprint::obj::DELETE_ONCE, r.into(), true);
                 (HalfKind::Delete, fail)
             }
             // Only flush ops reach a runner.
@@ -191,7 +196,7 @@ impl World {
         self.runners[ri].pack = Some(pack);
         if let Some(inj) = self.queues[qi].inject_ch.pop_front() {
             // ft:181 `case injection := <-t.injectSignal`.
-            self.sync(footprint::obj::INJECT_CH, inj.into(), false);
+            self.sync_pair(footprint::obj::INJECT_CH, (segment, inj.into()), false);
             self.touch_inject_ch(qi);
             self.take_injection(inj, segment, ev);
             ev.push(Ev::RunnerTookInjection { segment, pos, inj });
@@ -253,6 +258,7 @@ impl World {
             s.checkpoint = pack.pos;
         }
         self.notified += 1;
+        self.sync(footprint::obj::NOTIFIED, self.notified.into(), true);
         if self.waits_notified {
             self.touch_actors();
         }

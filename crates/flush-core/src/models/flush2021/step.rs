@@ -193,6 +193,7 @@ impl World {
     /// `replica.listNewSegmentsStartPositions()`: reports every new segment and moves
     /// it to normal. Returns the segments it reported.
     pub(super) fn list_new_segments_start_positions(&mut self, ev: &mut Vec<Ev>) -> Vec<i64> {
+        self.replica_mutex();
         let mut listed = Vec::new();
         if self.replica_new == 0 {
             return listed;
@@ -210,6 +211,7 @@ impl World {
 
     /// `replica.segmentFlushed(seg)`: new or normal → flushed; absent or flushed: nothing.
     pub(super) fn segment_flushed(&mut self, segment: i64, ev: &mut Vec<Ev>) {
+        self.replica_mutex();
         if let Some(s) = self.replica_mut(segment) {
             if s.state != ReplicaState::Flushed {
                 let was_new = s.state == ReplicaState::New;

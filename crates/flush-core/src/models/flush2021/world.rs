@@ -986,6 +986,8 @@ impl World {
     pub(super) fn spawn(&mut self, role: Role) -> Gid {
         let id = self.next_gid;
         self.next_gid += 1;
+        // The `go` statement: what came before it in this step is before the goroutine.
+        self.sync(crate::engine::GO, id.into(), true);
         self.goroutines.push_back(Goroutine { id, role });
         self.goroutine_ids.push_back(id);
         self.touched.push(id);
