@@ -269,6 +269,15 @@ impl Access {
             && !self.locks.iter().any(|l| o.locks.contains(l))
     }
 
+    /// ` of segment 2`, or nothing for a singleton (instance 0).
+    pub fn of_instance(&self) -> String {
+        if self.object != 0 {
+            format!(" of segment {}", self.object)
+        } else {
+            String::new()
+        }
+    }
+
     /// `write orderFlushQueue.postInjection (segment 2) at flush_manager.go:212
     /// (injectHandler.handleInjection), holding nothing`.
     pub fn words(&self) -> String {

@@ -40,9 +40,9 @@ impl Race {
     /// `orderFlushQueue.postInjection of segment 1: g4 read ... / g9 write ...`.
     pub fn message(&self) -> String {
         format!(
-            "{} of segment {}: g{} {} / g{} {}",
+            "{}{}: g{} {} / g{} {}",
             self.a.1.field,
-            self.a.1.object,
+            self.a.1.of_instance(),
             self.a.0.g,
             self.a.1.words(),
             self.b.0.g,

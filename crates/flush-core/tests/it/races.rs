@@ -470,4 +470,36 @@ fn the_clocks_order_nothing_go_leaves_unordered() {
             (tail.clone(), 205, 478, vec![3, 15])
         ]
     );
+    // (4) init's `go handleInjection` (fm:194) runs inside fm:113's right-hand side,
+    //     before fm:115: close() stopping that handler is not after fm:115.
+    let parse = |text: &str| AnyScenario::parse(text, "t.json").unwrap();
+    let s3 = parse(
+        r#"{ "name": "s3", "model": "flush-2021", "seed": 1,
+          "injections": { "c1": { "segments": [1] } },
+          "actors": [
+            { "name": "X", "ops": [ { "op": "inject", "id": "c1" } ] },
+            { "name": "Y", "ops": [ { "op": "close" }, { "op": "start_dropping" },
+                                   { "op": "notify_all_flushed" } ] } ] }"#,
+    );
+    let got = run_races_of(&s3, "0,0,1,1,3.1");
+    assert!(got.contains(&(tail.clone(), 115, 478, vec![2, 11])), "{got:?}");
+    // (5) t.init's `go waitFinish` (ft:119) runs before fm:136 writes the tail, and
+    //     Go may run waitFinish to its notify in between; the model makes fm:135-136
+    //     one step, so no state has the write and the waiter's read both runnable:
+    //     the clocks leave the pair unordered and say no schedule showed it.
+    let s1 = parse(
+        r#"{ "name": "s1", "model": "flush-2021", "seed": 1, "actors": [
+            { "name": "A", "ops": [ { "op": "flush_insert", "segment": 1, "pos": "a" } ] },
+            { "name": "B", "ops": [ { "op": "flush_insert", "segment": 1, "pos": "a" } ] },
+            { "name": "C", "ops": [ { "op": "flush_delete", "segment": 1, "pos": "a" } ] },
+            { "name": "D", "ops": [ { "op": "wait_notified", "count": 1 },
+                                   { "op": "start_dropping" }, { "op": "notify_all_flushed" } ] } ] }"#,
+    );
+    let mut r = s1.run(flush_core::Policy::Scripted {
+        script: Choice::parse_list("0,0,0,1,1,2,2").unwrap(),
+        fallback_seed: 1,
+    });
+    r.run_to_end();
+    let found = r.races(1_000_000);
+    assert_eq!((found.found.len(), found.unshown), (0, 1), "{}", found.text(r.len() + 1));
 }

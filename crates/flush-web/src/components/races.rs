@@ -126,7 +126,7 @@ fn race(pair: &[RaceSide; 2], d: &Dispatch) -> Html {
     let a = &pair[0].access;
     html! {
         <li class="race" data-field={a.field}>
-            <p><strong>{"race: "}</strong>{format!("{} of segment {}, unordered by happens-before", a.field, a.object)}</p>
+            <p><strong>{"race: "}</strong>{format!("{}{}, unordered by happens-before", a.field, a.of_instance())}</p>
             <div class="race-sides">{for pair.iter().map(|s| side(s, d))}</div>
         </li>
     }
@@ -190,7 +190,7 @@ fn run_race(f: &RunRace, cursor: u32, d: &Dispatch) -> Html {
     };
     html! {
         <li class="race run-race" data-field={a.field} data-steps={f.steps.iter().map(u32::to_string).collect::<Vec<_>>().join(",")}>
-            <p><strong>{"race: "}</strong>{format!("{} of segment {}: ", a.field, a.object)}{what}</p>
+            <p><strong>{"race: "}</strong>{format!("{}{}: ", a.field, a.of_instance())}{what}</p>
             <div class="race-sides">
                 {for f.accesses.iter().zip(f.goroutines).map(|(a, g)| access_side(a, g))}
             </div>

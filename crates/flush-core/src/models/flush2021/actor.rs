@@ -256,6 +256,7 @@ impl World {
             }
             ActorAt::StartDroppingMake => {
                 // fm:489-490 — allFlushed = make(chan struct{}); go func() { ... }.
+                self.access(0, Site::AllFlushedMake);
                 self.drop.all_flushed = AllFlushed::Open;
                 let f = self.spawn(Role::Finaliser {
                     at: FinaliserAt::WaitAllFlushed,
@@ -270,6 +271,7 @@ impl World {
 
     /// fm:510-512 `notifyAllFlushed` — `close(allFlushed)`.
     fn notify_all_flushed(&mut self, g: Gid, ev: &mut Vec<Ev>) -> Flow {
+        self.access(0, Site::AllFlushedClose);
         let message = match self.drop.all_flushed {
             AllFlushed::Unset => "close of nil channel (notifyAllFlushed before startDropping)",
             AllFlushed::Closed => "close of closed channel (notifyAllFlushed twice)",

@@ -1,7 +1,8 @@
 //! What each step reads and writes of the plain (unsynchronised) fields the Go
 //! code shares between goroutines, at 891c202b73 (flush_manager.go): the
 //! `orderFlushQueue` fields `tailCh`, `postInjection`, `runningTasks` and
-//! `injectHandler`, with the mutexes held at each access. Everything else the
+//! `injectHandler`, and `dropHandler.allFlushed`, with the mutexes held at each
+//! access. Everything else the
 //! goroutines share is a channel, a `sync.Map`, a WaitGroup, a `sync.Once` or an
 //! atomic (`dropping`), which order their users themselves; `dropHandler.packs` is
 //! only touched under `dropHandler`'s mutex. The step code calls [`World::access`]
@@ -15,6 +16,8 @@ pub const TAIL_CH: &str = "orderFlushQueue.tailCh";
 pub const POST_INJECTION: &str = "orderFlushQueue.postInjection";
 pub const RUNNING_TASKS: &str = "orderFlushQueue.runningTasks";
 pub const INJECT_HANDLER: &str = "orderFlushQueue.injectHandler";
+/// `dropHandler.allFlushed` (fm:232), one per manager (instance 0).
+pub const ALL_FLUSHED_FIELD: &str = "dropHandler.allFlushed";
 
 pub const NO_LOCK: &[&str] = &[];
 pub const TAIL_MUT: &[&str] = &["tailMut"];
@@ -63,6 +66,10 @@ pub enum Site {
     FinaliserSticky,
     /// fm:520 `if queue.injectHandler != nil` (close, under injectMut).
     CloseHandler,
+    /// fm:489 `m.dropHandler.allFlushed = make(chan struct{})` (startDropping, no lock).
+    AllFlushedMake,
+    /// fm:511 `close(m.dropHandler.allFlushed)` reads the field (notifyAllFlushed, no lock).
+    AllFlushedClose,
 }
 
 impl Site {
@@ -92,6 +99,8 @@ impl Site {
             WaiterTailLocked => (TAIL_CH, false, TAIL_MUT, 478, "rendezvousFlushManager.waitForAllFlushQueue", "q.tailMut.Lock(); tail := queue.tailCh (proposed)"),
             FinaliserSticky => (POST_INJECTION, false, INJECT_MUT, 501, "rendezvousFlushManager.startDropping", "if q.postInjection != nil {"),
             CloseHandler => (INJECT_HANDLER, false, INJECT_MUT, 520, "rendezvousFlushManager.close", "if queue.injectHandler != nil {"),
+            AllFlushedMake => (ALL_FLUSHED_FIELD, true, NO_LOCK, 489, "rendezvousFlushManager.startDropping", "m.dropHandler.allFlushed = make(chan struct{})"),
+            AllFlushedClose => (ALL_FLUSHED_FIELD, false, NO_LOCK, 511, "rendezvousFlushManager.notifyAllFlushed", "close(m.dropHandler.allFlushed)"),
         }
     }
 }

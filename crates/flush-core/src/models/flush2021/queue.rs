@@ -60,17 +60,19 @@ impl World {
     /// fm:111-118 `orderFlushQueue.init` (sync.Once): spawn the inject handler; the
     /// tail is a closed channel ("new queue acts like tailing task is done").
     fn init_queue(&mut self, qi: usize, ev: &mut Vec<Ev>) {
-        let tail = self.new_signal(false);
         let segment = self.queues[qi].segment;
-        self.access(segment, Site::InitHandler);
-        self.access(segment, Site::InitTail);
-        self.queue_mut(qi).tail = Some(SignalRef {
-            id: tail,
-            origin: SigOrigin::QueueInit,
-        });
+        // In Go's order: fm:113's right-hand side starts the handler (fm:194), then
+        // the field is set; fm:115 makes the tail, fm:116 closes it.
         let h = self.spawn(Role::Handler {
             segment,
             at: HandlerAt::Select,
+        });
+        self.access(segment, Site::InitHandler);
+        self.access(segment, Site::InitTail);
+        let tail = self.new_signal(false);
+        self.queue_mut(qi).tail = Some(SignalRef {
+            id: tail,
+            origin: SigOrigin::QueueInit,
         });
         self.queue_mut(qi).handler = Some(Handler {
             goroutine: h,
@@ -196,8 +198,9 @@ impl World {
         ev: &mut Vec<Ev>,
     ) {
         let segment = self.queues[qi].segment;
+        // fm:135 reads the tail for t.init, whose Once starts waitFinish (ft:119);
+        // then fm:136 sets the tail: in that order.
         self.access(segment, Site::ChainReadTail);
-        self.access(segment, Site::ChainWriteTail);
         let start = self.queues[qi].tail.expect("an initialised queue");
         let finish = self.new_signal(true);
         let chain = self.queues[qi].next_chain;
@@ -208,6 +211,7 @@ impl World {
             runner: r,
             at: RunnerAt::WaitHalves,
         });
+        self.access(segment, Site::ChainWriteTail);
         let run = &mut self.runners[ri];
         run.start = Some(start);
         run.finish = Some(finish);
@@ -274,11 +278,12 @@ impl World {
         self.queue_mut(qi).running -= 1;
         let running = self.queues[qi].running;
         if running == 0 {
-            self.access(segment, Site::PostHandler);
+            // fm:151: newInjectHandler starts the handler (fm:194), then the field is set.
             let h = self.spawn(Role::Handler {
                 segment,
                 at: HandlerAt::Select,
             });
+            self.access(segment, Site::PostHandler);
             self.queue_mut(qi).handler = Some(Handler {
                 goroutine: h,
                 done: false,
