@@ -485,8 +485,10 @@ fn the_clocks_order_nothing_go_leaves_unordered() {
     assert!(got.contains(&(tail.clone(), 115, 478, vec![2, 11])), "{got:?}");
     // (5) t.init's `go waitFinish` (ft:119) runs before fm:136 writes the tail, and
     //     Go may run waitFinish to its notify in between; the model makes fm:135-136
-    //     one step, so no state has the write and the waiter's read both runnable:
-    //     the clocks leave the pair unordered and say no schedule showed it.
+    //     one step, so from this run's state before A's step no interleaving has the
+    //     write and the waiter's read both runnable (the search visits them all):
+    //     the clocks leave the pair unordered and say no schedule showed it. (The
+    //     explorer finds the same race where B's steps come first.)
     let s1 = parse(
         r#"{ "name": "s1", "model": "flush-2021", "seed": 1, "actors": [
             { "name": "A", "ops": [ { "op": "flush_insert", "segment": 1, "pos": "a" } ] },
