@@ -85,6 +85,12 @@ pub(super) struct Clocks {
 }
 
 impl Clocks {
+    /// An upper bound on the clock entries held: every clock is at most one
+    /// entry per goroutine seen.
+    pub(super) fn cells_bound(&self) -> u64 {
+        (self.slot.len() * (self.clock.len() + self.lock.len())) as u64
+    }
+
     fn slot_of(&mut self, g: u32) -> usize {
         let n = self.slot.len();
         *self.slot.entry(g).or_insert(n)
@@ -208,8 +214,9 @@ impl Clocks {
 }
 
 /// States the search of [`show`] may visit for one candidate, when holding the
-/// first goroutine back does not show it.
+/// first goroutine back does not show it, and the memory its queue may hold.
 const SEARCH_STATES: usize = 4_000;
+const SEARCH_BYTES: u64 = 64 << 20;
 
 /// Shows a candidate with a schedule whose last steps are the two racing ones,
 /// runnable together: first by holding the first access's goroutine back
@@ -221,19 +228,17 @@ pub(super) fn show<M: Model>(
     sc: &M,
     schedule: &[Choice],
     x: &Candidate,
-    key: &str,
     budget: &mut u64,
 ) -> Option<Vec<Choice>> {
-    hold_back(sc, schedule, x, budget).or_else(|| search(sc, schedule, x, key, budget))
+    hold_back(sc, schedule, x, budget).or_else(|| search(sc, schedule, x, budget))
 }
 
 /// Breadth first from the state before `x.first`, every state checked with
-/// [`races_at`](super::races_at) for a race with `key`.
+/// [`races_at`](super::races_at) for a race between the same two accesses.
 fn search<M: Model>(
     sc: &M,
     schedule: &[Choice],
     x: &Candidate,
-    key: &str,
     budget: &mut u64,
 ) -> Option<Vec<Choice>> {
     let mut w = sc.init();
@@ -243,18 +248,25 @@ fn search<M: Model>(
         sc.step(&mut w, c, &mut facts);
     }
     *budget = budget.saturating_sub(x.first as u64);
+    // A large world gets fewer states: the queue holds whole states.
+    let states = SEARCH_STATES.min((SEARCH_BYTES / super::state_bytes(&w).max(1)) as usize);
     let mut seen = HashSet::from([super::fingerprint(&w)]);
     let mut queue = std::collections::VecDeque::from([(w, Vec::<Choice>::new())]);
     let (mut runnable, mut spare) = (Vec::new(), Vec::new());
     while let Some((w, path)) = queue.pop_front() {
         sc.runnable(&w, &mut runnable);
         let cost = 2 * runnable.len() as u64 + 1;
-        if *budget < cost || seen.len() > SEARCH_STATES {
+        if *budget < cost || seen.len() > states {
             return None;
         }
         *budget -= cost;
         let here = super::races_at(sc, &w, &runnable, &mut spare);
-        if let Some(r) = here.into_iter().find(|r| r.key() == key) {
+        let same = |r: &super::Race| {
+            let (a, b) = (&r.a.1, &r.b.1);
+            (same_access(a, &x.a) && same_access(b, &x.b))
+                || (same_access(a, &x.b) && same_access(b, &x.a))
+        };
+        if let Some(r) = here.into_iter().find(same) {
             let mut out = schedule[..x.first].to_vec();
             out.extend(path);
             out.extend(r.steps);

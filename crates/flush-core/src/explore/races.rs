@@ -8,7 +8,7 @@
 //! predecessors first), so an exhaustive search that checks every state finds
 //! every race of the footprints, as Java PathFinder's race detector does.
 
-use super::hb::{show, Clocks};
+use super::hb::{show, Candidate, Clocks};
 use crate::engine::{Access, Model};
 use crate::sched::Choice;
 
@@ -91,7 +91,9 @@ pub fn races_at<M: Model>(
                         b: (*cb, *b),
                         steps: Vec::new(),
                     };
-                    if out.iter().any(|o: &Race| o.key() == r.key()) {
+                    // One per race and instance (the explorer keeps one per race).
+                    let same = |o: &Race| o.key() == r.key() && o.a.1.object == a.object;
+                    if out.iter().any(same) {
                         continue;
                     }
                     r.steps = order_of(sc, *ca, *cb, &mut run, spare);
@@ -148,13 +150,18 @@ pub struct RunRace {
 pub struct RunRaces {
     /// Each distinct race, in the order of `step`.
     pub found: Vec<RunRace>,
-    /// States checked (the run has `schedule.len() + 1`).
+    /// States checked for two racing steps runnable together (the run has
+    /// `schedule.len() + 1`).
     pub checked: u32,
-    /// False when the step budget stopped the check before the run's end.
+    /// Steps the vector clocks covered (of `schedule.len()`).
+    pub clocked: u32,
+    /// False when a budget stopped either check before the run's end.
     pub complete: bool,
     /// Pairs of accesses the clocks did not order but no schedule showed racing
     /// (an edge the engine cannot see, such as a receive that did not wait).
     pub unshown: u32,
+    /// Such pairs the budget left no room to try.
+    pub untried: u32,
 }
 
 /// How many pairs of one race (field and lines) the check tries to show before it
@@ -162,36 +169,42 @@ pub struct RunRaces {
 const SHOW_TRIES: u32 = 3;
 
 /// Replays `schedule` from the start and checks every state it passes through
-/// (see [`races_at`]) and every pair of its accesses (see [`hb`](super::hb)),
-/// spending at most about `budget` model steps and clock entries.
+/// (see [`races_at`]) and every pair of its accesses (see [`hb`](super::hb)).
+/// Each check has `budget`: the state check counts, per state, the runnable
+/// steps it tries times the live goroutines (what copying the world costs), the
+/// clocks count clock entries and the model steps spent showing a pair. A big
+/// run's state check stops early; the cheap clocks usually go on to the end.
 pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces {
     let mut w = sc.init();
     let (mut runnable, mut facts, mut spare) = (Vec::new(), Vec::new(), Vec::new());
     let mut out = RunRaces {
         found: Vec::new(),
         checked: 0,
+        clocked: 0,
         complete: true,
         unshown: 0,
+        untried: 0,
     };
     let mut clocks = Clocks::default();
     let mut pairs = Vec::new();
     let mut live = sc.goroutine_ids(&w);
     sc.runnable(&w, &mut runnable);
-    let mut spent = 0u64;
+    let (mut spent, mut states_on) = (0u64, true);
     for i in 0..=schedule.len() {
-        spent += (runnable.len() + live.len()) as u64;
-        if spent + clocks.work > budget {
-            out.complete = false;
-            break;
-        }
-        out.checked += 1;
-        for r in races_at(sc, &w, &runnable, &mut spare) {
-            let mut s = schedule[..i].to_vec();
-            s.extend(&r.steps);
-            out.add(&r, i as u32, Vec::new(), &s);
+        spent += (runnable.len() * (live.len() + 1)) as u64;
+        states_on &= spent <= budget;
+        if states_on {
+            out.checked += 1;
+            for r in races_at(sc, &w, &runnable, &mut spare) {
+                let mut s = schedule[..i].to_vec();
+                s.extend(&r.steps);
+                out.add(&r, i as u32, Vec::new(), &s);
+            }
         }
         let Some(&c) = schedule.get(i) else { break };
-        if !runnable.contains(&c) {
+        let clocks_on = clocks.work <= budget.saturating_mul(CLOCK_ENTRIES_PER_STEP)
+            && clocks.cells_bound() <= MAX_CLOCK_CELLS;
+        if !runnable.contains(&c) || !clocks_on {
             break;
         }
         facts.clear();
@@ -200,45 +213,64 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
         sc.runnable(&w, &mut runnable);
         let (acc, syncs) = (sc.accesses(&w), sc.syncs(&w));
         pairs.extend(clocks.step(i, c, &live, &now_live, acc, syncs));
+        out.clocked += 1;
         live = now_live;
     }
-    let mut left = budget.saturating_sub(spent + clocks.work);
-    let mut tries: Vec<(String, u32)> = Vec::new();
-    for x in pairs {
-        let (ca, cb) = (schedule[x.first], schedule[x.second]);
-        let r = Race {
-            a: (ca, x.a),
-            b: (cb, x.b),
-            steps: Vec::new(),
-        };
-        let key = r.key();
-        if out.found.iter().any(|f| f.key == key) {
-            continue;
-        }
-        let t = match tries.iter_mut().find(|t| t.0 == key) {
-            Some(t) => t,
-            None => {
-                tries.push((key, 0));
-                tries.last_mut().unwrap()
-            }
-        };
-        if t.1 == SHOW_TRIES {
-            continue;
-        }
-        t.1 += 1;
-        match show(sc, schedule, &x, &r.key(), &mut left) {
-            Some(s) => {
-                let steps = vec![x.first as u32 + 1, x.second as u32 + 1];
-                out.add(&r, x.second as u32 + 1, steps, &s);
-            }
-            None => out.unshown += 1,
-        }
-    }
+    out.complete =
+        out.checked as usize == schedule.len() + 1 && out.clocked as usize == schedule.len();
+    out.show(sc, schedule, pairs, budget);
     out.found.sort_by_key(|f| f.step);
     out
 }
 
+/// What a clock entry costs against a budget counted in model steps (a `max` of
+/// two integers against copying and stepping a world).
+const CLOCK_ENTRIES_PER_STEP: u64 = 64;
+/// The clocks' memory: at most this many entries (4 bytes each) live at once.
+const MAX_CLOCK_CELLS: u64 = 16 << 20;
+
 impl RunRaces {
+    /// Shows each candidate pair with a schedule (a few tries per race), spending at
+    /// most `budget` model steps; what is left untried is counted.
+    fn show<M: Model>(&mut self, sc: &M, schedule: &[Choice], pairs: Vec<Candidate>, budget: u64) {
+        let mut left = budget;
+        let mut tries: Vec<(String, u32)> = Vec::new();
+        for x in pairs {
+            let (ca, cb) = (schedule[x.first], schedule[x.second]);
+            let r = Race {
+                a: (ca, x.a),
+                b: (cb, x.b),
+                steps: Vec::new(),
+            };
+            let key = r.key();
+            if self.found.iter().any(|f| f.key == key) {
+                continue;
+            }
+            let t = match tries.iter_mut().position(|t| t.0 == key) {
+                Some(i) => &mut tries[i],
+                None => {
+                    tries.push((key.clone(), 0));
+                    tries.last_mut().expect("just pushed")
+                }
+            };
+            if t.1 == SHOW_TRIES {
+                continue;
+            }
+            t.1 += 1;
+            if left < 2 * x.second as u64 + 4 {
+                self.untried += 1;
+                continue;
+            }
+            match show(sc, schedule, &x, &mut left) {
+                Some(s) => {
+                    let steps = vec![x.first as u32 + 1, x.second as u32 + 1];
+                    self.add(&r, x.second as u32 + 1, steps, &s);
+                }
+                None => self.unshown += 1,
+            }
+        }
+    }
+
     /// Keeps `r` unless a race with its key is kept already.
     fn add(&mut self, r: &Race, step: u32, steps: Vec<u32>, schedule: &[Choice]) {
         let key = r.key();
@@ -259,12 +291,14 @@ impl RunRaces {
     /// The races as text, after a run's trace.
     pub fn text(&self, states: u32) -> String {
         let mut s = format!(
-            "races: checked {} of the run's {states} states{}\n",
+            "races: checked {} of the run's {states} states for racing steps runnable together, and {} of its {} steps with vector clocks{}\n",
             self.checked,
+            self.clocked,
+            states.saturating_sub(1),
             if self.complete {
                 String::new()
             } else {
-                " (the check's step budget ran out)".to_owned()
+                " (a budget ran out)".to_owned()
             }
         );
         if self.found.is_empty() {
@@ -280,6 +314,12 @@ impl RunRaces {
                 f.message,
                 f.schedule.split(',').filter(|x| !x.is_empty()).count(),
                 f.schedule
+            ));
+        }
+        if self.untried > 0 {
+            s.push_str(&format!(
+                "  {} pair(s) of accesses the clocks left unordered were not tried (the budget ran out)\n",
+                self.untried
             ));
         }
         if self.unshown > 0 {

@@ -482,7 +482,10 @@ fn the_clocks_order_nothing_go_leaves_unordered() {
                                    { "op": "notify_all_flushed" } ] } ] }"#,
     );
     let got = run_races_of(&s3, "0,0,1,1,3.1");
-    assert!(got.contains(&(tail.clone(), 115, 478, vec![2, 11])), "{got:?}");
+    assert!(
+        got.contains(&(tail.clone(), 115, 478, vec![2, 11])),
+        "{got:?}"
+    );
     // (5) t.init's `go waitFinish` (ft:119) runs before fm:136 writes the tail, and
     //     Go may run waitFinish to its notify in between; the model makes fm:135-136
     //     one step, so from this run's state before A's step no interleaving has the
@@ -503,5 +506,67 @@ fn the_clocks_order_nothing_go_leaves_unordered() {
     });
     r.run_to_end();
     let found = r.races(1_000_000);
-    assert_eq!((found.found.len(), found.unshown), (0, 1), "{}", found.text(r.len() + 1));
+    assert_eq!(
+        (found.found.len(), found.unshown),
+        (0, 1),
+        "{}",
+        found.text(r.len() + 1)
+    );
+}
+
+#[test]
+fn a_big_run_spends_its_budgets_and_says_so() {
+    // 200 flush pairs, one compaction over every segment, then drop mode: a world
+    // too big to copy at every state, but the clocks (cheap) still cover most of it.
+    let n = 200;
+    let mut actors: Vec<serde_json::Value> = (1..=n)
+        .map(|s| {
+            serde_json::json!({"name": format!("a{s}"), "ops": [
+                {"op": "flush_insert", "segment": s, "pos": "x"},
+                {"op": "flush_delete", "segment": s, "pos": "x"}]})
+        })
+        .collect();
+    actors.push(serde_json::json!({"name": "c", "ops": [
+        {"op": "inject", "id": "c1"}, {"op": "wait_injected", "id": "c1"},
+        {"op": "inject_done", "id": "c1", "success": true}]}));
+    actors.push(serde_json::json!({"name": "d", "ops": [
+        {"op": "start_dropping"}, {"op": "notify_all_flushed"}]}));
+    let v = serde_json::json!({"name": "big", "model": "flush-2021", "seed": 3,
+        "injections": {"c1": {"segments": (1..=n).collect::<Vec<_>>(), "remap_to": 9999}},
+        "actors": actors});
+    let sc = AnyScenario::parse(&v.to_string(), "big.json").unwrap();
+    let mut r = sc.run(flush_core::Policy::Seeded(3));
+    r.run_to_end();
+    let t = std::time::Instant::now();
+    let found = r.races(1_000_000);
+    let (states, text) = (r.len() + 1, found.text(r.len() + 1));
+    assert!(!found.complete, "{text}");
+    assert!(text.contains("(a budget ran out)"), "{text}");
+    assert!(
+        found.checked < states / 10,
+        "the state check stops early: {text}"
+    );
+    assert!(
+        found.clocked > 10 * found.checked,
+        "the clocks go on: {text}"
+    );
+    // Every race it reports is shown by its schedule: before its last two steps,
+    // the two accesses are runnable together.
+    assert!(!found.found.is_empty(), "{text}");
+    for f in &found.found {
+        let own = Choice::parse_list(&f.schedule).unwrap();
+        let mut again = replay(&sc, &own).expect("the race's schedule replays");
+        again.goto(own.len() as u32 - 2);
+        let here = again.races_here().unwrap();
+        let want = [f.accesses[0], f.accesses[1]];
+        assert!(
+            here.iter().any(|p| {
+                let got = [p[0].access, p[1].access];
+                got == want || got == [want[1], want[0]]
+            }),
+            "{}: {here:?}",
+            f.message
+        );
+    }
+    eprintln!("{text}({:?})", t.elapsed());
 }

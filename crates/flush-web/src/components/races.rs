@@ -154,7 +154,9 @@ fn side(s: &RaceSide, d: &Dispatch) -> Html {
 /// state where both racing steps were runnable, and the two accesses.
 fn in_run(r: &RunRaces, cursor: u32, d: &Dispatch) -> Html {
     let budget = (!r.complete).then(|| {
-        html! { <p class="muted">{format!("The check's budget ran out after {} states: later steps are not checked.", r.checked)}</p> }
+        html! { <p class="muted" id="races-budget">{format!(
+            "A budget ran out: {} states checked for racing steps runnable together, {} steps with vector clocks.",
+            r.checked, r.clocked)}</p> }
     });
     html! {
         <div id="races-in-run">
@@ -164,6 +166,9 @@ fn in_run(r: &RunRaces, cursor: u32, d: &Dispatch) -> Html {
                 <p id="run-races-none" class="v-ok">{"No data race in this run (the explorer's \"also look for data races\" tries every interleaving)."}</p>
             } else {
                 <ol class="race-list run-races">{for r.found.iter().map(|f| run_race(f, cursor, d))}</ol>
+            }
+            if r.untried > 0 {
+                <p class="muted">{format!("{} pair(s) of accesses the clocks left unordered were not tried (the budget ran out).", r.untried)}</p>
             }
             if r.unshown > 0 {
                 <p class="muted">{format!("{} pair(s) of accesses the clocks left unordered showed no race when replayed.", r.unshown)}</p>
