@@ -1113,3 +1113,66 @@ fn drop_finaliser_can_be_overtaken_by_the_splice() {
         v.message
     );
 }
+
+#[test]
+fn what_if_the_handler_chains_the_old_tail_the_splice_is_gone_and_nothing_new_breaks() {
+    // The proposed fix for inject-done-splice: handleInjection reads the tail it
+    // replaces (fm:205) and waits for it before close(injectDone) (fm:214).
+    let chained = |name: &str| {
+        let path = format!("{}/../../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        v["what_if"] = serde_json::json!({"handler_chains_tail": true});
+        AnyScenario::parse(&v.to_string(), name).unwrap()
+    };
+    let o = flush_core::explore::Options::exhaustive(200, 400_000);
+    for name in ["inject-done-splice", "compaction-race"] {
+        let plain = common::builtin(name).explore_with(&o, &mut |_| true);
+        assert!(
+            plain
+                .violations
+                .iter()
+                .any(|f| f.message.starts_with("inject-done-splice")),
+            "{name}: {}",
+            plain.text()
+        );
+        let x = chained(name).explore_with(&o, &mut |_| true);
+        assert!(
+            !x.truncated && x.violations.is_empty(),
+            "{name}: {}",
+            x.text()
+        );
+    }
+    for name in [
+        "handoff",
+        "idle-handler-injection",
+        "failed-injection-sticky",
+        "drop-mode-injection",
+        "drop-mode-compaction",
+        "go-test-inject",
+    ] {
+        let x = chained(name).explore_with(&o, &mut |_| true);
+        assert!(
+            !x.truncated && x.violations.is_empty(),
+            "{name}: {}",
+            x.text()
+        );
+    }
+    // The handler waits at a step of its own while the old tail is open, and says so.
+    let sc = chained("inject-done-splice");
+    let mut r = sc.run(flush_core::Policy::Scripted {
+        script: sc.header().schedule.clone().unwrap(),
+        fallback_seed: 1,
+    });
+    r.run_to_end();
+    let lines: Vec<String> = (1..=r.len())
+        .filter_map(|i| r.line(i))
+        .map(|l| l.event)
+        .collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("it waits for it before closing injectDone (proposed)")),
+        "{lines:#?}"
+    );
+}

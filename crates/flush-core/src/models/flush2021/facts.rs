@@ -250,6 +250,16 @@ pub enum Ev {
         segment: i64,
         inj: InjId,
     },
+    /// What-if `handler_chains_tail`: the old tail is still open; the handler waits.
+    HandlerWaitsOldTail {
+        segment: i64,
+        inj: InjId,
+    },
+    /// What-if `handler_chains_tail`: the old tail closed; injectDone closed.
+    HandlerOldTailPassed {
+        segment: i64,
+        inj: InjId,
+    },
     HandlerExited {
         segment: i64,
         both_ready: bool,
@@ -475,6 +485,8 @@ impl Ev {
             | HandlerInjectOver { .. }
             | HandlerLockNext { .. }
             | HandlerStickyLocked { .. }
+            | HandlerWaitsOldTail { .. }
+            | HandlerOldTailPassed { .. }
             | HandlerExited { .. } => go::INJECT_HANDLER_HANDLE_INJECTION,
             InjectedClosed { .. } => go::TASK_INJECTION_WAIT_FOR_INJECTED,
             FinaliserAllFlushed { .. } | TailRead { .. } | TailClosed { .. } => {
@@ -654,6 +666,16 @@ impl Ev {
                 "queue {segment}: injectOver of {} gave true; postInjection set (without injectMut), injectDone closed",
                 i(*inj)
             ),
+            HandlerWaitsOldTail { segment, inj } => write!(
+                out,
+                "queue {segment}: {} over; the tail the handler replaced is still open: it waits for it before closing injectDone (proposed)",
+                sc.inj_name(*inj)
+            ),
+            HandlerOldTailPassed { segment, inj } => write!(
+                out,
+                "queue {segment}: the tail the handler replaced closed; injectDone of {} closed (proposed)",
+                sc.inj_name(*inj)
+            ),
             HandlerLockNext { segment, inj } => write!(
                 out,
                 "queue {segment}: injectOver of {} gave true; q.injectMut.Lock() next (proposed change)",
@@ -793,6 +815,10 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, GoFn
             ),
             HandlerAt::LockSticky { .. } => (
                 "q.injectMut.Lock() (proposed: before setting postInjection)".to_owned(),
+                go::INJECT_HANDLER_HANDLE_INJECTION,
+            ),
+            HandlerAt::WaitOldTail { .. } => (
+                "<-oldTail (proposed: the tail it replaced, before close(injectDone))".to_owned(),
                 go::INJECT_HANDLER_HANDLE_INJECTION,
             ),
         },

@@ -54,6 +54,8 @@ pub enum Site {
     PostReadSticky,
     /// fm:205 `q.tailCh = injectDone` (handleInjection, under tailMut).
     HandlerTail,
+    /// What-if `handler_chains_tail`: `oldTail := q.tailCh` before fm:205 (under tailMut).
+    HandlerReadTail,
     /// fm:212 `q.postInjection = inject.postInjection` (handleInjection, no lock).
     HandlerSticky,
     /// What-if `handler_locks_sticky`: the same write under injectMut.
@@ -93,6 +95,7 @@ impl Site {
             PostSetSticky => (POST_INJECTION, true, INJECT_MUT, 155, POST, "q.postInjection = postInjection"),
             PostReadSticky => (POST_INJECTION, false, INJECT_MUT, 158, POST, "if q.postInjection != nil {"),
             HandlerTail => (TAIL_CH, true, TAIL_MUT, 205, HANDLE, "q.tailCh = injectDone"),
+            HandlerReadTail => (TAIL_CH, false, TAIL_MUT, 205, HANDLE, "oldTail := q.tailCh (proposed)"),
             HandlerSticky => (POST_INJECTION, true, NO_LOCK, 212, HANDLE, "q.postInjection = inject.postInjection"),
             HandlerStickyLocked => (POST_INJECTION, true, INJECT_MUT, 212, HANDLE, "q.injectMut.Lock(); q.postInjection = inject.postInjection (proposed)"),
             WaiterTail => (TAIL_CH, false, NO_LOCK, 478, "rendezvousFlushManager.waitForAllFlushQueue", "<-queue.tailCh"),
@@ -208,6 +211,11 @@ impl World {
                 at: HandlerAt::Handling { inj, .. },
                 ..
             } => (INJECT_OVER, inj.into()),
+            // What-if `handler_chains_tail`: `<-oldTail`.
+            Role::Handler {
+                at: HandlerAt::WaitOldTail { old, .. },
+                ..
+            } => (CHAN, old.into()),
             // ft:95 `ti.wg.Wait()`.
             Role::WaitInjected { inj } => (INJECTION_WG, inj.into()),
             Role::Finaliser { at } => match at {

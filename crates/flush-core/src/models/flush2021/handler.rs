@@ -20,7 +20,7 @@ impl World {
                 let inj_ready = !self.queues[qi].inject_ch.is_empty();
                 // With both cases ready, case 0 takes the injection and case 1 returns.
                 if inj_ready && alt == 0 {
-                    return Some(self.handler_takes(g, qi, ev));
+                    return Some(self.handler_takes(sc, g, qi, ev));
                 }
                 // fm:215-216 — <-h.done: return (the deferred wg.Done releases B7).
                 self.sync(footprint::obj::HANDLER_DONE, g.into(), false);
@@ -38,42 +38,81 @@ impl World {
                 }
                 None
             }
-            HandlerAt::Handling { inj, done } => {
+            HandlerAt::Handling { inj, done, old } => {
                 // fm:209-214 — ok := <-injectOver; if ok { q.postInjection = ... } (no
                 // lock); close(injectDone).
                 let ok = self.receive_over(inj);
                 if ok && sc.what_if.handler_locks_sticky {
                     ev.push(Ev::HandlerLockNext { segment, inj });
-                    return Some(HandlerAt::LockSticky { inj, done });
+                    return Some(HandlerAt::LockSticky { inj, done, old });
                 }
                 if ok {
                     self.access(segment, Site::HandlerSticky);
                     self.queues[qi].post_inj = Some(inj);
                 }
-                self.close_signal(done);
                 ev.push(Ev::HandlerInjectOver { segment, inj, ok });
-                Some(HandlerAt::Select)
+                Some(self.handler_done(g, segment, inj, done, old, ev))
             }
-            HandlerAt::LockSticky { inj, done } => {
+            HandlerAt::LockSticky { inj, done, old } => {
                 // What-if: injectMut.Lock(); q.postInjection = ...; Unlock(); close(injectDone).
                 self.access(segment, Site::HandlerStickyLocked);
                 self.queues[qi].post_inj = Some(inj);
-                self.close_signal(done);
                 ev.push(Ev::HandlerStickyLocked { segment, inj });
+                Some(self.handler_done(g, segment, inj, done, old, ev))
+            }
+            HandlerAt::WaitOldTail { inj, done, .. } => {
+                // What-if: `<-oldTail` returned; close(injectDone).
+                self.close_signal(done);
+                ev.push(Ev::HandlerOldTailPassed { segment, inj });
                 Some(HandlerAt::Select)
+            }
+        }
+    }
+
+    /// fm:214 `close(injectDone)`; under what-if `handler_chains_tail`, first
+    /// `<-oldTail` (a step of its own while the old tail is open).
+    fn handler_done(
+        &mut self,
+        g: Gid,
+        segment: i64,
+        inj: InjId,
+        done: SigId,
+        old: Option<SigId>,
+        ev: &mut Vec<Ev>,
+    ) -> HandlerAt {
+        match old {
+            Some(old) if !self.is_closed(old) => {
+                self.wait_signal(old, g);
+                ev.push(Ev::HandlerWaitsOldTail { segment, inj });
+                HandlerAt::WaitOldTail { inj, done, old }
+            }
+            _ => {
+                if let Some(old) = old {
+                    // The receive from the closed old tail returns at once.
+                    self.sync(footprint::obj::CHAN, old.into(), false);
+                }
+                self.close_signal(done);
+                HandlerAt::Select
             }
         }
     }
 
     /// fm:202-208 — under tailMut: `tailCh = injectDone` (the old tail is not
     /// chained); `injectOne()`; then `<-injectOver` (B6).
-    fn handler_takes(&mut self, g: Gid, qi: usize, ev: &mut Vec<Ev>) -> HandlerAt {
+    fn handler_takes(&mut self, sc: &Scenario, g: Gid, qi: usize, ev: &mut Vec<Ev>) -> HandlerAt {
         let segment = self.queues[qi].segment;
         let inj = self.queues[qi].inject_ch.pop_front().expect("ready");
         // fm:202 `case inject := <-q.injectCh`.
         self.sync_pair(footprint::obj::INJECT_CH, (segment, inj.into()), false);
         self.touch_inject_ch(qi);
         let done = self.new_signal(true);
+        // What-if `handler_chains_tail`: keep the tail it replaces, to wait for it.
+        let old = if sc.what_if.handler_chains_tail {
+            self.access(segment, Site::HandlerReadTail);
+            self.queues[qi].tail.map(|t| t.id)
+        } else {
+            None
+        };
         self.access(segment, Site::HandlerTail);
         self.queue_mut(qi).tail = Some(SignalRef {
             id: done,
@@ -81,7 +120,7 @@ impl World {
         });
         self.take_injection(inj, segment, ev);
         ev.push(Ev::HandlerTookInjection { segment, inj });
-        HandlerAt::Handling { inj, done }
+        HandlerAt::Handling { inj, done, old }
     }
 
     /// fm:221-226 `injectHandler.close()`: `once.Do(close(done); wg.Wait())`.

@@ -179,6 +179,11 @@ pub struct WhatIf {
     /// `waitForAllFlushQueue`'s goroutines read `queue.tailCh` under `q.tailMut`
     /// (fm:478); tailMut is only held within one step, so only the footprint changes.
     pub waiter_locks_tail: bool,
+    /// `handleInjection` keeps the tail chain: it reads the old tail when it sets
+    /// `q.tailCh = injectDone` (fm:205, under tailMut) and waits for it to close
+    /// before `close(injectDone)` (fm:214), so a runner chained after the
+    /// handler's injectDone still waits for every runner before it (no splice).
+    pub handler_chains_tail: bool,
 }
 
 /// A checked flush-2021 scenario: the model (`&self` of [`crate::engine::Model`]).
@@ -434,12 +439,17 @@ fn what_if(top: &Fields) -> Res<WhatIf> {
     };
     let f = node.fields(
         "the proposed changes",
-        &["handler_locks_sticky", "waiter_locks_tail"],
+        &[
+            "handler_locks_sticky",
+            "waiter_locks_tail",
+            "handler_chains_tail",
+        ],
     )?;
     let b = |key: &str| f.get(key).map_or(Ok(false), |n| n.bool("on or off"));
     Ok(WhatIf {
         handler_locks_sticky: b("handler_locks_sticky")?,
         waiter_locks_tail: b("waiter_locks_tail")?,
+        handler_chains_tail: b("handler_chains_tail")?,
     })
 }
 

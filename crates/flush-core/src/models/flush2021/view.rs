@@ -494,6 +494,17 @@ fn handler_words(w: &World, sc: &Scenario, q: &Queue) -> (String, &'static str) 
                 format!("g{} handling {} (B6)", h.goroutine, sc.inj_name(inj)),
                 "handling",
             ),
+            Role::Handler {
+                at: HandlerAt::WaitOldTail { inj, .. },
+                ..
+            } => (
+                format!(
+                    "g{} waits for the old tail after {} (proposed)",
+                    h.goroutine,
+                    sc.inj_name(inj)
+                ),
+                "handling",
+            ),
             _ if h.done => (format!("g{} closing (done closed)", h.goroutine), "closing"),
             _ => (format!("g{} idle in select (B5)", h.goroutine), "idle"),
         },

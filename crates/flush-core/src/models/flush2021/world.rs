@@ -345,11 +345,22 @@ pub enum RunnerAt {
 pub enum HandlerAt {
     /// B5: `select` on `injectCh` / `done`.
     Select,
-    /// B6: `<-inject.injectOver`; `done` is its `injectDone` signal.
-    Handling { inj: InjId, done: SigId },
+    /// B6: `<-inject.injectOver`; `done` is its `injectDone` signal; `old` the tail
+    /// it replaced, kept under what-if `handler_chains_tail` (else `None`).
+    Handling {
+        inj: InjId,
+        done: SigId,
+        old: Option<SigId>,
+    },
     /// What-if `handler_locks_sticky`: injectOver gave true; `q.injectMut.Lock()`
     /// before `q.postInjection = ...` (blocks while another goroutine holds it).
-    LockSticky { inj: InjId, done: SigId },
+    LockSticky {
+        inj: InjId,
+        done: SigId,
+        old: Option<SigId>,
+    },
+    /// What-if `handler_chains_tail`: `<-oldTail` before `close(injectDone)`.
+    WaitOldTail { inj: InjId, done: SigId, old: SigId },
 }
 
 /// Where the drop finaliser stands.
@@ -831,6 +842,10 @@ impl World {
                 segment,
                 at: HandlerAt::LockSticky { .. },
             } => self.inject_mut_free(segment),
+            Role::Handler {
+                at: HandlerAt::WaitOldTail { old, .. },
+                ..
+            } => self.is_closed(old),
             Role::WaitInjected { inj } => self.injections[inj as usize].remaining == 0,
             Role::Finaliser { at } => match at {
                 FinaliserAt::WaitAllFlushed => self.drop.all_flushed == AllFlushed::Closed,
