@@ -392,6 +392,13 @@ fn the_toy_model_runs_through_the_same_cli() {
     assert_eq!(v["counter"], 11);
     assert_eq!(v["expected"], 12);
     assert_eq!(v["trace"][0]["go"], "toy.go: incr");
+    // Its steps declare no footprints: --races says there is nothing to check.
+    let o = flushscope(&["run", &toy("mutex-lost-update"), "--races"]);
+    assert!(
+        stdout(&o).contains("races: this model's steps declare no footprints: nothing to check"),
+        "{}",
+        stdout(&o)
+    );
 
     let o = flushscope(&["explore", &toy("mutex-lost-update")]);
     assert_eq!(o.status.code(), Some(1), "a violation found: exit 1");

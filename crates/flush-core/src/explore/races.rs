@@ -162,6 +162,8 @@ pub struct RunRaces {
     pub unshown: u32,
     /// Such pairs the budget left no room to try.
     pub untried: u32,
+    /// False for a model whose steps declare no footprints (nothing was checked).
+    pub declared: bool,
 }
 
 /// How many pairs of one race (field and lines) the check tries to show before it
@@ -184,7 +186,12 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
         complete: true,
         unshown: 0,
         untried: 0,
+        declared: M::FOOTPRINTS,
     };
+    if !M::FOOTPRINTS {
+        // Nothing declared: nothing to check (and no copy of the check for such a model).
+        return out;
+    }
     let mut clocks = Clocks::default();
     let mut pairs = Vec::new();
     let mut live = sc.goroutine_ids(&w);
@@ -290,6 +297,10 @@ impl RunRaces {
 
     /// The races as text, after a run's trace.
     pub fn text(&self, states: u32) -> String {
+        if !self.declared {
+            return "races: this model's steps declare no footprints: nothing to check\n"
+                .to_owned();
+        }
         let mut s = format!(
             "races: checked {} of the run's {states} states for racing steps runnable together, and {} of its {} steps with vector clocks{}\n",
             self.checked,
