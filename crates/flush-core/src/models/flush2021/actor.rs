@@ -217,6 +217,10 @@ impl World {
             // Handled by `step_actor`.
             ActorAt::Ready => Flow::Returned,
             ActorAt::NormalMode => self.flush_normal(g, actor, pc, op, ev),
+            ActorAt::CreateMut { segment } => {
+                let qi = self.qi(segment).expect("a queue");
+                self.get_runner(g, actor, pc, qi, op, ev)
+            }
             ActorAt::QueueInit { segment, then } => {
                 let qi = self.init_pending_queue(segment, ev);
                 match then {
@@ -225,13 +229,13 @@ impl World {
                         _ => Flow::Returned,
                     },
                     AfterInit::DropDelete => self.drop_delete_lookup(qi, op, ev),
-                    AfterInit::Flush => self.get_runner(actor, pc, qi, op, ev),
+                    AfterInit::Flush => self.get_runner(g, actor, pc, qi, op, ev),
                 }
             }
             ActorAt::DropDeleteNormal => {
                 // fm:304-305 — the normal path: getFlushQueue(seg).enqueueDelFlush(...).
                 match op.flush_target().and_then(|(segment, _)| self.qi(segment)) {
-                    Some(qi) => self.get_runner(actor, pc, qi, op, ev),
+                    Some(qi) => self.get_runner(g, actor, pc, qi, op, ev),
                     None => Flow::Returned,
                 }
             }
@@ -309,7 +313,7 @@ impl World {
     }
 
     /// fm:278 / fm:305 — `getFlushQueue(seg).enqueueInsertFlush/enqueueDelFlush`.
-    fn flush_normal(&mut self, _g: Gid, actor: u16, pc: u32, op: &Op, ev: &mut Vec<Ev>) -> Flow {
+    fn flush_normal(&mut self, g: Gid, actor: u16, pc: u32, op: &Op, ev: &mut Vec<Ev>) -> Flow {
         let Some((segment, _)) = op.flush_target() else {
             return Flow::Returned;
         };
@@ -319,7 +323,7 @@ impl World {
                 then: AfterInit::Flush,
             });
         };
-        self.get_runner(actor, pc, qi, op, ev)
+        self.get_runner(g, actor, pc, qi, op, ev)
     }
 
     /// Drop-mode `handleDeleteTask` after `getFlushQueue`: `working.Load(pos)` (fm:286).

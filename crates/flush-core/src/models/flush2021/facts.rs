@@ -234,11 +234,15 @@ pub enum Ev {
     HandlerTookInjection {
         segment: i64,
         inj: InjId,
+        /// What-if `handler_chains_tail`: the old tail is kept, to wait for.
+        keeps_old: bool,
     },
     HandlerInjectOver {
         segment: i64,
         inj: InjId,
         ok: bool,
+        /// injectDone closed in this step (false while a what-if waits first).
+        closed: bool,
     },
     /// What-if `handler_locks_sticky`: injectOver gave true; the lock next.
     HandlerLockNext {
@@ -249,6 +253,12 @@ pub enum Ev {
     HandlerStickyLocked {
         segment: i64,
         inj: InjId,
+        /// injectDone closed in this step (false while a what-if waits first).
+        closed: bool,
+    },
+    /// What-if `runner_creation_locked`: another creator holds the queue's creation mutex.
+    CreateMutWait {
+        segment: i64,
     },
     /// What-if `handler_chains_tail`: the old tail is still open; the handler waits.
     HandlerWaitsOldTail {
@@ -418,9 +428,10 @@ impl Ev {
             DroppingLoaded { .. } => go::HANDLE_DELETE_TASK,
             QueueStored { .. } => go::GET_FLUSH_QUEUE,
             QueueInit { .. } | QueueInitByOther { .. } => go::ORDER_FLUSH_QUEUE_INIT,
-            RunnerStored { .. } | RunnerLoaded { .. } | InjectMutLocked { .. } => {
-                go::GET_FLUSH_TASK_RUNNER
-            }
+            RunnerStored { .. }
+            | RunnerLoaded { .. }
+            | InjectMutLocked { .. }
+            | CreateMutWait { .. } => go::GET_FLUSH_TASK_RUNNER,
             HandlerCloseRequested { .. } | HandlerClosed { .. } | HandlerStopped { .. } => {
                 go::INJECT_HANDLER_CLOSE
             }
@@ -656,19 +667,38 @@ impl Ev {
             FinishClosed { segment, pos, .. } => write!(out, "close(finishSignal) of seg={segment} pos={}", p(*pos)),
             ReplicaNewToNormal { segment } => write!(out, "replica: segment {segment} new -> normal"),
             ReplicaFlushed { segment } => write!(out, "replica: segment {segment} -> flushed"),
-            HandlerTookInjection { segment, inj } => write!(
+            HandlerTookInjection {
+                segment,
+                inj,
+                keeps_old,
+            } => write!(
                 out,
-                "inject handler of queue {segment} took {} (injectOne); queue tail = its injectDone (the old tail is not chained)",
-                i(*inj)
+                "inject handler of queue {segment} took {} (injectOne); queue tail = its injectDone ({})",
+                i(*inj),
+                if *keeps_old {
+                    "the old tail is kept, to wait for before closing it: proposed"
+                } else {
+                    "the old tail is not chained"
+                }
             ),
-            HandlerInjectOver { segment, inj, ok: true } => write!(
+            HandlerInjectOver {
+                segment,
+                inj,
+                ok: true,
+                closed,
+            } => write!(
                 out,
-                "queue {segment}: injectOver of {} gave true; postInjection set (without injectMut), injectDone closed",
-                i(*inj)
+                "queue {segment}: injectOver of {} gave true; postInjection set (without injectMut){}",
+                i(*inj),
+                if *closed { ", injectDone closed" } else { "" }
+            ),
+            CreateMutWait { segment } => write!(
+                out,
+                "queue {segment}'s creation mutex is held by another getFlushTaskRunner: waits (proposed)"
             ),
             HandlerWaitsOldTail { segment, inj } => write!(
                 out,
-                "queue {segment}: {} over; the tail the handler replaced is still open: it waits for it before closing injectDone (proposed)",
+                "queue {segment}: the tail the handler replaced is still open: it waits for it before closing injectDone of {} (proposed)",
                 sc.inj_name(*inj)
             ),
             HandlerOldTailPassed { segment, inj } => write!(
@@ -681,14 +711,27 @@ impl Ev {
                 "queue {segment}: injectOver of {} gave true; q.injectMut.Lock() next (proposed change)",
                 i(*inj)
             ),
-            HandlerStickyLocked { segment, inj } => write!(
+            HandlerStickyLocked {
+                segment,
+                inj,
+                closed,
+            } => write!(
                 out,
-                "queue {segment}: under injectMut (proposed change), postInjection = {}; injectDone closed",
-                i(*inj)
+                "queue {segment}: under injectMut (proposed change), postInjection = {}{}",
+                i(*inj),
+                if *closed { "; injectDone closed" } else { "" }
             ),
-            HandlerInjectOver { segment, inj, ok: false } => {
-                write!(out, "queue {segment}: injectOver of {} gave false; injectDone closed", i(*inj))
-            }
+            HandlerInjectOver {
+                segment,
+                inj,
+                ok: false,
+                closed,
+            } => write!(
+                out,
+                "queue {segment}: injectOver of {} gave false{}",
+                i(*inj),
+                if *closed { "; injectDone closed" } else { "" }
+            ),
             HandlerExited { segment, both_ready: true } => write!(
                 out,
                 "inject handler of queue {segment} returned (select chose done over a queued injection)"
@@ -847,27 +890,32 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, GoFn
     }
 }
 
+/// What an actor at `Ready` waits for: its next op, or what that op waits on.
+fn ready_waits(w: &World, sc: &Scenario, actor: u16, pc: u32) -> (String, GoFn) {
+    match sc.actors[actor as usize].ops.get(pc as usize) {
+        Some(Op::WaitInjected { inj }) => (
+            format!("B9: <-{}.Injected()", sc.inj_name(*inj)),
+            go::TASK_INJECTION_INJECTED,
+        ),
+        Some(Op::WaitNotified { count }) => (
+            format!("{count} packs notified ({} so far)", w.notified),
+            go::NOTIFY_BARRIER,
+        ),
+        Some(Op::WaitFor(WaitFor { actor, index })) => (
+            format!(
+                "the message {} sends after its op #{index} returns",
+                sc.actors[*actor as usize].name
+            ),
+            go::NODE_CTX_WORK,
+        ),
+        Some(op) => (format!("next op: {}", op.name()), go::SCENARIO_ACTOR),
+        None => ("nothing".to_owned(), go::SCENARIO_ACTOR),
+    }
+}
+
 fn actor_waits(w: &World, sc: &Scenario, actor: u16, pc: u32, at: ActorAt) -> (String, GoFn) {
     match at {
-        ActorAt::Ready => match sc.actors[actor as usize].ops.get(pc as usize) {
-            Some(Op::WaitInjected { inj }) => (
-                format!("B9: <-{}.Injected()", sc.inj_name(*inj)),
-                go::TASK_INJECTION_INJECTED,
-            ),
-            Some(Op::WaitNotified { count }) => (
-                format!("{count} packs notified ({} so far)", w.notified),
-                go::NOTIFY_BARRIER,
-            ),
-            Some(Op::WaitFor(WaitFor { actor, index })) => (
-                format!(
-                    "the message {} sends after its op #{index} returns",
-                    sc.actors[*actor as usize].name
-                ),
-                go::NODE_CTX_WORK,
-            ),
-            Some(op) => (format!("next op: {}", op.name()), go::SCENARIO_ACTOR),
-            None => ("nothing".to_owned(), go::SCENARIO_ACTOR),
-        },
+        ActorAt::Ready => ready_waits(w, sc, actor, pc),
         ActorAt::NormalMode => (
             "nothing: getFlushQueue next (dropping was false)".to_owned(),
             go::HANDLE_INSERT_TASK_OR_HANDLE_DELETE_TASK,
@@ -882,6 +930,10 @@ fn actor_waits(w: &World, sc: &Scenario, actor: u16, pc: u32, at: ActorAt) -> (S
         ),
         ActorAt::RunnerInjectMut { segment, .. } => (
             format!("queue {segment}'s injectMut"),
+            go::GET_FLUSH_TASK_RUNNER,
+        ),
+        ActorAt::CreateMut { segment } => (
+            format!("queue {segment}'s creation mutex (proposed: getFlushTaskRunner as one critical section)"),
             go::GET_FLUSH_TASK_RUNNER,
         ),
         ActorAt::CloseHandler {

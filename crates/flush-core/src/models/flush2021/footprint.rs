@@ -150,6 +150,8 @@ pub mod obj {
     /// The Replica's `segMu` (segment_replica.go), taken by every method the
     /// model calls on it.
     pub const REPLICA: &str = "SegmentReplica.segMu";
+    /// What-if `runner_creation_locked`: the queue's creation mutex, by segment.
+    pub const CREATE_MUT: &str = "orderFlushQueue.createMut";
 }
 
 impl World {

@@ -50,14 +50,25 @@ impl World {
                     self.access(segment, Site::HandlerSticky);
                     self.queues[qi].post_inj = Some(inj);
                 }
-                ev.push(Ev::HandlerInjectOver { segment, inj, ok });
+                let closed = old.is_none_or(|o| self.is_closed(o));
+                ev.push(Ev::HandlerInjectOver {
+                    segment,
+                    inj,
+                    ok,
+                    closed,
+                });
                 Some(self.handler_done(g, segment, inj, done, old, ev))
             }
             HandlerAt::LockSticky { inj, done, old } => {
                 // What-if: injectMut.Lock(); q.postInjection = ...; Unlock(); close(injectDone).
                 self.access(segment, Site::HandlerStickyLocked);
                 self.queues[qi].post_inj = Some(inj);
-                ev.push(Ev::HandlerStickyLocked { segment, inj });
+                let closed = old.is_none_or(|o| self.is_closed(o));
+                ev.push(Ev::HandlerStickyLocked {
+                    segment,
+                    inj,
+                    closed,
+                });
                 Some(self.handler_done(g, segment, inj, done, old, ev))
             }
             HandlerAt::WaitOldTail { inj, done, .. } => {
@@ -119,7 +130,12 @@ impl World {
             origin: SigOrigin::InjectDone { handler: g },
         });
         self.take_injection(inj, segment, ev);
-        ev.push(Ev::HandlerTookInjection { segment, inj });
+        let keeps_old = old.is_some();
+        ev.push(Ev::HandlerTookInjection {
+            segment,
+            inj,
+            keeps_old,
+        });
         HandlerAt::Handling { inj, done, old }
     }
 

@@ -34,6 +34,7 @@ impl World {
             next_seq: 0,
             next_chain: 0,
             inject_mut: None,
+            create_mut: None,
         });
         let qi = self.queues.len() - 1;
         let at = self.queue_index.partition_point(|e| e.0 < segment);
@@ -125,6 +126,7 @@ impl World {
     /// goes on to `injectMut` in the next step.
     pub(super) fn get_runner(
         &mut self,
+        g: Gid,
         actor: u16,
         pc: u32,
         qi: usize,
@@ -135,10 +137,25 @@ impl World {
             return Flow::Returned;
         };
         let segment = self.queues[qi].segment;
+        if self.grain.creation_locked {
+            match self.queues[qi].create_mut {
+                Some(h) if h != g => {
+                    ev.push(Ev::CreateMutWait { segment });
+                    return Flow::At(ActorAt::CreateMut { segment });
+                }
+                _ => {
+                    self.queue_mut(qi).create_mut = Some(g);
+                    self.sync(footprint::obj::CREATE_MUT, segment, false);
+                    // Creators waiting at the mutex are no longer runnable.
+                    self.touch_actors();
+                }
+            }
+        }
         if let Some(r) = self.working(qi, pos) {
             // The load sees the runner's store.
             self.sync_pair(footprint::obj::WORKING, (segment, pos.into()), false);
             ev.push(Ev::RunnerLoaded { segment, pos });
+            self.release_create_mut(qi);
             self.run_half(r, actor, pc, op, ev);
             return Flow::Returned;
         }
@@ -229,7 +246,18 @@ impl World {
             chain,
             start: start.origin,
         });
+        self.release_create_mut(qi);
         self.run_half(r, actor, pc, op, ev);
+    }
+
+    /// What-if `runner_creation_locked`: `getFlushTaskRunner` returns, unlocking
+    /// the queue's creation mutex; the creators waiting for it may go on.
+    fn release_create_mut(&mut self, qi: usize) {
+        if self.queues[qi].create_mut.take().is_some() {
+            let segment = self.queues[qi].segment;
+            self.sync(footprint::obj::CREATE_MUT, segment, true);
+            self.touch_actors();
+        }
     }
 
     /// ft:191 `postFunc(pack, postInjection)` = `q.postTask`: fm:145

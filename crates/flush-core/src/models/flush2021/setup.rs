@@ -184,6 +184,10 @@ pub struct WhatIf {
     /// before `close(injectDone)` (fm:214), so a runner chained after the
     /// handler's injectDone still waits for every runner before it (no splice).
     pub handler_chains_tail: bool,
+    /// `getFlushTaskRunner` is one critical section: a per-queue mutex taken before
+    /// `working.LoadOrStore` (fm:121) and released when it returns (after fm:137),
+    /// so runners join the tail chain in the order they were stored.
+    pub runner_creation_locked: bool,
 }
 
 /// A checked flush-2021 scenario: the model (`&self` of [`crate::engine::Model`]).
@@ -443,6 +447,7 @@ fn what_if(top: &Fields) -> Res<WhatIf> {
             "handler_locks_sticky",
             "waiter_locks_tail",
             "handler_chains_tail",
+            "runner_creation_locked",
         ],
     )?;
     let b = |key: &str| f.get(key).map_or(Ok(false), |n| n.bool("on or off"));
@@ -450,6 +455,7 @@ fn what_if(top: &Fields) -> Res<WhatIf> {
         handler_locks_sticky: b("handler_locks_sticky")?,
         waiter_locks_tail: b("waiter_locks_tail")?,
         handler_chains_tail: b("handler_chains_tail")?,
+        runner_creation_locked: b("runner_creation_locked")?,
     })
 }
 

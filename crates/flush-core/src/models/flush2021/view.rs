@@ -746,7 +746,9 @@ fn injection_waits(sc: &Scenario, run: &Run<Scenario>) -> Vec<String> {
         for e in run.events_of(rec) {
             match *e {
                 Ev::RunnerTookInjection { segment, inj, .. }
-                | Ev::HandlerTookInjection { segment, inj } => taken.push((inj, segment, rec.step)),
+                | Ev::HandlerTookInjection { segment, inj, .. } => {
+                    taken.push((inj, segment, rec.step))
+                }
                 Ev::RunnerInjectOver { segment, inj, .. }
                 | Ev::HandlerInjectOver { segment, inj, .. } => {
                     if let Some(i) = taken.iter().position(|t| t.0 == inj && t.1 == segment) {

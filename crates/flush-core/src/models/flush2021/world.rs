@@ -165,6 +165,9 @@ pub struct Queue {
     /// Holder of `injectMut` across steps (B7, or postTask after it spawned a
     /// handler), if any. Critical sections that fit in one step never show here.
     pub inject_mut: Option<Gid>,
+    /// What-if `runner_creation_locked`: the holder of the queue's creation mutex
+    /// (from `working.LoadOrStore` to the end of the chaining).
+    pub create_mut: Option<Gid>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -280,6 +283,9 @@ pub enum ActorAt {
     DropDeleteNormal,
     /// `working.LoadOrStore` stored `runner`; `q.injectMut.Lock()` next (blocks while held).
     RunnerInjectMut { segment: i64, runner: RunnerId },
+    /// What-if `runner_creation_locked`: the queue's creation mutex, before
+    /// `working.LoadOrStore` (blocks while another creator holds it).
+    CreateMut { segment: i64 },
     /// B7: `injectHandler.close()` → `wg.Wait()`, holding `injectMut`.
     CloseHandler {
         segment: i64,
@@ -502,6 +508,8 @@ pub(super) struct Grain {
     pub(super) post_task_delete: bool,
     /// Some actor waits for another's op (`wait_for`).
     pub(super) waits_for: bool,
+    /// What-if `runner_creation_locked` (the step code reads it here).
+    pub(super) creation_locked: bool,
 }
 
 /// The Replica at the start: the scenario's, or every flushed segment as new.
@@ -554,6 +562,7 @@ impl Grain {
             queue_init: drops || has(|o| matches!(o, Op::Close)),
             post_task_delete: dup,
             waits_for: has(|o| matches!(o, Op::WaitFor(_))),
+            creation_locked: sc.what_if.runner_creation_locked,
         }
     }
 }
@@ -877,6 +886,9 @@ impl World {
             | ActorAt::ChainRunner { .. }
             | ActorAt::StartDroppingMake => true,
             ActorAt::RunnerInjectMut { segment, .. } => self.inject_mut_free(segment),
+            ActorAt::CreateMut { segment } => {
+                self.queue(segment).is_none_or(|q| q.create_mut.is_none())
+            }
             ActorAt::CloseHandler { handler, .. } => self.goroutine(handler).is_none(),
             ActorAt::Inject { inj, next } => {
                 let seg = sc.injections[inj as usize].segments[next as usize];
@@ -1116,6 +1128,7 @@ fn contended(role: Role) -> bool {
         role,
         Role::Actor {
             at: ActorAt::RunnerInjectMut { .. }
+                | ActorAt::CreateMut { .. }
                 | ActorAt::CloseLock { .. }
                 | ActorAt::Inject { .. }
                 | ActorAt::DropMutex { .. }
