@@ -838,6 +838,28 @@ test('a focused control is never hidden under the sticky step controls (WCAG 2.4
   }
 });
 
+test('a what-if scenario is labelled proposed in the page, the CLI and its JSON', async () => {
+  const sc = JSON.parse(readFileSync(new globalThis.URL('../scenarios/runner-creation-race.json', import.meta.url), 'utf8'));
+  sc.what_if = { runner_creation_locked: true };
+  const src = JSON.stringify(sc);
+  const { page, ctx, errors } = await open(`scenario=inline&file=rc.json&src=${encodeURIComponent(src)}`, { waitFor: '#proposed' });
+  assert.equal((await page.textContent('#proposed')).trim(), 'proposed: runner_creation_locked');
+  assert.match(await page.textContent('#stage'), /Proposed changes, not in Milvus .*runner_creation_locked/);
+  await audit(page, 'a proposed scenario');
+  // A built-in as it is carries no such label.
+  await page.goto(URL + '#scenario=runner-creation-race');
+  await page.waitForFunction(() => document.querySelector('.stage-title h2')?.textContent.includes('library-level race') && !document.querySelector('#proposed'));
+  // The CLI says the same of the file.
+  if (process.env.FLUSHSCOPE_BIN) {
+    const file = join(tmpdir(), 'flushscope-proposed.json');
+    writeFileSync(file, src);
+    const out = execFileSync(process.env.FLUSHSCOPE_BIN, ['run', file, '--json']).toString();
+    assert.deepEqual(JSON.parse(out).proposed, ['runner_creation_locked']);
+  }
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('data races of the whole run: two steps never runnable together, marked in the step panel and on the scrubber', async () => {
   // The explorer's shortest compaction-race schedule with g4's step 18 run before
   // g2's: the run never has both racing steps runnable at once; the vector clocks

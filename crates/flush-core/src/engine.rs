@@ -87,6 +87,12 @@ pub trait Model: Clone + Sized + 'static {
     fn syncs<'s>(&self, _s: &'s Self::State) -> &'s [SyncOp] {
         &[]
     }
+    /// The changes to the Go code the scenario asks for (its what-if knobs), each
+    /// a name a reader can look up; empty for the code as it is. Every face labels
+    /// a run with any of them "proposed".
+    fn proposed(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
     /// True when the model's steps declare their footprints (see [`Model::accesses`]),
     /// so an empty race check means something.
     const FOOTPRINTS: bool = false;

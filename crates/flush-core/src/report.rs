@@ -111,11 +111,17 @@ pub fn policy_words(p: &Policy) -> String {
 /// `# name (model @ version), policy`, the first line of a text trace.
 pub fn title_line<M: Model>(run: &Run<M>) -> String {
     let h = run.header();
+    let proposed = run.scenario().proposed();
     format!(
-        "# {} ({}{}), {}",
+        "# {} ({}{}{}), {}",
         h.name,
         h.model,
         h.version.map(|v| format!(" @ {v}")).unwrap_or_default(),
+        if proposed.is_empty() {
+            String::new()
+        } else {
+            format!(", proposed: {}", proposed.join(", "))
+        },
         policy_words(run.policy())
     )
 }
@@ -161,6 +167,9 @@ pub struct Report<S> {
     pub scenario: String,
     pub model: &'static str,
     pub version: Option<&'static str>,
+    /// The what-if changes to the Go code the run makes (see `Model::proposed`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proposed: Vec<&'static str>,
     pub seed: u64,
     pub policy: String,
     pub schedule: String,
@@ -192,6 +201,7 @@ pub(crate) fn report<M: Present>(run: &Run<M>) -> Report<M::Summary> {
         scenario: h.name.clone(),
         model: h.model,
         version: h.version,
+        proposed: run.scenario().proposed(),
         seed,
         policy: policy_words(run.policy()),
         schedule: format_schedule(&run.schedule()),

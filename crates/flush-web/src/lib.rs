@@ -104,6 +104,7 @@ pub fn app() -> Html {
                         <h2>{h.title.clone()}</h2>
                         <span class="badge model">{model}</span>
                         if let Some(v) = h.version { <span class="badge version">{v}</span> }
+                        {proposed_badge(&run.proposed())}
                     </div>
                     {intro(h, run.about(), &d)}
                     {stage_view(&stage)}
@@ -125,6 +126,19 @@ pub fn app() -> Html {
             </section>
             if state.help { <Help legend={run.legend()} dispatch={d.clone()} /> }
         </div>
+    }
+}
+
+/// "proposed: ..." when the run changes the Go code (what-if knobs): a reviewer
+/// must never take a proposal for Milvus.
+fn proposed_badge(proposed: &[&'static str]) -> Html {
+    if proposed.is_empty() {
+        return html! {};
+    }
+    html! {
+        <span class="badge proposed" id="proposed" title="What-if changes to the Go code, not in Milvus (docs/scenario-format.md)">
+            {format!("proposed: {}", proposed.join(", "))}
+        </span>
     }
 }
 

@@ -183,6 +183,11 @@ impl AnyRun {
         each_run!(self, r => explore::races_here(r))
     }
 
+    /// The what-if changes to the Go code the run makes (see `Model::proposed`).
+    pub fn proposed(&self) -> Vec<&'static str> {
+        each_run!(self, r => r.scenario().proposed())
+    }
+
     /// True when the model's steps declare footprints (so a race check means something).
     pub fn footprints(&self) -> bool {
         fn of<M: Model>(_: &Run<M>) -> bool {

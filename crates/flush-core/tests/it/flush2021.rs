@@ -1229,4 +1229,20 @@ fn what_if_runner_creation_is_one_critical_section_runners_chain_in_creation_ord
         })
     });
     assert!(waited);
+    // Every face labels the run "proposed"; the code as it is carries no label.
+    let mut r = sc.run(flush_core::Policy::Seeded(1));
+    r.run_to_end();
+    assert!(
+        r.text(false)
+            .starts_with("# runner-creation-race (flush-2021, proposed: runner_creation_locked), "),
+        "{}",
+        r.text(false).lines().next().unwrap()
+    );
+    let v: serde_json::Value = serde_json::from_str(&r.report_json(false)).unwrap();
+    assert_eq!(v["proposed"], serde_json::json!(["runner_creation_locked"]));
+    assert!(r.about().contains("Proposed changes, not in Milvus"));
+    let mut plain = common::builtin("runner-creation-race").run(flush_core::Policy::Seeded(1));
+    plain.run_to_end();
+    let v: serde_json::Value = serde_json::from_str(&plain.report_json(false)).unwrap();
+    assert!(v.get("proposed").is_none() && !plain.about().contains("Proposed"));
 }

@@ -200,5 +200,8 @@ impl crate::engine::Model for Scenario {
     fn syncs<'s>(&self, w: &'s World) -> &'s [crate::engine::SyncOp] {
         &w.footprint.1
     }
+    fn proposed(&self) -> Vec<&'static str> {
+        self.what_if.names()
+    }
     const FOOTPRINTS: bool = true;
 }

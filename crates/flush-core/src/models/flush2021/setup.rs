@@ -190,6 +190,21 @@ pub struct WhatIf {
     pub runner_creation_locked: bool,
 }
 
+impl WhatIf {
+    /// The knobs that are on, by their scenario keys.
+    pub fn names(&self) -> Vec<&'static str> {
+        [
+            (self.handler_locks_sticky, "handler_locks_sticky"),
+            (self.waiter_locks_tail, "waiter_locks_tail"),
+            (self.handler_chains_tail, "handler_chains_tail"),
+            (self.runner_creation_locked, "runner_creation_locked"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect()
+    }
+}
+
 /// A checked flush-2021 scenario: the model (`&self` of [`crate::engine::Model`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Scenario {

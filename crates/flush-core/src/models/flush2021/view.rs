@@ -129,7 +129,15 @@ impl Present for Scenario {
     }
 
     fn about(&self) -> String {
-        format!("Model: flush-2021, Milvus's rendezvousFlushManager at {} (internal/datanode/flush_manager.go, flush_task.go). Every step names the Go function it models.", setup::COMMIT)
+        let mut s = format!("Model: flush-2021, Milvus's rendezvousFlushManager at {} (internal/datanode/flush_manager.go, flush_task.go). Every step names the Go function it models.", setup::COMMIT);
+        let proposed = self.what_if.names();
+        if !proposed.is_empty() {
+            s.push_str(&format!(
+                " Proposed changes, not in Milvus (docs/scenario-format.md, what_if): {}; the steps they change say \"proposed\".",
+                proposed.join(", ")
+            ));
+        }
+        s
     }
 
     fn legend(&self) -> &'static str {
