@@ -113,6 +113,10 @@ impl AnyScenario {
     pub fn set_version(&mut self, id: &str) -> Result<(), String> {
         each_scenario!(self, s => Model::set_version(Arc::make_mut(s), id))
     }
+    /// The what-if changes to the Go code the scenario makes (see `Model::proposed`).
+    pub fn proposed(&self) -> Vec<&'static str> {
+        each_scenario!(self, s => s.proposed())
+    }
 
     pub fn run(&self, policy: Policy) -> AnyRun {
         match self {

@@ -747,3 +747,59 @@ fn clone_from_copies_the_whole_world() {
         assert_eq!(&from.clone(), from);
     }
 }
+
+#[test]
+fn a_policy_sets_each_knob_apart_from_the_version_and_is_labelled_proposed() {
+    let with_policy = |name: &str, policy: serde_json::Value| {
+        let path = format!("{}/../../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        v["policy"] = policy;
+        flush_core::AnyScenario::parse(&v.to_string(), name)
+    };
+    let o = flush_core::explore::Options::exhaustive(100, 100_000);
+    let panics = |sc: &flush_core::AnyScenario| {
+        let x = sc.explore_with(&o, &mut |_| true);
+        assert!(!x.truncated);
+        x.violations
+            .iter()
+            .any(|f| f.message.starts_with("segment not found"))
+    };
+    // #34018 at ca7ef26e4b, and the fix of b5c9a7364b (keep every Growing segment) alone.
+    assert!(panics(&common::builtin("segment-not-found")));
+    let fix = with_policy("segment-not-found", serde_json::json!({"keep": "growing"})).unwrap();
+    assert!(!panics(&fix));
+    assert_eq!(fix.proposed(), ["keep=growing"]);
+    let mut r = fix.run(flush_core::Policy::Seeded(1));
+    r.run_to_end();
+    assert!(r
+        .text(false)
+        .starts_with("# segment-not-found (sync-2024 @ ca7ef26e4b, proposed: keep=growing), "));
+    // The fixed version with the old rule panics again.
+    let back = with_policy(
+        "segment-not-found-fixed",
+        serde_json::json!({"keep": "l0_growing"}),
+    );
+    assert!(panics(&back.unwrap()));
+    // A policy equal to the version's preset is the version: nothing proposed.
+    let same = with_policy(
+        "segment-not-found",
+        serde_json::json!({"request": "healthy_with_pk_statslog", "keep": "l0_growing"}),
+    )
+    .unwrap();
+    assert!(same.proposed().is_empty());
+    // Bad settings are refused with the path and the choices.
+    for (policy, want) in [
+        (
+            serde_json::json!({"keep": "sometimes"}),
+            "policy.keep: unknown keep \"sometimes\"; one of l0_growing",
+        ),
+        (serde_json::json!({"filter": "healthy"}), "filter"),
+        (serde_json::json!({"load": 1}), "policy.load"),
+    ] {
+        let e = with_policy("segment-not-found", policy)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{e}");
+    }
+}

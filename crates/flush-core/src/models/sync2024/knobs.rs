@@ -54,7 +54,58 @@ pub struct Knobs {
     pub load: LoadRule,
 }
 
+/// The settings of each knob as a scenario's `"policy"` names them.
+pub const REQUEST_NAMES: &[(&str, RequestFilter)] = &[
+    (
+        "healthy_with_pk_statslog",
+        RequestFilter::HealthyWithPkStatslog,
+    ),
+    ("flushing_or_flushed", RequestFilter::FlushingOrFlushed),
+    ("healthy", RequestFilter::Healthy),
+    ("healthy_not_l0", RequestFilter::HealthyNotL0),
+];
+pub const KEEP_NAMES: &[(&str, ViewKeep)] = &[
+    ("l0_growing", ViewKeep::L0Growing),
+    ("growing", ViewKeep::Growing),
+    ("not_flushing_or_flushed", ViewKeep::NotFlushingOrFlushed),
+    ("not_flushed", ViewKeep::NotFlushed),
+];
+pub const LOAD_NAMES: &[(&str, LoadRule)] = &[
+    ("every_missing", LoadRule::EveryMissing),
+    ("flushed_not_l0", LoadRule::FlushedNotL0),
+];
+
+fn name_of<T: PartialEq>(all: &[(&'static str, T)], v: T) -> &'static str {
+    all.iter().find(|x| x.1 == v).map_or("?", |x| x.0)
+}
+
 impl Knobs {
+    /// The knobs a scenario runs with: its version's preset, with what its
+    /// `"policy"` sets apart.
+    pub fn with(v: Version, p: super::setup::Policy) -> Knobs {
+        let k = Knobs::of(v);
+        Knobs {
+            request: p.request.unwrap_or(k.request),
+            keep: p.keep.unwrap_or(k.keep),
+            load: p.load.unwrap_or(k.load),
+        }
+    }
+
+    /// `request=healthy` for each knob that differs from `preset`.
+    pub fn differences(&self, preset: Knobs) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.request != preset.request {
+            out.push(name_of(PROPOSED_REQUEST, self.request));
+        }
+        if self.keep != preset.keep {
+            out.push(name_of(PROPOSED_KEEP, self.keep));
+        }
+        if self.load != preset.load {
+            out.push(name_of(PROPOSED_LOAD, self.load));
+        }
+        out
+    }
+
     /// The knobs of a Milvus commit.
     pub fn of(v: Version) -> Knobs {
         use LoadRule::*;
@@ -75,6 +126,34 @@ impl Knobs {
         }
     }
 }
+
+/// `request=...`, `keep=...`, `load=...` labels of each setting (static strings
+/// for [`crate::engine::Model::proposed`]).
+const PROPOSED_REQUEST: &[(&str, RequestFilter)] = &[
+    (
+        "request=healthy_with_pk_statslog",
+        RequestFilter::HealthyWithPkStatslog,
+    ),
+    (
+        "request=flushing_or_flushed",
+        RequestFilter::FlushingOrFlushed,
+    ),
+    ("request=healthy", RequestFilter::Healthy),
+    ("request=healthy_not_l0", RequestFilter::HealthyNotL0),
+];
+const PROPOSED_KEEP: &[(&str, ViewKeep)] = &[
+    ("keep=l0_growing", ViewKeep::L0Growing),
+    ("keep=growing", ViewKeep::Growing),
+    (
+        "keep=not_flushing_or_flushed",
+        ViewKeep::NotFlushingOrFlushed,
+    ),
+    ("keep=not_flushed", ViewKeep::NotFlushed),
+];
+const PROPOSED_LOAD: &[(&str, LoadRule)] = &[
+    ("load=every_missing", LoadRule::EveryMissing),
+    ("load=flushed_not_l0", LoadRule::FlushedNotL0),
+];
 
 /// Does datacoord's request include this segment? (`sync_segments_scheduler.go`)
 pub fn request_includes(k: Knobs, s: &DcSeg) -> bool {

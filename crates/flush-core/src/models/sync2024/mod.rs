@@ -142,5 +142,8 @@ impl crate::engine::Model for Scenario {
     fn syncs<'s>(&self, w: &'s World) -> &'s [crate::engine::SyncOp] {
         &w.footprint.1
     }
+    fn proposed(&self) -> Vec<&'static str> {
+        Knobs::with(self.version, self.policy).differences(Knobs::of(self.version))
+    }
     const FOOTPRINTS: bool = true;
 }

@@ -17,7 +17,7 @@ pub const FORMAT: Format = Format {
     model: MODEL,
     fixed_at: None,
     versions: &VERSIONS,
-    keys: &["version", "datacoord", "datanode"],
+    keys: &["version", "policy", "datacoord", "datanode"],
     ops: &["insert", "seal", "sync", "sync_segments"],
 };
 
@@ -258,6 +258,17 @@ pub struct Scenario {
     /// The datanode's metacache at the start, sorted by id.
     pub datanode: Vec<DnSegment>,
     pub actors: Vec<Actor<Op>>,
+    /// The knobs set apart from the version's preset (`"policy"`), each `None` to
+    /// follow the version.
+    pub policy: Policy,
+}
+
+/// A scenario's `"policy"`: knobs set independently of the version.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Policy {
+    pub request: Option<super::RequestFilter>,
+    pub keep: Option<super::ViewKeep>,
+    pub load: Option<super::LoadRule>,
 }
 
 impl Scenario {
@@ -273,6 +284,7 @@ impl Scenario {
         let (top, mut head) = scenario::header(root, &FORMAT, formats)?;
         let version = version(&top)?;
         head.version = Some(version.as_str());
+        let policy = policy(&top)?;
         let datacoord = segments(&top, "datacoord", |f, seg| {
             Ok(DcSegment {
                 segment: seg.segment,
@@ -302,6 +314,7 @@ impl Scenario {
             datacoord: datacoord.into_iter().map(|x| x.value).collect(),
             datanode: datanode.into_iter().map(|x| x.value).collect(),
             actors,
+            policy,
         };
         sc.check_whole(top.node())?;
         Ok(sc)
@@ -363,6 +376,35 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// The `"policy"` object: `request`, `keep` and `load`, each optional, by the
+/// names [`super::Knobs::names`] lists.
+fn policy(top: &Fields) -> Res<Policy> {
+    let Some(node) = top.get("policy") else {
+        return Ok(Policy::default());
+    };
+    let f = node.fields(
+        "the knobs set apart from the version",
+        &["request", "keep", "load"],
+    )?;
+    fn pick<T: Copy>(f: &Fields, key: &str, all: &[(&str, T)]) -> Res<Option<T>> {
+        let Some(n) = f.get(key) else { return Ok(None) };
+        let v = n.str("a knob's setting")?;
+        match all.iter().find(|x| x.0 == v) {
+            Some(x) => Ok(Some(x.1)),
+            None => Err(n.err(format!(
+                "unknown {key} \"{}\"; one of {}",
+                scenario::json::short(v),
+                all.iter().map(|x| x.0).collect::<Vec<_>>().join(", ")
+            ))),
+        }
+    }
+    Ok(Policy {
+        request: pick(&f, "request", super::knobs::REQUEST_NAMES)?,
+        keep: pick(&f, "keep", super::knobs::KEEP_NAMES)?,
+        load: pick(&f, "load", super::knobs::LOAD_NAMES)?,
+    })
 }
 
 fn version(top: &Fields) -> Res<Version> {

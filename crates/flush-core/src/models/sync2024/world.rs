@@ -265,7 +265,7 @@ impl World {
         let version = sc.version;
         let mut w = World {
             version,
-            knobs: Knobs::of(version),
+            knobs: Knobs::with(version, sc.policy),
             goroutines: Vec::new(),
             metacache: MetaCache::from_setup(&sc.datanode, &sc.datacoord),
             buffers: Vec::new(),
