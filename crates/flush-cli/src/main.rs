@@ -104,6 +104,21 @@ enum Cmd {
         #[arg(long)]
         outcomes: bool,
     },
+    /// The policy matrix: the scenario under every combination of its model's
+    /// knobs (flush-2021: the what_if changes; sync-2024: request, keep, load), each
+    /// explored to the end or the budget; the Milvus versions are rows of it.
+    Matrix {
+        /// Scenario file, `-` for stdin, or `builtin:NAME`.
+        file: String,
+        /// Longest schedule to explore in each row.
+        #[arg(long, default_value_t = 200)]
+        max_steps: u32,
+        /// Distinct states each row may explore.
+        #[arg(long, default_value_t = 1_000_000)]
+        max_states: u64,
+        #[arg(long)]
+        json: bool,
+    },
     /// List the built-in scenarios.
     List,
 }
@@ -197,6 +212,15 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             print_run(&r, races, json, logs)?;
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Matrix {
+            file,
+            max_steps,
+            max_states,
+            json,
+        } => {
+            matrix(&load(&file)?, max_steps, max_states, json)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Explore {
             file,
             version,
@@ -234,6 +258,38 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             explore(&sc, &o, json)
         }
     }
+}
+
+/// `flushscope matrix`: each row explored to the end of its budget, printed.
+fn matrix(sc: &AnyScenario, max_steps: u32, max_states: u64, json: bool) -> Result<(), Failure> {
+    let o = Options {
+        max_bytes: default_max_memory(),
+        ..Options::exhaustive(max_steps, max_states)
+    };
+    o.check()?;
+    let rows = sc.matrix(&o, &mut |r| {
+        eprintln!("matrix: {} {}", r.proposed.join(", "), r.verdict())
+    });
+    if rows.is_empty() {
+        return Err(format!(
+            "{}: the {} model has no knobs to combine",
+            sc.header().name,
+            sc.header().model
+        )
+        .into());
+    }
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
+        );
+    } else {
+        print!(
+            "{}",
+            flush_core::explore::matrix_text(&sc.header().name, &rows)
+        );
+    }
+    Ok(())
 }
 
 /// The scheduler `run` asks for: a schedule given, the file's, or the seed.

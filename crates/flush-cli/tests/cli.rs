@@ -708,3 +708,79 @@ fn races_are_reported_by_explore_and_along_a_run() {
         stdout(&o)
     );
 }
+
+#[test]
+fn the_policy_matrix_shows_which_mixes_are_safe_and_where_each_version_stands() {
+    // sync-2024: 4 request filters x 4 keep rules x 2 load rules, the six Milvus
+    // versions among them, each with the verdict the fix history tells.
+    let o = flushscope(&["matrix", "builtin:segment-not-found", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rows.len(), 32);
+    let verdict = |version: &str| {
+        let r = rows
+            .iter()
+            .find(|r| {
+                r["presets"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|p| p == version)
+            })
+            .unwrap_or_else(|| panic!("{version} is a row"));
+        assert_eq!(r["truncated"], false);
+        let kinds: Vec<String> = r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {}",
+                    f["kind"].as_str().unwrap(),
+                    f["message"].as_str().unwrap()
+                )
+            })
+            .collect();
+        kinds.join(" | ")
+    };
+    assert!(verdict("ca7ef26e4b").contains("panic segment not found[segment=300]"));
+    assert_eq!(verdict("b5c9a7364b"), "");
+    assert_eq!(verdict("c65f41dc60"), "");
+    assert!(
+        verdict("4cf1a358ba").contains("panic runtime error"),
+        "{}",
+        verdict("4cf1a358ba")
+    );
+    assert_eq!(verdict("2e434e4453"), "");
+    assert_eq!(verdict("439fb24b32"), "");
+    // flush-2021: the what_if knobs; runner_creation_locked removes fifo-per-enqueuer.
+    let o = flushscope(&["matrix", "builtin:runner-creation-race"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("# policy matrix of runner-creation-race: 16 combinations"),
+        "{out}"
+    );
+    assert!(
+        out.lines().any(|l| l
+            .starts_with("as in 891c202b73 | (the version's own) | invariant fifo-per-enqueuer")),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("proposed | runner_creation_locked | ok |")),
+        "{out}"
+    );
+    // A model without knobs has no matrix: said, exit 2.
+    let toy = format!(
+        "{}/../../tests/toy/mutex-lost-update.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let o = flushscope(&["matrix", &toy]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("the mutex-handoff model has no knobs to combine"),
+        "{}",
+        stderr(&o)
+    );
+}

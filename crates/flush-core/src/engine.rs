@@ -93,6 +93,12 @@ pub trait Model: Clone + Sized + 'static {
     fn proposed(&self) -> Vec<&'static str> {
         Vec::new()
     }
+    /// The policy matrix's rows: this scenario under every combination of its
+    /// model's knobs, each with the Milvus versions whose preset it is (none: a
+    /// proposal). Empty for a model without knobs.
+    fn variants(&self) -> Vec<(Vec<&'static str>, Self)> {
+        Vec::new()
+    }
     /// True when the model's steps declare their footprints (see [`Model::accesses`]),
     /// so an empty race check means something.
     const FOOTPRINTS: bool = false;

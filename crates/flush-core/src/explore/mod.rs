@@ -14,6 +14,7 @@
 
 mod fingerprint;
 mod hb;
+mod matrix;
 mod outcomes;
 mod races;
 mod search;
@@ -22,6 +23,7 @@ mod shrink;
 use serde::Serialize;
 
 pub use fingerprint::{collision_bound, fingerprint, state_bytes, FpSet};
+pub use matrix::{matrix, matrix_text, MatrixRow};
 pub use outcomes::{
     end_word, find_outcome, outcome_line, outcomes, run_outcome, Observe, ObservedOutcome,
 };

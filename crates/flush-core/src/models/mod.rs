@@ -118,6 +118,16 @@ impl AnyScenario {
         each_scenario!(self, s => s.proposed())
     }
 
+    /// The policy matrix (see [`explore::matrix`]): every combination of the
+    /// model's knobs explored with `o`; empty for a model without knobs.
+    pub fn matrix(
+        &self,
+        o: &explore::Options,
+        progress: &mut dyn FnMut(&explore::MatrixRow),
+    ) -> Vec<explore::MatrixRow> {
+        each_scenario!(self, s => explore::matrix(&**s, o, progress))
+    }
+
     pub fn run(&self, policy: Policy) -> AnyRun {
         match self {
             AnyScenario::Flush(s) => AnyRun::Flush(Run::new(s.clone(), policy)),

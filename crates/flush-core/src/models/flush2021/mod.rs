@@ -203,5 +203,24 @@ impl crate::engine::Model for Scenario {
     fn proposed(&self) -> Vec<&'static str> {
         self.what_if.names()
     }
+    fn variants(&self) -> Vec<(Vec<&'static str>, Scenario)> {
+        (0..16u8)
+            .map(|bits| {
+                let mut v = self.clone();
+                v.what_if = setup::WhatIf {
+                    handler_locks_sticky: bits & 1 != 0,
+                    waiter_locks_tail: bits & 2 != 0,
+                    handler_chains_tail: bits & 4 != 0,
+                    runner_creation_locked: bits & 8 != 0,
+                };
+                let presets = if bits == 0 {
+                    vec![setup::COMMIT]
+                } else {
+                    Vec::new()
+                };
+                (presets, v)
+            })
+            .collect()
+    }
     const FOOTPRINTS: bool = true;
 }

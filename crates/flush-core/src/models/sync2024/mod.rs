@@ -145,5 +145,32 @@ impl crate::engine::Model for Scenario {
     fn proposed(&self) -> Vec<&'static str> {
         Knobs::with(self.version, self.policy).differences(Knobs::of(self.version))
     }
+    fn variants(&self) -> Vec<(Vec<&'static str>, Scenario)> {
+        let mut out = Vec::new();
+        for &(_, request) in REQUEST_NAMES {
+            for &(_, keep) in KEEP_NAMES {
+                for &(_, load) in LOAD_NAMES {
+                    let k = Knobs {
+                        request,
+                        keep,
+                        load,
+                    };
+                    let mut v = self.clone();
+                    v.policy = setup::Policy {
+                        request: Some(request),
+                        keep: Some(keep),
+                        load: Some(load),
+                    };
+                    let presets = Version::ALL
+                        .iter()
+                        .filter(|&&x| Knobs::of(x) == k)
+                        .map(|x| x.as_str())
+                        .collect();
+                    out.push((presets, v));
+                }
+            }
+        }
+        out
+    }
     const FOOTPRINTS: bool = true;
 }

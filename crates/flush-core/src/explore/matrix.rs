@@ -1,0 +1,103 @@
+//! The policy matrix: a scenario under every combination of its model's knobs
+//! ([`Model::variants`]), each explored, so a reviewer sees which mixes are safe,
+//! which break what, and which combination each Milvus version is.
+
+use serde::Serialize;
+
+use super::{explore_with, Found, Options};
+use crate::engine::Model;
+
+/// One combination of knobs and what exploring it found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatrixRow {
+    /// The Milvus versions whose preset this combination is (empty: a proposal).
+    pub presets: Vec<&'static str>,
+    /// The knobs that differ from the scenario's version (see `Model::proposed`).
+    pub proposed: Vec<&'static str>,
+    /// Each distinct finding, first schedule included.
+    pub findings: Vec<Found>,
+    pub states: u64,
+    /// A budget cut the search short: "no finding" then means "none found".
+    pub truncated: bool,
+}
+
+impl MatrixRow {
+    /// `ok`, or the findings' kinds and ids: `invariant inject-done-splice, panic ...`.
+    pub fn verdict(&self) -> String {
+        if self.findings.is_empty() {
+            return if self.truncated {
+                "none found (budget ran out)"
+            } else {
+                "ok"
+            }
+            .to_owned();
+        }
+        let mut v: Vec<String> = self
+            .findings
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {}",
+                    f.kind.as_str(),
+                    f.message.split(": ").next().unwrap_or("")
+                )
+            })
+            .collect();
+        v.dedup();
+        v.join(", ")
+    }
+}
+
+/// Explores every variant of `sc` with `o`; `progress` is told each row as it ends.
+pub fn matrix<M: Model>(
+    sc: &M,
+    o: &Options,
+    progress: &mut dyn FnMut(&MatrixRow),
+) -> Vec<MatrixRow> {
+    let mut rows = Vec::new();
+    for (presets, v) in sc.variants() {
+        let x = explore_with(&v, o, &mut |_| true);
+        let row = MatrixRow {
+            presets,
+            proposed: v.proposed(),
+            findings: x.violations,
+            states: x.states,
+            truncated: x.truncated,
+        };
+        progress(&row);
+        rows.push(row);
+    }
+    rows
+}
+
+/// The matrix as text, a row a line.
+pub fn matrix_text(name: &str, rows: &[MatrixRow]) -> String {
+    let mut s = format!(
+        "# policy matrix of {name}: {} combinations, each explored\n",
+        rows.len()
+    );
+    for r in rows {
+        let who = if r.presets.is_empty() {
+            "proposed".to_owned()
+        } else {
+            format!("as in {}", r.presets.join(", "))
+        };
+        let knobs = if r.proposed.is_empty() {
+            "(the version's own)".to_owned()
+        } else {
+            r.proposed.join(", ")
+        };
+        s.push_str(&format!(
+            "{who} | {knobs} | {} | {} states\n",
+            r.verdict(),
+            r.states
+        ));
+        if let Some(f) = r.findings.first() {
+            s.push_str(&format!(
+                "    first finding's schedule, {} steps: {}\n",
+                f.steps, f.schedule
+            ));
+        }
+    }
+    s
+}
