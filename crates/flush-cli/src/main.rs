@@ -177,13 +177,7 @@ fn write_out(text: &str) -> Result<(), Failure> {
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.cmd {
         Cmd::List => {
-            let mut text = String::new();
-            for name in builtin::names() {
-                let sc = builtin::get(name).expect("built-in");
-                let h = sc.header();
-                text.push_str(&format!("{name:<26} {:<10} {}\n", h.model, h.title));
-            }
-            emit(&text)?;
+            emit(&list())?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Run {
@@ -258,6 +252,17 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             explore(&sc, &o, json)
         }
     }
+}
+
+/// `flushscope list`: a line per built-in scenario.
+fn list() -> String {
+    let mut text = String::new();
+    for name in builtin::names() {
+        let sc = builtin::get(name).expect("built-in");
+        let h = sc.header();
+        text.push_str(&format!("{name:<26} {:<10} {}\n", h.model, h.title));
+    }
+    text
 }
 
 /// `flushscope matrix`: each row explored to the end of its budget, printed.
