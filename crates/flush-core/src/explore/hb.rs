@@ -16,14 +16,17 @@
 //! * a mutex held at an access: taken just before it, released just after it (its
 //!   real critical section is at least that long).
 //!
-//! Every edge is one Go guarantees, placed no earlier than Go places it, so the
-//! clocks never order two accesses Go leaves unordered. An edge the model does
-//! not declare can only make a pair look unordered that is not; so a pair is a
-//! *candidate*, reported once a schedule shows it: the same steps run with the
-//! first access's goroutine held back (and with it every goroutine that could no
-//! longer follow its own steps) until both accesses are runnable together. That
-//! state is the race's proof, the same one the explorer reports, and the schedule
-//! to it is what the reader replays. Candidates no schedule showed are counted.
+//! Every edge is one Go guarantees, each acquire recorded no earlier and each
+//! release no later than Go performs it, so the clocks never order two accesses
+//! Go leaves unordered (two reviews checked each declaration against the Go code;
+//! tests pin the cases they found). An edge the model does not declare can only
+//! make a pair look unordered that is not; so a pair is a *candidate*, reported
+//! once a schedule shows it: the same steps run with the first access's goroutine
+//! held back (and with it every goroutine that could no longer follow its own
+//! steps), else a small breadth-first search from the state before the first
+//! access, until both accesses are runnable together. That state is the race's
+//! proof, the same one the explorer reports, and the schedule to it is what the
+//! reader replays. Candidates no schedule showed are counted.
 
 use std::collections::{HashMap, HashSet};
 
