@@ -884,6 +884,9 @@ test('data races of the whole run: two steps never runnable together, marked in 
   assert.match(await page.textContent('#race-step'), /Racing step: its write of orderFlushQueue\.postInjection \(flush_manager\.go:212\) and step 18's read by g4 are unordered/);
   assert.equal(await race.locator('button.goto-step.here').getAttribute('data-step'), '20');
   assert.equal(await race.locator('button.goto-step.here').getAttribute('aria-current'), 'step');
+  // On the lanes, the racing goroutines are outlined: runner g4's box.
+  const width = (sel) => page.evaluate((sel) => getComputedStyle(document.querySelector(sel)).strokeWidth, sel);
+  assert.equal(await width('.lane .runner[data-g="4"] .runner-box'), '4.5px');
   await shot(page, '26-race-in-run');
   await audit(page, 'data races of the run');
   await race.locator('button.goto-step[data-step="18"]').click();

@@ -110,9 +110,13 @@ pub fn races_here(p: &RacesProps) -> Html {
 /// CSS that outlines, on the lanes, the runner boxes and handler slots of the
 /// racing goroutines (the view marks each with `data-g`).
 fn lane_marks(list: &[[RaceSide; 2]]) -> String {
+    marks(list.iter().flatten().map(|s| s.choice.g))
+}
+
+/// CSS that outlines the runner boxes and handler slots of goroutines `gs`.
+fn marks(gs: impl Iterator<Item = u32>) -> String {
     let mut sel = Vec::new();
-    for s in list.iter().flatten() {
-        let g = s.choice.g;
+    for g in gs {
         sel.push(format!(".lane .runner[data-g=\"{g}\"] .runner-box"));
         sel.push(format!(".lane .handler-slot[data-g=\"{g}\"] > rect"));
     }
@@ -173,6 +177,8 @@ fn in_run(r: &RunRaces, cursor: u32, d: &Dispatch) -> Html {
             if r.unshown > 0 {
                 <p class="muted">{format!("{} pair(s) of accesses the clocks left unordered showed no race when replayed.", r.unshown)}</p>
             }
+            // At a racing step, its two goroutines are outlined on the lanes too.
+            if let Some(gs) = racing_here(r, cursor) { <style>{marks(gs.into_iter())}</style> }
         </div>
     }
 }
@@ -239,6 +245,17 @@ pub fn step_note(r: &RunRaces, cursor: u32) -> Option<String> {
         })
         .collect();
     (!notes.is_empty()).then(|| notes.join(" "))
+}
+
+/// The goroutines of the races one of whose steps is the cursor's.
+fn racing_here(r: &RunRaces, cursor: u32) -> Option<Vec<u32>> {
+    let gs: Vec<u32> = r
+        .found
+        .iter()
+        .filter(|f| f.steps.contains(&cursor))
+        .flat_map(|f| f.goroutines)
+        .collect();
+    (!gs.is_empty()).then_some(gs)
 }
 
 /// The steps the scrubber marks: every racing step of the run.
