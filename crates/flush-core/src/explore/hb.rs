@@ -276,6 +276,10 @@ fn search<M: Model>(
             return Some(out);
         }
         for &c in &runnable {
+            // The queue holds whole states: the cap holds at every push.
+            if seen.len() > states {
+                return None;
+            }
             let mut s = w.clone();
             facts.clear();
             sc.step(&mut s, c, &mut facts);

@@ -157,10 +157,11 @@ pub struct RunRaces {
     pub clocked: u32,
     /// False when a budget stopped either check before the run's end.
     pub complete: bool,
-    /// Pairs of accesses the clocks did not order but no schedule showed racing
-    /// (an edge the engine cannot see, such as a receive that did not wait).
+    /// Races (field and lines) whose accesses the clocks left unordered but no
+    /// schedule showed racing (an edge the model does not declare, or a race its
+    /// steps are too coarse to show).
     pub unshown: u32,
-    /// Such pairs the budget left no room to try.
+    /// Such races the budget left no room to try.
     pub untried: u32,
     /// False for a model whose steps declare no footprints (nothing was checked).
     pub declared: bool,
@@ -196,7 +197,7 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
     let mut pairs = Vec::new();
     let mut live = sc.goroutine_ids(&w);
     sc.runnable(&w, &mut runnable);
-    let (mut spent, mut states_on) = (0u64, true);
+    let (mut spent, mut states_on, mut clocks_on) = (0u64, true, true);
     for i in 0..=schedule.len() {
         spent += (runnable.len() * (live.len() + 1)) as u64;
         states_on &= spent <= budget;
@@ -208,19 +209,22 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
                 out.add(&r, i as u32, Vec::new(), &s);
             }
         }
-        let Some(&c) = schedule.get(i) else { break };
-        let clocks_on = clocks.work <= budget.saturating_mul(CLOCK_ENTRIES_PER_STEP)
+        // Each check stops at its own budget; the replay goes on while either runs.
+        clocks_on &= clocks.work <= budget.saturating_mul(CLOCK_ENTRIES_PER_STEP)
             && clocks.cells_bound() <= MAX_CLOCK_CELLS;
-        if !runnable.contains(&c) || !clocks_on {
+        let Some(&c) = schedule.get(i) else { break };
+        if !runnable.contains(&c) || !(states_on || clocks_on) {
             break;
         }
         facts.clear();
         sc.step(&mut w, c, &mut facts);
-        let now_live = sc.goroutine_ids(&w);
         sc.runnable(&w, &mut runnable);
-        let (acc, syncs) = (sc.accesses(&w), sc.syncs(&w));
-        pairs.extend(clocks.step(i, c, &live, &now_live, acc, syncs));
-        out.clocked += 1;
+        let now_live = sc.goroutine_ids(&w);
+        if clocks_on {
+            let (acc, syncs) = (sc.accesses(&w), sc.syncs(&w));
+            pairs.extend(clocks.step(i, c, &live, &now_live, acc, syncs));
+            out.clocked += 1;
+        }
         live = now_live;
     }
     out.complete =
@@ -241,7 +245,9 @@ impl RunRaces {
     /// most `budget` model steps; what is left untried is counted.
     fn show<M: Model>(&mut self, sc: &M, schedule: &[Choice], pairs: Vec<Candidate>, budget: u64) {
         let mut left = budget;
-        let mut tries: Vec<(String, u32)> = Vec::new();
+        // Each race not yet shown: how often it was tried, and whether the budget
+        // stopped a try.
+        let mut tries: Vec<(String, u32, bool)> = Vec::new();
         for x in pairs {
             let (ca, cb) = (schedule[x.first], schedule[x.second]);
             let r = Race {
@@ -253,29 +259,37 @@ impl RunRaces {
             if self.found.iter().any(|f| f.key == key) {
                 continue;
             }
-            let t = match tries.iter_mut().position(|t| t.0 == key) {
-                Some(i) => &mut tries[i],
+            let t = match tries.iter().position(|t| t.0 == key) {
+                Some(i) => i,
                 None => {
-                    tries.push((key.clone(), 0));
-                    tries.last_mut().expect("just pushed")
+                    tries.push((key, 0, false));
+                    tries.len() - 1
                 }
             };
-            if t.1 == SHOW_TRIES {
+            if tries[t].1 == SHOW_TRIES {
                 continue;
             }
-            t.1 += 1;
             if left < 2 * x.second as u64 + 4 {
-                self.untried += 1;
+                tries[t].2 = true;
                 continue;
             }
-            match show(sc, schedule, &x, &mut left) {
-                Some(s) => {
-                    let steps = vec![x.first as u32 + 1, x.second as u32 + 1];
-                    self.add(&r, x.second as u32 + 1, steps, &s);
-                }
-                None => self.unshown += 1,
+            tries[t].1 += 1;
+            if let Some(s) = show(sc, schedule, &x, &mut left) {
+                let steps = vec![x.first as u32 + 1, x.second as u32 + 1];
+                self.add(&r, x.second as u32 + 1, steps, &s);
             }
         }
+        for (key, tried, starved) in tries {
+            if self.found.iter().any(|f| f.key == key) {
+                continue;
+            }
+            if tried > 0 {
+                self.unshown += 1;
+            } else if starved {
+                self.untried += 1;
+            }
+        }
+        self.complete &= self.untried == 0;
     }
 
     /// Keeps `r` unless a race with its key is kept already.
@@ -329,13 +343,13 @@ impl RunRaces {
         }
         if self.untried > 0 {
             s.push_str(&format!(
-                "  {} pair(s) of accesses the clocks left unordered were not tried (the budget ran out)\n",
+                "  {} race(s) whose accesses the clocks left unordered were not tried (the budget ran out)\n",
                 self.untried
             ));
         }
         if self.unshown > 0 {
             s.push_str(&format!(
-                "  {} pair{} of accesses the clocks left unordered showed no race when replayed\n",
+                "  {} race{} whose accesses the clocks left unordered showed no race when replayed\n",
                 self.unshown,
                 if self.unshown == 1 { "" } else { "s" }
             ));

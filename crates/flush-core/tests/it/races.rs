@@ -570,3 +570,44 @@ fn a_big_run_spends_its_budgets_and_says_so() {
     }
     eprintln!("{text}({:?})", t.elapsed());
 }
+
+#[test]
+fn each_check_keeps_its_own_budget_and_complete_means_complete() {
+    // pairs-1000: the clocks stop at their cap, the state check goes on to the end.
+    let mut r = builtin("pairs-1000").run(flush_core::Policy::Seeded(1));
+    r.run_to_end();
+    let found = r.races(5_000_000);
+    assert_eq!(found.checked, r.len() + 1, "{}", found.text(r.len() + 1));
+    assert!(found.clocked < r.len() && !found.complete);
+    // A budget too small to show the races it sees: they are untried, and the
+    // check is not complete (review of e388d43: it said complete).
+    let sc = AnyScenario::parse(
+        r#"{"name": "f", "model": "flush-2021", "seed": 1,
+          "injections": {"c0": {"segments": [2, 3, 1], "remap_to": 100}},
+          "actors": [
+            {"name": "A2", "ops": [{"op": "flush_delete", "segment": 3, "pos": "b"}]},
+            {"name": "A3", "ops": [{"op": "flush_delete", "segment": 3, "pos": "b"}]},
+            {"name": "A0", "ops": [{"op": "flush_delete", "segment": 2, "pos": "b"},
+              {"op": "flush_insert", "segment": 1, "pos": "a"},
+              {"op": "flush_insert", "segment": 2, "pos": "a", "dropped": true}]},
+            {"name": "D", "ops": [{"op": "start_dropping"}, {"op": "notify_all_flushed"}]},
+            {"name": "Cc0", "ops": [{"op": "inject", "id": "c0"}, {"op": "wait_injected", "id": "c0"},
+              {"op": "inject_done", "id": "c0", "success": true}]},
+            {"name": "A1", "ops": [{"op": "flush_delete", "segment": 3, "pos": "b"}]}]}"#,
+        "s27.json",
+    )
+    .unwrap();
+    let mut r = sc.run(flush_core::Policy::Seeded(1));
+    r.run_to_end();
+    let small = r.races(2_000);
+    assert!(small.untried > 0, "{}", small.text(r.len() + 1));
+    assert!(!small.complete);
+    assert!(small.text(r.len() + 1).contains("(a budget ran out)"));
+    let big = r.races(5_000_000);
+    assert!(
+        big.complete && big.untried == 0 && big.unshown == 0,
+        "{}",
+        big.text(r.len() + 1)
+    );
+    assert!(big.found.len() > small.found.len());
+}

@@ -172,10 +172,10 @@ fn in_run(r: &RunRaces, cursor: u32, d: &Dispatch) -> Html {
                 <ol class="race-list run-races">{for r.found.iter().map(|f| run_race(f, cursor, d))}</ol>
             }
             if r.untried > 0 {
-                <p class="muted">{format!("{} pair(s) of accesses the clocks left unordered were not tried (the budget ran out).", r.untried)}</p>
+                <p class="muted">{format!("{} race(s) whose accesses the clocks left unordered were not tried (the budget ran out).", r.untried)}</p>
             }
             if r.unshown > 0 {
-                <p class="muted">{format!("{} pair(s) of accesses the clocks left unordered showed no race when replayed.", r.unshown)}</p>
+                <p class="muted">{format!("{} race(s) whose accesses the clocks left unordered showed no race when replayed.", r.unshown)}</p>
             }
             // At a racing step, its two goroutines are outlined on the lanes too.
             if let Some(gs) = racing_here(r, cursor) { <style>{marks(gs.into_iter())}</style> }
