@@ -140,6 +140,8 @@ pub struct RunRace {
     /// A schedule whose last steps are the two racing ones, runnable together.
     pub schedule: String,
     pub accesses: [Access; 2],
+    /// The two goroutines as this run numbers them (the schedule, which may start
+    /// goroutines in another order, can number them otherwise).
     pub goroutines: [u32; 2],
     #[serde(skip)]
     key: String,
