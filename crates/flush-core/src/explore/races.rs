@@ -197,6 +197,7 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
     }
     let mut clocks = Clocks::default();
     let mut pairs = Vec::new();
+    let mut kept = std::collections::HashMap::new();
     let mut live = sc.goroutine_ids(&w);
     sc.runnable(&w, &mut runnable);
     let (mut spent, mut states_on, mut clocks_on) = (0u64, true, true);
@@ -224,7 +225,16 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
         let now_live = sc.goroutine_ids(&w);
         if clocks_on {
             let (acc, syncs) = (sc.accesses(&w), sc.syncs(&w));
-            pairs.extend(clocks.step(i, c, &live, &now_live, acc, syncs));
+            for x in clocks.step(i, c, &live, &now_live, acc, syncs) {
+                // At most SHOW_TRIES candidates per race are ever tried: keep no more
+                // (thousands of unordered goroutines would otherwise make millions).
+                let k = pair_key(&x);
+                let n = kept.entry(k).or_insert(0u32);
+                if *n < SHOW_TRIES {
+                    *n += 1;
+                    pairs.push(x);
+                }
+            }
             out.clocked += 1;
         }
         live = now_live;
@@ -234,6 +244,12 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
     out.show(sc, schedule, pairs, budget);
     out.found.sort_by_key(|f| f.step);
     out
+}
+
+/// What tells races apart (as [`Race::key`]): the field and the two lines and kinds.
+fn pair_key(x: &Candidate) -> (&'static str, (u32, bool), (u32, bool)) {
+    let (a, b) = ((x.a.site.line, x.a.write), (x.b.site.line, x.b.write));
+    (x.a.field, a.min(b), a.max(b))
 }
 
 /// What a clock entry costs against a budget counted in model steps (a `max` of
