@@ -217,7 +217,7 @@ pub fn use_keyboard(d: Dispatch, playing: bool, help: bool) {
 
 /// Model steps and clock entries the page's whole-run race check may spend (the
 /// CLI's `run --races` has 5 M): it runs once per run, when asked, in the page's thread.
-pub const PAGE_RACE_BUDGET: u64 = 400_000;
+pub const PAGE_RACE_BUDGET: u64 = 100_000;
 
 /// An `Rc` compared by address: the figures are renewed exactly when the run's
 /// recorded steps change, so they key what is computed once per run.
