@@ -60,6 +60,10 @@ const counter = (page) => page.textContent('#counter');
 async function waitStep(page, n) {
   await page.waitForFunction((n) => document.querySelector('.app')?.dataset.step === String(n), n);
 }
+/** The computed stroke width of the first element `sel` matches. */
+async function strokeWidth(page, sel) {
+  return page.evaluate((sel) => getComputedStyle(document.querySelector(sel)).strokeWidth, sel);
+}
 async function shot(page, name) {
   await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
 }
@@ -885,8 +889,7 @@ test('data races of the whole run: two steps never runnable together, marked in 
   assert.equal(await race.locator('button.goto-step.here').getAttribute('data-step'), '20');
   assert.equal(await race.locator('button.goto-step.here').getAttribute('aria-current'), 'step');
   // On the lanes, the racing goroutines are outlined: runner g4's box.
-  const width = (sel) => page.evaluate((sel) => getComputedStyle(document.querySelector(sel)).strokeWidth, sel);
-  assert.equal(await width('.lane .runner[data-g="4"] .runner-box'), '4.5px');
+  assert.equal(await strokeWidth(page, '.lane .runner[data-g="4"] .runner-box'), '4.5px');
   await shot(page, '26-race-in-run');
   await audit(page, 'data races of the run');
   await race.locator('button.goto-step[data-step="18"]').click();
@@ -930,9 +933,8 @@ test('data races in the page: the explorer finds one, opens where both steps can
   assert.match(await sides.nth(1).textContent(), /writes at flush_manager\.go:212.*q\.postInjection = inject\.postInjection.*holding no lock/s);
   // On the lanes, the two racing goroutines' boxes are outlined: runner g4's box, handler g9's slot.
   const [ga, gb] = await sides.evaluateAll((s) => s.map((x) => x.dataset.g));
-  const width = (sel) => page.evaluate((sel) => getComputedStyle(document.querySelector(sel)).strokeWidth, sel);
-  assert.equal(await width(`.lane .runner[data-g="${ga}"] .runner-box`), '4.5px');
-  assert.equal(await width(`.lane .handler-slot[data-g="${gb}"] > rect`), '4.5px');
+  assert.equal(await strokeWidth(page, `.lane .runner[data-g="${ga}"] .runner-box`), '4.5px');
+  assert.equal(await strokeWidth(page, `.lane .handler-slot[data-g="${gb}"] > rect`), '4.5px');
   await shot(page, '25-race-side-by-side');
   await audit(page, 'data races at this step');
   // Each side runs from its button; after both, the pair is gone.

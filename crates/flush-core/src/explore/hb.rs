@@ -244,12 +244,8 @@ fn search<M: Model>(
     x: &Candidate,
     budget: &mut u64,
 ) -> Option<Vec<Choice>> {
-    let mut w = sc.init();
+    let w = before(sc, &schedule[..x.first]);
     let mut facts = Vec::new();
-    for &c in &schedule[..x.first] {
-        facts.clear();
-        sc.step(&mut w, c, &mut facts);
-    }
     *budget = budget.saturating_sub(x.first as u64);
     // A large world gets fewer states: the queue holds whole states.
     let states = SEARCH_STATES.min((SEARCH_BYTES / super::state_bytes(&w).max(1)) as usize);
@@ -308,12 +304,8 @@ fn hold_back<M: Model>(
         return None;
     }
     *budget -= cost;
-    let mut w = sc.init();
+    let mut w = before(sc, &schedule[..x.first]);
     let mut facts = Vec::new();
-    for &c in &schedule[..x.first] {
-        facts.clear();
-        sc.step(&mut w, c, &mut facts);
-    }
     // The run as it was (`o`) beside the one held back (`w`): goroutine ids are
     // handed out in `go` order, so a goroutine started in both may have another
     // id in `w`; `ids` maps the run's to `w`'s, and a goroutine only the run
@@ -374,6 +366,17 @@ fn hold_back<M: Model>(
     }
     out.push(ca);
     Some(out)
+}
+
+/// The state `schedule` leads to from the start.
+fn before<M: Model>(sc: &M, schedule: &[Choice]) -> M::State {
+    let mut w = sc.init();
+    let mut facts = Vec::new();
+    for &c in schedule {
+        facts.clear();
+        sc.step(&mut w, c, &mut facts);
+    }
+    w
 }
 
 /// The ids in `after` not in `before` (both sorted).

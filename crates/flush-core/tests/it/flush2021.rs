@@ -1119,11 +1119,8 @@ fn what_if_the_handler_chains_the_old_tail_the_splice_is_gone_and_nothing_new_br
     // The proposed fix for inject-done-splice: handleInjection reads the tail it
     // replaces (fm:205) and waits for it before close(injectDone) (fm:214).
     let chained = |name: &str| {
-        let path = format!("{}/../../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        let mut v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        v["what_if"] = serde_json::json!({"handler_chains_tail": true});
-        AnyScenario::parse(&v.to_string(), name).unwrap()
+        let knob = serde_json::json!({"handler_chains_tail": true});
+        common::builtin_with(name, "what_if", knob).unwrap()
     };
     let o = flush_core::explore::Options::exhaustive(200, 400_000);
     for name in ["inject-done-splice", "compaction-race"] {
@@ -1184,11 +1181,8 @@ fn what_if_runner_creation_is_one_critical_section_runners_chain_in_creation_ord
     // (fm:134-137). With getFlushTaskRunner one critical section, the runners join
     // the chain in the order they were stored, and nothing else changes.
     let locked = |name: &str| {
-        let path = format!("{}/../../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        let mut v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        v["what_if"] = serde_json::json!({"runner_creation_locked": true});
-        AnyScenario::parse(&v.to_string(), name).unwrap()
+        let knob = serde_json::json!({"runner_creation_locked": true});
+        common::builtin_with(name, "what_if", knob).unwrap()
     };
     let o = flush_core::explore::Options::exhaustive(200, 400_000);
     let kinds = |x: &flush_core::explore::Exploration| -> Vec<String> {

@@ -179,11 +179,7 @@ fn a_shared_mutex_two_reads_or_two_instances_are_no_race() {
 
 /// A built-in with `what_if` knobs set.
 fn with_what_if(name: &str, knobs: serde_json::Value) -> AnyScenario {
-    let path = format!("{}/../../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    let mut v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    v["what_if"] = knobs;
-    AnyScenario::parse(&v.to_string(), name).unwrap()
+    crate::common::builtin_with(name, "what_if", knobs).unwrap()
 }
 
 #[test]

@@ -750,13 +750,8 @@ fn clone_from_copies_the_whole_world() {
 
 #[test]
 fn a_policy_sets_each_knob_apart_from_the_version_and_is_labelled_proposed() {
-    let with_policy = |name: &str, policy: serde_json::Value| {
-        let path = format!("{}/../../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
-        let mut v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        v["policy"] = policy;
-        flush_core::AnyScenario::parse(&v.to_string(), name)
-    };
+    let with_policy =
+        |name: &str, policy: serde_json::Value| common::builtin_with(name, "policy", policy);
     let o = flush_core::explore::Options::exhaustive(100, 100_000);
     let panics = |sc: &flush_core::AnyScenario| {
         let x = sc.explore_with(&o, &mut |_| true);

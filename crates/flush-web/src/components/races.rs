@@ -137,21 +137,12 @@ fn race(pair: &[RaceSide; 2], d: &Dispatch) -> Html {
 }
 
 fn side(s: &RaceSide, d: &Dispatch) -> Html {
-    let a = &s.access;
     let (d, c) = (d.clone(), s.choice);
-    html! {
-        <div class="race-side" data-g={c.g.to_string()} data-line={a.site.line.to_string()}>
-            <div class="who">{s.goroutine.clone()}</div>
-            <div>{if a.write { "writes" } else { "reads" }}{" at "}<code>{format!("{}:{}", a.site.file, a.site.line)}</code></div>
-            <div class="muted">{a.site.func}</div>
-            <pre class="go-line"><code>{a.site.code}</code></pre>
-            <div class={if a.locks.is_empty() { "unlocked" } else { "locked" }}>
-                {if a.locks.is_empty() { "holding no lock".to_owned() } else { format!("holding {}", a.locks.join(", ")) }}
-            </div>
-            <button class="run-g" onclick={Callback::from(move |_| d.dispatch(Action::Choose(c)))}
-                    aria-label={format!("run g{} (this side of the race)", c.g)}>{format!("run g{}", c.g)}</button>
-        </div>
-    }
+    let run = html! {
+        <button class="run-g" onclick={Callback::from(move |_| d.dispatch(Action::Choose(c)))}
+                aria-label={format!("run g{} (this side of the race)", c.g)}>{format!("run g{}", c.g)}</button>
+    };
+    access_side(&s.access, c.g, s.goroutine.clone(), run)
 }
 
 /// The whole run's races: each with its two steps (buttons to go there) or the
@@ -203,22 +194,24 @@ fn run_race(f: &RunRace, cursor: u32, d: &Dispatch) -> Html {
         <li class="race run-race" data-field={a.field} data-steps={f.steps.iter().map(u32::to_string).collect::<Vec<_>>().join(",")}>
             <p><strong>{"race: "}</strong>{format!("{}{}: ", a.field, a.of_instance())}{what}</p>
             <div class="race-sides">
-                {for f.accesses.iter().zip(f.goroutines).map(|(a, g)| access_side(a, g))}
+                {for f.accesses.iter().zip(f.goroutines).map(|(a, g)| access_side(a, g, format!("g{g}"), html! {}))}
             </div>
         </li>
     }
 }
 
-fn access_side(a: &Access, g: u32) -> Html {
+/// One side of a race: who, the Go line and statement, the locks held, then `tail`.
+fn access_side(a: &Access, g: u32, who: String, tail: Html) -> Html {
     html! {
         <div class="race-side" data-g={g.to_string()} data-line={a.site.line.to_string()}>
-            <div class="who">{format!("g{g}")}</div>
+            <div class="who">{who}</div>
             <div>{if a.write { "writes" } else { "reads" }}{" at "}<code>{format!("{}:{}", a.site.file, a.site.line)}</code></div>
             <div class="muted">{a.site.func}</div>
             <pre class="go-line"><code>{a.site.code}</code></pre>
             <div class={if a.locks.is_empty() { "unlocked" } else { "locked" }}>
                 {if a.locks.is_empty() { "holding no lock".to_owned() } else { format!("holding {}", a.locks.join(", ")) }}
             </div>
+            {tail}
         </div>
     }
 }
