@@ -864,6 +864,76 @@ test('a what-if scenario is labelled proposed in the page, the CLI and its JSON'
   await ctx.close();
 });
 
+test('what if: a knob reruns the scenario labelled proposed, the permalink keeps it, the matrix agrees with the CLI and opens each counterexample', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found&mode=scripted&step=7', { waitFor: '#outcome' });
+  assert.match(await page.textContent('#outcome'), /panic/);
+  assert.equal(await page.$('#proposed'), null);
+  // The fix of b5c9a7364b alone, as a knob on ca7ef26e4b: the panic is gone.
+  await page.selectOption('#knob-keep', 'growing');
+  await page.waitForSelector('#proposed');
+  assert.equal((await page.textContent('#proposed')).trim(), 'proposed: keep=growing');
+  assert.match(await page.textContent('#knob-keep-about'), /Proposed: .*spares Growing segments.*b5c9a7364b/);
+  await page.keyboard.press('End');
+  await page.waitForSelector('#outcome');
+  assert.doesNotMatch(await page.textContent('#outcome'), /panic/);
+  await page.waitForFunction(() => location.hash.includes('knob=keep%3Agrowing'));
+  await page.reload();
+  await page.waitForSelector('#proposed');
+  assert.equal(await page.inputValue('#knob-keep'), 'growing');
+  await page.click('#knobs-reset');
+  await page.waitForFunction(() => !document.querySelector('#proposed'));
+  assert.equal(await page.inputValue('#knob-keep'), 'l0_growing');
+
+  // The matrix: every combination, each row's verdict as the CLI's.
+  await page.click('#matrix-btn');
+  await page.waitForSelector('#matrix tbody tr');
+  const rows = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => ({
+    settings: tr.dataset.settings, verdict: tr.dataset.verdict, who: tr.querySelector('th').textContent,
+  })));
+  assert.equal(rows.length, 32);
+  const byKey = Object.fromEntries(rows.map((r) => [r.settings, r]));
+  const v1 = byKey['request=healthy_with_pk_statslog,keep=l0_growing,load=every_missing'];
+  assert.deepEqual([v1.who, v1.verdict], ['as in ca7ef26e4b (shown)', 'finds']);
+  assert.equal(byKey['request=healthy_with_pk_statslog,keep=growing,load=every_missing'].verdict, 'ok');
+  assert.equal(rows.filter((r) => r.who.startsWith('as in')).length, 6, 'each version is a row');
+  if (process.env.FLUSHSCOPE_BIN) {
+    const cli = JSON.parse(execFileSync(process.env.FLUSHSCOPE_BIN, ['matrix', 'builtin:segment-not-found', '--json']).toString());
+    assert.equal(cli.length, rows.length);
+    for (const r of cli) {
+      const key = Object.entries(r.settings).map(([k, v]) => `${k}=${v}`).join(',');
+      assert.equal(byKey[key].verdict, r.findings.length ? 'finds' : 'ok', key);
+    }
+  }
+  await audit(page, 'what if and the policy matrix');
+  await page.locator('#whatif').screenshot({ path: `${SHOTS}40-whatif-matrix.png` });
+  // A proposal's counterexample opens at the shown version with its knobs set.
+  const proposal = page.locator('#matrix tr[data-settings="request=healthy,keep=l0_growing,load=every_missing"]');
+  assert.match(await proposal.textContent(), /panic: runtime error/);
+  await proposal.locator('.found-panic .open-stepper').click();
+  await page.waitForSelector('#proposed');
+  assert.equal((await page.textContent('#proposed')).trim(), 'proposed: request=healthy');
+  assert.equal(await page.inputValue('#mode'), 'manual');
+  await page.keyboard.press('End');
+  await page.waitForSelector('#outcome');
+  assert.match(await page.textContent('#outcome'), /panic/);
+
+  // flush-2021: chaining the old tail removes the splice, as the matrix says.
+  await page.goto(URL + '#scenario=inject-done-splice');
+  await page.waitForSelector('#knob-handler_chains_tail');
+  await page.click('#matrix-btn');
+  await page.waitForSelector('#matrix tbody tr');
+  const f = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => [tr.dataset.settings, tr.dataset.verdict]));
+  assert.equal(f.length, 16);
+  const fm = Object.fromEntries(f);
+  assert.equal(fm['handler_locks_sticky=off,waiter_locks_tail=off,handler_chains_tail=off,runner_creation_locked=off'], 'finds');
+  assert.equal(fm['handler_locks_sticky=off,waiter_locks_tail=off,handler_chains_tail=on,runner_creation_locked=off'], 'ok');
+  await page.selectOption('#knob-handler_chains_tail', 'on');
+  await page.waitForSelector('#proposed');
+  assert.equal((await page.textContent('#proposed')).trim(), 'proposed: handler_chains_tail');
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('data races of the whole run: two steps never runnable together, marked in the step panel and on the scrubber', async () => {
   // The explorer's shortest compaction-race schedule with g4's step 18 run before
   // g2's: the run never has both racing steps runnable at once; the vector clocks

@@ -9,6 +9,34 @@ use std::sync::Arc;
 use crate::scenario::{Header, VersionInfo};
 use crate::sched::{Choice, Policy, SchedNote, Scheduler};
 
+/// One what-if knob of a model: a choice in the Go code that the Milvus versions
+/// made differently, or that a reviewer proposes to change. Plain data for every
+/// face (the page's selects, the matrix's columns, `docs/scenario-format.md`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Knob {
+    /// The scenario key (`"policy"` or `"what_if"`): `request`, `handler_chains_tail`.
+    pub key: &'static str,
+    /// What it decides, in a few words: "Datacoord's request filter".
+    pub label: &'static str,
+    /// Where the Go code decides it (file:line@commit).
+    pub go: &'static str,
+    pub settings: Vec<KnobSetting>,
+    /// The setting this scenario runs with.
+    pub current: &'static str,
+    /// The setting of the scenario's version (the code as it is).
+    pub preset: &'static str,
+}
+
+/// One setting of a [`Knob`].
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct KnobSetting {
+    pub name: &'static str,
+    /// One sentence: what the Go code does with this setting.
+    pub about: &'static str,
+    /// The Milvus versions that have it (empty: only ever proposed).
+    pub presets: Vec<&'static str>,
+}
+
 /// A model: a checked scenario (`&self`) that knows its initial state, the
 /// runnable choices of a state and how to step one. Front ends drive a model
 /// through this trait (and [`Run`]) without naming its internals.
@@ -92,6 +120,19 @@ pub trait Model: Clone + Sized + 'static {
     /// a run with any of them "proposed".
     fn proposed(&self) -> Vec<&'static str> {
         Vec::new()
+    }
+    /// The model's what-if knobs, each with its settings and where this scenario
+    /// stands (see [`Knob`]); empty for a model without knobs.
+    fn knobs(&self) -> Vec<Knob> {
+        Vec::new()
+    }
+    /// Sets one knob (`key` and `value` as [`Model::knobs`] names them), or says
+    /// what is wrong, naming the knobs or settings there are.
+    fn set_knob(&mut self, key: &str, _value: &str) -> Result<(), String> {
+        Err(format!(
+            "this model has no knob \"{}\"",
+            crate::scenario::json::short(key)
+        ))
     }
     /// The policy matrix's rows: this scenario under every combination of its
     /// model's knobs, each with the Milvus versions whose preset it is (none: a

@@ -24,6 +24,7 @@ use components::races::RacesHere;
 use components::side::{goroutine_rows, Goroutines, StepPanel};
 use components::stage::{stage_view, svg_defs};
 use components::verdicts::VerdictTable;
+use components::whatif::WhatIf;
 use flush_core::report::TraceLine;
 use state::{Action, Mode};
 
@@ -114,12 +115,13 @@ pub fn app() -> Html {
                     <StepPanel line={line.clone()} {cursor} {len} outcome={run.outcome().cloned()} race_note={races.note} />
                     <Goroutines rows={Rc::new(rows)} {total} {runnable} stopped={run.panicked_here()} dispatch={d.clone()} />
                     <RacesHere run={state.run.clone()} rev={state.rev} {cursor} dispatch={d.clone()} on={races.on} in_run={races.in_run} />
-                    <RaceLens run={state.run.clone()} rev={state.rev} {cursor} source={state.source.clone()} version={h.version} dispatch={d.clone()} />
-                    <ExplorePanel scenario={run.scenario()} source={state.source.clone()} version={h.version} dispatch={d.clone()} />
+                    <RaceLens run={state.run.clone()} rev={state.rev} {cursor} source={state.source.clone()} version={h.version} knobs={state.knobs.clone()} dispatch={d.clone()} />
+                    <ExplorePanel scenario={run.scenario()} source={state.source.clone()} version={h.version} knobs={state.knobs.clone()} dispatch={d.clone()} />
                 </aside>
             </div>
             <section class="bottom" aria-labelledby="bottom-title">
-                <h2 id="bottom-title" class="sr-only">{"Other versions, plots and verdicts"}</h2>
+                <h2 id="bottom-title" class="sr-only">{"What if, other versions, plots and verdicts"}</h2>
+                <WhatIf scenario={run.scenario()} source={state.source.clone()} version={h.version} knobs={state.knobs.clone()} dispatch={d.clone()} />
                 <Lockstep run={state.run.clone()} rev={state.rev} version={h.version} seed={state.seed} />
                 <Plots {figures} {cursor} />
                 <VerdictTable />

@@ -1,7 +1,7 @@
 //! The permalink: a view as a URL fragment and back. Every bad fragment gets a
 //! message naming what is wrong; nothing here touches the DOM (native tests).
 //!
-//! `scenario=NAME&version=V&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
+//! `scenario=NAME&version=V[&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
 
 use flush_core::Choice;
 
@@ -10,6 +10,9 @@ use crate::state::{Mode, Source, ViewSpec};
 /// Fragments longer than this are refused before they are looked at (an inline
 /// scenario is at most 8 MiB, percent-encoding triples it).
 pub const MAX_FRAGMENT: usize = 3 * flush_core::scenario::MAX_SCENARIO_BYTES + 1024;
+
+/// More knobs than any model has are refused (a fragment is the user's input).
+const MAX_KNOBS: usize = 16;
 
 pub fn encode(spec: &ViewSpec) -> String {
     let mut parts = Vec::new();
@@ -22,6 +25,9 @@ pub fn encode(spec: &ViewSpec) -> String {
     }
     if let Some(v) = &spec.version {
         parts.push(format!("version={}", enc(v)));
+    }
+    for (k, v) in &spec.knobs {
+        parts.push(format!("knob={}", enc(&format!("{k}:{v}"))));
     }
     parts.push(format!("mode={}", spec.mode.as_str()));
     if let Some(s) = spec.seed {
@@ -64,6 +70,15 @@ pub fn decode(frag: &str) -> Result<ViewSpec, String> {
             "file" => file = Some(v),
             "src" => src = Some(v),
             "version" => spec.version = Some(v),
+            "knob" => {
+                let (k, s) = v.split_once(':').ok_or_else(|| {
+                    format!("URL fragment: knob \"{}\" is not key:setting.", short(&v))
+                })?;
+                if spec.knobs.len() >= MAX_KNOBS {
+                    return Err(format!("URL fragment: more than {MAX_KNOBS} knobs."));
+                }
+                spec.knobs.push((k.to_owned(), s.to_owned()));
+            }
             "mode" => {
                 spec.mode = Mode::parse(&v).ok_or_else(|| {
                     format!(
@@ -154,6 +169,10 @@ mod tests {
         ViewSpec {
             source,
             version: Some("b5c9a7364b".into()),
+            knobs: vec![
+                ("keep".into(), "growing".into()),
+                ("load".into(), "x:y".into()),
+            ],
             seed: Some(7),
             mode: Mode::Manual,
             schedule: Some(vec![Choice::new(0, 0), Choice::new(5, 1)]),
@@ -206,6 +225,10 @@ mod tests {
             ("scenario=%E0%A4", "not valid percent-encoding"),
             ("scenario=%zz", "not valid percent-encoding"),
             ("scenario=inline", "scenario=inline needs src="),
+            (
+                "scenario=handoff&knob=keep",
+                "knob \"keep\" is not key:setting",
+            ),
             (
                 "scenario=handoff&sched=1,x",
                 "sched: \"x\" is not a schedule entry",

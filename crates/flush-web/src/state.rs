@@ -68,6 +68,9 @@ pub struct ViewSpec {
     pub source: Source,
     /// A commit prefix, for a model with several versions.
     pub version: Option<String>,
+    /// What-if knobs set in the page, `(key, setting)`, applied after the version
+    /// (see `AnyScenario::set_knob`).
+    pub knobs: Vec<(String, String)>,
     pub seed: Option<u64>,
     pub mode: Mode,
     /// Manual choices to replay (manual mode).
@@ -80,6 +83,7 @@ impl ViewSpec {
         ViewSpec {
             source: Source::Builtin(DEFAULT_SCENARIO.to_owned()),
             version: None,
+            knobs: Vec::new(),
             seed: None,
             mode: Mode::Scripted,
             schedule: None,
@@ -92,6 +96,7 @@ impl ViewSpec {
         ViewSpec {
             source,
             version: None,
+            knobs: Vec::new(),
             seed: None,
             mode: if sc.header().schedule.is_some() {
                 Mode::Scripted
@@ -109,6 +114,8 @@ pub struct AppState {
     /// Bumped on every change of `run` (it is shared, so Yew cannot see inside).
     pub rev: u64,
     pub source: Source,
+    /// The what-if knobs set in the page (see [`ViewSpec::knobs`]).
+    pub knobs: Rc<Vec<(String, String)>>,
     pub mode: Mode,
     pub seed: u64,
     pub playing: bool,
@@ -137,6 +144,10 @@ pub enum Action {
     Load(ViewSpec),
     /// Another version of the loaded scenario (a commit prefix).
     Version(String),
+    /// One what-if knob of the loaded scenario set, `(key, setting)`.
+    Knob(String, String),
+    /// Every knob as the version has it (the page's knobs dropped).
+    ClearKnobs,
     /// Another schedule mode for the loaded scenario.
     Mode(Mode),
     /// Another seed (seeded mode).
@@ -191,6 +202,9 @@ pub fn build_within(spec: &ViewSpec, max_steps: u32) -> Result<(AnyRun, u64), St
     if let Some(v) = &spec.version {
         sc.set_version(v).map_err(|e| format!("{e}."))?;
     }
+    for (k, v) in &spec.knobs {
+        sc.set_knob(k, v).map_err(|e| format!("What-if: {e}."))?;
+    }
     let seed = spec.seed.unwrap_or(sc.header().seed);
     let h = sc.header_mut();
     h.max_steps = h.max_steps.min(max_steps);
@@ -227,6 +241,7 @@ impl AppState {
             run: Rc::new(RefCell::new(run)),
             rev: 0,
             source: spec.source.clone(),
+            knobs: Rc::new(spec.knobs.clone()),
             mode: spec.mode,
             seed,
             playing: false,
@@ -252,6 +267,7 @@ impl AppState {
         ViewSpec {
             source: self.source.clone(),
             version: run.header().version.map(str::to_owned),
+            knobs: (*self.knobs).clone(),
             seed: Some(self.seed),
             mode: self.mode,
             schedule: (self.mode == Mode::Manual).then(|| run.schedule()),
@@ -288,6 +304,7 @@ impl AppState {
             run: self.run.clone(),
             rev: self.rev + 1,
             source: self.source.clone(),
+            knobs: self.knobs.clone(),
             error: self.error.clone(),
             notice: self.notice.clone(),
             figures: self.figures.clone(),
@@ -312,6 +329,16 @@ impl AppState {
         }
     }
 
+    /// The mode after the scenario changes: a manual schedule belongs to one
+    /// version and one set of knobs, so another replays seeded.
+    fn unmanual(&self) -> Mode {
+        if self.mode == Mode::Manual {
+            Mode::Seeded
+        } else {
+            self.mode
+        }
+    }
+
     /// Moves the cursor; returns whether it moved.
     fn goto(&self, n: u32) -> bool {
         let mut run = self.run.borrow_mut();
@@ -331,19 +358,24 @@ impl Reducible for AppState {
         };
         match action {
             Action::Load(spec) => self.load(&spec),
-            Action::Version(v) => {
-                // A manual schedule belongs to one version: another version replays seeded.
-                let mode = if self.mode == Mode::Manual {
-                    Mode::Seeded
-                } else {
-                    self.mode
-                };
-                let spec = ViewSpec {
-                    version: Some(v),
-                    ..self.respec(mode, self.seed)
-                };
-                self.load(&spec)
+            Action::Version(v) => self.load(&ViewSpec {
+                version: Some(v),
+                knobs: Vec::new(),
+                ..self.respec(self.unmanual(), self.seed)
+            }),
+            Action::Knob(key, value) => {
+                let mut knobs: Vec<_> = (*self.knobs).clone();
+                knobs.retain(|(k, _)| *k != key);
+                knobs.push((key, value));
+                self.load(&ViewSpec {
+                    knobs,
+                    ..self.respec(self.unmanual(), self.seed)
+                })
             }
+            Action::ClearKnobs => self.load(&ViewSpec {
+                knobs: Vec::new(),
+                ..self.respec(self.unmanual(), self.seed)
+            }),
             Action::Mode(m) => self.load(&self.respec(m, self.seed)),
             Action::Seed(seed) => self.load(&self.respec(Mode::Seeded, seed)),
             Action::StepForward => {
@@ -503,6 +535,50 @@ mod tests {
         );
         let s = s.reduce(Action::Speed(1000));
         assert_eq!(s.speed, 60);
+    }
+
+    #[test]
+    fn a_knob_reloads_labelled_proposed_and_a_version_or_reset_drops_it() {
+        let s = state("scenario=segment-not-found&mode=scripted&step=7");
+        assert!(s
+            .run
+            .borrow()
+            .outcome()
+            .unwrap()
+            .to_string()
+            .contains("panic"));
+        let s = s.reduce(Action::Knob("keep".into(), "growing".into()));
+        assert_eq!(s.run.borrow().proposed(), ["keep=growing"]);
+        assert_eq!(cursor(&s), 0);
+        let s = s.reduce(Action::ToEnd);
+        assert!(
+            !s.run
+                .borrow()
+                .outcome()
+                .unwrap()
+                .to_string()
+                .contains("panic"),
+            "the fix of b5c9a7364b alone"
+        );
+        // Setting it again replaces it; the permalink carries it.
+        let s = s.reduce(Action::Knob("keep".into(), "not_flushed".into()));
+        assert_eq!(*s.knobs, [("keep".to_owned(), "not_flushed".to_owned())]);
+        let again = state(&crate::permalink::encode(&s.spec()));
+        assert_eq!(again.run.borrow().proposed(), ["keep=not_flushed"]);
+        // A bad knob keeps the view and says why.
+        let s = s.reduce(Action::Knob("keep".into(), "never".into()));
+        assert!(s
+            .error
+            .clone()
+            .unwrap()
+            .contains("What-if: knob keep has no setting \"never\""));
+        assert_eq!(s.run.borrow().proposed(), ["keep=not_flushed"]);
+        let s = s.reduce(Action::ClearKnobs);
+        assert!(s.run.borrow().proposed().is_empty() && s.knobs.is_empty());
+        let s = s
+            .reduce(Action::Knob("keep".into(), "growing".into()))
+            .reduce(Action::Version("4cf1a358ba".into()));
+        assert!(s.knobs.is_empty(), "a version is a preset: the knobs go");
     }
 
     #[test]

@@ -14,6 +14,10 @@ pub struct MatrixRow {
     pub presets: Vec<&'static str>,
     /// The knobs that differ from the scenario's version (see `Model::proposed`).
     pub proposed: Vec<&'static str>,
+    /// Every knob's setting in this combination, `(key, setting)` (in JSON, an
+    /// object in knob order).
+    #[serde(serialize_with = "as_object")]
+    pub settings: Vec<(&'static str, &'static str)>,
     /// Each distinct finding, first schedule included.
     pub findings: Vec<Found>,
     pub states: u64,
@@ -48,6 +52,13 @@ impl MatrixRow {
     }
 }
 
+fn as_object<S: serde::Serializer>(
+    pairs: &[(&'static str, &'static str)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_map(pairs.iter().copied())
+}
+
 /// Explores every variant of `sc` with `o`; `progress` is told each row as it ends.
 pub fn matrix<M: Model>(
     sc: &M,
@@ -60,6 +71,7 @@ pub fn matrix<M: Model>(
         let row = MatrixRow {
             presets,
             proposed: v.proposed(),
+            settings: v.knobs().iter().map(|k| (k.key, k.current)).collect(),
             findings: x.violations,
             states: x.states,
             truncated: x.truncated,

@@ -118,6 +118,36 @@ impl AnyScenario {
         each_scenario!(self, s => s.proposed())
     }
 
+    /// The model's what-if knobs (see [`crate::engine::Knob`]).
+    pub fn knobs(&self) -> Vec<crate::engine::Knob> {
+        each_scenario!(self, s => s.knobs())
+    }
+    /// Sets one knob, or says what is wrong.
+    pub fn set_knob(&mut self, key: &str, value: &str) -> Result<(), String> {
+        each_scenario!(self, s => Model::set_knob(Arc::make_mut(s), key, value))
+    }
+    /// The policy matrix's rows unexplored: this scenario under every combination
+    /// of its model's knobs, each with the versions whose preset it is.
+    pub fn variants(&self) -> Vec<(Vec<&'static str>, AnyScenario)> {
+        match self {
+            AnyScenario::Flush(s) => s
+                .variants()
+                .into_iter()
+                .map(|(p, v)| (p, AnyScenario::Flush(Arc::new(v))))
+                .collect(),
+            AnyScenario::Sync(s) => s
+                .variants()
+                .into_iter()
+                .map(|(p, v)| (p, AnyScenario::Sync(Arc::new(v))))
+                .collect(),
+            AnyScenario::Mutex(s) => s
+                .variants()
+                .into_iter()
+                .map(|(p, v)| (p, AnyScenario::Mutex(Arc::new(v))))
+                .collect(),
+        }
+    }
+
     /// The policy matrix (see [`explore::matrix`]): every combination of the
     /// model's knobs explored with `o`; empty for a model without knobs.
     pub fn matrix(

@@ -7,6 +7,7 @@ mod conformance;
 mod explore;
 mod flush2021;
 mod golden;
+mod knobs;
 mod props;
 mod races;
 mod stage;

@@ -19,12 +19,12 @@ const SLICE_MS: f64 = 8.0;
 /// Model steps between two looks at the clock.
 const SLICE_TRANSITIONS: u64 = 512;
 /// What the page lets a search hold (the browser's memory is the user's).
-const PAGE_MAX_BYTES: u64 = 256 << 20;
+pub(crate) const PAGE_MAX_BYTES: u64 = 256 << 20;
 const PAGE_MAX_STATES: u64 = 50_000_000;
-const PAGE_MAX_STEPS: u32 = 200;
+pub(crate) const PAGE_MAX_STEPS: u32 = 200;
 
 #[derive(Clone, PartialEq)]
-enum Status {
+pub(crate) enum Status {
     Idle,
     /// `done` of `of` searches finished; `p` is the running one's progress.
     Running {
@@ -60,12 +60,14 @@ pub struct ExploreProps {
     pub scenario: AnyScenario,
     pub source: Source,
     pub version: Option<&'static str>,
+    /// The page's what-if knobs (see `ViewSpec::knobs`).
+    pub knobs: Rc<Vec<(String, String)>>,
     pub dispatch: Dispatch,
 }
 
 impl PartialEq for ExploreProps {
     fn eq(&self, o: &Self) -> bool {
-        (&self.source, self.version) == (&o.source, o.version)
+        (&self.source, self.version, &self.knobs) == (&o.source, o.version, &o.knobs)
     }
 }
 
@@ -106,15 +108,15 @@ fn tick(job: &RefCell<Option<Job>>, status: &UseStateHandle<Status>) {
 }
 
 /// Searches in progress and how to start and cancel them.
-struct ExploreHandle {
-    status: UseStateHandle<Status>,
-    start: Callback<Vec<AnyExplorer>>,
-    cancel: Callback<MouseEvent>,
+pub(crate) struct ExploreHandle {
+    pub status: UseStateHandle<Status>,
+    pub start: Callback<Vec<AnyExplorer>>,
+    pub cancel: Callback<MouseEvent>,
 }
 
 /// Searches run in slices by a timer; dropped when `key` changes.
 #[hook]
-fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHandle {
+pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHandle {
     let status = use_state(|| Status::Idle);
     let job = use_mut_ref(|| None::<Job>);
     let timer = use_mut_ref(|| None::<Interval>);
@@ -236,7 +238,7 @@ fn start_callbacks(
 
 #[function_component(ExplorePanel)]
 pub fn explore_panel(p: &ExploreProps) -> Html {
-    let x = use_explorers((p.source.clone(), p.version));
+    let x = use_explorers((p.source.clone(), p.version, p.knobs.clone()));
     let all = use_state(|| false);
     let races = use_state(|| false);
     let (start, every_version) = start_callbacks(&x, &all, &races, &p.scenario);
@@ -299,7 +301,7 @@ fn status_view(s: &Status, p: &ExploreProps) -> Html {
     }
 }
 
-fn running_view(pr: &Progress, ms: f64) -> Html {
+pub(crate) fn running_view(pr: &Progress, ms: f64) -> Html {
     html! {
         <div class="explore-running">
             <progress id="explore-progress" aria-label="exploring"></progress>
@@ -328,9 +330,8 @@ fn report_view(x: &Exploration, ms: f64, p: &ExploreProps) -> Html {
 
 /// A button that loads `schedule` in the stepper (manual mode) at `version`,
 /// showing step `step`.
-fn open_button(
-    source: &Source,
-    version: Option<&str>,
+pub(crate) fn open_button(
+    (source, version, knobs): (&Source, Option<&str>, &[(String, String)]),
     schedule: Vec<Choice>,
     step: u32,
     d: &Dispatch,
@@ -339,6 +340,7 @@ fn open_button(
     let spec = ViewSpec {
         source: source.clone(),
         version: version.map(str::to_owned),
+        knobs: knobs.to_vec(),
         seed: None,
         mode: Mode::Manual,
         schedule: Some(schedule),
@@ -351,7 +353,12 @@ fn open_button(
 
 /// The button that opens a found schedule in the stepper at `version`: from step 1,
 /// or for a race at the step where both racing steps can run (its last two).
-fn open_found(p: &ExploreProps, version: Option<&str>, f: &Found, label: String) -> Html {
+pub(crate) fn open_found(
+    at: (&Source, Option<&str>, &[(String, String)]),
+    d: &Dispatch,
+    f: &Found,
+    label: String,
+) -> Html {
     let schedule = Choice::parse_list(&f.schedule).unwrap_or_default();
     let (step, text) = match f.kind {
         OutcomeKind::Race => (
@@ -360,14 +367,7 @@ fn open_found(p: &ExploreProps, version: Option<&str>, f: &Found, label: String)
         ),
         _ => (1, "open in stepper"),
     };
-    open_button(
-        &p.source,
-        version,
-        schedule,
-        step,
-        &p.dispatch,
-        (text, label),
-    )
+    open_button(at, schedule, step, d, (text, label))
 }
 
 fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
@@ -389,7 +389,7 @@ fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
                     <strong>{f.kind.as_str()}</strong>{": "}{f.message.clone()}
                     <div class="found-schedule">
                         <span>{format!("shortest schedule, {} steps: ", f.steps)}<code>{f.schedule.clone()}</code></span>
-                        {open_found(p, x.version, f, format!("open this {}-step schedule in the stepper", f.steps))}
+                        {open_found((&p.source, x.version, &p.knobs), &p.dispatch, f, format!("open this {}-step schedule in the stepper", f.steps))}
                     </div>
                 </li>
             })}
@@ -420,7 +420,7 @@ fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
                                         {for x.violations.iter().map(|f| html! {
                                             <li class={format!("found-{}", f.kind.as_str())}>
                                                 <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({} steps) ", f.steps)}
-                                                {open_found(p, x.version, f, format!("open the {}-step schedule at {v} in the stepper", f.steps))}
+                                                {open_found((&p.source, x.version, &p.knobs), &p.dispatch, f, format!("open the {}-step schedule at {v} in the stepper", f.steps))}
                                             </li>
                                         })}
                                     </ul>
@@ -435,7 +435,7 @@ fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
 }
 
 /// A short name for a finding: the invariant's id, or the panic message.
-fn verdict_words(f: &flush_core::explore::Found) -> String {
+pub(crate) fn verdict_words(f: &flush_core::explore::Found) -> String {
     match f.kind {
         flush_core::OutcomeKind::Invariant => {
             f.message.split(':').next().unwrap_or_default().to_owned()
@@ -457,13 +457,19 @@ pub struct LensProps {
     pub cursor: u32,
     pub source: Source,
     pub version: Option<&'static str>,
+    pub knobs: Rc<Vec<(String, String)>>,
     pub dispatch: Dispatch,
 }
 
 impl PartialEq for LensProps {
     fn eq(&self, o: &Self) -> bool {
-        (self.rev, self.cursor, &self.source, self.version)
-            == (o.rev, o.cursor, &o.source, o.version)
+        (
+            self.rev,
+            self.cursor,
+            &self.source,
+            self.version,
+            &self.knobs,
+        ) == (o.rev, o.cursor, &o.source, o.version, &o.knobs)
     }
 }
 
@@ -543,7 +549,7 @@ fn lens_list(choices: &[Choice], xs: &[Exploration], p: &LensProps) -> Html {
                             <li class="lens-bad" data-choice={c.to_string()} title={f.message.clone()}>
                                 <strong>{format!("⚠ {who}")}</strong>
                                 {format!(" can lead to {what} within {} steps ", f.steps + 1)}
-                                {open_button(&p.source, p.version, schedule, p.cursor + 1, &p.dispatch, ("open", label))}
+                                {open_button((&p.source, p.version, &p.knobs), schedule, p.cursor + 1, &p.dispatch, ("open", label))}
                             </li>
                         }
                     }

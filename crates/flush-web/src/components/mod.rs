@@ -12,3 +12,4 @@ pub mod races;
 pub mod side;
 pub mod stage;
 pub mod verdicts;
+pub mod whatif;

@@ -203,16 +203,52 @@ impl crate::engine::Model for Scenario {
     fn proposed(&self) -> Vec<&'static str> {
         self.what_if.names()
     }
+    fn knobs(&self) -> Vec<crate::engine::Knob> {
+        let mut w = self.what_if;
+        setup::WHAT_IFS
+            .iter()
+            .map(|k| crate::engine::Knob {
+                key: k.key,
+                label: k.label,
+                go: k.go,
+                settings: vec![
+                    crate::engine::KnobSetting {
+                        name: "off",
+                        about: k.off,
+                        presets: vec![setup::COMMIT],
+                    },
+                    crate::engine::KnobSetting {
+                        name: "on",
+                        about: k.on,
+                        presets: Vec::new(),
+                    },
+                ],
+                current: if *(k.field)(&mut w) { "on" } else { "off" },
+                preset: "off",
+            })
+            .collect()
+    }
+    fn set_knob(&mut self, key: &str, value: &str) -> Result<(), String> {
+        let field = self.what_if.knob(key)?;
+        *field = match value {
+            "on" => true,
+            "off" => false,
+            _ => {
+                return Err(format!(
+                    "knob {key} is \"on\" or \"off\", not \"{}\"",
+                    crate::scenario::json::short(value)
+                ))
+            }
+        };
+        Ok(())
+    }
     fn variants(&self) -> Vec<(Vec<&'static str>, Scenario)> {
-        (0..16u8)
+        (0..1u8 << setup::WHAT_IFS.len())
             .map(|bits| {
                 let mut v = self.clone();
-                v.what_if = setup::WhatIf {
-                    handler_locks_sticky: bits & 1 != 0,
-                    waiter_locks_tail: bits & 2 != 0,
-                    handler_chains_tail: bits & 4 != 0,
-                    runner_creation_locked: bits & 8 != 0,
-                };
+                for (i, k) in setup::WHAT_IFS.iter().enumerate() {
+                    *(k.field)(&mut v.what_if) = bits & (1 << i) != 0;
+                }
                 let presets = if bits == 0 {
                     vec![setup::COMMIT]
                 } else {

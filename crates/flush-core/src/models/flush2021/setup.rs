@@ -190,18 +190,74 @@ pub struct WhatIf {
     pub runner_creation_locked: bool,
 }
 
+/// One what-if knob: its scenario key, what it changes, where, what "on" and
+/// "off" do, and its field.
+pub struct WhatIfKnob {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub go: &'static str,
+    pub off: &'static str,
+    pub on: &'static str,
+    pub field: fn(&mut WhatIf) -> &mut bool,
+}
+
+/// Every what-if knob of flush-2021, in matrix order (the first varies fastest).
+pub const WHAT_IFS: [WhatIfKnob; 4] = [
+    WhatIfKnob {
+        key: "handler_locks_sticky",
+        label: "handleInjection takes injectMut to set postInjection",
+        go: "flush_manager.go:212@891c202b73",
+        off: "handleInjection sets q.postInjection with no lock (fm:212), as in 891c202b73.",
+        on: "handleInjection takes q.injectMut around q.postInjection = ... (fm:212), after <-injectOver.",
+        field: |w| &mut w.handler_locks_sticky,
+    },
+    WhatIfKnob {
+        key: "waiter_locks_tail",
+        label: "waitForAllFlushQueue reads the tail under tailMut",
+        go: "flush_manager.go:478@891c202b73",
+        off: "waitForAllFlushQueue's goroutines read queue.tailCh with no lock (fm:478), as in 891c202b73.",
+        on: "waitForAllFlushQueue's goroutines read queue.tailCh under q.tailMut (fm:478).",
+        field: |w| &mut w.waiter_locks_tail,
+    },
+    WhatIfKnob {
+        key: "handler_chains_tail",
+        label: "The inject handler chains the old tail",
+        go: "flush_manager.go:205-214@891c202b73",
+        off: "handleInjection sets q.tailCh = injectDone and closes it when the injection ends (fm:205, fm:214), as in 891c202b73: runners chained before it are spliced out.",
+        on: "handleInjection keeps the old tail and waits for it before close(injectDone) (fm:205, fm:214): no runner is spliced out of the chain.",
+        field: |w| &mut w.handler_chains_tail,
+    },
+    WhatIfKnob {
+        key: "runner_creation_locked",
+        label: "Runner creation and chaining are one critical section",
+        go: "flush_manager.go:121-137@891c202b73",
+        off: "getFlushTaskRunner stores the runner (fm:121) and chains it to the tail (fm:135-136) in separate steps, as in 891c202b73.",
+        on: "getFlushTaskRunner holds a per-queue mutex from working.LoadOrStore (fm:121) to the end of chaining (fm:137): runners chain in the order they were stored.",
+        field: |w| &mut w.runner_creation_locked,
+    },
+];
+
 impl WhatIf {
     /// The knobs that are on, by their scenario keys.
     pub fn names(&self) -> Vec<&'static str> {
-        [
-            (self.handler_locks_sticky, "handler_locks_sticky"),
-            (self.waiter_locks_tail, "waiter_locks_tail"),
-            (self.handler_chains_tail, "handler_chains_tail"),
-            (self.runner_creation_locked, "runner_creation_locked"),
-        ]
-        .into_iter()
-        .filter_map(|(on, name)| on.then_some(name))
-        .collect()
+        let mut w = *self;
+        WHAT_IFS
+            .iter()
+            .filter(|k| *(k.field)(&mut w))
+            .map(|k| k.key)
+            .collect()
+    }
+
+    /// Knob `key`'s field, or what is wrong.
+    pub fn knob(&mut self, key: &str) -> Result<&mut bool, String> {
+        let k = WHAT_IFS.iter().find(|k| k.key == key).ok_or_else(|| {
+            format!(
+                "the flush-2021 model has no knob \"{}\"; it has {}",
+                scenario::json::short(key),
+                WHAT_IFS.map(|k| k.key).join(", ")
+            )
+        })?;
+        Ok((k.field)(self))
     }
 }
 
@@ -453,25 +509,17 @@ fn faults(top: &Fields) -> Res<Faults> {
 }
 
 fn what_if(top: &Fields) -> Res<WhatIf> {
+    let mut w = WhatIf::default();
     let Some(node) = top.get("what_if") else {
-        return Ok(WhatIf::default());
+        return Ok(w);
     };
-    let f = node.fields(
-        "the proposed changes",
-        &[
-            "handler_locks_sticky",
-            "waiter_locks_tail",
-            "handler_chains_tail",
-            "runner_creation_locked",
-        ],
-    )?;
-    let b = |key: &str| f.get(key).map_or(Ok(false), |n| n.bool("on or off"));
-    Ok(WhatIf {
-        handler_locks_sticky: b("handler_locks_sticky")?,
-        waiter_locks_tail: b("waiter_locks_tail")?,
-        handler_chains_tail: b("handler_chains_tail")?,
-        runner_creation_locked: b("runner_creation_locked")?,
-    })
+    let f = node.fields("the proposed changes", &WHAT_IFS.map(|k| k.key))?;
+    for k in &WHAT_IFS {
+        if let Some(n) = f.get(k.key) {
+            *(k.field)(&mut w) = n.bool("on or off")?;
+        }
+    }
+    Ok(w)
 }
 
 /// Reads one op; a position becomes its index in `seen` (see `intern_positions`).

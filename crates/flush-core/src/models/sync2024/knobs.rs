@@ -54,27 +54,6 @@ pub struct Knobs {
     pub load: LoadRule,
 }
 
-/// The settings of each knob as a scenario's `"policy"` names them.
-pub const REQUEST_NAMES: &[(&str, RequestFilter)] = &[
-    (
-        "healthy_with_pk_statslog",
-        RequestFilter::HealthyWithPkStatslog,
-    ),
-    ("flushing_or_flushed", RequestFilter::FlushingOrFlushed),
-    ("healthy", RequestFilter::Healthy),
-    ("healthy_not_l0", RequestFilter::HealthyNotL0),
-];
-pub const KEEP_NAMES: &[(&str, ViewKeep)] = &[
-    ("l0_growing", ViewKeep::L0Growing),
-    ("growing", ViewKeep::Growing),
-    ("not_flushing_or_flushed", ViewKeep::NotFlushingOrFlushed),
-    ("not_flushed", ViewKeep::NotFlushed),
-];
-pub const LOAD_NAMES: &[(&str, LoadRule)] = &[
-    ("every_missing", LoadRule::EveryMissing),
-    ("flushed_not_l0", LoadRule::FlushedNotL0),
-];
-
 fn name_of<T: PartialEq>(all: &[(&'static str, T)], v: T) -> &'static str {
     all.iter().find(|x| x.1 == v).map_or("?", |x| x.0)
 }
@@ -192,4 +171,164 @@ pub fn view_keeps(k: Knobs, s: &MetaSeg, partition: i64) -> bool {
         }
         ViewKeep::NotFlushed => s.state != SegState::Flushed,
     }
+}
+
+/// A knob's settings: name, one sentence of Go, and how to read its field.
+pub type Settings<T> = [(&'static str, &'static str, T)];
+
+/// The settings of each knob as a scenario's `"policy"` names them, with what
+/// each does in the Go code.
+pub const REQUEST_SETTINGS: &Settings<RequestFilter> = &[
+    (
+        "healthy_with_pk_statslog",
+        "Datacoord sends the healthy segments that have a PK statslog (sync_segments_scheduler.go:117-139@ca7ef26e4b).",
+        RequestFilter::HealthyWithPkStatslog,
+    ),
+    (
+        "flushing_or_flushed",
+        "Datacoord sends the Flushing and Flushed segments, statslog or not (sync_segments_scheduler.go:117-139@c65f41dc60).",
+        RequestFilter::FlushingOrFlushed,
+    ),
+    (
+        "healthy",
+        "Datacoord sends every healthy segment, statslog or not (sync_segments_scheduler.go:120-142@4cf1a358ba).",
+        RequestFilter::Healthy,
+    ),
+    (
+        "healthy_not_l0",
+        "Datacoord sends every healthy segment but L0 ones (sync_segments_scheduler.go:121@439fb24b32).",
+        RequestFilter::HealthyNotL0,
+    ),
+];
+pub const KEEP_SETTINGS: &Settings<ViewKeep> = &[
+    (
+        "l0_growing",
+        "UpdateSegmentView spares only L0 Growing segments missing from the request (meta_cache.go:294-295@ca7ef26e4b).",
+        ViewKeep::L0Growing,
+    ),
+    (
+        "growing",
+        "UpdateSegmentView spares Growing segments missing from the request (meta_cache.go:294-295@b5c9a7364b).",
+        ViewKeep::Growing,
+    ),
+    (
+        "not_flushing_or_flushed",
+        "UpdateSegmentView removes only Flushing and Flushed segments missing from the request (meta_cache.go:294-295@c65f41dc60).",
+        ViewKeep::NotFlushingOrFlushed,
+    ),
+    (
+        "not_flushed",
+        "UpdateSegmentView removes only Flushed segments missing from the request (meta_cache.go:297@4cf1a358ba).",
+        ViewKeep::NotFlushed,
+    ),
+];
+pub const LOAD_SETTINGS: &Settings<LoadRule> = &[
+    (
+        "every_missing",
+        "The datanode's SyncSegments loads and adds every requested segment it lacks (services.go:314-335@ca7ef26e4b).",
+        LoadRule::EveryMissing,
+    ),
+    (
+        "flushed_not_l0",
+        "It loads only Flushed segments that are neither L0 nor Legacy, and warns for the others (services.go:315-343@2e434e4453).",
+        LoadRule::FlushedNotL0,
+    ),
+];
+
+fn knob<T: Copy + PartialEq>(
+    (key, label, go): (&'static str, &'static str, &'static str),
+    all: &Settings<T>,
+    of: fn(Knobs) -> T,
+    current: Knobs,
+    preset: Knobs,
+) -> crate::engine::Knob {
+    let name = |v: T| all.iter().find(|x| x.2 == v).map_or("?", |x| x.0);
+    crate::engine::Knob {
+        key,
+        label,
+        go,
+        settings: all
+            .iter()
+            .map(|&(name, about, v)| crate::engine::KnobSetting {
+                name,
+                about,
+                presets: Version::ALL
+                    .iter()
+                    .filter(|&&x| of(Knobs::of(x)) == v)
+                    .map(|x| x.as_str())
+                    .collect(),
+            })
+            .collect(),
+        current: name(of(current)),
+        preset: name(of(preset)),
+    }
+}
+
+/// The three knobs of a scenario at version `v` with `policy`.
+pub fn knob_list(v: Version, policy: super::setup::Policy) -> Vec<crate::engine::Knob> {
+    let (current, preset) = (Knobs::with(v, policy), Knobs::of(v));
+    vec![
+        knob(
+            (
+                "request",
+                "Datacoord's request filter",
+                "sync_segments_scheduler.go:117-142",
+            ),
+            REQUEST_SETTINGS,
+            |k| k.request,
+            current,
+            preset,
+        ),
+        knob(
+            (
+                "keep",
+                "Which cached segments UpdateSegmentView spares",
+                "meta_cache.go:294-297",
+            ),
+            KEEP_SETTINGS,
+            |k| k.keep,
+            current,
+            preset,
+        ),
+        knob(
+            (
+                "load",
+                "Which missing segments the datanode loads",
+                "services.go:314-343",
+            ),
+            LOAD_SETTINGS,
+            |k| k.load,
+            current,
+            preset,
+        ),
+    ]
+}
+
+fn setting<T: Copy>(key: &str, all: &Settings<T>, value: &str) -> Result<T, String> {
+    all.iter()
+        .find(|x| x.0 == value)
+        .map(|x| x.2)
+        .ok_or_else(|| {
+            format!(
+                "knob {key} has no setting \"{}\"; it has {}",
+                crate::scenario::json::short(value),
+                all.iter().map(|x| x.0).collect::<Vec<_>>().join(", ")
+            )
+        })
+}
+
+/// Sets knob `key` of `policy` to `value` (names as in [`knob_list`]).
+pub fn set_knob(policy: &mut super::setup::Policy, key: &str, value: &str) -> Result<(), String> {
+    match key {
+        "request" => policy.request = Some(setting(key, REQUEST_SETTINGS, value)?),
+        "keep" => policy.keep = Some(setting(key, KEEP_SETTINGS, value)?),
+        "load" => policy.load = Some(setting(key, LOAD_SETTINGS, value)?),
+        _ => {
+            return Err(format!(
+                "the sync-2024 model has no knob \"{}\"; it has request, keep and load",
+                crate::scenario::json::short(key)
+            ))
+        }
+    }
+    Ok(())
 }

@@ -145,11 +145,17 @@ impl crate::engine::Model for Scenario {
     fn proposed(&self) -> Vec<&'static str> {
         Knobs::with(self.version, self.policy).differences(Knobs::of(self.version))
     }
+    fn knobs(&self) -> Vec<crate::engine::Knob> {
+        knob_list(self.version, self.policy)
+    }
+    fn set_knob(&mut self, key: &str, value: &str) -> Result<(), String> {
+        set_knob(&mut self.policy, key, value)
+    }
     fn variants(&self) -> Vec<(Vec<&'static str>, Scenario)> {
         let mut out = Vec::new();
-        for &(_, request) in REQUEST_NAMES {
-            for &(_, keep) in KEEP_NAMES {
-                for &(_, load) in LOAD_NAMES {
+        for &(_, _, request) in REQUEST_SETTINGS {
+            for &(_, _, keep) in KEEP_SETTINGS {
+                for &(_, _, load) in LOAD_SETTINGS {
                     let k = Knobs {
                         request,
                         keep,

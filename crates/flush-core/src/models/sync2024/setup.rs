@@ -379,7 +379,7 @@ impl Scenario {
 }
 
 /// The `"policy"` object: `request`, `keep` and `load`, each optional, by the
-/// names [`super::Knobs::names`] lists.
+/// names [`super::knobs::REQUEST_SETTINGS`] and its siblings list.
 fn policy(top: &Fields) -> Res<Policy> {
     let Some(node) = top.get("policy") else {
         return Ok(Policy::default());
@@ -388,11 +388,11 @@ fn policy(top: &Fields) -> Res<Policy> {
         "the knobs set apart from the version",
         &["request", "keep", "load"],
     )?;
-    fn pick<T: Copy>(f: &Fields, key: &str, all: &[(&str, T)]) -> Res<Option<T>> {
+    fn pick<T: Copy>(f: &Fields, key: &str, all: &super::knobs::Settings<T>) -> Res<Option<T>> {
         let Some(n) = f.get(key) else { return Ok(None) };
         let v = n.str("a knob's setting")?;
         match all.iter().find(|x| x.0 == v) {
-            Some(x) => Ok(Some(x.1)),
+            Some(x) => Ok(Some(x.2)),
             None => Err(n.err(format!(
                 "unknown {key} \"{}\"; one of {}",
                 scenario::json::short(v),
@@ -401,9 +401,9 @@ fn policy(top: &Fields) -> Res<Policy> {
         }
     }
     Ok(Policy {
-        request: pick(&f, "request", super::knobs::REQUEST_NAMES)?,
-        keep: pick(&f, "keep", super::knobs::KEEP_NAMES)?,
-        load: pick(&f, "load", super::knobs::LOAD_NAMES)?,
+        request: pick(&f, "request", super::knobs::REQUEST_SETTINGS)?,
+        keep: pick(&f, "keep", super::knobs::KEEP_SETTINGS)?,
+        load: pick(&f, "load", super::knobs::LOAD_SETTINGS)?,
     })
 }
 

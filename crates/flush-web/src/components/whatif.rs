@@ -1,0 +1,222 @@
+//! What if: the model's knobs (`AnyScenario::knobs`) as selects that rerun the
+//! scenario with another setting, and the policy matrix: every combination of the
+//! knobs explored in slices, a row each, the Milvus versions among them, each
+//! finding one click from the stepper.
+
+use std::rc::Rc;
+
+use flush_core::engine::Knob;
+use flush_core::explore::{Exploration, Options};
+use flush_core::{AnyExplorer, AnyScenario};
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+use super::explore::{
+    open_found, running_view, use_explorers, verdict_words, Status, PAGE_MAX_BYTES, PAGE_MAX_STEPS,
+};
+use crate::state::{Action, Dispatch, Source};
+
+/// What each row of the matrix may explore (a row is one search); the page says
+/// "1,000,000".
+const ROW_MAX_STATES: u64 = 1_000_000;
+
+#[derive(Properties)]
+pub struct WhatIfProps {
+    pub scenario: AnyScenario,
+    pub source: Source,
+    pub version: Option<&'static str>,
+    pub knobs: Rc<Vec<(String, String)>>,
+    pub dispatch: Dispatch,
+}
+
+impl PartialEq for WhatIfProps {
+    fn eq(&self, o: &Self) -> bool {
+        (&self.source, self.version, &self.knobs) == (&o.source, o.version, &o.knobs)
+    }
+}
+
+/// One row of the matrix before it is explored: the versions whose preset it is
+/// and every knob's setting.
+#[derive(Clone, PartialEq)]
+struct Row {
+    presets: Vec<&'static str>,
+    settings: Vec<(&'static str, &'static str)>,
+}
+
+#[function_component(WhatIf)]
+pub fn what_if(p: &WhatIfProps) -> Html {
+    let knobs = p.scenario.knobs();
+    let x = use_explorers((p.source.clone(), p.version, p.knobs.clone()));
+    let rows = use_mut_ref(Vec::<Row>::new);
+    if knobs.is_empty() {
+        return html! {};
+    }
+    let start = {
+        let (start, rows, sc) = (x.start.clone(), rows.clone(), p.scenario.clone());
+        Callback::from(move |_: MouseEvent| {
+            let o = Options {
+                max_bytes: PAGE_MAX_BYTES / 2,
+                all: true,
+                shrink: false,
+                ..Options::first(PAGE_MAX_STEPS, ROW_MAX_STATES)
+            };
+            let variants = sc.variants();
+            *rows.borrow_mut() = variants
+                .iter()
+                .map(|(presets, v)| Row {
+                    presets: presets.clone(),
+                    settings: v.knobs().iter().map(|k| (k.key, k.current)).collect(),
+                })
+                .collect();
+            start.emit(
+                variants
+                    .iter()
+                    .map(|(_, v)| AnyExplorer::new(v, o.clone()))
+                    .collect(),
+            );
+        })
+    };
+    let proposed = knobs.iter().any(|k| k.current != k.preset);
+    let reset = {
+        let d = p.dispatch.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::ClearKnobs))
+    };
+    let running = matches!(*x.status, Status::Running { .. });
+    let code = p.version.unwrap_or("the model's commit");
+    html! {
+        <section class="panel whatif" id="whatif" aria-labelledby="whatif-title">
+            <h3 id="whatif-title">{"What if"}</h3>
+            <p class="muted">{"Each knob is a choice the Go code makes: the Milvus versions made some of them differently, and a reviewer may propose others. A setting no version has is labelled “proposed” everywhere it shows."}</p>
+            <div class="knobs">
+                {for knobs.iter().map(|k| knob_view(k, &p.dispatch))}
+            </div>
+            if proposed {
+                <button id="knobs-reset" onclick={reset}>{format!("Back to the code of {code}")}</button>
+            }
+            <h4 id="matrix-title">{"Policy matrix"}</h4>
+            <p class="muted">{format!("This scenario under every combination of the knobs ({}), each explored breadth first (at most {} states a row).", rows_count(&knobs), "1,000,000")}</p>
+            if running {
+                <button id="matrix-cancel" onclick={x.cancel.clone()}>{"Cancel"}</button>
+            } else {
+                <button id="matrix-btn" class="primary" onclick={start}>{"Explore every combination"}</button>
+            }
+            if let Status::Running { p: pr, ms, done, of } = &*x.status {
+                {running_view(pr, *ms)}
+                <p class="muted">{format!("Combination {} of {of}", done + 1)}</p>
+            }
+            <div role="status">
+                if let Status::Done { xs, .. } = &*x.status {
+                    {matrix_view(&rows.borrow(), xs, &knobs, p)}
+                }
+            </div>
+        </section>
+    }
+}
+
+fn rows_count(knobs: &[Knob]) -> usize {
+    knobs.iter().map(|k| k.settings.len()).product()
+}
+
+/// A knob as a labelled select: each setting with the versions that have it, the
+/// current one's Go behaviour below.
+fn knob_view(k: &Knob, d: &Dispatch) -> Html {
+    let id = format!("knob-{}", k.key);
+    let about_id = format!("{id}-about");
+    let on_change = {
+        let (d, key) = (d.clone(), k.key);
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            d.dispatch(Action::Knob(key.to_owned(), v));
+        })
+    };
+    let current = k.settings.iter().find(|s| s.name == k.current);
+    html! {
+        <div class={classes!("knob", (k.current != k.preset).then_some("proposed"))} data-knob={k.key}>
+            <label for={id.clone()}>{k.label}</label>
+            <select id={id} aria-describedby={about_id.clone()} onchange={on_change}>
+                {for k.settings.iter().map(|s| html! {
+                    <option value={s.name} selected={s.name == k.current}>
+                        {format!("{} ({})", s.name, presets_words(&s.presets))}
+                    </option>
+                })}
+            </select>
+            <p class="muted knob-about" id={about_id}>
+                if k.current != k.preset { <strong>{"Proposed: "}</strong> }
+                {current.map(|s| s.about).unwrap_or_default()}
+            </p>
+        </div>
+    }
+}
+
+fn presets_words(presets: &[&str]) -> String {
+    if presets.is_empty() {
+        "proposed".to_owned()
+    } else {
+        format!("as in {}", presets.join(", "))
+    }
+}
+
+/// The matrix: a row per combination, a column per knob, what exploring found.
+fn matrix_view(rows: &[Row], xs: &[Exploration], knobs: &[Knob], p: &WhatIfProps) -> Html {
+    let shown: Vec<_> = knobs.iter().map(|k| (k.key, k.current)).collect();
+    html! {
+        <div id="matrix" class="table-scroll" tabindex="0" role="region" aria-labelledby="matrix-title">
+            <table>
+                <thead><tr>
+                    <th scope="col">{"Milvus"}</th>
+                    {for knobs.iter().map(|k| html! { <th scope="col" title={k.label}>{k.key}</th> })}
+                    <th scope="col">{"what exploring finds"}</th>
+                </tr></thead>
+                <tbody>
+                    {for rows.iter().zip(xs).map(|(r, x)| row_view(r, x, r.settings == shown, p))}
+                </tbody>
+            </table>
+            if xs.len() < rows.len() {
+                <p class="muted">{format!("Cancelled after {} of {} combinations.", xs.len(), rows.len())}</p>
+            }
+        </div>
+    }
+}
+
+fn row_view(r: &Row, x: &Exploration, shown: bool, p: &WhatIfProps) -> Html {
+    let verdict = match (x.violations.is_empty(), x.truncated) {
+        (false, _) => "finds",
+        (true, false) => "ok",
+        (true, true) => "unknown",
+    };
+    // A version's row opens at that version, so it is labelled as that code; every
+    // knob is set, so a scenario file's own "policy" cannot change the row.
+    let version = match (r.presets.first(), p.scenario.versions().is_empty()) {
+        (Some(v), false) => Some(*v),
+        _ => p.version,
+    };
+    let knobs_at: Vec<(String, String)> = r
+        .settings
+        .iter()
+        .map(|(k, s)| ((*k).to_owned(), (*s).to_owned()))
+        .collect();
+    let who = presets_words(&r.presets);
+    html! {
+        <tr data-verdict={verdict} data-settings={r.settings.iter().map(|(k, s)| format!("{k}={s}")).collect::<Vec<_>>().join(",")}
+            class={classes!(r.presets.is_empty().then_some("proposed"))} aria-current={shown.then_some("true")}>
+            <th scope="row">{who.clone()}{if shown { " (shown)" } else { "" }}</th>
+            {for r.settings.iter().map(|(_, s)| html! { <td class="setting">{*s}</td> })}
+            <td>
+                if x.violations.is_empty() {
+                    <span class={if x.truncated { "" } else { "v-ok" }}>
+                        {if x.truncated { format!("nothing found so far ({})", x.stopped_words()) } else { "completed: nothing breaks".to_owned() }}
+                    </span>
+                }
+                <ul class="found">
+                    {for x.violations.iter().map(|f| html! {
+                        <li class={format!("found-{}", f.kind.as_str())}>
+                            <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({} steps) ", f.steps)}
+                            {open_found((&p.source, version, &knobs_at), &p.dispatch, f,
+                                format!("open the {}-step schedule of this combination ({who}) in the stepper", f.steps))}
+                        </li>
+                    })}
+                </ul>
+            </td>
+        </tr>
+    }
+}
