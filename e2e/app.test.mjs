@@ -934,6 +934,66 @@ test('what if: a knob reruns the scenario labelled proposed, the permalink keeps
   await ctx.close();
 });
 
+test('guided tours: each plays to its end by keyboard, every stop at its step with its highlight, the glossary on hover and focus', async () => {
+  const { page, ctx, errors } = await open('', { waitFor: '#tours' });
+  for (const id of ['one-flush', 'injections', 'issue-34018']) {
+    const tour = JSON.parse(readFileSync(new globalThis.URL(`../tours/${id}.json`, import.meta.url), 'utf8'));
+    await page.focus(`#tour-start-${id}`);
+    await page.keyboard.press('Enter');
+    for (let i = 0; i < tour.stops.length; i++) {
+      const s = tour.stops[i];
+      await page.waitForFunction((want) => document.querySelector('#tour-count')?.textContent.startsWith(want), `Stop ${i + 1} of ${tour.stops.length}`);
+      await waitStep(page, s.step);
+      assert.equal(await page.textContent('#tour-caption'), s.caption, `${id} stop ${i + 1}`);
+      if (s.expect) assert.ok((await page.textContent('#event')).includes(s.expect), `${id} stop ${i + 1}: ${s.expect}`);
+      if (s.highlight) {
+        await page.waitForFunction((sel) => document.querySelector(sel)?.classList.contains('tour-highlight'), s.highlight);
+        assert.equal(await page.$$eval('.tour-highlight', (es) => es.length), 1, `${id} stop ${i + 1}: one element outlined`);
+      }
+      assert.equal(await page.$('#tour-away'), null);
+      if (id === 'one-flush' && i === 4) await shot(page, '41-tour-one-flush-rendezvous');
+      if (id === 'issue-34018' && i === 5) await shot(page, '42-tour-34018-panic');
+      if (i + 1 < tour.stops.length) {
+        // Keyboard only: the focus stays on Next across stops.
+        if (!(await page.evaluate(() => document.activeElement?.id === 'tour-next'))) await page.focus('#tour-next');
+        await page.keyboard.press('Enter');
+      }
+    }
+    assert.ok(await page.isDisabled('#tour-next'), 'the last stop has no Next');
+  }
+  // The free controls are one click away: stepping leaves the stop, the panel says so and brings you back.
+  await page.click('#tour-prev');
+  await page.waitForFunction(() => document.querySelector('#tour-count')?.textContent.startsWith('Stop 13 of'));
+  await page.click('#step-btn');
+  await page.waitForSelector('#tour-away');
+  assert.equal(await page.$('.tour-highlight'), null, 'no outline away from the stop');
+  await page.click('#tour-back');
+  await page.waitForFunction(() => !document.querySelector('#tour-away'));
+  // The permalink carries the tour; a reload comes back to the same stop.
+  await page.waitForFunction(() => location.hash.includes('tour=issue-34018&stop=13'));
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('#tour-count')?.textContent.startsWith('Stop 13 of'));
+  // The glossary: a term in the caption is described by its entry, shown on focus, hidden by Escape.
+  const term = page.locator('#tour-caption .term').first();
+  const described = await term.getAttribute('aria-describedby');
+  assert.ok((await page.textContent(`#${described}`)).length > 20);
+  await term.focus();
+  const tip = () => page.evaluate(() => {
+    const s = getComputedStyle(document.activeElement, '::after');
+    return s.display === 'none' ? 'hidden' : s.content;
+  });
+  assert.match(await tip(), /^".{20,}"$/);
+  await page.keyboard.press('Escape');
+  assert.equal(await tip(), 'hidden');
+  await page.click('#glossary summary');
+  assert.ok(await page.isVisible('#gloss-post-injection'));
+  await audit(page, 'a tour stop and the glossary');
+  await page.click('#tour-end');
+  await page.waitForSelector('#tour', { state: 'detached' });
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('data races of the whole run: two steps never runnable together, marked in the step panel and on the scrubber', async () => {
   // The explorer's shortest compaction-race schedule with g4's step 18 run before
   // g2's: the run never has both racing steps runnable at once; the vector clocks

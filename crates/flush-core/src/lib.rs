@@ -21,12 +21,14 @@
 pub mod builtin;
 pub mod engine;
 pub mod explore;
+pub mod glossary;
 pub mod models;
 pub mod order;
 pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod sched;
+pub mod tours;
 pub mod verdicts;
 pub mod view;
 

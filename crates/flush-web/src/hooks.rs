@@ -390,3 +390,27 @@ mod tests {
         assert!(matches!(off("ArrowRight"), Some(Action::StepForward)));
     }
 }
+
+/// Escape hides the glossary's hover and focus explanations (WCAG 1.4.13: content
+/// on hover or focus can be dismissed) until the pointer moves or the focus does.
+#[hook]
+pub fn use_tip_dismiss() {
+    use_effect_with((), |_| {
+        let body = gloo::utils::body();
+        let (b1, b2) = (body.clone(), body.clone());
+        let off = EventListener::new(&gloo::utils::document(), "keydown", move |e| {
+            if e.dyn_ref::<web_sys::KeyboardEvent>()
+                .is_some_and(|k| k.key() == "Escape")
+            {
+                let _ = b1.class_list().add_1("tips-off");
+            }
+        });
+        let on = move |_: &web_sys::Event| {
+            let _ = b2.class_list().remove_1("tips-off");
+        };
+        let doc = gloo::utils::document();
+        let moved = EventListener::new(&doc, "pointermove", on.clone());
+        let focused = EventListener::new(&doc, "focusin", on);
+        move || drop((off, moved, focused))
+    });
+}

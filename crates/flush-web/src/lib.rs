@@ -16,6 +16,7 @@ use yew::prelude::*;
 
 use components::controls::{Header, Transport};
 use components::explore::{ExplorePanel, RaceLens};
+use components::glossary::Glossary;
 use components::intro::intro;
 use components::lockstep::Lockstep;
 use components::overlays::{error_banner, notice, Help};
@@ -23,6 +24,7 @@ use components::plots::Plots;
 use components::races::RacesHere;
 use components::side::{goroutine_rows, Goroutines, StepPanel};
 use components::stage::{stage_view, svg_defs};
+use components::tour::TourPanel;
 use components::verdicts::VerdictTable;
 use components::whatif::WhatIf;
 use flush_core::report::TraceLine;
@@ -56,6 +58,7 @@ pub fn app() -> Html {
     hooks::use_permalink(&state);
     hooks::use_keyboard(d.clone(), state.playing, state.help);
     hooks::use_autoplay(d.clone(), state.playing, state.speed);
+    hooks::use_tip_dismiss();
     let on_upload = hooks::use_upload(d.clone());
     let on_export_json = {
         let run = state.run.clone();
@@ -100,13 +103,12 @@ pub fn app() -> Html {
                 <main class="stage" id="stage">
                     if let Some(e) = &state.error { {error_banner(e, &d)} }
                     if let Some(n) = &state.notice { {notice(n, &d)} }
+                    if let Some((tour, stop)) = &state.tour {
+                        <TourPanel tour={tour.clone()} stop={*stop} here={at_stop(&tour.stops[*stop], &state, h, cursor)}
+                                   {cursor} line={line.clone()} rev={state.rev} dispatch={d.clone()} />
+                    }
                     {narration(&run, line.as_deref(), len, state.playing)}
-                    <div class="stage-title">
-                        <h2>{h.title.clone()}</h2>
-                        <span class="badge model">{model}</span>
-                        if let Some(v) = h.version { <span class="badge version">{v}</span> }
-                        {proposed_badge(&run.proposed())}
-                    </div>
+                    {stage_title(h, &run.proposed())}
                     {intro(h, run.about(), &d)}
                     {stage_view(&stage)}
                 </main>
@@ -119,14 +121,54 @@ pub fn app() -> Html {
                     <ExplorePanel scenario={run.scenario()} source={state.source.clone()} version={h.version} knobs={state.knobs.clone()} dispatch={d.clone()} />
                 </aside>
             </div>
-            <section class="bottom" aria-labelledby="bottom-title">
-                <h2 id="bottom-title" class="sr-only">{"What if, other versions, plots and verdicts"}</h2>
-                <WhatIf scenario={run.scenario()} source={state.source.clone()} version={h.version} knobs={state.knobs.clone()} dispatch={d.clone()} />
-                <Lockstep run={state.run.clone()} rev={state.rev} version={h.version} seed={state.seed} />
-                <Plots {figures} {cursor} />
-                <VerdictTable />
-            </section>
+            {bottom(&state, &run, figures, d.clone())}
             if state.help { <Help legend={run.legend()} dispatch={d.clone()} /> }
+        </div>
+    }
+}
+
+/// Whether the view is a tour stop's: its built-in, at its version (when it names
+/// one), with no knob set, at its step.
+fn at_stop(
+    s: &flush_core::tours::Stop,
+    state: &state::AppState,
+    h: &flush_core::Header,
+    cursor: u32,
+) -> bool {
+    state.source == state::Source::Builtin(s.scenario.clone())
+        && s.version.as_deref().is_none_or(|v| h.version == Some(v))
+        && state.knobs.is_empty()
+        && cursor == s.step
+}
+
+/// Below the stage: what if, other versions, plots, every verdict, the glossary.
+fn bottom(
+    state: &state::AppState,
+    run: &flush_core::AnyRun,
+    figures: Rc<flush_core::view::Figures>,
+    d: state::Dispatch,
+) -> Html {
+    let (h, cursor) = (run.header(), run.cursor());
+    html! {
+        <section class="bottom" aria-labelledby="bottom-title">
+            <h2 id="bottom-title" class="sr-only">{"What if, other versions, plots and verdicts"}</h2>
+            <WhatIf scenario={run.scenario()} source={state.source.clone()} version={h.version} knobs={state.knobs.clone()} dispatch={d} />
+            <Lockstep run={state.run.clone()} rev={state.rev} version={h.version} seed={state.seed} />
+            <Plots {figures} {cursor} />
+            <VerdictTable />
+            <Glossary />
+        </section>
+    }
+}
+
+/// The scenario's title, its model and version, and "proposed" when it is one.
+fn stage_title(h: &flush_core::Header, proposed: &[&'static str]) -> Html {
+    html! {
+        <div class="stage-title">
+            <h2>{h.title.clone()}</h2>
+            <span class="badge model">{h.model}</span>
+            if let Some(v) = h.version { <span class="badge version">{v}</span> }
+            {proposed_badge(proposed)}
         </div>
     }
 }

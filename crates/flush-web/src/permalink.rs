@@ -1,7 +1,7 @@
 //! The permalink: a view as a URL fragment and back. Every bad fragment gets a
 //! message naming what is wrong; nothing here touches the DOM (native tests).
 //!
-//! `scenario=NAME&version=V[&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
+//! `scenario=NAME&version=V[&tour=ID&stop=K][&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
 
 use flush_core::Choice;
 
@@ -26,6 +26,9 @@ pub fn encode(spec: &ViewSpec) -> String {
     if let Some(v) = &spec.version {
         parts.push(format!("version={}", enc(v)));
     }
+    if let Some((id, stop)) = &spec.tour {
+        parts.push(format!("tour={}&stop={}", enc(id), stop + 1));
+    }
     for (k, v) in &spec.knobs {
         parts.push(format!("knob={}", enc(&format!("{k}:{v}"))));
     }
@@ -43,6 +46,17 @@ pub fn encode(spec: &ViewSpec) -> String {
     parts.join("&")
 }
 
+/// The keys of a fragment that are not a `ViewSpec` field as such.
+#[derive(Default)]
+struct Loose {
+    scenario: Option<String>,
+    file: Option<String>,
+    src: Option<String>,
+    tour: Option<String>,
+    stop: Option<usize>,
+    mode_given: bool,
+}
+
 /// Parses a fragment (with or without `#`), naming the first thing that is wrong.
 pub fn decode(frag: &str) -> Result<ViewSpec, String> {
     if frag.len() > MAX_FRAGMENT {
@@ -53,8 +67,7 @@ pub fn decode(frag: &str) -> Result<ViewSpec, String> {
     }
     let frag = frag.trim_start_matches('#');
     let mut spec = ViewSpec::default_view();
-    let (mut scenario, mut file, mut src) = (None, None, None);
-    let mut mode_given = false;
+    let mut loose = Loose::default();
     for pair in frag.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair
             .split_once('=')
@@ -65,60 +78,75 @@ pub fn decode(frag: &str) -> Result<ViewSpec, String> {
                 short(k)
             )
         })?;
-        match k {
-            "scenario" => scenario = Some(v),
-            "file" => file = Some(v),
-            "src" => src = Some(v),
-            "version" => spec.version = Some(v),
-            "knob" => {
-                let (k, s) = v.split_once(':').ok_or_else(|| {
-                    format!("URL fragment: knob \"{}\" is not key:setting.", short(&v))
-                })?;
-                if spec.knobs.len() >= MAX_KNOBS {
-                    return Err(format!("URL fragment: more than {MAX_KNOBS} knobs."));
-                }
-                spec.knobs.push((k.to_owned(), s.to_owned()));
-            }
-            "mode" => {
-                spec.mode = Mode::parse(&v).ok_or_else(|| {
-                    format!(
-                        "URL fragment: mode \"{}\" is not seeded, scripted or manual.",
-                        short(&v)
-                    )
-                })?;
-                mode_given = true;
-            }
-            "seed" => {
-                spec.seed = Some(v.parse().map_err(|_| {
-                    format!("URL fragment: seed \"{}\" is not a number.", short(&v))
-                })?)
-            }
-            "step" => {
-                spec.step = v
-                    .parse()
-                    .map_err(|_| format!("URL fragment: step \"{}\" is not a number.", short(&v)))?
-            }
-            "sched" => {
-                spec.schedule =
-                    Some(Choice::parse_list(&v).map_err(|e| format!("URL fragment: sched: {e}."))?)
-            }
-            other => return Err(format!("URL fragment: unknown key \"{}\".", short(other))),
-        }
+        read_pair(&mut spec, &mut loose, k, v)?;
     }
-    spec.source = match scenario.as_deref() {
+    spec.source = match loose.scenario.as_deref() {
         None => return Err("URL fragment: it names no scenario (scenario=...).".to_owned()),
         Some("inline") => Source::Inline {
-            file: file.unwrap_or_else(|| "linked scenario".to_owned()),
-            text: src
+            file: loose.file.unwrap_or_else(|| "linked scenario".to_owned()),
+            text: loose
+                .src
                 .ok_or("URL fragment: scenario=inline needs src=...")?
                 .into(),
         },
         Some(name) => Source::Builtin(name.to_owned()),
     };
-    if !mode_given && spec.schedule.is_some() {
+    spec.tour = match (loose.tour, loose.stop) {
+        (None, None) => None,
+        (Some(t), s) => Some((t, s.unwrap_or(1) - 1)),
+        (None, Some(_)) => return Err("URL fragment: stop=... needs tour=...".to_owned()),
+    };
+    if !loose.mode_given && spec.schedule.is_some() {
         spec.mode = Mode::Manual;
     }
     Ok(spec)
+}
+
+/// One `key=value` of a fragment (the value decoded).
+fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Result<(), String> {
+    let number =
+        |what: &str, v: &str| format!("URL fragment: {what} \"{}\" is not a number.", short(v));
+    match k {
+        "scenario" => loose.scenario = Some(v),
+        "file" => loose.file = Some(v),
+        "src" => loose.src = Some(v),
+        "version" => spec.version = Some(v),
+        "tour" => loose.tour = Some(v),
+        "stop" => {
+            loose.stop = Some(
+                v.parse::<usize>()
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| number("stop", &v) + " Stops count from 1.")?,
+            )
+        }
+        "knob" => {
+            let (k, s) = v.split_once(':').ok_or_else(|| {
+                format!("URL fragment: knob \"{}\" is not key:setting.", short(&v))
+            })?;
+            if spec.knobs.len() >= MAX_KNOBS {
+                return Err(format!("URL fragment: more than {MAX_KNOBS} knobs."));
+            }
+            spec.knobs.push((k.to_owned(), s.to_owned()));
+        }
+        "mode" => {
+            spec.mode = Mode::parse(&v).ok_or_else(|| {
+                format!(
+                    "URL fragment: mode \"{}\" is not seeded, scripted or manual.",
+                    short(&v)
+                )
+            })?;
+            loose.mode_given = true;
+        }
+        "seed" => spec.seed = Some(v.parse().map_err(|_| number("seed", &v))?),
+        "step" => spec.step = v.parse().map_err(|_| number("step", &v))?,
+        "sched" => {
+            spec.schedule =
+                Some(Choice::parse_list(&v).map_err(|e| format!("URL fragment: sched: {e}."))?)
+        }
+        other => return Err(format!("URL fragment: unknown key \"{}\".", short(other))),
+    }
+    Ok(())
 }
 
 /// At most 40 characters, for messages.
@@ -173,6 +201,7 @@ mod tests {
                 ("keep".into(), "growing".into()),
                 ("load".into(), "x:y".into()),
             ],
+            tour: Some(("one-flush".into(), 2)),
             seed: Some(7),
             mode: Mode::Manual,
             schedule: Some(vec![Choice::new(0, 0), Choice::new(5, 1)]),
@@ -225,6 +254,11 @@ mod tests {
             ("scenario=%E0%A4", "not valid percent-encoding"),
             ("scenario=%zz", "not valid percent-encoding"),
             ("scenario=inline", "scenario=inline needs src="),
+            (
+                "scenario=handoff&tour=one-flush&stop=0",
+                "stop \"0\" is not a number. Stops count from 1.",
+            ),
+            ("scenario=handoff&stop=2", "stop=... needs tour=..."),
             (
                 "scenario=handoff&knob=keep",
                 "knob \"keep\" is not key:setting",

@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use flush_core::tours::{self, Tour};
 use flush_core::view::Figures;
 use flush_core::{builtin, AnyRun, AnyScenario, Choice, Policy};
 use yew::{Reducible, UseReducerDispatcher};
@@ -71,6 +72,8 @@ pub struct ViewSpec {
     /// What-if knobs set in the page, `(key, setting)`, applied after the version
     /// (see `AnyScenario::set_knob`).
     pub knobs: Vec<(String, String)>,
+    /// The guided tour shown, by id, and its stop (0-based).
+    pub tour: Option<(String, usize)>,
     pub seed: Option<u64>,
     pub mode: Mode,
     /// Manual choices to replay (manual mode).
@@ -84,6 +87,7 @@ impl ViewSpec {
             source: Source::Builtin(DEFAULT_SCENARIO.to_owned()),
             version: None,
             knobs: Vec::new(),
+            tour: None,
             seed: None,
             mode: Mode::Scripted,
             schedule: None,
@@ -97,6 +101,7 @@ impl ViewSpec {
             source,
             version: None,
             knobs: Vec::new(),
+            tour: None,
             seed: None,
             mode: if sc.header().schedule.is_some() {
                 Mode::Scripted
@@ -116,6 +121,8 @@ pub struct AppState {
     pub source: Source,
     /// The what-if knobs set in the page (see [`ViewSpec::knobs`]).
     pub knobs: Rc<Vec<(String, String)>>,
+    /// The guided tour shown and its stop (see [`ViewSpec::tour`]).
+    pub tour: Option<(Rc<Tour>, usize)>,
     pub mode: Mode,
     pub seed: u64,
     pub playing: bool,
@@ -148,6 +155,10 @@ pub enum Action {
     Knob(String, String),
     /// Every knob as the version has it (the page's knobs dropped).
     ClearKnobs,
+    /// A guided tour's stop (tour id, 0-based stop): its view, with its caption.
+    Tour(String, usize),
+    /// Leaves the tour; the view stays.
+    EndTour,
     /// Another schedule mode for the loaded scenario.
     Mode(Mode),
     /// Another seed (seeded mode).
@@ -176,6 +187,48 @@ pub fn scenario_of(source: &Source) -> Result<AnyScenario, String> {
             )
         }),
         Source::Inline { file, text } => AnyScenario::parse(text, file).map_err(|e| e.to_string()),
+    }
+}
+
+/// A tour by id, with `stop` checked against its stops.
+pub fn tour_of(id: &str, stop: usize) -> Result<Tour, String> {
+    let all = tours::all();
+    let names: Vec<_> = all.iter().map(|t| t.id.clone()).collect();
+    let t = all.into_iter().find(|t| t.id == id).ok_or_else(|| {
+        format!(
+            "There is no tour \"{}\". Tours: {}.",
+            crate::permalink::short(id),
+            names.join(", ")
+        )
+    })?;
+    if stop >= t.stops.len() {
+        return Err(format!(
+            "The tour \"{id}\" has {} stops; there is no stop {}.",
+            t.stops.len(),
+            stop + 1
+        ));
+    }
+    Ok(t)
+}
+
+/// The view of stop `i` of tour `t`: the built-in as `Stop::run` builds it (its
+/// own schedule when it has one, else its seed).
+pub fn stop_spec(t: &Tour, i: usize) -> ViewSpec {
+    let s = &t.stops[i];
+    let scripted = builtin::get(&s.scenario).is_some_and(|sc| sc.header().schedule.is_some());
+    ViewSpec {
+        source: Source::Builtin(s.scenario.clone()),
+        version: s.version.clone(),
+        knobs: Vec::new(),
+        tour: Some((t.id.clone(), i)),
+        seed: None,
+        mode: if scripted {
+            Mode::Scripted
+        } else {
+            Mode::Seeded
+        },
+        schedule: None,
+        step: s.step,
     }
 }
 
@@ -242,6 +295,10 @@ impl AppState {
             rev: 0,
             source: spec.source.clone(),
             knobs: Rc::new(spec.knobs.clone()),
+            tour: match &spec.tour {
+                None => None,
+                Some((id, stop)) => Some((Rc::new(tour_of(id, *stop)?), *stop)),
+            },
             mode: spec.mode,
             seed,
             playing: false,
@@ -268,6 +325,7 @@ impl AppState {
             source: self.source.clone(),
             version: run.header().version.map(str::to_owned),
             knobs: (*self.knobs).clone(),
+            tour: self.tour.as_ref().map(|(t, i)| (t.id.clone(), *i)),
             seed: Some(self.seed),
             mode: self.mode,
             schedule: (self.mode == Mode::Manual).then(|| run.schedule()),
@@ -305,6 +363,7 @@ impl AppState {
             rev: self.rev + 1,
             source: self.source.clone(),
             knobs: self.knobs.clone(),
+            tour: self.tour.clone(),
             error: self.error.clone(),
             notice: self.notice.clone(),
             figures: self.figures.clone(),
@@ -372,6 +431,11 @@ impl Reducible for AppState {
                     ..self.respec(self.unmanual(), self.seed)
                 })
             }
+            Action::Tour(id, stop) => match tour_of(&id, stop) {
+                Ok(t) => self.load(&stop_spec(&t, stop)),
+                Err(e) => self.with(|s| s.error = Some(e)),
+            },
+            Action::EndTour => self.with(|s| s.tour = None),
             Action::ClearKnobs => self.load(&ViewSpec {
                 knobs: Vec::new(),
                 ..self.respec(self.unmanual(), self.seed)
@@ -579,6 +643,45 @@ mod tests {
             .reduce(Action::Knob("keep".into(), "growing".into()))
             .reduce(Action::Version("4cf1a358ba".into()));
         assert!(s.knobs.is_empty(), "a version is a preset: the knobs go");
+    }
+
+    #[test]
+    fn a_tour_stop_loads_its_view_and_a_bad_one_says_why() {
+        let s = state("scenario=handoff&mode=seeded&seed=1&step=3");
+        let s = s.reduce(Action::Tour("issue-34018".into(), 6));
+        assert_eq!(s.error, None);
+        assert_eq!(s.run.borrow().header().version, Some("b5c9a7364b"));
+        assert_eq!((cursor(&s), s.mode), (6, Mode::Scripted));
+        assert_eq!(s.spec().tour, Some(("issue-34018".to_owned(), 6)));
+        let again = state(&crate::permalink::encode(&s.spec()));
+        assert_eq!(
+            again.tour.as_ref().map(|(t, i)| (t.id.as_str(), *i)),
+            Some(("issue-34018", 6))
+        );
+        assert_eq!(cursor(&again), 6);
+        // Stepping keeps the tour (the panel says the view has moved).
+        let s = s.reduce(Action::StepForward);
+        assert!(s.tour.is_some() && cursor(&s) == 7);
+        let s = s.reduce(Action::Tour("nope".into(), 0));
+        assert!(s
+            .error
+            .clone()
+            .unwrap()
+            .starts_with("There is no tour \"nope\". Tours: one-flush, injections, issue-34018."));
+        assert_eq!(cursor(&s), 7, "the view stays");
+        let s = s.reduce(Action::Tour("one-flush".into(), 99));
+        assert!(s
+            .error
+            .clone()
+            .unwrap()
+            .contains("has 14 stops; there is no stop 100"));
+        let s = s.reduce(Action::EndTour);
+        assert!(s.tour.is_none() && cursor(&s) == 7);
+        let e = AppState::from_spec(
+            &crate::permalink::decode("scenario=handoff&tour=nope&stop=1").unwrap(),
+        )
+        .err();
+        assert!(e.unwrap().contains("There is no tour"));
     }
 
     #[test]

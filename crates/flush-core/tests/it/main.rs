@@ -14,4 +14,5 @@ mod stage;
 mod sync2024;
 mod tidy;
 mod timetravel;
+mod tours;
 mod verdicts;

@@ -341,6 +341,7 @@ pub(crate) fn open_button(
         source: source.clone(),
         version: version.map(str::to_owned),
         knobs: knobs.to_vec(),
+        tour: None,
         seed: None,
         mode: Mode::Manual,
         schedule: Some(schedule),

@@ -4,6 +4,8 @@
 use flush_core::Header;
 use yew::prelude::*;
 
+use crate::components::glossary::glossed;
+use crate::components::tour::tour_list;
 use crate::components::verdicts::VerdictsHere;
 use crate::state::Dispatch;
 
@@ -12,9 +14,10 @@ pub fn intro(h: &Header, about: String, d: &Dispatch) -> Html {
     html! {
         <details class="panel intro" id="intro" open=true>
             <summary>{"What am I looking at?"}</summary>
-            <p id="description">{h.description.clone()}</p>
+            <p id="description">{glossed(&h.description)}</p>
             <VerdictsHere scenario={h.name.clone()} version={h.version} dispatch={d.clone()} />
-            <p class="muted">{about}</p>
+            <p class="muted">{glossed(&about)}</p>
+            {tour_list(d)}
         </details>
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod controls;
 pub mod explore;
+pub mod glossary;
 pub mod intro;
 pub mod lockstep;
 pub mod overlays;
@@ -11,5 +12,6 @@ pub mod plots;
 pub mod races;
 pub mod side;
 pub mod stage;
+pub mod tour;
 pub mod verdicts;
 pub mod whatif;

@@ -99,7 +99,7 @@ pub fn help(p: &HelpProps) -> Html {
                     <tr><td><kbd>{"Tab"}</kbd></td><td>{"every control, in reading order; a screen reader hears each step as it happens"}</td></tr>
                 </table>
                 <h2>{"Reading the lanes"}</h2>
-                <p>{p.legend}</p>
+                <p>{crate::components::glossary::glossed(p.legend)}</p>
                 <p>{"Steps: a goroutine runs until its next blocking point (B1–B14 of MODEL.md). In manual mode, runnable goroutines are buttons; a select with two ready cases offers both."}</p>
                 <p><label><input type="checkbox" id="char-keys" ref={keys_ref} checked={*chars} onchange={on_chars} />
                     {" one-key shortcuts: space plays, ? opens this help (turn off if they clash with your screen reader or speech input)"}</label></p>
