@@ -230,7 +230,7 @@ pub const LOAD_SETTINGS: &Settings<LoadRule> = &[
     ),
     (
         "flushed_not_l0",
-        "It loads only Flushed segments that are neither L0 nor Legacy, and warns for the others (services.go:315-343@2e434e4453).",
+        "It loads only Flushed segments that are neither L0 nor Legacy; it warns for L0 and Legacy ones and skips the others silently (services.go:315-343@2e434e4453).",
         LoadRule::FlushedNotL0,
     ),
 ];
