@@ -100,13 +100,16 @@ pub fn parse(stem: &str, text: &str) -> Result<Tour, String> {
     })
 }
 
-/// Every tour (the files are ours: one that does not parse is a build bug, which
-/// the tours test catches; the page leaves it out rather than stop).
-pub fn all() -> Vec<Tour> {
-    FILES
-        .iter()
-        .filter_map(|(stem, text)| parse(stem, text).ok())
-        .collect()
+/// Every tour, parsed once (the files are ours: one that does not parse is a
+/// build bug, which the tours test catches; the page leaves it out rather than stop).
+pub fn all() -> &'static [Tour] {
+    static ALL: std::sync::OnceLock<Vec<Tour>> = std::sync::OnceLock::new();
+    ALL.get_or_init(|| {
+        FILES
+            .iter()
+            .filter_map(|(stem, text)| parse(stem, text).ok())
+            .collect()
+    })
 }
 
 /// Each file's parse result, for the test.

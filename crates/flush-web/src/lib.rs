@@ -4,6 +4,7 @@
 //! everything model-specific comes from the core's registry.
 
 pub mod components;
+pub mod edit;
 pub mod export;
 pub mod hooks;
 pub mod permalink;
@@ -15,9 +16,10 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use components::controls::{Header, Transport};
+use components::editor::Editor;
 use components::explore::{ExplorePanel, RaceLens};
 use components::glossary::Glossary;
-use components::intro::intro;
+use components::intro::Intro;
 use components::lockstep::Lockstep;
 use components::overlays::{error_banner, notice, Help};
 use components::plots::Plots;
@@ -96,20 +98,21 @@ pub fn app() -> Html {
             {svg_defs()}
             <Header source={state.source.clone()} versions={run.scenario().versions()} version={h.version}
                     scripted={h.schedule.is_some()} mode={state.mode} seed={state.seed} dispatch={d.clone()}
-                    {on_upload} {on_export_json} {on_export_svg} {on_copy_link} />
+                    {on_upload} {on_export_json} {on_export_svg} {on_copy_link} editing={state.editor} />
             <Transport {cursor} {len} outcome={run.outcome().cloned()} playing={state.playing} speed={state.speed}
                        manual={state.mode == Mode::Manual} dispatch={d.clone()} race_steps={races.steps} />
             <div class="main">
                 <main class="stage" id="stage">
                     if let Some(e) = &state.error { {error_banner(e, &d)} }
                     if let Some(n) = &state.notice { {notice(n, &d)} }
+                    if state.editor { <Editor source={state.source.clone()} dispatch={d.clone()} /> }
                     if let Some((tour, stop)) = &state.tour {
                         <TourPanel tour={tour.clone()} stop={*stop} here={at_stop(&tour.stops[*stop], &state, h, cursor)}
                                    {cursor} line={line.clone()} rev={state.rev} dispatch={d.clone()} />
                     }
                     {narration(&run, line.as_deref(), len, state.playing)}
                     {stage_title(h, &run.proposed())}
-                    {intro(h, run.about(), &d)}
+                    <Intro header={Rc::new(h.clone())} about={run.about()} dispatch={d.clone()} />
                     {stage_view(&stage)}
                 </main>
                 <aside class="side" aria-labelledby="side-title">

@@ -20,7 +20,7 @@ pub fn encode(spec: &ViewSpec) -> String {
         Source::Builtin(name) => parts.push(format!("scenario={}", enc(name))),
         Source::Inline { file, text } => {
             parts.push(format!("scenario=inline&file={}", enc(file)));
-            parts.push(format!("src={}", enc(text)));
+            parts.push(format!("z={}", deflate(text)));
         }
     }
     if let Some(v) = &spec.version {
@@ -110,6 +110,7 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         "scenario" => loose.scenario = Some(v),
         "file" => loose.file = Some(v),
         "src" => loose.src = Some(v),
+        "z" => loose.src = Some(inflate(&v)?),
         "version" => spec.version = Some(v),
         "tour" => loose.tour = Some(v),
         "stop" => {
@@ -147,6 +148,36 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         other => return Err(format!("URL fragment: unknown key \"{}\".", short(other))),
     }
     Ok(())
+}
+
+/// A scenario's text as raw DEFLATE (level 9) in base64url without padding: a
+/// review comment's link stays short (JSON deflates about 8 to 1).
+fn deflate(text: &str) -> String {
+    use base64::Engine;
+    let packed = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9);
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed)
+}
+
+/// The text of a `z=` value, never more than a scenario may be.
+fn inflate(z: &str) -> Result<String, String> {
+    use base64::Engine;
+    let packed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(z)
+        .map_err(|e| format!("URL fragment: z is not base64url ({e})."))?;
+    let limit = flush_core::scenario::MAX_SCENARIO_BYTES;
+    let bytes =
+        miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, limit).map_err(|e| match e
+            .status
+        {
+            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => format!(
+                "URL fragment: z unpacks to more than {} MB, the limit of a scenario.",
+                limit >> 20
+            ),
+            _ => "URL fragment: z is not a deflated scenario (the link was cut or changed)."
+                .to_owned(),
+        })?;
+    String::from_utf8(bytes)
+        .map_err(|_| "URL fragment: z unpacks to text that is not UTF-8.".to_owned())
 }
 
 /// At most 40 characters, for messages.
@@ -221,6 +252,36 @@ mod tests {
             assert_eq!(decode(&encode(&s)), Ok(s.clone()));
             assert_eq!(decode(&format!("#{}", encode(&s))), Ok(s));
         }
+    }
+
+    #[test]
+    fn an_inline_scenario_travels_deflated_and_a_bad_one_says_why() {
+        let text = flush_core::builtin::FILES[0].1;
+        let s = spec(Source::Inline {
+            file: "edited.json".into(),
+            text: text.into(),
+        });
+        let link = encode(&s);
+        assert!(link.contains("&z=") && !link.contains("src="));
+        let plain = enc(text).len();
+        assert!(
+            link.len() * 2 < plain,
+            "{} bytes, {plain} percent-encoded",
+            link.len()
+        );
+        assert_eq!(decode(&link), Ok(s));
+        for (frag, want) in [
+            ("scenario=inline&z=%25%25", "z is not base64url"),
+            ("scenario=inline&z=AAAA", "z is not a deflated scenario"),
+        ] {
+            let e = decode(frag).unwrap_err();
+            assert!(e.contains(want), "{frag}: {e}");
+        }
+        // A bomb: 9 MB of spaces in a few kilobytes is refused, not unpacked.
+        let bomb = deflate(&" ".repeat(flush_core::scenario::MAX_SCENARIO_BYTES + 1));
+        assert!(bomb.len() < 40_000);
+        let e = decode(&format!("scenario=inline&z={bomb}")).unwrap_err();
+        assert!(e.contains("unpacks to more than 8 MB"), "{e}");
     }
 
     #[test]

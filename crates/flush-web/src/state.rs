@@ -132,6 +132,8 @@ pub struct AppState {
     /// A passing message (e.g. the permalink).
     pub notice: Option<String>,
     pub help: bool,
+    /// The scenario editor is open.
+    pub editor: bool,
     /// The figures of the run, computed once per run length.
     figures: Rc<RefCell<Option<Rc<Figures>>>>,
 }
@@ -140,8 +142,14 @@ impl PartialEq for AppState {
     fn eq(&self, o: &Self) -> bool {
         self.rev == o.rev
             && Rc::ptr_eq(&self.run, &o.run)
-            && (self.mode, self.playing, self.speed, self.help, self.seed)
-                == (o.mode, o.playing, o.speed, o.help, o.seed)
+            && (
+                self.mode,
+                self.playing,
+                self.speed,
+                self.help,
+                self.seed,
+                self.editor,
+            ) == (o.mode, o.playing, o.speed, o.help, o.seed, o.editor)
             && (&self.error, &self.notice) == (&o.error, &o.notice)
     }
 }
@@ -174,6 +182,8 @@ pub enum Action {
     DismissError,
     Notice(Option<String>),
     Help(bool),
+    /// Opens or closes the scenario editor.
+    Editor(bool),
 }
 
 /// Loads a scenario source into a checked scenario.
@@ -194,7 +204,7 @@ pub fn scenario_of(source: &Source) -> Result<AnyScenario, String> {
 pub fn tour_of(id: &str, stop: usize) -> Result<Tour, String> {
     let all = tours::all();
     let names: Vec<_> = all.iter().map(|t| t.id.clone()).collect();
-    let t = all.into_iter().find(|t| t.id == id).ok_or_else(|| {
+    let t = all.iter().find(|t| t.id == id).cloned().ok_or_else(|| {
         format!(
             "There is no tour \"{}\". Tours: {}.",
             crate::permalink::short(id),
@@ -306,6 +316,7 @@ impl AppState {
             error: None,
             notice: None,
             help: false,
+            editor: false,
             figures: Rc::new(RefCell::new(None)),
         })
     }
@@ -379,6 +390,7 @@ impl AppState {
             Ok(mut s) => {
                 s.rev = self.rev + 1;
                 s.speed = self.speed;
+                s.editor = self.editor;
                 Rc::new(s)
             }
             Err(e) => self.with(|s| {
@@ -482,6 +494,7 @@ impl Reducible for AppState {
             Action::DismissError => self.with(|s| s.error = None),
             Action::Notice(n) => self.with(|s| s.notice = n),
             Action::Help(h) => self.with(|s| s.help = h),
+            Action::Editor(e) => self.with(|s| s.editor = e),
         }
     }
 }

@@ -23,6 +23,8 @@ pub struct HeaderProps {
     pub on_export_json: Callback<MouseEvent>,
     pub on_export_svg: Callback<MouseEvent>,
     pub on_copy_link: Callback<MouseEvent>,
+    /// The scenario editor is open.
+    pub editing: bool,
 }
 
 fn select_value(e: &Event) -> String {
@@ -73,6 +75,10 @@ fn picker_callbacks(d: &Dispatch) -> [Callback<Event>; 4] {
 pub fn header(p: &HeaderProps) -> Html {
     let d = p.dispatch.clone();
     let [on_scenario, on_version, on_mode, on_seed] = picker_callbacks(&d);
+    let edit = {
+        let (d, open) = (d.clone(), !p.editing);
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::Editor(open)))
+    };
     let current = match &p.source {
         Source::Builtin(n) => n.as_str(),
         Source::Inline { .. } => "__inline",
@@ -117,6 +123,7 @@ pub fn header(p: &HeaderProps) -> Html {
                 <label class="button" title="Load a scenario file (JSON)">{"Upload…"}
                     <input id="upload" type="file" accept=".json,application/json" onchange={p.on_upload.clone()} class="sr-only" />
                 </label>
+                <button id="edit" onclick={edit} aria-pressed={p.editing.to_string()} title="Edit this scenario: forms, the checker's errors, undo, a link to the edit">{"Edit"}</button>
                 <button id="permalink" onclick={p.on_copy_link.clone()} title="Copy a link to exactly this view">{"Permalink"}</button>
                 <button id="export-json" onclick={p.on_export_json.clone()} title="The trace as the CLI prints it with --json">{"Trace JSON"}</button>
                 <button id="export-svg" onclick={p.on_export_svg.clone()} title="The lanes as an SVG image">{"SVG"}</button>

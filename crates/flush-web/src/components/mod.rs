@@ -3,6 +3,7 @@
 //! changed; callbacks carry `Action`s to the reducer.
 
 pub mod controls;
+pub mod editor;
 pub mod explore;
 pub mod glossary;
 pub mod intro;

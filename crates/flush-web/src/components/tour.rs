@@ -21,7 +21,7 @@ pub fn tour_list(d: &Dispatch) -> Html {
         <div class="tour-list" id="tours">
             <h3 id="tours-title">{"Guided tours"}</h3>
             <ul aria-labelledby="tours-title">
-                {for flush_core::tours::all().into_iter().map(|t| {
+                {for flush_core::tours::all().iter().map(|t| {
                     let (d, id) = (d.clone(), t.id.clone());
                     let start = Callback::from(move |_: MouseEvent| d.dispatch(Action::Tour(id.clone(), 0)));
                     html! {

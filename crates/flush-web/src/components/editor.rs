@@ -1,0 +1,385 @@
+//! The scenario editor: the scenario file as forms (every object a group of
+//! fields, every list with add, remove, duplicate and move), the JSON beside it,
+//! the CLI's checker after every edit with its error at the field it names,
+//! undo and redo, and "Run" (the edited scenario travels in the permalink,
+//! deflated) and "Download JSON". Decisions are in `edit.rs`.
+
+use std::rc::Rc;
+
+use flush_core::scenario::json::Json;
+use web_sys::{HtmlInputElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+use crate::edit::{self, path_text, Edit, History, Seg, Value};
+use crate::state::{Action, Dispatch, Source, ViewSpec};
+
+/// Items of one list drawn as forms; the rest are edited in the JSON view.
+const MAX_ITEMS: usize = 100;
+
+#[derive(Properties, PartialEq)]
+pub struct EditorProps {
+    pub source: Source,
+    pub dispatch: Dispatch,
+}
+
+/// The file behind a source, with the name a download gets.
+fn source_text(source: &Source) -> Result<(String, String), String> {
+    match source {
+        Source::Builtin(name) => flush_core::builtin::FILES
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(n, t)| (format!("{n}.json"), (*t).to_owned()))
+            .ok_or_else(|| {
+                format!("{name} is generated, not a file: pick another scenario to edit.")
+            }),
+        Source::Inline { file, text } => Ok((file.clone(), text.to_string())),
+    }
+}
+
+/// The editor's state: the file name, the versions, and a JSON draft that does
+/// not parse yet (kept, never lost, until it does or is dropped).
+#[derive(Clone, PartialEq)]
+struct Doc {
+    /// The source these edits started from or were last run as: another source
+    /// shown in the page (a scenario picked) opens that one instead.
+    shows: Source,
+    file: String,
+    history: History,
+    draft: Option<(String, String)>,
+}
+
+fn open_doc(source: &Source) -> Result<Doc, String> {
+    let (file, text) = source_text(source)?;
+    let file = if file.starts_with("edited-") {
+        file
+    } else {
+        format!("edited-{file}")
+    };
+    Ok(Doc {
+        shows: source.clone(),
+        file,
+        history: History::new(edit::open(&text)?),
+        draft: None,
+    })
+}
+
+/// Where a field's input lives in the page (an id from its path).
+fn field_id(path: &[Seg]) -> String {
+    let p: String = path_text(path)
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    format!("ed-{p}")
+}
+
+/// What the form needs at every node: how to edit, and the checker's error.
+#[derive(Clone)]
+struct Ctx {
+    edit: Callback<Edit>,
+    error: Option<(String, String)>,
+}
+
+impl Ctx {
+    fn error_at(&self, path: &[Seg]) -> Option<&str> {
+        self.error
+            .as_ref()
+            .filter(|(p, _)| *p == path_text(path))
+            .map(|(_, m)| m.as_str())
+    }
+}
+
+fn child(path: &[Seg], seg: Seg) -> Vec<Seg> {
+    let mut p = path.to_vec();
+    p.push(seg);
+    p
+}
+
+fn label_of(path: &[Seg]) -> String {
+    match path.last() {
+        Some(Seg::Key(k)) => k.clone(),
+        Some(Seg::Index(i)) => format!("item {}", i + 1),
+        None => "scenario".to_owned(),
+    }
+}
+
+/// An object's legend: its place, and the field that tells it apart (an actor's
+/// name, an op, an injection's id, a segment).
+fn legend_of(path: &[Seg], fields: &[(String, Value)]) -> String {
+    let tell = ["name", "op", "id", "segment"]
+        .iter()
+        .find_map(|k| fields.iter().find(|f| f.0 == *k));
+    match tell {
+        Some((k, Json::Str(v))) => format!("{}: {k} {v}", label_of(path)),
+        Some((k, v @ (Json::Num(_) | Json::Bool(_)))) => {
+            format!("{}: {k} {}", label_of(path), edit::text(v).trim_end())
+        }
+        _ => label_of(path),
+    }
+}
+
+/// One scalar: a checkbox for a boolean, a text field else (numbers stay numbers).
+fn scalar_view(path: &[Seg], v: &Value, cx: &Ctx) -> Html {
+    let id = field_id(path);
+    let err = cx.error_at(path);
+    let err_id = format!("{id}-error");
+    let p = path.to_vec();
+    let input = match v {
+        Json::Bool(b) => {
+            let (edit, p) = (cx.edit.clone(), p.clone());
+            let on = Callback::from(move |e: Event| {
+                let on = e.target_unchecked_into::<HtmlInputElement>().checked();
+                edit.emit(Edit::Set(p.clone(), Json::Bool(on)))
+            });
+            html! { <input type="checkbox" id={id.clone()} checked={*b} onchange={on} /> }
+        }
+        _ => {
+            let (edit, old) = (cx.edit.clone(), v.clone());
+            let on = Callback::from(move |e: Event| {
+                let t = e.target_unchecked_into::<HtmlInputElement>().value();
+                edit.emit(Edit::Set(p.clone(), edit::scalar(&old, &t)))
+            });
+            let text = match v {
+                Json::Str(s) => s.clone(),
+                other => edit::text(other).trim_end().to_owned(),
+            };
+            html! { <input type="text" id={id.clone()} value={text} onchange={on}
+            aria-invalid={err.is_some().then_some("true")}
+            aria-describedby={err.is_some().then(|| err_id.clone())} /> }
+        }
+    };
+    html! {
+        <div class={classes!("ed-field", err.is_some().then_some("bad"))} data-path={path_text(path)}>
+            <label for={id}>{label_of(path)}</label>
+            {input}
+            if let Some(m) = err { <p class="ed-error" id={err_id}>{m}</p> }
+        </div>
+    }
+}
+
+/// The buttons of a list item: move up, move down, duplicate, remove.
+fn item_tools(array: &[Seg], i: usize, n: usize, cx: &Ctx) -> Html {
+    let name = path_text(&child(array, Seg::Index(i)));
+    let button = |text: &'static str, what: &str, e: Edit, off: bool| {
+        let edit = cx.edit.clone();
+        let on = Callback::from(move |_: MouseEvent| edit.emit(e.clone()));
+        html! { <button class="ed-tool" onclick={on} disabled={off} aria-label={format!("{what} {name}")} title={format!("{what} {name}")}>{text}</button> }
+    };
+    let a = array.to_vec();
+    html! {
+        <span class="ed-tools">
+            {button("↑", "Move up", Edit::Move { array: a.clone(), from: i, to: i.saturating_sub(1) }, i == 0)}
+            {button("↓", "Move down", Edit::Move { array: a.clone(), from: i, to: i + 1 }, i + 1 == n)}
+            {button("Copy", "Duplicate", Edit::Duplicate(a.clone(), i), false)}
+            {button("✕", "Remove", Edit::Remove(a, i), false)}
+        </span>
+    }
+}
+
+fn array_view(path: &[Seg], items: &[Value], cx: &Ctx) -> Html {
+    let add = {
+        let (edit, p) = (cx.edit.clone(), path.to_vec());
+        Callback::from(move |_: MouseEvent| edit.emit(Edit::Add(p.clone())))
+    };
+    let n = items.len();
+    html! {
+        <fieldset class="ed-list" data-path={path_text(path)}>
+            <legend>{format!("{} ({n})", label_of(path))}</legend>
+            if let Some(m) = cx.error_at(path) { <p class="ed-error">{m}</p> }
+            <ol>
+                {for items.iter().take(MAX_ITEMS).enumerate().map(|(i, x)| html! {
+                    <li>
+                        {item_tools(path, i, n, cx)}
+                        {node_view(&child(path, Seg::Index(i)), x, cx)}
+                    </li>
+                })}
+            </ol>
+            if n > MAX_ITEMS { <p class="muted">{format!("{} more items: edit them in the JSON view.", n - MAX_ITEMS)}</p> }
+            <button class="ed-add" onclick={add}>{format!("Add to {}", label_of(path))}</button>
+        </fieldset>
+    }
+}
+
+fn node_view(path: &[Seg], v: &Value, cx: &Ctx) -> Html {
+    match v {
+        Json::Obj(m) => {
+            let fields = html! {
+                {for m.iter().map(|(k, x)| node_view(&child(path, Seg::Key(k.clone())), x, cx))}
+            };
+            if path.is_empty() {
+                return fields;
+            }
+            html! {
+                <fieldset class="ed-object" data-path={path_text(path)}>
+                    <legend>{legend_of(path, m)}</legend>
+                    if let Some(m) = cx.error_at(path) { <p class="ed-error">{m}</p> }
+                    {fields}
+                </fieldset>
+            }
+        }
+        Json::Arr(a) => array_view(path, a, cx),
+        _ => scalar_view(path, v, cx),
+    }
+}
+
+#[function_component(Editor)]
+pub fn editor(p: &EditorProps) -> Html {
+    // The edits live here while the page shows what they started from or ran as.
+    let opened = use_state(|| open_doc(&p.source));
+    {
+        let opened = opened.clone();
+        use_effect_with(p.source.clone(), move |s| {
+            if !matches!(&*opened, Ok(d) if d.shows == *s) {
+                opened.set(open_doc(s));
+            }
+        });
+    }
+    let close = {
+        let d = p.dispatch.clone();
+        Callback::from(move |_: MouseEvent| d.dispatch(Action::Editor(false)))
+    };
+    let doc = match &*opened {
+        Err(e) => {
+            return html! {
+                <section class="panel editor" id="editor" aria-labelledby="editor-title">
+                    <h2 id="editor-title">{"Edit the scenario"}</h2>
+                    <p class="callout" id="editor-refused">{e.clone()}</p>
+                    <button onclick={close}>{"Close the editor"}</button>
+                </section>
+            };
+        }
+        Ok(doc) => doc.clone(),
+    };
+    let current = doc.history.current().clone();
+    let verdict = edit::check(&current, &doc.file);
+    let update = {
+        let opened = opened.clone();
+        Callback::from(move |f: Box<dyn Fn(&mut Doc)>| {
+            if let Ok(doc) = &*opened {
+                let mut next = doc.clone();
+                f(&mut next);
+                opened.set(Ok(next));
+            }
+        })
+    };
+    let on_edit = {
+        let update = update.clone();
+        Callback::from(move |e: Edit| {
+            update.emit(Box::new(move |d: &mut Doc| {
+                d.draft = None;
+                let _ = d.history.edit(&e);
+            }))
+        })
+    };
+    let error = verdict
+        .as_ref()
+        .err()
+        .map(|e| (e.path.clone().unwrap_or_default(), e.message.clone()));
+    let cx = Ctx {
+        edit: on_edit.clone(),
+        error: error.clone(),
+    };
+    html! {
+        <section class="panel editor" id="editor" aria-labelledby="editor-title">
+            <h2 id="editor-title">{format!("Edit the scenario: {}", doc.file)}</h2>
+            {toolbar(&doc, &current, verdict.as_ref().ok(), &update, &p.dispatch, close)}
+            {status(verdict.as_ref().err(), doc.draft.as_ref().map(|d| d.1.as_str()))}
+            <div class="ed-body">
+                <div class="ed-form" role="group" aria-label="the scenario as forms">
+                    {node_view(&[], &current, &cx)}
+                </div>
+                {json_view(&doc, &current, &update, on_edit)}
+            </div>
+        </section>
+    }
+}
+
+type Update = Callback<Box<dyn Fn(&mut Doc)>>;
+
+fn toolbar(
+    doc: &Doc,
+    current: &Rc<Value>,
+    ok: Option<&flush_core::AnyScenario>,
+    update: &Update,
+    d: &Dispatch,
+    close: Callback<MouseEvent>,
+) -> Html {
+    let undo = {
+        let u = update.clone();
+        Callback::from(move |_: MouseEvent| u.emit(Box::new(|d: &mut Doc| d.history.undo())))
+    };
+    let redo = {
+        let u = update.clone();
+        Callback::from(move |_: MouseEvent| u.emit(Box::new(|d: &mut Doc| d.history.redo())))
+    };
+    let text = edit::text(current);
+    let run = ok.map(|sc| {
+        let source = Source::Inline {
+            file: doc.file.clone(),
+            text: text.clone().into(),
+        };
+        let spec = ViewSpec::fresh(source.clone(), sc);
+        let (d, u) = (d.clone(), update.clone());
+        Callback::from(move |_: MouseEvent| {
+            let s = source.clone();
+            u.emit(Box::new(move |doc: &mut Doc| doc.shows = s.clone()));
+            d.dispatch(Action::Load(spec.clone()))
+        })
+    });
+    let download = {
+        let (file, text) = (doc.file.clone(), text);
+        Callback::from(move |_: MouseEvent| {
+            crate::export::download(&file, "application/json", &text)
+        })
+    };
+    html! {
+        <div class="ed-toolbar">
+            <button id="ed-undo" onclick={undo} disabled={!doc.history.can_undo()}>{"↶ Undo"}</button>
+            <button id="ed-redo" onclick={redo} disabled={!doc.history.can_redo()}>{"↷ Redo"}</button>
+            <button id="ed-run" class="primary" onclick={run.clone().unwrap_or_default()} disabled={run.is_none()}
+                    title="Run the edited scenario (the permalink then carries it)">{"Run this scenario"}</button>
+            <button id="ed-download" onclick={download} title="A file flushscope run accepts">{"Download JSON"}</button>
+            <button id="ed-close" onclick={close}>{"Close the editor"}</button>
+        </div>
+    }
+}
+
+/// The checker's verdict, said once per change (a status region).
+fn status(e: Option<&flush_core::ScenarioError>, draft_error: Option<&str>) -> Html {
+    html! {
+        <div role="status" id="ed-status" class={classes!("ed-status", (e.is_some() || draft_error.is_some()).then_some("bad"))}>
+            if let Some(j) = draft_error {
+                {format!("The JSON view does not parse: {j}. The forms show the last version that did.")}
+            } else if let Some(e) = e {
+                {format!("The checker refuses it: {}{}", e.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default(), e.message)}
+            } else {
+                {"The checker accepts it: Run shows it, Download gives the file."}
+            }
+        </div>
+    }
+}
+
+/// The JSON of the current version; edits there replace the tree once they parse.
+fn json_view(doc: &Doc, current: &Value, update: &Update, on_edit: Callback<Edit>) -> Html {
+    let shown = doc
+        .draft
+        .as_ref()
+        .map_or_else(|| edit::text(current), |d| d.0.clone());
+    let on_change = {
+        let u = update.clone();
+        Callback::from(move |e: Event| {
+            let t = e.target_unchecked_into::<HtmlTextAreaElement>().value();
+            match edit::parse(&t) {
+                Ok(v) => on_edit.emit(Edit::Replace(v)),
+                Err(msg) => u.emit(Box::new(move |d: &mut Doc| {
+                    d.draft = Some((t.clone(), msg.clone()))
+                })),
+            }
+        })
+    };
+    html! {
+        <div class="ed-json">
+            <label for="ed-json">{"JSON (edit here too; it applies when you leave the field)"}</label>
+            <textarea id="ed-json" spellcheck="false" value={shown} onchange={on_change} rows="30" />
+        </div>
+    }
+}

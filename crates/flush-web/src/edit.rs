@@ -1,0 +1,393 @@
+//! The scenario editor's decisions, with no DOM (native tests): a scenario as a
+//! JSON tree, edits at a path, undo and redo, and the checker's verdict. The
+//! editor knows no model: it edits whatever the scenario file holds (actors and
+//! ops, datacoord and datanode tables, injections), and the core's checker, the
+//! one the CLI runs, says what is wrong and where (a JSON path).
+
+use std::rc::Rc;
+
+use flush_core::scenario::json::{self, Json};
+use flush_core::{AnyScenario, ScenarioError};
+
+/// The tree: the core's JSON value, objects in file order (and no float
+/// formatting in the page's bundle).
+pub type Value = Json;
+
+/// Versions kept for undo.
+pub const MAX_HISTORY: usize = 200;
+/// The largest scenario the editor takes (a form per field: a bigger file is
+/// better edited in a text editor, after "Download JSON").
+pub const MAX_EDIT_BYTES: usize = 256 * 1024;
+
+/// One step of a path into the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// `actors[0].ops[2].segment`: the checker's way of naming a place.
+pub fn path_text(path: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) if s.is_empty() => s.push_str(k),
+            Seg::Key(k) => {
+                s.push('.');
+                s.push_str(k);
+            }
+            Seg::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+/// A change to the tree.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Edit {
+    /// The value at a path replaced.
+    Set(Vec<Seg>, Value),
+    /// An item added to the array at a path, at an index (a copy of its last item).
+    Add(Vec<Seg>),
+    /// The item at an index of the array at a path: removed, duplicated, moved.
+    Remove(Vec<Seg>, usize),
+    Duplicate(Vec<Seg>, usize),
+    Move {
+        array: Vec<Seg>,
+        from: usize,
+        to: usize,
+    },
+    /// The whole tree (the JSON view's text, parsed).
+    Replace(Value),
+}
+
+fn at_mut<'v>(v: &'v mut Value, path: &[Seg]) -> Option<&'v mut Value> {
+    path.iter().try_fold(v, |v, seg| match (seg, v) {
+        (Seg::Key(k), Json::Obj(fields)) => fields.iter_mut().find(|f| f.0 == *k).map(|f| &mut f.1),
+        (Seg::Index(i), Json::Arr(items)) => items.get_mut(*i),
+        _ => None,
+    })
+}
+
+fn array_mut<'v>(v: &'v mut Value, path: &[Seg]) -> Result<&'v mut Vec<Value>, String> {
+    match at_mut(v, path) {
+        Some(Json::Arr(items)) => Ok(items),
+        _ => Err(format!("{} is not a list", path_text(path))),
+    }
+}
+
+/// `v` with `e` applied, or why it cannot be.
+pub fn apply(v: &Value, e: &Edit) -> Result<Value, String> {
+    let mut v = v.clone();
+    let missing = |p: &[Seg], i: usize| format!("{} has no item {i}", path_text(p));
+    match e {
+        Edit::Set(p, x) => {
+            *at_mut(&mut v, p).ok_or_else(|| format!("nothing at {}", path_text(p)))? = x.clone()
+        }
+        Edit::Add(p) => {
+            let a = array_mut(&mut v, p)?;
+            a.push(a.last().cloned().unwrap_or(Json::Obj(Vec::new())));
+        }
+        Edit::Remove(p, i) => {
+            let a = array_mut(&mut v, p)?;
+            if *i >= a.len() {
+                return Err(missing(p, *i));
+            }
+            a.remove(*i);
+        }
+        Edit::Duplicate(p, i) => {
+            let a = array_mut(&mut v, p)?;
+            let x = a.get(*i).cloned().ok_or_else(|| missing(p, *i))?;
+            a.insert(i + 1, x);
+        }
+        Edit::Move { array, from, to } => {
+            let a = array_mut(&mut v, array)?;
+            if *from >= a.len() || *to >= a.len() {
+                return Err(missing(array, (*from).max(*to)));
+            }
+            let x = a.remove(*from);
+            a.insert(*to, x);
+        }
+        Edit::Replace(x) => v = x.clone(),
+    }
+    Ok(v)
+}
+
+/// What a text field's input becomes: a whole number where the old value was a
+/// number and the text reads as one, else the text (the checker then names the
+/// place if a number was due).
+pub fn scalar(old: &Value, text: &str) -> Value {
+    if let Json::Num(_) = old {
+        if let Ok(n) = text.trim().parse::<i64>() {
+            return Json::Num(n.into());
+        }
+        if let Ok(n) = text.trim().parse::<u64>() {
+            return Json::Num(n.into());
+        }
+    }
+    Json::Str(text.to_owned())
+}
+
+/// The edits so far: each version of the tree, and which one is shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct History {
+    versions: Vec<Rc<Value>>,
+    at: usize,
+}
+
+impl History {
+    pub fn new(v: Value) -> History {
+        History {
+            versions: vec![Rc::new(v)],
+            at: 0,
+        }
+    }
+    pub fn current(&self) -> &Rc<Value> {
+        &self.versions[self.at]
+    }
+    pub fn can_undo(&self) -> bool {
+        self.at > 0
+    }
+    pub fn can_redo(&self) -> bool {
+        self.at + 1 < self.versions.len()
+    }
+    /// Applies `e`: the redo steps are dropped, the oldest beyond [`MAX_HISTORY`] too.
+    pub fn edit(&mut self, e: &Edit) -> Result<(), String> {
+        let next = apply(self.current(), e)?;
+        if next == **self.current() {
+            return Ok(());
+        }
+        self.versions.truncate(self.at + 1);
+        self.versions.push(Rc::new(next));
+        if self.versions.len() > MAX_HISTORY {
+            self.versions.remove(0);
+        }
+        self.at = self.versions.len() - 1;
+        Ok(())
+    }
+    pub fn undo(&mut self) {
+        self.at = self.at.saturating_sub(1);
+    }
+    pub fn redo(&mut self) {
+        if self.can_redo() {
+            self.at += 1;
+        }
+    }
+}
+
+fn write(v: &Value, indent: usize, out: &mut String) {
+    let pad = |n: usize| "  ".repeat(n);
+    let string = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    match v {
+        Json::Obj(fields) if !fields.is_empty() => {
+            out.push_str("{\n");
+            for (i, (k, x)) in fields.iter().enumerate() {
+                out.push_str(&format!("{}{}: ", pad(indent + 1), string(k)));
+                write(x, indent + 1, out);
+                out.push_str(if i + 1 < fields.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&format!("{}}}", pad(indent)));
+        }
+        Json::Arr(items) if !items.is_empty() => {
+            out.push_str("[\n");
+            for (i, x) in items.iter().enumerate() {
+                out.push_str(&pad(indent + 1));
+                write(x, indent + 1, out);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&format!("{}]", pad(indent)));
+        }
+        Json::Obj(_) => out.push_str("{}"),
+        Json::Arr(_) => out.push_str("[]"),
+        Json::Null => out.push_str("null"),
+        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Json::Num(n) => out.push_str(&json::number(n)),
+        Json::Str(s) => out.push_str(&string(s)),
+    }
+}
+
+/// The tree as the file `flushscope run` reads (keys in the order they came).
+pub fn text(v: &Value) -> String {
+    let mut s = String::new();
+    write(v, 0, &mut s);
+    s.push('\n');
+    s
+}
+
+/// The checker's verdict on the tree: the parsed scenario, or its first error.
+pub fn check(v: &Value, file: &str) -> Result<AnyScenario, ScenarioError> {
+    AnyScenario::parse(&text(v), file)
+}
+
+/// A scenario's text as a tree for the editor, or why it cannot be edited.
+pub fn open(text: &str) -> Result<Value, String> {
+    if text.len() > MAX_EDIT_BYTES {
+        return Err(format!(
+            "This scenario is {} KB; the editor takes up to {} KB. Download it (Trace JSON has the run; the file is in scenarios/) and edit it in a text editor.",
+            text.len() / 1024,
+            MAX_EDIT_BYTES / 1024
+        ));
+    }
+    parse(text).map_err(|e| format!("The scenario is not JSON: {e}."))
+}
+
+/// JSON text as a tree, or where and why it is not JSON (`line:column: ...`).
+pub fn parse(text: &str) -> Result<Value, String> {
+    json::parse(text, "JSON").map_err(|e| e.to_string().trim_start_matches("JSON:").to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn j(s: &str) -> Value {
+        parse(s).unwrap()
+    }
+    fn at(v: &Value, path: &[Seg]) -> Value {
+        let mut c = v.clone();
+        at_mut(&mut c, path).unwrap().clone()
+    }
+
+    fn p(s: &[Seg]) -> Vec<Seg> {
+        s.to_vec()
+    }
+    fn k(s: &str) -> Seg {
+        Seg::Key(s.into())
+    }
+
+    #[test]
+    fn paths_read_as_the_checker_writes_them() {
+        assert_eq!(
+            path_text(&[
+                k("actors"),
+                Seg::Index(0),
+                k("ops"),
+                Seg::Index(2),
+                k("segment")
+            ]),
+            "actors[0].ops[2].segment"
+        );
+        assert_eq!(path_text(&[k("policy"), k("keep")]), "policy.keep");
+    }
+
+    #[test]
+    fn edits_add_remove_duplicate_move_and_set() {
+        let v = j(r#"{"actors": [{"name": "a", "ops": [1, 2, 3]}]}"#);
+        let ops = p(&[k("actors"), Seg::Index(0), k("ops")]);
+        let v = apply(&v, &Edit::Add(ops.clone())).unwrap();
+        assert_eq!(at(&v, &ops), j(r#"[1, 2, 3, 3]"#));
+        let v = apply(
+            &v,
+            &Edit::Move {
+                array: ops.clone(),
+                from: 0,
+                to: 3,
+            },
+        )
+        .unwrap();
+        assert_eq!(at(&v, &ops), j(r#"[2, 3, 3, 1]"#));
+        let v = apply(&v, &Edit::Remove(ops.clone(), 1)).unwrap();
+        let v = apply(&v, &Edit::Duplicate(ops.clone(), 0)).unwrap();
+        assert_eq!(at(&v, &ops), j(r#"[2, 2, 3, 1]"#));
+        let mut name = p(&[k("actors"), Seg::Index(0)]);
+        name.push(k("name"));
+        let v = apply(&v, &Edit::Set(name, j(r#""b""#))).unwrap();
+        assert_eq!(
+            at(&v, &[k("actors"), Seg::Index(0), k("name")]),
+            j(r#""b""#)
+        );
+        assert_eq!(
+            apply(&v, &Edit::Remove(ops.clone(), 9)).unwrap_err(),
+            "actors[0].ops has no item 9"
+        );
+        assert_eq!(
+            apply(&v, &Edit::Add(p(&[k("actors"), Seg::Index(0), k("name")]))).unwrap_err(),
+            "actors[0].name is not a list"
+        );
+        assert_eq!(
+            apply(&j(r#"{"a": []}"#), &Edit::Add(p(&[k("a")]))).unwrap(),
+            j(r#"{"a": [{}]}"#)
+        );
+    }
+
+    #[test]
+    fn a_number_field_keeps_numbers_and_says_when_it_is_not_one() {
+        assert_eq!(scalar(&j(r#"3"#), " 42 "), j(r#"42"#));
+        assert_eq!(
+            scalar(&j(r#"3"#), "2.5"),
+            j(r#""2.5""#),
+            "ids and counts are whole"
+        );
+        assert_eq!(scalar(&j(r#"3"#), "abc"), j(r#""abc""#));
+        assert_eq!(
+            scalar(&j(r#""x""#), "42"),
+            j(r#""42""#),
+            "a string field stays a string"
+        );
+    }
+
+    #[test]
+    fn undo_and_redo_walk_the_versions_and_a_new_edit_drops_the_redo() {
+        let mut h = History::new(j(r#"{"n": [0]}"#));
+        let n = p(&[k("n")]);
+        for _ in 0..3 {
+            h.edit(&Edit::Add(n.clone())).unwrap();
+        }
+        assert_eq!(at(h.current(), &n), j(r#"[0, 0, 0, 0]"#));
+        h.undo();
+        h.undo();
+        assert_eq!(at(h.current(), &n), j(r#"[0, 0]"#));
+        h.redo();
+        assert_eq!(at(h.current(), &n), j(r#"[0, 0, 0]"#));
+        h.edit(&Edit::Remove(n.clone(), 0)).unwrap();
+        assert!(!h.can_redo(), "a new edit drops what was undone");
+        assert!(h.edit(&Edit::Remove(n.clone(), 7)).is_err());
+        assert_eq!(
+            at(h.current(), &n),
+            j(r#"[0, 0]"#),
+            "a refused edit changes nothing"
+        );
+        for _ in 0..MAX_HISTORY + 10 {
+            h.edit(&Edit::Add(n.clone())).unwrap();
+        }
+        let mut undone = 0;
+        while h.can_undo() {
+            h.undo();
+            undone += 1;
+        }
+        assert_eq!(undone, MAX_HISTORY - 1, "the history is bounded");
+    }
+
+    #[test]
+    fn the_checker_names_the_place_and_a_built_in_round_trips() {
+        let text0 = flush_core::builtin::FILES[0].1;
+        let v = open(text0).unwrap();
+        let a = check(&v, "edited.json").unwrap();
+        assert_eq!(
+            a,
+            AnyScenario::parse(text0, "x.json").unwrap(),
+            "the tree is the file"
+        );
+        let seg = p(&[k("datacoord"), Seg::Index(0), k("segment")]);
+        let bad = apply(&v, &Edit::Set(seg, scalar(&j(r#"1"#), "one"))).unwrap();
+        let e = check(&bad, "edited.json").unwrap_err();
+        assert_eq!(e.path.as_deref(), Some("datacoord[0].segment"), "{e}");
+        let t = text(&v);
+        assert!(
+            t.starts_with("{\n  \"name\": \"segment-not-found\",\n  \"title\": "),
+            "{t}"
+        );
+        assert_eq!(
+            serde_json::from_str::<Value>(&t).unwrap(),
+            v,
+            "the text is the tree"
+        );
+        assert!(open(&" ".repeat(MAX_EDIT_BYTES + 1))
+            .unwrap_err()
+            .contains("the editor takes up to 256 KB"));
+        assert_eq!(
+            open("{").unwrap_err(),
+            "The scenario is not JSON: 1:1: the text ends inside an object: a closing } is missing."
+        );
+    }
+}
