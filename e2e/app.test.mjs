@@ -879,6 +879,13 @@ test('what if: a knob reruns the scenario labelled proposed, the permalink keeps
   await page.waitForSelector('#outcome');
   assert.doesNotMatch(await page.textContent('#outcome'), /panic/);
   await page.waitForFunction(() => location.hash.includes('knob=keep%3Agrowing'));
+  if (process.env.FLUSHSCOPE_BIN) {
+    // The page's knob is the CLI's --knob: the same trace.
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+    const cli = JSON.parse(execFileSync(process.env.FLUSHSCOPE_BIN,
+      ['run', 'builtin:segment-not-found', '--scripted', '--knob', 'keep=growing', '--json']));
+    assert.deepEqual(JSON.parse(readFileSync(await dl.path(), 'utf8')), cli);
+  }
   await page.reload();
   await page.waitForSelector('#proposed');
   assert.equal(await page.inputValue('#knob-keep'), 'growing');

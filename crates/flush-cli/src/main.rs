@@ -38,6 +38,11 @@ enum Cmd {
         /// c65f41dc60, 4cf1a358ba, 2e434e4453, 439fb24b32).
         #[arg(long)]
         version: Option<String>,
+        /// Set a what-if knob, `KEY=SETTING` (repeatable; flush-2021: `handler_chains_tail=on`,
+        /// ...; sync-2024: `request=`, `keep=`, `load=`), after --version: the run is
+        /// labelled "proposed" when it differs from the version.
+        #[arg(long = "knob", value_name = "KEY=SETTING")]
+        knobs: Vec<String>,
         /// Replay a schedule: goroutine numbers, e.g. `0,0,1,3,3,2` (`5.1` = select case 1).
         /// When it runs out or names a goroutine that cannot run, the seeded scheduler takes over.
         #[arg(long, conflicts_with = "scripted")]
@@ -72,6 +77,11 @@ enum Cmd {
         /// Milvus version, for a model with several.
         #[arg(long)]
         version: Option<String>,
+        /// Set a what-if knob, `KEY=SETTING` (repeatable; flush-2021: `handler_chains_tail=on`,
+        /// ...; sync-2024: `request=`, `keep=`, `load=`), after --version: the run is
+        /// labelled "proposed" when it differs from the version.
+        #[arg(long = "knob", value_name = "KEY=SETTING")]
+        knobs: Vec<String>,
         /// Longest schedule to explore (deeper paths are cut and the search reported incomplete).
         #[arg(long, default_value_t = 200)]
         max_steps: u32,
@@ -184,6 +194,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             file,
             seed,
             version,
+            knobs,
             schedule,
             scripted,
             max_steps,
@@ -192,7 +203,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             logs,
         } => {
             let mut sc = load(&file)?;
-            apply_version(&mut sc, version.as_deref())?;
+            apply_version(&mut sc, version.as_deref(), &knobs)?;
             if let Some(m) = max_steps {
                 if m == 0 {
                     return Err(Failure::Input("--max-steps must be at least 1".into()));
@@ -218,6 +229,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Cmd::Explore {
             file,
             version,
+            knobs,
             max_steps,
             max_states,
             max_memory,
@@ -229,7 +241,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             outcomes,
         } => {
             let mut sc = load(&file)?;
-            apply_version(&mut sc, version.as_deref())?;
+            apply_version(&mut sc, version.as_deref(), &knobs)?;
             if outcomes {
                 return print_outcomes(&sc, max_states, json);
             }
@@ -460,11 +472,23 @@ fn print_outcomes(sc: &AnyScenario, max_states: u64, json: bool) -> Result<ExitC
     Ok(ExitCode::SUCCESS)
 }
 
-fn apply_version(sc: &mut AnyScenario, version: Option<&str>) -> Result<(), String> {
-    match version {
-        Some(v) => sc.set_version(v).map_err(|e| format!("--version: {e}")),
-        None => Ok(()),
+/// `--version`, then each `--knob` (see `AnyScenario::set_knob`).
+fn apply_version(
+    sc: &mut AnyScenario,
+    version: Option<&str>,
+    knobs: &[String],
+) -> Result<(), String> {
+    if let Some(v) = version {
+        sc.set_version(v).map_err(|e| format!("--version: {e}"))?;
     }
+    for k in knobs {
+        let (key, setting) = k
+            .split_once('=')
+            .ok_or_else(|| format!("--knob {k}: expected KEY=SETTING, e.g. keep=growing"))?;
+        sc.set_knob(key, setting)
+            .map_err(|e| format!("--knob {k}: {e}"))?;
+    }
+    Ok(())
 }
 
 /// Reads a scenario from a file, stdin or the built-ins, refusing oversized input

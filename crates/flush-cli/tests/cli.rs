@@ -784,3 +784,61 @@ fn the_policy_matrix_shows_which_mixes_are_safe_and_where_each_version_stands() 
         stderr(&o)
     );
 }
+
+#[test]
+fn a_knob_on_the_command_line_is_the_files_policy_and_a_bad_one_says_why() {
+    // --knob keep=growing on ca7ef26e4b: the fix of b5c9a7364b alone, labelled proposed,
+    // the same run as the file with "policy": {"keep": "growing"}.
+    let o = flushscope(&[
+        "run",
+        "builtin:segment-not-found",
+        "--scripted",
+        "--knob",
+        "keep=growing",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let by_flag: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(by_flag["proposed"], serde_json::json!(["keep=growing"]));
+    assert_eq!(by_flag["outcome"]["kind"], "completed");
+    let path = format!(
+        "{}/../../scenarios/segment-not-found.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    file["policy"] = serde_json::json!({"keep": "growing"});
+    let tmp = std::env::temp_dir().join(format!("flushscope-knob-{}.json", std::process::id()));
+    std::fs::write(&tmp, file.to_string()).unwrap();
+    let o = flushscope(&["run", tmp.to_str().unwrap(), "--scripted", "--json"]);
+    let by_file: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    std::fs::remove_file(&tmp).ok();
+    assert!(by_flag["trace"].as_array().is_some_and(|t| t.len() > 7));
+    assert_eq!(by_flag["trace"], by_file["trace"]);
+    // Explore takes it too: chaining the old tail removes the splice.
+    let o = flushscope(&[
+        "explore",
+        "builtin:inject-done-splice",
+        "--knob",
+        "handler_chains_tail=on",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    for (knob, want) in [
+        (
+            "keep",
+            "--knob keep: expected KEY=SETTING, e.g. keep=growing",
+        ),
+        (
+            "keep=sometimes",
+            "--knob keep=sometimes: knob keep has no setting \"sometimes\"; it has l0_growing",
+        ),
+        (
+            "filter=healthy",
+            "the sync-2024 model has no knob \"filter\"; it has request, keep and load",
+        ),
+    ] {
+        let o = flushscope(&["run", "builtin:segment-not-found", "--knob", knob]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
+}
