@@ -1082,6 +1082,54 @@ test('scenario editor: forms with the checker\'s errors in place, undo and redo,
   await ctx.close();
 });
 
+test('keyboard only: open the editor, change a field, undo, run the edit; start a tour and step it', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found&mode=scripted&step=0', { waitFor: '.lane' });
+  const focused = () => page.evaluate(() => document.activeElement?.id);
+  await tabTo(page, '#edit');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#editor');
+  await page.waitForFunction(() => document.activeElement?.id === 'editor-title');
+  // Tab from the heading reaches the form's first field through the toolbar (Undo and Redo are off).
+  await tabTo(page, '#ed-name', 12);
+  await page.keyboard.press('End'); // Tab selects the field's text: typing would replace it
+  await page.keyboard.type('-mine');
+  await page.keyboard.press('Tab');
+  await page.waitForFunction(() => document.querySelector('#ed-json').value.includes('"segment-not-found-mine"'));
+  // Back to Undo with Shift+Tab, press it, then redo the same way.
+  for (let i = 0; i < 12 && (await focused()) !== 'ed-undo'; i++) await page.keyboard.press('Shift+Tab');
+  assert.equal(await focused(), 'ed-undo');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => !document.querySelector('#ed-json').value.includes('-mine'));
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'ed-redo');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('#ed-json').value.includes('-mine'));
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'ed-run');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => location.hash.includes('scenario=inline'));
+  await page.keyboard.press('End');
+  await page.waitForSelector('#outcome');
+  assert.match(await page.textContent('#outcome'), /panic/, 'a new name, the same run');
+  // Close gives the focus back to Edit.
+  await tabTo(page, '#ed-close', 20);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#editor', { state: 'detached' });
+  assert.equal(await focused(), 'edit');
+  // A tour: its start button by Tab, then the focus is on the tour; Tab, Tab reaches Next.
+  await page.goto(URL + '#scenario=segment-not-found&mode=scripted&step=0');
+  await page.waitForSelector('#tours');
+  await tabTo(page, '#tour-start-issue-34018', 120);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.id === 'tour-title');
+  await tabTo(page, '#tour-next', 6);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('#tour-count')?.textContent.startsWith('Stop 2 of'));
+  assert.equal(await focused(), 'tour-next', 'Next keeps the focus');
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('data races of the whole run: two steps never runnable together, marked in the step panel and on the scrubber', async () => {
   // The explorer's shortest compaction-race schedule with g4's step 18 run before
   // g2's: the run never has both racing steps runnable at once; the vector clocks

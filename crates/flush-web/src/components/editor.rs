@@ -63,6 +63,15 @@ fn open_doc(source: &Source) -> Result<Doc, String> {
     })
 }
 
+/// Moves the keyboard focus to the element with this id, if it is there.
+pub(crate) fn focus(id: &str) {
+    if let Some(e) = gloo::utils::document().get_element_by_id(id) {
+        if let Ok(e) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e) {
+            let _ = e.focus();
+        }
+    }
+}
+
 /// Where a field's input lives in the page (an id from its path).
 fn field_id(path: &[Seg]) -> String {
     let p: String = path_text(path)
@@ -233,15 +242,20 @@ pub fn editor(p: &EditorProps) -> Html {
             }
         });
     }
+    // Opening moves the focus to the editor (its heading); closing gives it back to Edit.
+    use_effect_with((), |_| focus("editor-title"));
     let close = {
         let d = p.dispatch.clone();
-        Callback::from(move |_: MouseEvent| d.dispatch(Action::Editor(false)))
+        Callback::from(move |_: MouseEvent| {
+            d.dispatch(Action::Editor(false));
+            focus("edit");
+        })
     };
     let doc = match &*opened {
         Err(e) => {
             return html! {
                 <section class="panel editor" id="editor" aria-labelledby="editor-title">
-                    <h2 id="editor-title">{"Edit the scenario"}</h2>
+                    <h2 id="editor-title" tabindex="-1">{"Edit the scenario"}</h2>
                     <p class="callout" id="editor-refused">{e.clone()}</p>
                     <button onclick={close}>{"Close the editor"}</button>
                 </section>
@@ -280,7 +294,7 @@ pub fn editor(p: &EditorProps) -> Html {
     };
     html! {
         <section class="panel editor" id="editor" aria-labelledby="editor-title">
-            <h2 id="editor-title">{format!("Edit the scenario: {}", doc.file)}</h2>
+            <h2 id="editor-title" tabindex="-1">{format!("Edit the scenario: {}", doc.file)}</h2>
             {toolbar(&doc, &current, verdict.as_ref().ok(), &update, &p.dispatch, close)}
             {status(verdict.as_ref().err(), doc.draft.as_ref().map(|d| d.1.as_str()))}
             <div class="ed-body">

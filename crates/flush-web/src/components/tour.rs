@@ -19,7 +19,7 @@ const HIGHLIGHT: &str = "tour-highlight";
 pub fn tour_list(d: &Dispatch) -> Html {
     html! {
         <div class="tour-list" id="tours">
-            <h3 id="tours-title">{"Guided tours"}</h3>
+            <h3 id="tours-title" tabindex="-1">{"Guided tours"}</h3>
             <ul aria-labelledby="tours-title">
                 {for flush_core::tours::all().iter().map(|t| {
                     let (d, id) = (d.clone(), t.id.clone());
@@ -80,17 +80,23 @@ pub fn tour_panel(p: &TourProps) -> Html {
             || highlight(None)
         });
     }
+    // Starting a tour moves the focus to it (its heading: the title and the first
+    // caption are read next); Next and Previous keep it where it is.
+    use_effect_with(p.tour.id.clone(), |_| super::editor::focus("tour-title"));
     let go = |i: usize| {
         let (d, id) = (p.dispatch.clone(), p.tour.id.clone());
         Callback::from(move |_: MouseEvent| d.dispatch(Action::Tour(id.clone(), i)))
     };
     let end = {
         let d = p.dispatch.clone();
-        Callback::from(move |_: MouseEvent| d.dispatch(Action::EndTour))
+        Callback::from(move |_: MouseEvent| {
+            d.dispatch(Action::EndTour);
+            super::editor::focus("tours-title");
+        })
     };
     html! {
         <section class="panel tour" id="tour" aria-labelledby="tour-title">
-            <h2 id="tour-title">{format!("Tour: {}", p.tour.title)}</h2>
+            <h2 id="tour-title" tabindex="-1">{format!("Tour: {}", p.tour.title)}</h2>
             <p class="tour-count" id="tour-count">{format!("Stop {} of {n}", p.stop + 1)}
                 {if s.step > 0 { format!(", step {}", s.step) } else { ", before the first step".to_owned() }}</p>
             <p class="tour-caption" id="tour-caption">{glossed(&s.caption)}</p>
