@@ -25,6 +25,20 @@ struct Cli {
     cmd: Cmd,
 }
 
+/// Which code a scenario runs: its Milvus version and what-if knobs.
+#[derive(clap::Args)]
+struct At {
+    /// Milvus version, for a model with several (sync-2024: ca7ef26e4b, b5c9a7364b,
+    /// c65f41dc60, 4cf1a358ba, 2e434e4453, 439fb24b32).
+    #[arg(long)]
+    version: Option<String>,
+    /// Set a what-if knob, `KEY=SETTING` (repeatable; flush-2021: `handler_chains_tail=on`,
+    /// ...; sync-2024: `request=`, `keep=`, `load=`), after --version: the run is
+    /// labelled "proposed" when it differs from the version.
+    #[arg(long = "knob", value_name = "KEY=SETTING")]
+    knobs: Vec<String>,
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Run a scenario once and print its trace, one line per step, then the outcome.
@@ -34,15 +48,8 @@ enum Cmd {
         /// Seed of the random scheduler (default: the scenario's seed).
         #[arg(long)]
         seed: Option<u64>,
-        /// Milvus version, for a model with several (sync-2024: ca7ef26e4b, b5c9a7364b,
-        /// c65f41dc60, 4cf1a358ba, 2e434e4453, 439fb24b32).
-        #[arg(long)]
-        version: Option<String>,
-        /// Set a what-if knob, `KEY=SETTING` (repeatable; flush-2021: `handler_chains_tail=on`,
-        /// ...; sync-2024: `request=`, `keep=`, `load=`), after --version: the run is
-        /// labelled "proposed" when it differs from the version.
-        #[arg(long = "knob", value_name = "KEY=SETTING")]
-        knobs: Vec<String>,
+        #[command(flatten)]
+        at: At,
         /// Replay a schedule: goroutine numbers, e.g. `0,0,1,3,3,2` (`5.1` = select case 1).
         /// When it runs out or names a goroutine that cannot run, the seeded scheduler takes over.
         #[arg(long, conflicts_with = "scripted")]
@@ -74,14 +81,8 @@ enum Cmd {
     Explore {
         /// Scenario file, `-` for stdin, or `builtin:NAME`.
         file: String,
-        /// Milvus version, for a model with several.
-        #[arg(long)]
-        version: Option<String>,
-        /// Set a what-if knob, `KEY=SETTING` (repeatable; flush-2021: `handler_chains_tail=on`,
-        /// ...; sync-2024: `request=`, `keep=`, `load=`), after --version: the run is
-        /// labelled "proposed" when it differs from the version.
-        #[arg(long = "knob", value_name = "KEY=SETTING")]
-        knobs: Vec<String>,
+        #[command(flatten)]
+        at: At,
         /// Longest schedule to explore (deeper paths are cut and the search reported incomplete).
         #[arg(long, default_value_t = 200)]
         max_steps: u32,
@@ -193,8 +194,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         Cmd::Run {
             file,
             seed,
-            version,
-            knobs,
+            at,
             schedule,
             scripted,
             max_steps,
@@ -203,7 +203,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             logs,
         } => {
             let mut sc = load(&file)?;
-            apply_version(&mut sc, version.as_deref(), &knobs)?;
+            apply_version(&mut sc, &at)?;
             if let Some(m) = max_steps {
                 if m == 0 {
                     return Err(Failure::Input("--max-steps must be at least 1".into()));
@@ -228,8 +228,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
         }
         Cmd::Explore {
             file,
-            version,
-            knobs,
+            at,
             max_steps,
             max_states,
             max_memory,
@@ -241,7 +240,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             outcomes,
         } => {
             let mut sc = load(&file)?;
-            apply_version(&mut sc, version.as_deref(), &knobs)?;
+            apply_version(&mut sc, &at)?;
             if outcomes {
                 return print_outcomes(&sc, max_states, json);
             }
@@ -473,15 +472,11 @@ fn print_outcomes(sc: &AnyScenario, max_states: u64, json: bool) -> Result<ExitC
 }
 
 /// `--version`, then each `--knob` (see `AnyScenario::set_knob`).
-fn apply_version(
-    sc: &mut AnyScenario,
-    version: Option<&str>,
-    knobs: &[String],
-) -> Result<(), String> {
-    if let Some(v) = version {
+fn apply_version(sc: &mut AnyScenario, at: &At) -> Result<(), String> {
+    if let Some(v) = &at.version {
         sc.set_version(v).map_err(|e| format!("--version: {e}"))?;
     }
-    for k in knobs {
+    for k in &at.knobs {
         let (key, setting) = k
             .split_once('=')
             .ok_or_else(|| format!("--knob {k}: expected KEY=SETTING, e.g. keep=growing"))?;
