@@ -58,13 +58,22 @@ pub fn badge(b: &Badge) -> Html {
     }
 }
 
+/// A badge whose label's Milvus words are explained (see `glossary::glossed`).
+fn glossed_badge(b: &Badge) -> Html {
+    html! {
+        <span class={classes!("badge", b.class)}>
+            <span class="badge-label">{super::glossary::glossed(&b.label)}</span>{" "}{b.value.clone()}
+        </span>
+    }
+}
+
 /// The whole stage (a function: each lane and panel is a component of its own).
 pub fn stage_view(s: &Stage) -> Html {
     html! {
         <div class={s.class}>
             if let Some(e) = &s.empty { <p class="empty">{e.clone()}</p> }
             <div class="lanes" id="lanes">
-                {for s.lanes.iter().map(|l| html! { <LaneView key={l.key.clone()} lane={l.clone()} /> })}
+                {for s.lanes.iter().enumerate().map(|(i, l)| html! { <LaneView key={l.key.clone()} lane={l.clone()} gloss={i == 0} /> })}
             </div>
             {for s.rows.iter().map(|row| html! {
                 <div class={if row.len() > 1 { "row2" } else { "row1" }}>
@@ -78,6 +87,10 @@ pub fn stage_view(s: &Stage) -> Html {
 #[derive(Properties, PartialEq)]
 pub struct LaneProps {
     pub lane: Rc<Lane>,
+    /// Its badges' Milvus words explained on hover and focus (the first lane's
+    /// only: every lane has the same badges, and each would be a Tab stop).
+    #[prop_or_default]
+    pub gloss: bool,
 }
 
 /// A lane; Yew skips it when it is equal to the last step's.
@@ -98,7 +111,7 @@ pub fn lane_view(p: &LaneProps) -> Html {
             <section class="lane" aria-label={l.title.clone()}>
                 <header class="lane-head">
                     <h3>{l.title.clone()}</h3>
-                    {for l.badges.iter().map(badge)}
+                    {for l.badges.iter().map(|b| if p.gloss { glossed_badge(b) } else { badge(b) })}
                 </header>
                 {body}
             </section>
@@ -311,7 +324,7 @@ pub fn panel_view(p: &PanelProps) -> Html {
     let panel = &p.panel;
     html! {
         <section class={format!("panel {}", panel.class)} id={panel.id}>
-            <h3>{panel.title.clone()}</h3>
+            <h3>{super::glossary::glossed(&panel.title)}</h3>
             {for panel.blocks.iter().map(|b| block(&panel.title, b))}
         </section>
     }
