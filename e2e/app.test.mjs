@@ -927,6 +927,13 @@ test('what if: a knob reruns the scenario labelled proposed, the permalink keeps
   await proposal.locator('.found-panic .open-stepper').click();
   await page.waitForSelector('#proposed');
   assert.equal((await page.textContent('#proposed')).trim(), 'proposed: request=healthy');
+  // The table stays, its shown row now the proposal.
+  assert.match(await proposal.locator('th').textContent(), /^proposed \(shown\)$/);
+  // A version's row opens at that version, labelled as it, with nothing proposed.
+  await page.locator('#matrix tr[data-settings="request=healthy,keep=not_flushed,load=every_missing"] .found-panic .open-stepper').click();
+  await page.waitForFunction(() => !document.querySelector('#proposed') && document.querySelector('#version')?.value === '4cf1a358ba');
+  await page.locator('#matrix tr[data-settings="request=healthy,keep=l0_growing,load=every_missing"] .found-panic .open-stepper').click();
+  await page.waitForSelector('#proposed');
   assert.equal(await page.inputValue('#mode'), 'manual');
   await page.keyboard.press('End');
   await page.waitForSelector('#outcome');

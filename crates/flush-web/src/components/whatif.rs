@@ -46,7 +46,10 @@ struct Row {
 #[function_component(WhatIf)]
 pub fn what_if(p: &WhatIfProps) -> Html {
     let knobs = p.scenario.knobs();
-    let x = use_explorers((p.source.clone(), p.version, p.knobs.clone()));
+    // The matrix is the scenario's whatever the version and knobs shown (every row
+    // sets every knob, and the versions differ only in their knobs): opening a
+    // row's counterexample keeps the table.
+    let x = use_explorers(p.source.clone());
     let rows = use_mut_ref(Vec::<Row>::new);
     if knobs.is_empty() {
         return html! {};
