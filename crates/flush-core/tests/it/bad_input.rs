@@ -272,3 +272,34 @@ fn every_builtin_file_parses() {
         assert!(h.title != h.name, "{name} has a title");
     }
 }
+
+/// A model whose step looks at every goroutine takes fewer actors: sync-2024
+/// refuses more than 2,000 with the limit (10,000 took 11 s natively and froze
+/// the page for 22), flush-2021 takes them.
+#[test]
+fn too_many_actors_for_a_model_are_refused_with_its_limit() {
+    let actors = |n: usize, op: serde_json::Value| {
+        serde_json::Value::Array(
+            (0..n)
+                .map(|i| serde_json::json!({"name": format!("a{i}"), "ops": [op.clone()]}))
+                .collect(),
+        )
+    };
+    let sync_op = serde_json::json!({"op": "insert", "segment": 300, "partition": 1, "rows": 1});
+    let ok = crate::common::builtin_with(
+        "segment-not-found",
+        "actors",
+        actors(2_000, sync_op.clone()),
+    );
+    assert!(ok.is_ok(), "{:?}", ok.err());
+    let e = crate::common::builtin_with("segment-not-found", "actors", actors(2_001, sync_op))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("actors: 2001 actors; the sync-2024 model takes up to 2000"),
+        "{e}"
+    );
+    let flush_op = serde_json::json!({"op": "flush_insert", "segment": 1, "pos": "a"});
+    let big = crate::common::builtin_with("ordered-flush", "actors", actors(5_000, flush_op));
+    assert!(big.is_ok(), "{:?}", big.err());
+}

@@ -27,6 +27,7 @@ pub const FORMAT: Format = Format {
         "close",
         "wait_notified",
     ],
+    max_actors: crate::scenario::MAX_ACTORS,
 };
 
 /// `retry.Do`'s attempts (retry.Attempts(10) is the default at 891c202b73).

@@ -15,6 +15,7 @@ pub const FORMAT: Format = Format {
     versions: &[],
     keys: &["start"],
     ops: &["lock", "unlock", "incr"],
+    max_actors: crate::scenario::MAX_ACTORS,
 };
 
 /// The largest counter a scenario may start at.
