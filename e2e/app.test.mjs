@@ -1041,6 +1041,14 @@ test('scenario editor: forms with the checker\'s errors in place, undo and redo,
   await page.locator('#editor').screenshot({ path: `${SHOTS}43-editor-error.png` });
   await page.click('#ed-undo');
   await page.waitForFunction(() => document.querySelector('#ed-status').textContent.includes('accepts'));
+  // A number field given a word becomes a number again when a number is typed.
+  await page.fill('#ed-seed', 'abc');
+  await page.press('#ed-seed', 'Tab');
+  await page.waitForSelector('.ed-field.bad[data-path="seed"]');
+  await page.fill('#ed-seed', '1');
+  await page.press('#ed-seed', 'Tab');
+  await page.waitForFunction(() => document.querySelector('#ed-status').textContent.includes('accepts'));
+  assert.ok((await json()).includes('"seed": 1,'));
   // Lists: duplicate, then remove, an op.
   await page.click('[aria-label="Duplicate actors[0].ops[0]"]');
   await page.waitForFunction(() => [...document.querySelectorAll('legend')].some((l) => l.textContent === 'ops (3)'));
@@ -1052,6 +1060,7 @@ test('scenario editor: forms with the checker\'s errors in place, undo and redo,
   await page.press('#ed-json', 'Tab');
   await page.waitForFunction(() => document.querySelector('#ed-status').textContent.includes('does not parse'));
   assert.ok((await json()).includes('"seed": 1,,'));
+  assert.ok(await page.isDisabled('#ed-run'), 'Run waits for the JSON to parse');
   await page.fill('#ed-json', good);
   await page.press('#ed-json', 'Tab');
   await page.waitForFunction(() => document.querySelector('#ed-status').textContent.includes('accepts'));

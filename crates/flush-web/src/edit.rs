@@ -59,6 +59,9 @@ pub enum Edit {
     },
     /// The whole tree (the JSON view's text, parsed).
     Replace(Value),
+    /// What was typed into a field: a number or text, whichever the checker
+    /// takes at that place (see [`typed`]).
+    Text(Vec<Seg>, String),
 }
 
 fn at_mut<'v>(v: &'v mut Value, path: &[Seg]) -> Option<&'v mut Value> {
@@ -109,23 +112,61 @@ pub fn apply(v: &Value, e: &Edit) -> Result<Value, String> {
             a.insert(*to, x);
         }
         Edit::Replace(x) => v = x.clone(),
+        Edit::Text(p, t) => {
+            let x = typed(&v, p, t);
+            *at_mut(&mut v, p).ok_or_else(|| format!("nothing at {}", path_text(p)))? = x
+        }
+    }
+    if let Json::Obj(_) = v {
+        let size = text(&v).len();
+        if size > MAX_EDIT_BYTES {
+            return Err(format!(
+                "That would make the scenario {} KB; the editor takes up to {} KB.",
+                size / 1024,
+                MAX_EDIT_BYTES / 1024
+            ));
+        }
     }
     Ok(v)
 }
 
-/// What a text field's input becomes: a whole number where the old value was a
-/// number and the text reads as one, else the text (the checker then names the
-/// place if a number was due).
-pub fn scalar(old: &Value, text: &str) -> Value {
-    if let Json::Num(_) = old {
-        if let Ok(n) = text.trim().parse::<i64>() {
-            return Json::Num(n.into());
-        }
-        if let Ok(n) = text.trim().parse::<u64>() {
-            return Json::Num(n.into());
-        }
+/// What text typed at `path` becomes: a whole number where the field held one
+/// and the text reads as one; text where the field held text, unless the checker
+/// refuses text there and takes the number (a number field that was given a word
+/// becomes a number again once a number is typed). Fields are never typed by
+/// name: the checker, the CLI's, knows each model's fields.
+pub fn typed(tree: &Value, path: &[Seg], text: &str) -> Value {
+    let number = text
+        .trim()
+        .parse::<i64>()
+        .map(|n| Json::Num(n.into()))
+        .or_else(|_| text.trim().parse::<u64>().map(|n| Json::Num(n.into())))
+        .ok();
+    let word = Json::Str(text.to_owned());
+    let mut probe = tree.clone();
+    let Some(slot) = at_mut(&mut probe, path) else {
+        return word;
+    };
+    let Some(number) = number else { return word };
+    if let Json::Num(_) = slot {
+        return number;
     }
-    Json::Str(text.to_owned())
+    let here = path_text(path);
+    let refused_here = |v: &Value| {
+        check(v, "edited.json")
+            .err()
+            .is_some_and(|e| e.path.as_deref() == Some(here.as_str()))
+    };
+    *slot = word.clone();
+    if !refused_here(&probe) {
+        return word;
+    }
+    *at_mut(&mut probe, path).expect("the slot is there") = number.clone();
+    if refused_here(&probe) {
+        word
+    } else {
+        number
+    }
 }
 
 /// The edits so far: each version of the tree, and which one is shown.
@@ -232,8 +273,36 @@ pub fn open(text: &str) -> Result<Value, String> {
 }
 
 /// JSON text as a tree, or where and why it is not JSON (`line:column: ...`).
+/// Numbers must be whole (every number of a scenario is; the CLI refuses a
+/// fraction too): the editor writes back only what it can write exactly.
 pub fn parse(text: &str) -> Result<Value, String> {
-    json::parse(text, "JSON").map_err(|e| e.to_string().trim_start_matches("JSON:").to_owned())
+    let v = json::parse(text, "JSON")
+        .map_err(|e| e.to_string().trim_start_matches("JSON:").to_owned())?;
+    whole(&v, &mut Vec::new())?;
+    Ok(v)
+}
+
+fn whole(v: &Value, path: &mut Vec<Seg>) -> Result<(), String> {
+    match v {
+        Json::Num(n) if n.as_i64().is_none() && n.as_u64().is_none() => Err(format!(
+            "{}{}: a scenario's numbers are whole numbers from -2^63 to 2^64-1",
+            path_text(path),
+            if path.is_empty() { "the value" } else { "" }
+        )),
+        Json::Arr(items) => items.iter().enumerate().try_for_each(|(i, x)| {
+            path.push(Seg::Index(i));
+            let r = whole(x, path);
+            path.pop();
+            r
+        }),
+        Json::Obj(fields) => fields.iter().try_for_each(|(k, x)| {
+            path.push(Seg::Key(k.clone()));
+            let r = whole(x, path);
+            path.pop();
+            r
+        }),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -311,19 +380,40 @@ mod tests {
     }
 
     #[test]
-    fn a_number_field_keeps_numbers_and_says_when_it_is_not_one() {
-        assert_eq!(scalar(&j(r#"3"#), " 42 "), j(r#"42"#));
+    fn a_typed_value_is_a_number_or_text_as_the_checker_takes_it() {
+        let v = open(flush_core::builtin::FILES[0].1).unwrap();
+        let seed = [k("seed")];
+        // A number field given a word, then a number: a number again (the checker says so).
+        let v = apply(&v, &Edit::Text(seed.to_vec(), "abc".into())).unwrap();
+        assert_eq!(at(&v, &seed), j(r#""abc""#));
+        let v = apply(&v, &Edit::Text(seed.to_vec(), "12".into())).unwrap();
+        assert_eq!(at(&v, &seed), j("12"));
+        assert!(check(&v, "x.json").is_ok());
+        // A text field stays text when digits are typed (the name "7" is a name).
+        let name = [k("actors"), Seg::Index(0), k("name")];
+        let v = apply(&v, &Edit::Text(name.to_vec(), "7".into())).unwrap();
+        assert_eq!(at(&v, &name), j(r#""7""#));
+        // Fractions and huge numbers are refused where they come in, with the path.
         assert_eq!(
-            scalar(&j(r#"3"#), "2.5"),
-            j(r#""2.5""#),
-            "ids and counts are whole"
+            parse(r#"{"a": [1, {"b": 4.5}]}"#).unwrap_err(),
+            "a[1].b: a scenario's numbers are whole numbers from -2^63 to 2^64-1"
         );
-        assert_eq!(scalar(&j(r#"3"#), "abc"), j(r#""abc""#));
-        assert_eq!(
-            scalar(&j(r#""x""#), "42"),
-            j(r#""42""#),
-            "a string field stays a string"
-        );
+        assert!(parse(r#"{"seed": 1e20}"#)
+            .unwrap_err()
+            .starts_with("seed: "));
+        assert!(parse(r#"{"seed": 18446744073709551615}"#).is_ok());
+    }
+
+    #[test]
+    fn an_edit_past_the_size_limit_is_refused_and_changes_nothing() {
+        let big = format!(r#"{{"a": ["{}"]}}"#, "x".repeat(MAX_EDIT_BYTES / 2));
+        let mut h = History::new(j(&big));
+        h.edit(&Edit::Duplicate(vec![k("a")], 0)).unwrap_err();
+        assert!(h
+            .edit(&Edit::Duplicate(vec![k("a")], 0))
+            .unwrap_err()
+            .starts_with("That would make the scenario 256 KB; the editor takes up to 256 KB."));
+        assert!(!h.can_undo(), "nothing was added");
     }
 
     #[test]
@@ -369,7 +459,7 @@ mod tests {
             "the tree is the file"
         );
         let seg = p(&[k("datacoord"), Seg::Index(0), k("segment")]);
-        let bad = apply(&v, &Edit::Set(seg, scalar(&j(r#"1"#), "one"))).unwrap();
+        let bad = apply(&v, &Edit::Text(seg, "one".into())).unwrap();
         let e = check(&bad, "edited.json").unwrap_err();
         assert_eq!(e.path.as_deref(), Some("datacoord[0].segment"), "{e}");
         let t = text(&v);

@@ -114,12 +114,12 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         "version" => spec.version = Some(v),
         "tour" => loose.tour = Some(v),
         "stop" => {
-            loose.stop = Some(
-                v.parse::<usize>()
-                    .ok()
-                    .filter(|n| *n >= 1)
-                    .ok_or_else(|| number("stop", &v) + " Stops count from 1.")?,
-            )
+            loose.stop = Some(v.parse::<usize>().ok().filter(|n| *n >= 1).ok_or_else(|| {
+                format!(
+                    "URL fragment: stop \"{}\" is not a stop: they count from 1.",
+                    short(&v)
+                )
+            })?)
         }
         "knob" => {
             let (k, s) = v.split_once(':').ok_or_else(|| {
@@ -161,9 +161,13 @@ fn deflate(text: &str) -> String {
 /// The text of a `z=` value, never more than a scenario may be.
 fn inflate(z: &str) -> Result<String, String> {
     use base64::Engine;
+    // Padding is not ours, but a hand-made link may carry it.
     let packed = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(z)
-        .map_err(|e| format!("URL fragment: z is not base64url ({e})."))?;
+        .decode(z.trim_end_matches('='))
+        .map_err(|_| {
+            "URL fragment: z is not a deflated scenario in base64url (the link was cut or changed)."
+                .to_owned()
+        })?;
     let limit = flush_core::scenario::MAX_SCENARIO_BYTES;
     let bytes =
         miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, limit).map_err(|e| match e
@@ -271,7 +275,10 @@ mod tests {
         );
         assert_eq!(decode(&link), Ok(s));
         for (frag, want) in [
-            ("scenario=inline&z=%25%25", "z is not base64url"),
+            (
+                "scenario=inline&z=%25%25",
+                "z is not a deflated scenario in base64url (the link was cut",
+            ),
             ("scenario=inline&z=AAAA", "z is not a deflated scenario"),
         ] {
             let e = decode(frag).unwrap_err();
@@ -317,7 +324,7 @@ mod tests {
             ("scenario=inline", "scenario=inline needs src="),
             (
                 "scenario=handoff&tour=one-flush&stop=0",
-                "stop \"0\" is not a number. Stops count from 1.",
+                "stop \"0\" is not a stop: they count from 1.",
             ),
             ("scenario=handoff&stop=2", "stop=... needs tour=..."),
             (

@@ -15,6 +15,9 @@ use crate::state::{Action, Dispatch, Source, ViewSpec};
 
 /// Items of one list drawn as forms; the rest are edited in the JSON view.
 const MAX_ITEMS: usize = 100;
+/// Fields drawn as forms in all (each edit draws the form again: a big file
+/// stays responsive); the rest are edited in the JSON view.
+const MAX_FIELDS: usize = 1_500;
 
 #[derive(Properties, PartialEq)]
 pub struct EditorProps {
@@ -46,6 +49,8 @@ struct Doc {
     file: String,
     history: History,
     draft: Option<(String, String)>,
+    /// Why the last edit was refused (the size limit, a stale path).
+    refused: Option<String>,
 }
 
 fn open_doc(source: &Source) -> Result<Doc, String> {
@@ -60,6 +65,7 @@ fn open_doc(source: &Source) -> Result<Doc, String> {
         file,
         history: History::new(edit::open(&text)?),
         draft: None,
+        refused: None,
     })
 }
 
@@ -86,6 +92,8 @@ fn field_id(path: &[Seg]) -> String {
 struct Ctx {
     edit: Callback<Edit>,
     error: Option<(String, String)>,
+    /// Fields still to draw (see [`MAX_FIELDS`]).
+    left: Rc<std::cell::Cell<usize>>,
 }
 
 impl Ctx {
@@ -128,6 +136,7 @@ fn legend_of(path: &[Seg], fields: &[(String, Value)]) -> String {
 
 /// One scalar: a checkbox for a boolean, a text field else (numbers stay numbers).
 fn scalar_view(path: &[Seg], v: &Value, cx: &Ctx) -> Html {
+    cx.left.set(cx.left.get().saturating_sub(1));
     let id = field_id(path);
     let err = cx.error_at(path);
     let err_id = format!("{id}-error");
@@ -142,10 +151,10 @@ fn scalar_view(path: &[Seg], v: &Value, cx: &Ctx) -> Html {
             html! { <input type="checkbox" id={id.clone()} checked={*b} onchange={on} /> }
         }
         _ => {
-            let (edit, old) = (cx.edit.clone(), v.clone());
+            let edit = cx.edit.clone();
             let on = Callback::from(move |e: Event| {
                 let t = e.target_unchecked_into::<HtmlInputElement>().value();
-                edit.emit(Edit::Set(p.clone(), edit::scalar(&old, &t)))
+                edit.emit(Edit::Text(p.clone(), t))
             });
             let text = match v {
                 Json::Str(s) => s.clone(),
@@ -209,6 +218,9 @@ fn array_view(path: &[Seg], items: &[Value], cx: &Ctx) -> Html {
 }
 
 fn node_view(path: &[Seg], v: &Value, cx: &Ctx) -> Html {
+    if cx.left.get() == 0 {
+        return html! {};
+    }
     match v {
         Json::Obj(m) => {
             let fields = html! {
@@ -280,7 +292,7 @@ pub fn editor(p: &EditorProps) -> Html {
         Callback::from(move |e: Edit| {
             update.emit(Box::new(move |d: &mut Doc| {
                 d.draft = None;
-                let _ = d.history.edit(&e);
+                d.refused = d.history.edit(&e).err();
             }))
         })
     };
@@ -291,15 +303,20 @@ pub fn editor(p: &EditorProps) -> Html {
     let cx = Ctx {
         edit: on_edit.clone(),
         error: error.clone(),
+        left: Rc::new(std::cell::Cell::new(MAX_FIELDS)),
     };
+    let form = node_view(&[], &current, &cx);
     html! {
         <section class="panel editor" id="editor" aria-labelledby="editor-title">
             <h2 id="editor-title" tabindex="-1">{format!("Edit the scenario: {}", doc.file)}</h2>
             {toolbar(&doc, &current, verdict.as_ref().ok(), &update, &p.dispatch, close)}
-            {status(verdict.as_ref().err(), doc.draft.as_ref().map(|d| d.1.as_str()))}
+            {status(verdict.as_ref().err(), doc.draft.as_ref().map(|d| d.1.as_str()), doc.refused.as_deref())}
+            if cx.left.get() == 0 {
+                <p class="callout" id="ed-cut">{format!("The form shows the first {MAX_FIELDS} fields; edit the others in the JSON view.")}</p>
+            }
             <div class="ed-body">
                 <div class="ed-form" role="group" aria-label="the scenario as forms">
-                    {node_view(&[], &current, &cx)}
+                    {form}
                 </div>
                 {json_view(&doc, &current, &update, on_edit)}
             </div>
@@ -326,7 +343,7 @@ fn toolbar(
         Callback::from(move |_: MouseEvent| u.emit(Box::new(|d: &mut Doc| d.history.redo())))
     };
     let text = edit::text(current);
-    let run = ok.map(|sc| {
+    let run = ok.filter(|_| doc.draft.is_none()).map(|sc| {
         let source = Source::Inline {
             file: doc.file.clone(),
             text: text.clone().into(),
@@ -358,11 +375,18 @@ fn toolbar(
 }
 
 /// The checker's verdict, said once per change (a status region).
-fn status(e: Option<&flush_core::ScenarioError>, draft_error: Option<&str>) -> Html {
+fn status(
+    e: Option<&flush_core::ScenarioError>,
+    draft_error: Option<&str>,
+    refused: Option<&str>,
+) -> Html {
+    let bad = e.is_some() || draft_error.is_some() || refused.is_some();
     html! {
-        <div role="status" id="ed-status" class={classes!("ed-status", (e.is_some() || draft_error.is_some()).then_some("bad"))}>
+        <div role="status" id="ed-status" class={classes!("ed-status", bad.then_some("bad"))}>
             if let Some(j) = draft_error {
-                {format!("The JSON view does not parse: {j}. The forms show the last version that did.")}
+                {format!("The JSON view does not parse: {j}. The forms show the last version that did; Run waits until it parses.")}
+            } else if let Some(r) = refused {
+                {format!("That edit was not made: {r}")}
             } else if let Some(e) = e {
                 {format!("The checker refuses it: {}{}", e.path.as_deref().map(|p| format!("{p}: ")).unwrap_or_default(), e.message)}
             } else {
