@@ -130,6 +130,15 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Read a Milvus log (zap's text format; panics and goroutine dumps; other
+    /// lines kept as unmatched) into records: the first part of replaying a
+    /// production log. At most 64 MB are read.
+    Logs {
+        /// Log file, or `-` for stdin.
+        file: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// List the built-in scenarios.
     List,
 }
@@ -191,6 +200,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             emit(&list())?;
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Logs { file, json } => print_logs(&file, json),
         Cmd::Run {
             file,
             seed,
@@ -486,6 +496,80 @@ fn apply_version(sc: &mut AnyScenario, at: &At) -> Result<(), String> {
     Ok(())
 }
 
+/// A file (or stdin, `-`) to read, its name for messages, and its length as the
+/// file system says (0 for stdin; never trusted for the read itself).
+fn open_input(file: &str, what: &str) -> Result<(Box<dyn std::io::Read>, String, u64), String> {
+    if file == "-" {
+        return Ok((Box::new(std::io::stdin()), "<stdin>".to_owned(), 0));
+    }
+    let path = Path::new(file);
+    let meta = std::fs::metadata(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
+    if meta.is_dir() {
+        return Err(format!("{file}: is a directory, not {what}"));
+    }
+    let f = std::fs::File::open(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
+    Ok((Box::new(f), file.to_owned(), meta.len()))
+}
+
+/// `flushscope logs`: a Milvus log read into records (the first part of importing
+/// a log; see `flush_core::logs`). At most `MAX_LOG_BYTES` are read.
+fn print_logs(file: &str, json: bool) -> Result<ExitCode, Failure> {
+    let (source, shown, _) = open_input(file, "a log file")?;
+    let mut buf = Vec::new();
+    let limit = flush_core::logs::MAX_LOG_BYTES as u64;
+    source
+        .take(limit + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("{shown}: {}", io_words(&e)))?;
+    let text = String::from_utf8_lossy(&buf);
+    let p = flush_core::logs::parse(&text);
+    if json {
+        let text = serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?;
+        write_out(&format!("{text}\n"))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    use flush_core::logs::Kind;
+    let count = |f: fn(&Kind) -> bool| p.records.iter().filter(|r| f(&r.kind)).count();
+    let mut out = format!(
+        "# {shown}: {} lines, {} log lines, {} panics, {} unmatched\n",
+        p.lines,
+        count(|k| matches!(k, Kind::Log(_))),
+        count(|k| matches!(k, Kind::Panic { .. })),
+        count(|k| matches!(k, Kind::Unmatched { .. }))
+    );
+    if let Some(c) = &p.cut {
+        out.push_str(&format!("# cut: {c}\n"));
+    }
+    for r in &p.records {
+        let what = match &r.kind {
+            Kind::Log(l) => {
+                let fields: Vec<_> = l.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                format!(
+                    "{:<5} {}:{} \"{}\" {}{}",
+                    l.level,
+                    l.file,
+                    l.line.map_or("?".to_owned(), |n| n.to_string()),
+                    l.message,
+                    fields.join(" "),
+                    if l.truncated { " (cut short)" } else { "" }
+                )
+            }
+            Kind::Panic {
+                message,
+                recovered,
+                dump_lines,
+            } => format!(
+                "panic: {message}{} ({dump_lines} lines of goroutine dump)",
+                if *recovered { " [recovered]" } else { "" }
+            ),
+            Kind::Unmatched { text, why } => format!("?     {text}  ({why})"),
+        };
+        out.push_str(&format!("{:>6}  {what}\n", r.at));
+    }
+    emit(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Reads a scenario from a file, stdin or the built-ins, refusing oversized input
 /// before reading it whole.
 fn load(file: &str) -> Result<AnyScenario, String> {
@@ -498,24 +582,14 @@ fn load(file: &str) -> Result<AnyScenario, String> {
         });
     }
     let limit = MAX_SCENARIO_BYTES as u64;
-    let (source, shown): (Box<dyn std::io::Read>, String) = if file == "-" {
-        (Box::new(std::io::stdin()), "<stdin>".to_owned())
-    } else {
-        let path = Path::new(file);
-        let meta = std::fs::metadata(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
-        if meta.is_dir() {
-            return Err(format!("{file}: is a directory, not a scenario file"));
-        }
-        if meta.len() > limit {
-            return Err(format!(
-                "{file}: the file is {:.1} MB; scenario files are limited to {} MB",
-                meta.len() as f64 / 1e6,
-                limit / (1024 * 1024)
-            ));
-        }
-        let f = std::fs::File::open(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
-        (Box::new(f), file.to_owned())
-    };
+    let (source, shown, len) = open_input(file, "a scenario file")?;
+    if len > limit {
+        return Err(format!(
+            "{file}: the file is {:.1} MB; scenario files are limited to {} MB",
+            len as f64 / 1e6,
+            limit / (1024 * 1024)
+        ));
+    }
     // At most the limit and one byte more, whatever the metadata says: /dev/zero,
     // a FIFO or a growing file report no length, or a wrong one.
     let mut buf = Vec::new();

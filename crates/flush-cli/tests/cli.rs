@@ -842,3 +842,49 @@ fn a_knob_on_the_command_line_is_the_files_policy_and_a_bad_one_says_why() {
         assert!(stderr(&o).contains(want), "{}", stderr(&o));
     }
 }
+
+#[test]
+fn logs_reads_a_milvus_log_into_records() {
+    let log = format!(
+        "{}/../../tests/logs/segment-not-found.log",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let o = flushscope(&["logs", &log, "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let p: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let records = p["records"].as_array().unwrap();
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "log").count(), 10);
+    assert_eq!(kinds.last(), Some(&"panic"));
+    let removed = &records[7];
+    assert_eq!(
+        (
+            removed["at"].as_u64(),
+            removed["file"].as_str(),
+            removed["line"].as_u64()
+        ),
+        (Some(8), Some("metacache/meta_cache.go"), Some(299))
+    );
+    assert_eq!(
+        removed["fields"],
+        serde_json::json!([["segmentID", "451000000000000300"]])
+    );
+    assert_eq!(records[10]["dump_lines"], 5);
+    let o = flushscope(&["logs", &log]);
+    assert!(stdout(&o).starts_with("# "), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains(": 17 lines, 10 log lines, 1 panics, 0 unmatched"),
+        "{}",
+        stdout(&o)
+    );
+    let o = flushscope(&["logs", env!("CARGO_MANIFEST_DIR")]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is a directory, not a log file"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -8,6 +8,7 @@ mod explore;
 mod flush2021;
 mod golden;
 mod knobs;
+mod logs;
 mod props;
 mod races;
 mod stage;

@@ -1,0 +1,277 @@
+//! Milvus logs read into records (issue 12, first part): zap's text format,
+//! `[2024/06/19 10:09:59.079 +00:00] [INFO] [metacache/meta_cache.go:299]
+//! ["remove dropped segment"] [segmentID=300] [segments="[1,2]"]`, the lines the
+//! models print (the same without the time), Go panics with their goroutine dumps,
+//! and everything else kept as unmatched text. Sans-IO and bounded: at most
+//! [`MAX_LOG_BYTES`] are read, [`MAX_RECORDS`] records made, and each line is
+//! scanned once, so 50 MB of log takes time and memory in proportion.
+
+use serde::Serialize;
+
+/// Bytes of log read; the rest is left, and [`Parsed::cut`] says so.
+pub const MAX_LOG_BYTES: usize = 64 << 20;
+/// Records made; past it the parse stops, and [`Parsed::cut`] says so.
+pub const MAX_RECORDS: usize = 1_000_000;
+/// Characters kept of one line's text (a longer line is cut and marked).
+pub const MAX_LINE_CHARS: usize = 16 * 1024;
+
+/// One zap log line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LogLine {
+    /// `2024/06/19 10:09:59.079 +00:00`, when the line has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    /// `INFO`, `WARN`, ...
+    pub level: String,
+    /// The caller: `metacache/meta_cache.go`.
+    pub file: String,
+    /// The caller's line, when the caller has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    pub message: String,
+    /// `key=value` fields in order, quoted values unquoted.
+    pub fields: Vec<(String, String)>,
+    /// The line ended before its last bracket closed (a cut log).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+}
+
+impl LogLine {
+    /// A field's value.
+    pub fn field(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|f| f.0 == key)
+            .map(|f| f.1.as_str())
+    }
+}
+
+/// What a line (or a run of lines) of the input is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Kind {
+    Log(LogLine),
+    /// `panic: MESSAGE [recovered]`, with the goroutine dump lines after it.
+    Panic {
+        message: String,
+        recovered: bool,
+        dump_lines: u32,
+    },
+    /// Not a log line FlushScope reads: kept, with why.
+    Unmatched {
+        text: String,
+        why: &'static str,
+    },
+}
+
+/// A record and the input line it starts at (1-based).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Record {
+    pub at: u32,
+    #[serde(flatten)]
+    pub kind: Kind,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Parsed {
+    pub records: Vec<Record>,
+    /// Input lines read.
+    pub lines: u32,
+    /// What a budget left unread, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<String>,
+}
+
+/// Reads a log. Never fails: what it cannot read is kept as unmatched.
+pub fn parse(text: &str) -> Parsed {
+    let mut out = Parsed::default();
+    let mut text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.len() > MAX_LOG_BYTES {
+        let mut end = MAX_LOG_BYTES;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.cut = Some(format!(
+            "the log is {} MB; the first {} MB were read",
+            text.len() >> 20,
+            MAX_LOG_BYTES >> 20
+        ));
+        text = &text[..end];
+    }
+    let mut in_dump = false;
+    for (i, line) in text.lines().enumerate() {
+        out.lines = i as u32 + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if in_dump && is_dump_line(line) {
+            if let Some(Record {
+                kind: Kind::Panic { dump_lines, .. },
+                ..
+            }) = out.records.last_mut()
+            {
+                *dump_lines += 1;
+            }
+            continue;
+        }
+        if out.records.len() >= MAX_RECORDS {
+            out.cut = Some(format!(
+                "more than {MAX_RECORDS} records; the log was read to line {i}"
+            ));
+            break;
+        }
+        let kind = read_line(line);
+        in_dump = matches!(kind, Kind::Panic { .. });
+        out.records.push(Record {
+            at: i as u32 + 1,
+            kind,
+        });
+    }
+    out
+}
+
+/// A line of a Go goroutine dump: `goroutine 7 [running]:`, a function, a
+/// tab-indented file:line, `created by`, `[recovered]` repeats.
+fn is_dump_line(line: &str) -> bool {
+    line.starts_with("goroutine ")
+        || line.starts_with('\t')
+        || line.starts_with("created by ")
+        || line.starts_with("panic(")
+        || (!line.starts_with('[') && line.contains('(') && line.ends_with(')'))
+        || line.starts_with("exit status")
+}
+
+fn short_text(line: &str) -> String {
+    match line.char_indices().nth(MAX_LINE_CHARS) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_owned(),
+    }
+}
+
+fn read_line(line: &str) -> Kind {
+    if let Some(rest) = line.strip_prefix("panic: ") {
+        let (message, recovered) = match rest.strip_suffix(" [recovered]") {
+            Some(m) => (m, true),
+            None => (rest, false),
+        };
+        return Kind::Panic {
+            message: short_text(message),
+            recovered,
+            dump_lines: 0,
+        };
+    }
+    if !line.starts_with('[') {
+        return Kind::Unmatched {
+            text: short_text(line),
+            why: "not a Milvus log line (they start with [)",
+        };
+    }
+    match log_line(line) {
+        Some(l) => Kind::Log(l),
+        None => Kind::Unmatched {
+            text: short_text(line),
+            why: "a bracketed line without a level and a caller (file:line)",
+        },
+    }
+}
+
+/// The bracketed groups of a line, each unquoted when it is one quoted string;
+/// `false` when the last group was cut. Text between groups is skipped.
+fn groups(line: &str) -> (Vec<String>, bool) {
+    let mut out = Vec::new();
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '[' {
+            continue;
+        }
+        let mut g = String::new();
+        let mut quoted = false;
+        let mut closed = false;
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => quoted = !quoted,
+                '\\' if quoted => {
+                    g.push(c);
+                    if let Some(n) = chars.next() {
+                        g.push(n);
+                    }
+                    continue;
+                }
+                ']' if !quoted => {
+                    closed = true;
+                    break;
+                }
+                _ => {}
+            }
+            if g.len() < MAX_LINE_CHARS * 4 {
+                g.push(c);
+            }
+        }
+        out.push(g);
+        if !closed {
+            return (out, false);
+        }
+    }
+    (out, true)
+}
+
+/// `"a \"b\""` → `a "b"`; a bare word stays as it is.
+fn unquote(s: &str) -> String {
+    let Some(inner) = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) else {
+        return s.to_owned();
+    };
+    let mut out = String::with_capacity(inner.len());
+    let mut it = inner.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(o) => out.push(o),
+            None => {}
+        }
+    }
+    out
+}
+
+const LEVELS: [&str; 7] = ["DEBUG", "INFO", "WARN", "ERROR", "DPANIC", "PANIC", "FATAL"];
+
+fn log_line(line: &str) -> Option<LogLine> {
+    let (gs, closed) = groups(line);
+    let mut it = gs.into_iter().peekable();
+    let time = match it.peek() {
+        Some(g) if !LEVELS.contains(&g.as_str()) => it.next(),
+        _ => None,
+    };
+    let level = it.next().filter(|l| LEVELS.contains(&l.as_str()))?;
+    let caller = it.next()?;
+    let (file, num) = match caller.rsplit_once(':') {
+        Some((f, n)) => match n.parse::<u32>() {
+            Ok(n) => (f.to_owned(), Some(n)),
+            Err(_) => (caller.clone(), None),
+        },
+        None => (caller.clone(), None),
+    };
+    if file.is_empty() || file.contains(' ') {
+        return None;
+    }
+    let message = it.next().map(|m| unquote(&m)).unwrap_or_default();
+    let fields = it
+        .map(|g| match g.split_once('=') {
+            Some((k, v)) => (k.to_owned(), unquote(v)),
+            None => (String::new(), unquote(&g)),
+        })
+        .collect();
+    Some(LogLine {
+        time,
+        level,
+        file,
+        line: num,
+        message,
+        fields,
+        truncated: !closed,
+    })
+}
