@@ -67,6 +67,16 @@ async function strokeWidth(page, sel) {
 async function shot(page, name) {
   await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
 }
+/** Clicks `button` and waits until `sel` is in the DOM and the next frame is painted; ms. */
+async function clickToPainted(page, button, sel) {
+  return page.evaluate(async ([button, sel]) => {
+    const t0 = performance.now();
+    document.querySelector(button).click();
+    while (!document.querySelector(sel)) await new Promise((r) => setTimeout(r, 0));
+    await new Promise((r) => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); }));
+    return performance.now() - t0;
+  }, [button, sel]);
+}
 async function noCrash(page, errors) {
   assert.equal(await page.$('#crash'), null, 'no Rust panic banner');
   assert.deepEqual(errors, []);
@@ -329,13 +339,7 @@ test('help overlay and keyboard play', async () => {
 test('the explorer in the page: finds the #34018 violation, opens it in the stepper, keeps frames, cancels', async () => {
   const { page, ctx, errors } = await open('scenario=segment-not-found');
   // Click to the result painted: a small search is done within the first slice.
-  const clickToResult = await page.evaluate(async () => {
-    const t0 = performance.now();
-    document.querySelector('#explore-btn').click();
-    while (!document.querySelector('#explore-result')) await new Promise((r) => setTimeout(r, 0));
-    await new Promise((r) => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); }));
-    return performance.now() - t0;
-  });
+  const clickToResult = await clickToPainted(page, '#explore-btn', '#explore-result');
   figures['explore segment-not-found: click to the counterexample painted (ms)'] = clickToResult.toFixed(1);
   const result = page.locator('#explore-result');
   assert.equal(await result.getAttribute('data-found'), '1');
@@ -894,13 +898,7 @@ test('what if: a knob reruns the scenario labelled proposed, the permalink keeps
   assert.equal(await page.inputValue('#knob-keep'), 'l0_growing');
 
   // The matrix: every combination, each row's verdict as the CLI's.
-  const matrixMs = await page.evaluate(async () => {
-    const t0 = performance.now();
-    document.querySelector('#matrix-btn').click();
-    while (!document.querySelector('#matrix tbody tr')) await new Promise((r) => setTimeout(r, 0));
-    await new Promise((r) => requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); }));
-    return performance.now() - t0;
-  });
+  const matrixMs = await clickToPainted(page, '#matrix-btn', '#matrix tbody tr');
   figures['policy matrix of segment-not-found in the page (32 rows explored): click to table painted (ms)'] = matrixMs.toFixed(0);
   const rows = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => ({
     settings: tr.dataset.settings, verdict: tr.dataset.verdict, who: tr.querySelector('th').textContent,

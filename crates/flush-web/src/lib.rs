@@ -120,8 +120,8 @@ pub fn app() -> Html {
                     <StepPanel line={line.clone()} {cursor} {len} outcome={run.outcome().cloned()} race_note={races.note} />
                     <Goroutines rows={Rc::new(rows)} {total} {runnable} stopped={run.panicked_here()} dispatch={d.clone()} />
                     <RacesHere run={state.run.clone()} rev={state.rev} {cursor} dispatch={d.clone()} on={races.on} in_run={races.in_run} />
-                    <RaceLens run={state.run.clone()} rev={state.rev} {cursor} source={state.source.clone()} version={h.version} knobs={state.knobs.clone()} dispatch={d.clone()} />
-                    <ExplorePanel scenario={run.scenario()} source={state.source.clone()} version={h.version} knobs={state.knobs.clone()} dispatch={d.clone()} />
+                    <RaceLens run={state.run.clone()} rev={state.rev} {cursor} shown={state.shown()} dispatch={d.clone()} />
+                    <ExplorePanel scenario={run.scenario()} shown={state.shown()} dispatch={d.clone()} />
                 </aside>
             </div>
             {bottom(&state, &run, figures, d.clone())}
@@ -155,7 +155,7 @@ fn bottom(
     html! {
         <section class="bottom" aria-labelledby="bottom-title">
             <h2 id="bottom-title" class="sr-only">{"What if, other versions, plots and verdicts"}</h2>
-            <WhatIf scenario={run.scenario()} source={state.source.clone()} version={h.version} knobs={state.knobs.clone()} dispatch={d} />
+            <WhatIf scenario={run.scenario()} shown={state.shown()} dispatch={d} />
             <Lockstep run={state.run.clone()} rev={state.rev} version={h.version} seed={state.seed} />
             <Plots {figures} {cursor} />
             <VerdictTable />

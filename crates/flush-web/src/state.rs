@@ -63,6 +63,16 @@ impl Mode {
     }
 }
 
+/// Which code the page shows: the scenario's source, its version and the page's
+/// what-if knobs. The panels that search it key on it, and its counterexamples
+/// open with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shown {
+    pub source: Source,
+    pub version: Option<&'static str>,
+    pub knobs: Rc<Vec<(String, String)>>,
+}
+
 /// Everything a view needs to be restored: what the permalink carries.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewSpec {
@@ -327,6 +337,15 @@ impl AppState {
             AppState::from_spec(&ViewSpec::default_view()).expect("the default view always loads");
         s.error = Some(error);
         s
+    }
+
+    /// Which code this state shows (see [`Shown`]).
+    pub fn shown(&self) -> Shown {
+        Shown {
+            source: self.source.clone(),
+            version: self.run.borrow().header().version,
+            knobs: self.knobs.clone(),
+        }
     }
 
     /// The view this state shows, for the permalink.

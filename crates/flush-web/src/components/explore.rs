@@ -12,7 +12,7 @@ use gloo::timers::callback::Interval;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::state::{Action, Dispatch, Mode, Source, ViewSpec};
+use crate::state::{Action, Dispatch, Mode, Shown, ViewSpec};
 
 /// Main-thread time one slice of the search may take (a frame is 16.7 ms).
 const SLICE_MS: f64 = 8.0;
@@ -58,16 +58,13 @@ impl Job {
 #[derive(Properties)]
 pub struct ExploreProps {
     pub scenario: AnyScenario,
-    pub source: Source,
-    pub version: Option<&'static str>,
-    /// The page's what-if knobs (see `ViewSpec::knobs`).
-    pub knobs: Rc<Vec<(String, String)>>,
+    pub shown: Shown,
     pub dispatch: Dispatch,
 }
 
 impl PartialEq for ExploreProps {
     fn eq(&self, o: &Self) -> bool {
-        (&self.source, self.version, &self.knobs) == (&o.source, o.version, &o.knobs)
+        self.shown == o.shown
     }
 }
 
@@ -238,7 +235,7 @@ fn start_callbacks(
 
 #[function_component(ExplorePanel)]
 pub fn explore_panel(p: &ExploreProps) -> Html {
-    let x = use_explorers((p.source.clone(), p.version, p.knobs.clone()));
+    let x = use_explorers(p.shown.clone());
     let all = use_state(|| false);
     let races = use_state(|| false);
     let (start, every_version) = start_callbacks(&x, &all, &races, &p.scenario);
@@ -331,16 +328,16 @@ fn report_view(x: &Exploration, ms: f64, p: &ExploreProps) -> Html {
 /// A button that loads `schedule` in the stepper (manual mode) at `version`,
 /// showing step `step`.
 pub(crate) fn open_button(
-    (source, version, knobs): (&Source, Option<&str>, &[(String, String)]),
+    at: &Shown,
     schedule: Vec<Choice>,
     step: u32,
     d: &Dispatch,
     (text, label): (&'static str, String),
 ) -> Html {
     let spec = ViewSpec {
-        source: source.clone(),
-        version: version.map(str::to_owned),
-        knobs: knobs.to_vec(),
+        source: at.source.clone(),
+        version: at.version.map(str::to_owned),
+        knobs: at.knobs.to_vec(),
         tour: None,
         seed: None,
         mode: Mode::Manual,
@@ -354,12 +351,7 @@ pub(crate) fn open_button(
 
 /// The button that opens a found schedule in the stepper at `version`: from step 1,
 /// or for a race at the step where both racing steps can run (its last two).
-pub(crate) fn open_found(
-    at: (&Source, Option<&str>, &[(String, String)]),
-    d: &Dispatch,
-    f: &Found,
-    label: String,
-) -> Html {
+pub(crate) fn open_found(at: &Shown, d: &Dispatch, f: &Found, label: String) -> Html {
     let schedule = Choice::parse_list(&f.schedule).unwrap_or_default();
     let (step, text) = match f.kind {
         OutcomeKind::Race => (
@@ -390,7 +382,7 @@ fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
                     <strong>{f.kind.as_str()}</strong>{": "}{f.message.clone()}
                     <div class="found-schedule">
                         <span>{format!("shortest schedule, {} steps: ", f.steps)}<code>{f.schedule.clone()}</code></span>
-                        {open_found((&p.source, x.version, &p.knobs), &p.dispatch, f, format!("open this {}-step schedule in the stepper", f.steps))}
+                        {open_found(&Shown { version: x.version, ..p.shown.clone() }, &p.dispatch, f, format!("open this {}-step schedule in the stepper", f.steps))}
                     </div>
                 </li>
             })}
@@ -410,7 +402,7 @@ fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
                         let v = x.version.unwrap_or("-");
                         html! {
                             <tr data-version={v}>
-                                <th scope="row">{v}{if x.version == p.version { " (shown)" } else { "" }}</th>
+                                <th scope="row">{v}{if x.version == p.shown.version { " (shown)" } else { "" }}</th>
                                 <td>
                                     if x.violations.is_empty() {
                                         <span class={if x.truncated { "" } else { "v-ok" }}>
@@ -421,7 +413,7 @@ fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
                                         {for x.violations.iter().map(|f| html! {
                                             <li class={format!("found-{}", f.kind.as_str())}>
                                                 <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({} steps) ", f.steps)}
-                                                {open_found((&p.source, x.version, &p.knobs), &p.dispatch, f, format!("open the {}-step schedule at {v} in the stepper", f.steps))}
+                                                {open_found(&Shown { version: x.version, ..p.shown.clone() }, &p.dispatch, f, format!("open the {}-step schedule at {v} in the stepper", f.steps))}
                                             </li>
                                         })}
                                     </ul>
@@ -456,21 +448,13 @@ pub struct LensProps {
     /// The run's revision and cursor: the lens looks again when either changes.
     pub rev: u64,
     pub cursor: u32,
-    pub source: Source,
-    pub version: Option<&'static str>,
-    pub knobs: Rc<Vec<(String, String)>>,
+    pub shown: Shown,
     pub dispatch: Dispatch,
 }
 
 impl PartialEq for LensProps {
     fn eq(&self, o: &Self) -> bool {
-        (
-            self.rev,
-            self.cursor,
-            &self.source,
-            self.version,
-            &self.knobs,
-        ) == (o.rev, o.cursor, &o.source, o.version, &o.knobs)
+        (self.rev, self.cursor, &self.shown) == (o.rev, o.cursor, &o.shown)
     }
 }
 
@@ -550,7 +534,7 @@ fn lens_list(choices: &[Choice], xs: &[Exploration], p: &LensProps) -> Html {
                             <li class="lens-bad" data-choice={c.to_string()} title={f.message.clone()}>
                                 <strong>{format!("⚠ {who}")}</strong>
                                 {format!(" can lead to {what} within {} steps ", f.steps + 1)}
-                                {open_button((&p.source, p.version, &p.knobs), schedule, p.cursor + 1, &p.dispatch, ("open", label))}
+                                {open_button(&p.shown, schedule, p.cursor + 1, &p.dispatch, ("open", label))}
                             </li>
                         }
                     }

@@ -14,7 +14,7 @@ use yew::prelude::*;
 use super::explore::{
     open_found, running_view, use_explorers, verdict_words, Status, PAGE_MAX_BYTES, PAGE_MAX_STEPS,
 };
-use crate::state::{Action, Dispatch, Source};
+use crate::state::{Action, Dispatch, Shown};
 
 /// What each row of the matrix may explore (a row is one search); the page says
 /// "1,000,000".
@@ -23,15 +23,13 @@ const ROW_MAX_STATES: u64 = 1_000_000;
 #[derive(Properties)]
 pub struct WhatIfProps {
     pub scenario: AnyScenario,
-    pub source: Source,
-    pub version: Option<&'static str>,
-    pub knobs: Rc<Vec<(String, String)>>,
+    pub shown: Shown,
     pub dispatch: Dispatch,
 }
 
 impl PartialEq for WhatIfProps {
     fn eq(&self, o: &Self) -> bool {
-        (&self.source, self.version, &self.knobs) == (&o.source, o.version, &o.knobs)
+        self.shown == o.shown
     }
 }
 
@@ -49,7 +47,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     // The matrix is the scenario's whatever the version and knobs shown (every row
     // sets every knob, and the versions differ only in their knobs): opening a
     // row's counterexample keeps the table.
-    let x = use_explorers(p.source.clone());
+    let x = use_explorers(p.shown.source.clone());
     let rows = use_mut_ref(Vec::<Row>::new);
     if knobs.is_empty() {
         return html! {};
@@ -85,7 +83,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
         Callback::from(move |_: MouseEvent| d.dispatch(Action::ClearKnobs))
     };
     let running = matches!(*x.status, Status::Running { .. });
-    let code = p.version.unwrap_or("the model's commit");
+    let code = p.shown.version.unwrap_or("the model's commit");
     html! {
         <section class="panel whatif" id="whatif" aria-labelledby="whatif-title">
             <h3 id="whatif-title">{"What if"}</h3>
@@ -189,15 +187,19 @@ fn row_view(r: &Row, x: &Exploration, shown: bool, p: &WhatIfProps) -> Html {
     };
     // A version's row opens at that version, so it is labelled as that code; every
     // knob is set, so a scenario file's own "policy" cannot change the row.
-    let version = match (r.presets.first(), p.scenario.versions().is_empty()) {
-        (Some(v), false) => Some(*v),
-        _ => p.version,
+    let at = Shown {
+        version: match (r.presets.first(), p.scenario.versions().is_empty()) {
+            (Some(v), false) => Some(*v),
+            _ => p.shown.version,
+        },
+        knobs: Rc::new(
+            r.settings
+                .iter()
+                .map(|(k, s)| ((*k).to_owned(), (*s).to_owned()))
+                .collect(),
+        ),
+        ..p.shown.clone()
     };
-    let knobs_at: Vec<(String, String)> = r
-        .settings
-        .iter()
-        .map(|(k, s)| ((*k).to_owned(), (*s).to_owned()))
-        .collect();
     let who = presets_words(&r.presets);
     html! {
         <tr data-verdict={verdict} data-settings={r.settings.iter().map(|(k, s)| format!("{k}={s}")).collect::<Vec<_>>().join(",")}
@@ -214,7 +216,7 @@ fn row_view(r: &Row, x: &Exploration, shown: bool, p: &WhatIfProps) -> Html {
                     {for x.violations.iter().map(|f| html! {
                         <li class={format!("found-{}", f.kind.as_str())}>
                             <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({} steps) ", f.steps)}
-                            {open_found((&p.source, version, &knobs_at), &p.dispatch, f,
+                            {open_found(&at, &p.dispatch, f,
                                 format!("open the {}-step schedule of this combination ({who}) in the stepper", f.steps))}
                         </li>
                     })}
