@@ -131,16 +131,34 @@ enum Cmd {
         json: bool,
     },
     /// Read a Milvus log (zap's text format; panics and goroutine dumps; other
-    /// lines kept as unmatched) into records: the first part of replaying a
-    /// production log. At most 64 MB are read.
-    Logs {
-        /// Log file, or `-` for stdin.
-        file: String,
-        #[arg(long)]
-        json: bool,
-    },
+    /// lines kept as unmatched), infer the sync-2024 scenario and version it
+    /// shows, and search for a schedule that prints its lines in order. Exit 0
+    /// when a replay matches every line the model knows, 1 when none does.
+    /// At most 64 MB are read.
+    Logs(LogsArgs),
     /// List the built-in scenarios.
     List,
+}
+
+#[derive(clap::Args)]
+struct LogsArgs {
+    /// Log file, or `-` for stdin.
+    file: String,
+    /// Replay under this version only (a short commit); by default every
+    /// version whose line numbers fit the log.
+    #[arg(long)]
+    version: Option<String>,
+    /// Distinct states each version's search may visit.
+    #[arg(long, default_value_t = 500_000)]
+    max_states: u64,
+    /// Print only the records read, without inferring or replaying.
+    #[arg(long)]
+    records: bool,
+    /// Print only the inferred scenario file (for `flushscope run`).
+    #[arg(long, conflicts_with = "records")]
+    scenario: bool,
+    #[arg(long)]
+    json: bool,
 }
 
 fn main() -> ExitCode {
@@ -200,7 +218,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             emit(&list())?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Logs { file, json } => print_logs(&file, json),
+        Cmd::Logs(a) => logs_cmd(&a),
         Cmd::Run {
             file,
             seed,
@@ -511,9 +529,24 @@ fn open_input(file: &str, what: &str) -> Result<(Box<dyn std::io::Read>, String,
     Ok((Box::new(f), file.to_owned(), meta.len()))
 }
 
-/// `flushscope logs`: a Milvus log read into records (the first part of importing
-/// a log; see `flush_core::logs`). At most `MAX_LOG_BYTES` are read.
-fn print_logs(file: &str, json: bool) -> Result<ExitCode, Failure> {
+/// `flushscope logs`: the records alone (`--records`), or the import.
+fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
+    let file = a.file.as_str();
+    let text = read_log(file)?;
+    if a.records {
+        return print_records(file, &text, a.json);
+    }
+    let o = flush_core::logs::conform::Options {
+        max_states: a.max_states,
+        ..Default::default()
+    };
+    o.check()?;
+    print_import(file, &text, a.version.as_deref(), &o, a.scenario, a.json)
+}
+
+/// A log's text: at most `MAX_LOG_BYTES` (and one byte more, so that the parser
+/// can say it cut), invalid UTF-8 replaced.
+fn read_log(file: &str) -> Result<String, Failure> {
     let (source, shown, _) = open_input(file, "a log file")?;
     let mut buf = Vec::new();
     let limit = flush_core::logs::MAX_LOG_BYTES as u64;
@@ -521,13 +554,34 @@ fn print_logs(file: &str, json: bool) -> Result<ExitCode, Failure> {
         .take(limit + 1)
         .read_to_end(&mut buf)
         .map_err(|e| format!("{shown}: {}", io_words(&e)))?;
-    let text = String::from_utf8_lossy(&buf);
-    let p = flush_core::logs::parse(&text);
+    Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+fn shown_name(file: &str) -> &str {
+    if file == "-" {
+        "<stdin>"
+    } else {
+        file
+    }
+}
+
+/// `flushscope logs --records`: the log read into records.
+fn print_records(file: &str, text: &str, json: bool) -> Result<ExitCode, Failure> {
+    let p = flush_core::logs::parse(text);
     if json {
         let text = serde_json::to_string_pretty(&p).map_err(|e| e.to_string())?;
         write_out(&format!("{text}\n"))?;
         return Ok(ExitCode::SUCCESS);
     }
+    let mut out = records_head(shown_name(file), &p);
+    for r in &p.records {
+        out.push_str(&format!("{:>6}  {}\n", r.at, record_text(&r.kind)));
+    }
+    emit(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn records_head(shown: &str, p: &flush_core::logs::Parsed) -> String {
     use flush_core::logs::Kind;
     let count = |f: fn(&Kind) -> bool| p.records.iter().filter(|r| f(&r.kind)).count();
     let mut out = format!(
@@ -540,34 +594,151 @@ fn print_logs(file: &str, json: bool) -> Result<ExitCode, Failure> {
     if let Some(c) = &p.cut {
         out.push_str(&format!("# cut: {c}\n"));
     }
-    for r in &p.records {
-        let what = match &r.kind {
-            Kind::Log(l) => {
-                let fields: Vec<_> = l.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                format!(
-                    "{:<5} {}:{} \"{}\" {}{}",
-                    l.level,
-                    l.file,
-                    l.line.map_or("?".to_owned(), |n| n.to_string()),
-                    l.message,
-                    fields.join(" "),
-                    if l.truncated { " (cut short)" } else { "" }
-                )
-            }
-            Kind::Panic {
-                message,
-                recovered,
-                dump_lines,
-            } => format!(
-                "panic: {message}{} ({dump_lines} lines of goroutine dump)",
-                if *recovered { " [recovered]" } else { "" }
-            ),
-            Kind::Unmatched { text, why } => format!("?     {text}  ({why})"),
-        };
-        out.push_str(&format!("{:>6}  {what}\n", r.at));
+    out
+}
+
+fn record_text(kind: &flush_core::logs::Kind) -> String {
+    use flush_core::logs::Kind;
+    match kind {
+        Kind::Log(l) => {
+            let fields: Vec<_> = l.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            format!(
+                "{:<5} {}:{} \"{}\" {}{}",
+                l.level,
+                l.file,
+                l.line.map_or("?".to_owned(), |n| n.to_string()),
+                l.message,
+                fields.join(" "),
+                if l.truncated { " (cut short)" } else { "" }
+            )
+        }
+        Kind::Panic {
+            message,
+            recovered,
+            dump_lines,
+        } => format!(
+            "panic: {message}{} ({dump_lines} lines of goroutine dump)",
+            if *recovered { " [recovered]" } else { "" }
+        ),
+        Kind::Unmatched { text, why } => format!("?     {text}  ({why})"),
     }
-    emit(&out)?;
-    Ok(ExitCode::SUCCESS)
+}
+
+/// `flushscope logs`: the records, the inferred scenario, each version tried
+/// and the matched replay (see `flush_core::logs::import`).
+fn print_import(
+    file: &str,
+    text: &str,
+    version: Option<&str>,
+    o: &flush_core::logs::conform::Options,
+    scenario_only: bool,
+    json: bool,
+) -> Result<ExitCode, Failure> {
+    let shown = shown_name(file);
+    use flush_core::logs::ImportError;
+    let i = match flush_core::logs::import(text, version, o) {
+        Ok(i) => i,
+        Err(ImportError::Unknown(e)) => {
+            emit(&records_head(shown, &flush_core::logs::parse(text)))?;
+            eprintln!("flushscope: {shown}: {e}");
+            return Ok(ExitCode::from(1));
+        }
+        Err(ImportError::Version(e)) => return Err(Failure::Input(format!("--version: {e}"))),
+        Err(e @ ImportError::Bug(_)) => return Err(Failure::Input(format!("{shown}: {e}"))),
+    };
+    let code = if i.conformance.complete {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    };
+    if scenario_only {
+        let mut sc = i.inferred.json.clone();
+        if i.version != i.inferred.versions[0] {
+            sc = sc.replacen(
+                &format!("\"version\": \"{}\"", i.inferred.versions[0]),
+                &format!("\"version\": \"{}\"", i.version),
+                1,
+            );
+        }
+        write_out(&sc)?;
+        return Ok(code);
+    }
+    if json {
+        let text = serde_json::to_string_pretty(&i).map_err(|e| e.to_string())?;
+        write_out(&format!("{text}\n"))?;
+        return Ok(code);
+    }
+    emit(&import_text(shown, &i))?;
+    Ok(code)
+}
+
+fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
+    let c = &i.conformance;
+    let mut out = records_head(shown, &i.log);
+    out.push_str("\n# Inferred scenario (sync-2024; `--scenario` prints the file)\n");
+    for n in &i.inferred.notes {
+        out.push_str(&format!("  {n}\n"));
+    }
+    out.push_str("\n# Replayed under\n");
+    for t in &i.tried {
+        out.push_str(&format!(
+            "  {}: {} of {} modelled lines matched{}\n",
+            t.version,
+            t.matched,
+            t.wanted,
+            if t.complete { " (every one)" } else { "" }
+        ));
+        if let Some(u) = &t.unexplained {
+            out.push_str(&format!(
+                "    line {} is not explained: {}\n      {}\n",
+                u.at, u.line, u.why
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "\n# The log, replayed under {} (schedule {}; {} states searched)\n",
+        i.version,
+        flush_core::sched::format_schedule(&c.schedule),
+        c.states
+    ));
+    for (n, r) in i.log.records.iter().enumerate() {
+        let mark = match c.matched.iter().find(|m| m.record == n) {
+            Some(m) => format!("step {:>3}", m.step),
+            None if c.not_modelled.contains(&n) => "not modelled".to_owned(),
+            None if c.unexplained.as_ref().is_some_and(|u| u.record == n) => {
+                "UNEXPLAINED".to_owned()
+            }
+            None if matches!(r.kind, flush_core::logs::Kind::Unmatched { .. }) => {
+                "not a log line".to_owned()
+            }
+            None => "not reached".to_owned(),
+        };
+        out.push_str(&format!(
+            "{:>6}  {mark:<12}  {}\n",
+            r.at,
+            record_text(&r.kind)
+        ));
+    }
+    if !c.extra.is_empty() {
+        out.push_str("\n# Lines the replay prints that the log lacks\n");
+        for e in &c.extra {
+            out.push_str(&format!("  step {:>3}  {}\n", e.step, e.line));
+        }
+    }
+    if let Some(s) = &c.stopped {
+        out.push_str(&format!("\n# {s}\n"));
+    }
+    let mut run = i.scenario.run(flush_core::Policy::Scripted {
+        script: c.schedule.clone(),
+        fallback_seed: 1,
+    });
+    run.run_steps(c.schedule.len() as u32);
+    let end = run.outcome().map_or_else(
+        || format!("stopped after {} steps", run.len()),
+        |o| o.to_string(),
+    );
+    out.push_str(&format!("\noutcome: {end}\n"));
+    out
 }
 
 /// Reads a scenario from a file, stdin or the built-ins, refusing oversized input

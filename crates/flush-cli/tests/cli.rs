@@ -843,13 +843,17 @@ fn a_knob_on_the_command_line_is_the_files_policy_and_a_bad_one_says_why() {
     }
 }
 
-#[test]
-fn logs_reads_a_milvus_log_into_records() {
-    let log = format!(
+fn report_log() -> String {
+    format!(
         "{}/../../tests/logs/segment-not-found.log",
         env!("CARGO_MANIFEST_DIR")
-    );
-    let o = flushscope(&["logs", &log, "--json"]);
+    )
+}
+
+#[test]
+fn logs_reads_a_milvus_log_into_records() {
+    let log = report_log();
+    let o = flushscope(&["logs", &log, "--records", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let p: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let records = p["records"].as_array().unwrap();
@@ -858,22 +862,22 @@ fn logs_reads_a_milvus_log_into_records() {
         .map(|r| r["kind"].as_str().unwrap())
         .collect();
     assert_eq!(kinds.iter().filter(|k| **k == "log").count(), 10);
-    assert_eq!(kinds.last(), Some(&"panic"));
-    let removed = &records[7];
+    assert_eq!(kinds[8], "panic");
+    let removed = &records[4];
     assert_eq!(
         (
             removed["at"].as_u64(),
             removed["file"].as_str(),
             removed["line"].as_u64()
         ),
-        (Some(8), Some("metacache/meta_cache.go"), Some(299))
+        (Some(5), Some("metacache/meta_cache.go"), Some(299))
     );
     assert_eq!(
         removed["fields"],
         serde_json::json!([["segmentID", "451000000000000300"]])
     );
-    assert_eq!(records[10]["dump_lines"], 5);
-    let o = flushscope(&["logs", &log]);
+    assert_eq!(records[8]["dump_lines"], 5);
+    let o = flushscope(&["logs", &log, "--records"]);
     assert!(stdout(&o).starts_with("# "), "{}", stdout(&o));
     assert!(
         stdout(&o).contains(": 17 lines, 10 log lines, 1 panics, 0 unmatched"),
@@ -887,4 +891,106 @@ fn logs_reads_a_milvus_log_into_records() {
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn logs_infers_the_scenario_and_replays_the_log_to_its_panic() {
+    let log = report_log();
+    let o = flushscope(&["logs", &log]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    for want in [
+        "Version: ca7ef26e4b or b5c9a7364b",
+        "ca7ef26e4b: 10 of 10 modelled lines matched (every one)",
+        "b5c9a7364b: 3 of 10 modelled lines matched",
+        "line 5 is not explained: meta_cache.go \"remove dropped segment\" (451000000000000300)",
+        "not modelled  INFO  writebuffer/write_buffer.go:365",
+        "outcome: panic in g2 sync task #1 seg=451000000000000300: segment not found[segment=451000000000000300]",
+    ] {
+        assert!(out.contains(want), "{want}\n{out}");
+    }
+    // The JSON carries the schedule; the inferred scenario replays it to the panic.
+    let o = flushscope(&["logs", &log, "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["version"], "ca7ef26e4b");
+    assert_eq!(j["conformance"]["complete"], true);
+    let schedule = j["conformance"]["schedule"].as_str().unwrap().to_owned();
+    let dir = tempdir();
+    let file = dir.join("inferred.json");
+    let o = flushscope(&["logs", &log, "--scenario"]);
+    std::fs::write(&file, &o.stdout).unwrap();
+    let o = flushscope(&[
+        "run",
+        file.to_str().unwrap(),
+        "--schedule",
+        &schedule,
+        "--json",
+    ]);
+    let run: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(run["outcome"]["kind"], "panic", "{}", stderr(&o));
+    assert_eq!(
+        run["outcome"]["message"],
+        "segment not found[segment=451000000000000300]"
+    );
+    // Under the fix, from stdin: no replay explains the removal; exit 1.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flushscope"))
+        .args(["logs", "-", "--version", "b5c9a7364b"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    let text = std::fs::read(&log).unwrap();
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("UNEXPLAINED"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).starts_with("# <stdin>: 17 lines"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn logs_says_what_it_cannot_read_or_explain() {
+    let dir = tempdir();
+    let foreign = dir.join("foreign.log");
+    std::fs::write(
+        &foreign,
+        "[2024/07/02 08:00:00.000 +00:00] [INFO] [proxy/impl.go:10] [\"search\"]\nhello\n",
+    )
+    .unwrap();
+    let o = flushscope(&["logs", foreign.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the log has no line the sync-2024 model knows"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("2 lines, 1 log lines, 0 panics, 1 unmatched"));
+    let log = report_log();
+    let o = flushscope(&["logs", &log, "--version", "nonsense"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--version"), "{}", stderr(&o));
+    let o = flushscope(&["logs", &log, "--max-states", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--max-states 0"), "{}", stderr(&o));
+    // A budget too small to explain the log says so.
+    let o = flushscope(&["logs", &log, "--max-states", "3"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("the search stopped at its budget of 3 states"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// A fresh directory of this test process (one per call site name is enough:
+/// each test names its files).
+fn tempdir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("flushscope-logs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }

@@ -99,6 +99,12 @@ pub trait Model: Clone + Sized + 'static {
     fn fact_log(&self, _f: &Self::Fact) -> Option<String> {
         None
     }
+    /// Whether some fact's [`Model::fact_log`] is a line of `file` (its name, as
+    /// `crate::logs::conform::Key` gives it) with `message`: the lines of an
+    /// imported log the model can explain.
+    fn log_known(&self, _file: &str, _message: &str) -> bool {
+        false
+    }
     fn fact_kind(&self, f: &Self::Fact) -> FactKind;
     /// The footprint of the step that produced `s`: its accesses to plain shared Go
     /// fields (what no channel, mutex or sync.Map guards by itself), in order. The race

@@ -275,3 +275,118 @@ fn log_line(line: &str) -> Option<LogLine> {
         truncated: !closed,
     })
 }
+
+pub mod conform;
+
+/// A scenario inferred from a log and how it was inferred.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Inferred {
+    /// The scenario file (JSON), for the scenario parser, the editor and downloads.
+    pub json: String,
+    /// The versions (short commits) whose file:line numbers fit the log, oldest first.
+    pub versions: Vec<&'static str>,
+    /// What was inferred from which line, in words.
+    pub notes: Vec<String>,
+}
+
+/// One version the log was replayed under.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Tried {
+    pub version: &'static str,
+    pub complete: bool,
+    /// Records explained in order, of those the model prints.
+    pub matched: usize,
+    pub wanted: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unexplained: Option<conform::Unexplained>,
+}
+
+/// A log imported: its records, the scenario inferred from them, and the
+/// schedule that replays them under the chosen version.
+#[derive(Clone, Debug, Serialize)]
+pub struct Import {
+    pub log: Parsed,
+    pub inferred: Inferred,
+    /// Every candidate version (or the one asked for), in order.
+    pub tried: Vec<Tried>,
+    /// The version shown: the one asked for, else the first that explains the
+    /// whole log, else the one that explains most.
+    pub version: &'static str,
+    pub conformance: conform::Conformance,
+    #[serde(skip)]
+    pub scenario: crate::models::AnyScenario,
+}
+
+/// Why a log could not be imported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ImportError {
+    /// The log has no line the model knows (the words say which lines it reads).
+    Unknown(String),
+    /// The version asked for is not one of the model's.
+    Version(String),
+    /// The inferred scenario failed its own check: a FlushScope bug.
+    Bug(String),
+}
+
+impl std::fmt::Display for ImportError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ImportError::Unknown(s) | ImportError::Version(s) => f.write_str(s),
+            ImportError::Bug(s) => {
+                write!(f, "{s} (a FlushScope bug; please report it with the log)")
+            }
+        }
+    }
+}
+
+/// Reads `text`, infers a scenario and searches for the schedule that prints the
+/// log under each version the log's line numbers allow (or `version` alone).
+pub fn import(
+    text: &str,
+    version: Option<&str>,
+    o: &conform::Options,
+) -> Result<Import, ImportError> {
+    use crate::models::AnyScenario;
+    let log = parse(text);
+    let inferred = AnyScenario::infer_from_log(&log).map_err(ImportError::Unknown)?;
+    let base = AnyScenario::parse(&inferred.json, "the inferred scenario")
+        .map_err(|e| ImportError::Bug(format!("the inferred scenario does not check: {e}")))?;
+    let versions: Vec<&'static str> = match version {
+        Some(v) => {
+            let mut sc = base.clone();
+            sc.set_version(v).map_err(ImportError::Version)?;
+            let v = sc.header().version;
+            vec![v.ok_or_else(|| ImportError::Bug("no version".to_owned()))?]
+        }
+        None => inferred.versions.clone(),
+    };
+    let mut best: Option<(usize, &'static str, AnyScenario, conform::Conformance)> = None;
+    let mut tried = Vec::new();
+    for v in versions {
+        let mut sc = base.clone();
+        sc.set_version(v).map_err(ImportError::Bug)?;
+        let c = sc.conform(&log, o);
+        tried.push(Tried {
+            version: v,
+            complete: c.complete,
+            matched: c.explained,
+            wanted: c.wanted,
+            unexplained: c.unexplained.clone(),
+        });
+        let score = c.explained + if c.complete { 1 << 30 } else { 0 };
+        if best.as_ref().is_none_or(|b| score > b.0) {
+            best = Some((score, v, sc, c));
+        }
+    }
+    let (_, version, scenario, conformance) = best.ok_or(ImportError::Bug(
+        "no version to replay the log under".into(),
+    ))?;
+    Ok(Import {
+        version,
+        log,
+        inferred,
+        tried,
+        conformance,
+        scenario,
+    })
+}

@@ -12,7 +12,7 @@
 //! [`Options::all`] goes on to exhaustion. Every budget (states, bytes, depth) stops
 //! it with a [`Stopped`] reason and what was covered, never an abort.
 
-mod fingerprint;
+pub(crate) mod fingerprint;
 mod hb;
 mod matrix;
 mod outcomes;

@@ -65,6 +65,23 @@ macro_rules! each_run {
 pub const LISTED_GENERATED: &[&str] = &[crate::builtin::PAIRS_1000, sync2024::setup::SCALED_4X3];
 
 impl AnyScenario {
+    /// Searches for a schedule of this scenario that prints `log`'s lines in order
+    /// (see [`crate::logs::conform`]).
+    pub fn conform(
+        &self,
+        log: &crate::logs::Parsed,
+        o: &crate::logs::conform::Options,
+    ) -> crate::logs::conform::Conformance {
+        each_scenario!(self, s => crate::logs::conform::conform(s.as_ref(), log, o))
+    }
+
+    /// A scenario file inferred from a log, for the one model that infers them
+    /// (sync-2024: the #34018 machinery; flush-2021's lines at 891c202b73 name a
+    /// segment and little else, too little to infer its actors).
+    pub fn infer_from_log(log: &crate::logs::Parsed) -> Result<crate::logs::Inferred, String> {
+        sync2024::import::infer(log)
+    }
+
     /// Parses and checks a scenario file of any model. `file` names it in messages.
     pub fn parse(text: &str, file: &str) -> Result<AnyScenario, ScenarioError> {
         // A UTF-8 byte order mark (some Windows editors write one) is not JSON.

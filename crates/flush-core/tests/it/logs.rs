@@ -162,3 +162,133 @@ proptest! {
         prop_assert!(p.records.len() <= p.lines as usize);
     }
 }
+
+fn report_log() -> String {
+    std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/logs/segment-not-found.log"
+    ))
+    .unwrap()
+}
+
+#[test]
+fn the_34018_log_infers_its_scenario_and_replays_to_the_same_panic() {
+    use flush_core::logs::{conform::Options, import};
+    let i = import(&report_log(), None, &Options::default()).unwrap();
+    println!("{}\n{:#?}", i.inferred.json, i.tried);
+    // Only the two oldest commits log "DataNode receives SyncSegments" at
+    // services.go:284 and "sync segments success" at :145.
+    assert_eq!(i.inferred.versions, ["ca7ef26e4b", "b5c9a7364b"]);
+    assert_eq!(i.version, "ca7ef26e4b");
+    let c = &i.conformance;
+    assert!(c.complete, "{c:#?}");
+    assert_eq!(
+        c.wanted, 10,
+        "every line but SyncPolicy's is one the model prints"
+    );
+    assert_eq!(c.matched.len(), 10);
+    assert_eq!(c.not_modelled.len(), 1);
+    // The fix keeps the growing segment: it cannot print its removal.
+    let fixed = &i.tried[1];
+    assert!(!fixed.complete);
+    let u = fixed.unexplained.as_ref().unwrap();
+    assert_eq!(u.at, 5, "{u:?}");
+    assert!(u.line.contains("remove dropped segment"), "{u:?}");
+    // The replay ends in the log's panic, for the log's segment.
+    let mut run = i.scenario.run(flush_core::Policy::Scripted {
+        script: c.schedule.clone(),
+        fallback_seed: 1,
+    });
+    let out = run.run_to_end().unwrap().to_string();
+    assert!(
+        out.contains("segment not found[segment=451000000000000300]"),
+        "{out}"
+    );
+}
+
+/// Every built-in run under every version and a few seeds prints a log that the
+/// conformance search explains in full from the same scenario, with a schedule
+/// that prints it again; and every line it prints is one the model says it knows.
+#[test]
+fn every_builtin_run_conforms_to_its_own_log() {
+    use flush_core::logs::conform::Options;
+    let mut checked = 0;
+    for (name, _) in flush_core::builtin::FILES {
+        let mut sc = flush_core::builtin::get(name).unwrap();
+        let versions: Vec<_> = sc.versions().iter().map(|v| v.id).collect();
+        for v in versions.iter().map(Some).chain([None]) {
+            if let Some(v) = v {
+                sc.set_version(v).unwrap();
+            }
+            for seed in 1..=3 {
+                let mut run = sc.run(flush_core::Policy::Seeded(seed));
+                run.run_to_end();
+                let text: String = run
+                    .lines()
+                    .iter()
+                    .flat_map(|l| l.log.iter())
+                    .map(|t| format!("{t}\n"))
+                    .collect();
+                if text.is_empty() {
+                    continue;
+                }
+                let log = parse(&text);
+                let c = sc.conform(&log, &Options::default());
+                assert!(c.not_modelled.is_empty(), "{name}: {:?}", c.not_modelled);
+                assert!(
+                    c.complete,
+                    "{name} {v:?} seed {seed}: {:?}\n{text}",
+                    c.unexplained
+                );
+                assert_eq!(c.matched.len(), c.wanted);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} runs print a log");
+}
+
+/// One process's lines out of their order cannot be explained, and the message
+/// names the line and the lines before it; the other process's lines, merged at
+/// any place, do not matter.
+#[test]
+fn a_log_out_of_its_process_order_is_not_explained() {
+    use flush_core::logs::{conform::Options, import};
+    let text = report_log();
+    let lines: Vec<&str> = text.lines().collect();
+    // The task's warning (line 7) before SyncSegments arrives (line 3).
+    let mut moved: Vec<&str> = lines.clone();
+    let warn = moved.remove(6);
+    moved.insert(2, warn);
+    let i = import(&moved.join("\n"), Some("ca7ef26e4b"), &Options::default()).unwrap();
+    assert!(!i.conformance.complete);
+    let u = i.conformance.unexplained.as_ref().unwrap();
+    assert_eq!(u.at, 3, "{u:?}");
+    assert!(u.line.contains("failed to sync data"), "{u:?}");
+    assert!(
+        u.why
+            .contains("no schedule prints it after the 1 datanode line(s) before it"),
+        "{u:?}"
+    );
+    // The datacoord lines first: still explained.
+    let mut dc_first: Vec<&str> = lines[15..].to_vec();
+    dc_first.extend(&lines[..15]);
+    let i = import(&dc_first.join("\n"), None, &Options::default()).unwrap();
+    assert!(i.conformance.complete, "{:?}", i.conformance.unexplained);
+    // A datanode log alone: explained.
+    let i = import(&lines[..15].join("\n"), None, &Options::default()).unwrap();
+    assert!(i.conformance.complete);
+    assert_eq!(i.conformance.wanted, 8);
+    // A line the log lacks (filtered out, or lost): the replay prints it, and it
+    // is listed at its step.
+    let sc = import(&text, None, &Options::default()).unwrap().scenario;
+    let mut lost = lines.clone();
+    lost.remove(5);
+    let c = sc.conform(&parse(&lost.join("\n")), &Options::default());
+    assert!(c.complete, "{c:?}");
+    let extra: Vec<_> = c.extra.iter().map(|e| (e.step, e.line.as_str())).collect();
+    assert_eq!(
+        extra,
+        [(6, "[INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=451000000000000099]")]
+    );
+}

@@ -236,6 +236,57 @@ fn ids(v: &[i64]) -> String {
 }
 
 /// Where each version logs (file:line), from the Go at each commit.
+/// Every (file, message) pair [`Ev::log_line`] prints, the file named as
+/// `logs::conform::Key` names it (`services.go@datacoord` is datacoord's
+/// services.go). A test checks the table against every line the built-ins print.
+pub const LOG_MESSAGES: &[(&str, &str)] = &[
+    ("meta_cache.go", "metacache does not have segment, add it"),
+    ("meta_cache.go", "remove dropped segment"),
+    ("services.go", "DataNode receives SyncSegments"),
+    ("services.go", "sync segments is empty, skip it"),
+    (
+        "services.go",
+        "segment level is L0, may be the channel has not been successfully watched yet",
+    ),
+    ("services.go", "segment level is legacy, please check"),
+    ("services.go", "segment loading PKs"),
+    ("options.go", "Conc pool panicked"),
+    ("session_manager.go", "success to sync segments"),
+    ("sync_segments_scheduler.go", "sync segments success"),
+    ("write_buffer.go", "segment info not found in meta cache"),
+    ("write_buffer.go", "segment not found in meta"),
+    ("write_buffer.go", "failed to get sync task"),
+    (
+        "storage_serializer.go",
+        "failed to serialize merged stats log",
+    ),
+    ("task.go", "segment dropped, discard sync task"),
+    (
+        "task.go",
+        "failed to sync data, segment not found in metacache",
+    ),
+    ("task.go", "failed to save serialized data into storage"),
+    ("task.go", "task done"),
+    ("sync_manager.go", "sync mgr sumbit task with key"),
+    ("meta_writer.go", "SaveBinlogPath"),
+    (
+        "meta_writer.go",
+        "stale segment not found, could be compacted",
+    ),
+    ("meta_writer.go", "failed to SaveBinlogPaths"),
+    (
+        "meta_writer.go",
+        "meta error found, skip sync and start to drop virtual channel",
+    ),
+    ("services.go@datacoord", "failed to get segment"),
+    (
+        "services.go@datacoord",
+        "save to dropped segment, ignore this request",
+    ),
+    ("server.go", "flush segment complete"),
+    ("panic", "panic"),
+];
+
 struct Lines {
     scheduler_success: u32,
     session_success: u32,
@@ -243,6 +294,21 @@ struct Lines {
     empty: u32,
     remove: u32,
     flush_complete: u32,
+}
+
+/// The line version `v` logs `message` of `file` at, for the lines whose number
+/// moved between the modelled commits (the others say nothing of the version).
+pub fn line_of(v: Version, file: &str, message: &str) -> Option<u32> {
+    let l = lines(v);
+    Some(match (file, message) {
+        ("sync_segments_scheduler.go", "sync segments success") => l.scheduler_success,
+        ("session_manager.go", "success to sync segments") => l.session_success,
+        ("services.go", "DataNode receives SyncSegments") => l.receives,
+        ("services.go", "sync segments is empty, skip it") => l.empty,
+        ("meta_cache.go", "remove dropped segment") => l.remove,
+        ("server.go", "flush segment complete") => l.flush_complete,
+        _ => return None,
+    })
 }
 
 fn lines(v: Version) -> Lines {

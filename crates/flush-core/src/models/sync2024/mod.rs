@@ -18,6 +18,7 @@
 mod facts;
 mod footprint;
 pub mod go;
+pub mod import;
 mod knobs;
 mod metacache;
 pub mod setup;
@@ -128,6 +129,9 @@ impl crate::engine::Model for Scenario {
     }
     fn fact_log(&self, ev: &Ev) -> Option<String> {
         ev.log_line(self.version)
+    }
+    fn log_known(&self, file: &str, message: &str) -> bool {
+        facts::LOG_MESSAGES.contains(&(file, message))
     }
     fn fact_kind(&self, ev: &Ev) -> crate::engine::FactKind {
         match ev {

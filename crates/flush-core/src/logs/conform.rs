@@ -1,0 +1,559 @@
+//! Conformance (issue 12): a schedule of a scenario whose Milvus log lines are
+//! the imported log's lines, in order.
+//!
+//! Each process writes its own log in order, but two processes' clocks differ, so
+//! a merged log's order across them says little. The search therefore keeps one
+//! cursor per process (datacoord, datanode): a step's log line that is the next
+//! line of its process's log advances that cursor; a line that the log has later
+//! (and not next) ends that branch, since the log says something else came
+//! first; a line the log lacks is allowed and listed (a log may be filtered, or
+//! one process's log missing). Lines the model never prints are kept and listed
+//! as not modelled. Breadth-first, so the schedule found is a shortest one.
+
+use std::collections::{HashSet, VecDeque};
+
+use serde::Serialize;
+
+use super::{Kind, Parsed, Record};
+use crate::engine::Model;
+use crate::explore::fingerprint::{fingerprint, state_bytes, FpSet};
+use crate::sched::{format_schedule, Choice};
+
+/// A log line as the search compares it: the caller's file (without its
+/// directory and line number, which move between commits), the message, and the
+/// subject: the segment (or the sorted segment list, or the panic) it is about.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Key {
+    pub file: String,
+    pub message: String,
+    pub subject: String,
+}
+
+/// The fields that name what a line is about, most specific first.
+const SUBJECT_FIELDS: [&str; 6] = ["segmentID", "SegmentID", "key", "id", "segment", "panic"];
+
+impl Key {
+    /// The key of a record; `None` for text that is no log line.
+    pub fn of(kind: &Kind) -> Option<Key> {
+        match kind {
+            Kind::Log(l) => {
+                let subject = SUBJECT_FIELDS
+                    .iter()
+                    .find_map(|f| l.field(f))
+                    .map(str::to_owned)
+                    .or_else(|| l.field("segments").map(sorted_list))
+                    .or_else(|| l.field("partitionID").map(str::to_owned))
+                    .unwrap_or_default();
+                Some(Key {
+                    file: basename(&l.file).to_owned(),
+                    message: l.message.clone(),
+                    subject,
+                })
+            }
+            Kind::Panic { message, .. } => Some(Key {
+                file: PANIC.to_owned(),
+                message: PANIC.to_owned(),
+                subject: message.clone(),
+            }),
+            Kind::Unmatched { .. } => None,
+        }
+    }
+
+    /// Which process writes this line.
+    pub fn process(&self) -> Process {
+        if DATACOORD_FILES.contains(&self.file.as_str()) {
+            Process::Datacoord
+        } else {
+            Process::Datanode
+        }
+    }
+
+    pub fn words(&self) -> String {
+        if self.file == PANIC {
+            return format!("panic: {}", self.subject);
+        }
+        let mut s = format!("{} \"{}\"", self.file, self.message);
+        if !self.subject.is_empty() {
+            s.push_str(&format!(" ({})", self.subject));
+        }
+        s
+    }
+}
+
+/// The file and message of a Go panic's first line (`panic: ...`).
+pub const PANIC: &str = "panic";
+
+/// The files of datacoord's process among those the models print
+/// (`internal/datacoord/*.go`); every other line is the datanode's.
+const DATACOORD_FILES: [&str; 4] = [
+    "sync_segments_scheduler.go",
+    "session_manager.go",
+    "services.go@datacoord",
+    "server.go",
+];
+
+/// `internal/datacoord/services.go` and `internal/datanode/services.go` share a
+/// name: the datacoord one is told apart by its directory.
+fn basename(file: &str) -> &str {
+    if file.ends_with("datacoord/services.go") {
+        return "services.go@datacoord";
+    }
+    file.rsplit('/').next().unwrap_or(file)
+}
+
+/// `[3,1,2]` → `1,2,3` (Go ranges over a map to build the list: its order is random).
+fn sorted_list(s: &str) -> String {
+    let inner = s.trim().trim_start_matches('[').trim_end_matches(']');
+    let mut ids: Vec<&str> = inner
+        .split([',', ' '])
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    ids.sort_by(|a, b| (a.len(), a).cmp(&(b.len(), b)));
+    ids.join(",")
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Process {
+    Datacoord,
+    Datanode,
+}
+
+impl Process {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Process::Datacoord => "datacoord",
+            Process::Datanode => "datanode",
+        }
+    }
+}
+
+/// The search's budgets.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Distinct (state, cursors) pairs visited.
+    pub max_states: u64,
+    /// Steps in a schedule.
+    pub max_steps: u32,
+    /// Bytes of states waiting in the queue (estimated).
+    pub max_bytes: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            max_states: 500_000,
+            max_steps: 400,
+            max_bytes: 256 << 20,
+        }
+    }
+}
+
+/// The most states a search may be given.
+pub const MAX_MAX_STATES: u64 = 100_000_000;
+
+impl Options {
+    /// Refuses budgets that cannot work.
+    pub fn check(&self) -> Result<(), String> {
+        if !(1..=MAX_MAX_STATES).contains(&self.max_states) {
+            return Err(format!(
+                "--max-states {}: give 1 to {MAX_MAX_STATES}",
+                self.max_states
+            ));
+        }
+        if self.max_steps == 0 {
+            return Err("the step limit must be at least 1".to_owned());
+        }
+        Ok(())
+    }
+}
+
+/// A log record the replay printed, and at which step (1-based).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Matched {
+    /// Index into [`Parsed::records`].
+    pub record: usize,
+    /// The record's input line.
+    pub at: u32,
+    pub step: u32,
+}
+
+/// A line the replay printed that the log lacks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Extra {
+    pub step: u32,
+    pub line: String,
+}
+
+/// The first record no schedule explains.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Unexplained {
+    pub record: usize,
+    pub at: u32,
+    pub line: String,
+    pub why: String,
+}
+
+/// What the search found.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Conformance {
+    /// Every record the model prints was matched, in its process's order.
+    pub complete: bool,
+    /// Records the model prints (matched or not).
+    pub wanted: usize,
+    /// Records explained in order before the search could go no further (all
+    /// of `wanted` when `complete`).
+    pub explained: usize,
+    /// The schedule: a matching one when `complete`, else the one that matched most.
+    #[serde(serialize_with = "schedule_text")]
+    pub schedule: Vec<Choice>,
+    pub matched: Vec<Matched>,
+    /// Records the model has no line for (other components, other code paths).
+    pub not_modelled: Vec<usize>,
+    pub extra: Vec<Extra>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unexplained: Option<Unexplained>,
+    pub states: u64,
+    /// The budget that stopped the search, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+fn schedule_text<S: serde::Serializer>(s: &[Choice], ser: S) -> Result<S::Ok, S::Error> {
+    ser.serialize_str(&format_schedule(s))
+}
+
+impl Conformance {
+    /// Records matched at `step`.
+    pub fn at_step(&self, step: u32) -> impl Iterator<Item = &Matched> {
+        self.matched.iter().filter(move |m| m.step == step)
+    }
+}
+
+/// The records a model prints, split by process, with their keys.
+struct Wanted {
+    seqs: [Vec<(usize, Key)>; 2],
+    not_modelled: Vec<usize>,
+}
+
+fn wanted<M: Model>(sc: &M, log: &Parsed) -> Wanted {
+    let mut w = Wanted {
+        seqs: [Vec::new(), Vec::new()],
+        not_modelled: Vec::new(),
+    };
+    for (i, r) in log.records.iter().enumerate() {
+        let Some(k) = Key::of(&r.kind) else {
+            continue;
+        };
+        if sc.log_known(&k.file, &k.message) {
+            w.seqs[k.process() as usize].push((i, k));
+        } else {
+            w.not_modelled.push(i);
+        }
+    }
+    w
+}
+
+/// The keys of the log lines a step printed.
+fn step_keys<M: Model>(sc: &M, facts: &[M::Fact], out: &mut Vec<(Key, String)>) {
+    out.clear();
+    for f in facts {
+        let Some(text) = sc.fact_log(f) else { continue };
+        let lines: Vec<&str> = text.lines().collect();
+        for r in super::parse(&text).records {
+            if let Some(k) = Key::of(&r.kind) {
+                let line = lines.get(r.at as usize - 1).copied().unwrap_or_default();
+                out.push((k, line.to_owned()));
+            }
+        }
+    }
+}
+
+/// Advances the cursors over a step's keys; `false` when a key is one the log
+/// has later, not next (the log says another line came first). One step's lines
+/// match in any order: Go prints them ranging over a map (UpdateSegmentView's
+/// removals), whose order is random.
+fn advance(seqs: &[Vec<(usize, Key)>; 2], cur: &mut [u32; 2], keys: &[(Key, String)]) -> bool {
+    let mut left: Vec<&Key> = keys.iter().map(|(k, _)| k).collect();
+    while let Some(i) = left.iter().position(|k| {
+        let p = k.process() as usize;
+        seqs[p].get(cur[p] as usize).is_some_and(|(_, w)| w == *k)
+    }) {
+        cur[left.swap_remove(i).process() as usize] += 1;
+    }
+    left.iter().all(|k| {
+        let p = k.process() as usize;
+        !seqs[p][(cur[p] as usize).min(seqs[p].len())..]
+            .iter()
+            .any(|(_, w)| w == *k)
+    })
+}
+
+struct Node {
+    parent: u32,
+    choice: Choice,
+}
+
+fn path(nodes: &[Node], mut at: u32) -> Vec<Choice> {
+    let mut out = Vec::new();
+    while at != 0 {
+        out.push(nodes[at as usize].choice);
+        at = nodes[at as usize].parent;
+    }
+    out.reverse();
+    out
+}
+
+/// Searches `sc` for a schedule that prints `log`'s modelled lines in order.
+pub fn conform<M: Model>(sc: &M, log: &Parsed, o: &Options) -> Conformance {
+    let w = wanted(sc, log);
+    let goal = [w.seqs[0].len() as u32, w.seqs[1].len() as u32];
+    let s = Search::new(sc, &w, goal, o);
+    let (node, stopped, s) = s.run();
+    let schedule = path(&s.nodes, node);
+    let mut c = align(sc, &w, &schedule, log);
+    c.not_modelled = w.not_modelled.clone();
+    c.wanted = (goal[0] + goal[1]) as usize;
+    c.explained = s.best as usize;
+    c.states = s.states;
+    c.complete = s.best_cursors == goal;
+    if !c.complete {
+        c.unexplained = Some(s.unexplained(log, stopped.as_deref()));
+    }
+    c.stopped = stopped;
+    c
+}
+
+struct Search<'a, M: Model> {
+    sc: &'a M,
+    w: &'a Wanted,
+    goal: [u32; 2],
+    o: &'a Options,
+    nodes: Vec<Node>,
+    seen: FpSet,
+    /// Fingerprints of every key any explored step printed.
+    printed: HashSet<u64>,
+    states: u64,
+    best: u32,
+    best_cursors: [u32; 2],
+}
+
+impl<'a, M: Model> Search<'a, M> {
+    fn new(sc: &'a M, w: &'a Wanted, goal: [u32; 2], o: &'a Options) -> Self {
+        Search {
+            sc,
+            w,
+            goal,
+            o,
+            nodes: vec![Node {
+                parent: 0,
+                choice: Choice::new(0, 0),
+            }],
+            seen: FpSet::default(),
+            printed: HashSet::new(),
+            states: 1,
+            best: 0,
+            best_cursors: [0, 0],
+        }
+    }
+
+    /// Breadth-first from the initial state: the node reached (the goal, or the
+    /// one that matched most) and the budget that stopped it.
+    fn run(mut self) -> (u32, Option<String>, Self) {
+        let root = self.sc.init();
+        let bytes_each = state_bytes(&root).max(1);
+        let mut queue = VecDeque::from([(0u32, root, [0u32; 2], 0u32)]);
+        let mut best_node = 0;
+        let (mut runnable, mut facts, mut keys) = (Vec::new(), Vec::new(), Vec::new());
+        if self.goal == [0, 0] {
+            return (0, None, self);
+        }
+        while let Some((node, s, cur, depth)) = queue.pop_front() {
+            if depth >= self.o.max_steps || self.sc.ended(&s) {
+                continue;
+            }
+            self.sc.runnable(&s, &mut runnable);
+            for &c in &runnable {
+                let mut s2 = s.clone();
+                facts.clear();
+                self.sc.step(&mut s2, c, &mut facts);
+                step_keys(self.sc, &facts, &mut keys);
+                self.printed
+                    .extend(keys.iter().map(|(k, _)| fingerprint(k)));
+                let mut cur2 = cur;
+                if !advance(&self.w.seqs, &mut cur2, &keys) {
+                    // The step printed a line out of the log's order; the lines it
+                    // matched before that still count as how far the log is explained.
+                    if cur2[0] + cur2[1] > self.best {
+                        (self.best, self.best_cursors, best_node) = (cur2[0] + cur2[1], cur2, node);
+                    }
+                    continue;
+                }
+                if !self.seen.insert(fingerprint(&(&s2, cur2))) {
+                    continue;
+                }
+                self.states += 1;
+                self.nodes.push(Node {
+                    parent: node,
+                    choice: c,
+                });
+                let id = self.nodes.len() as u32 - 1;
+                if cur2[0] + cur2[1] > self.best {
+                    (self.best, self.best_cursors, best_node) = (cur2[0] + cur2[1], cur2, id);
+                }
+                if cur2 == self.goal {
+                    return (id, None, self);
+                }
+                if let Some(why) = self.over_budget(queue.len() as u64 * bytes_each) {
+                    return (best_node, Some(why), self);
+                }
+                queue.push_back((id, s2, cur2, depth + 1));
+            }
+        }
+        (best_node, None, self)
+    }
+
+    fn over_budget(&self, queued_bytes: u64) -> Option<String> {
+        if self.states >= self.o.max_states {
+            return Some(format!(
+                "the search stopped at its budget of {} states (--max-states raises it)",
+                self.o.max_states
+            ));
+        }
+        (queued_bytes > self.o.max_bytes).then(|| {
+            format!(
+                "the search stopped at its memory budget: about {} MB of states waiting",
+                self.o.max_bytes >> 20
+            )
+        })
+    }
+
+    /// The earliest record (in the log) past the best cursors, and why.
+    fn unexplained(&self, log: &Parsed, stopped: Option<&str>) -> Unexplained {
+        let next = (0..2)
+            .filter_map(|p| {
+                self.w.seqs[p]
+                    .get(self.best_cursors[p] as usize)
+                    .map(|x| (p, x))
+            })
+            .min_by_key(|(_, (i, _))| *i);
+        let Some((p, (i, k))) = next else {
+            unreachable!("an incomplete search has a record left")
+        };
+        let before = self.best_cursors[p];
+        let process = if p == 0 { "datacoord" } else { "datanode" };
+        let why = match stopped {
+            Some(s) => format!("{s} before a schedule printed it"),
+            None if self.printed.contains(&fingerprint(k)) => format!(
+                "the model prints this line, but never after the {before} {process} line(s) before it, in their order"
+            ),
+            None => match prints_anywhere(self.sc, k, self.o) {
+                Some(true) => format!(
+                    "the model prints this line, but no schedule prints it after the {before} {process} line(s) before it without printing other lines of the log out of their order first"
+                ),
+                Some(false) => "no schedule of this scenario prints this line: the model never takes the path that logs it".to_owned(),
+                None => format!(
+                    "no schedule printed this line within {} states",
+                    self.o.max_states
+                ),
+            },
+        };
+        Unexplained {
+            record: *i,
+            at: log.records[*i].at,
+            line: record_words(&log.records[*i]),
+            why,
+        }
+    }
+}
+
+/// Whether any schedule prints `key`, whatever else it prints: `None` when the
+/// budget ran out first. Breadth-first over states alone.
+fn prints_anywhere<M: Model>(sc: &M, key: &Key, o: &Options) -> Option<bool> {
+    let root = sc.init();
+    let mut seen = FpSet::default();
+    seen.insert(fingerprint(&root));
+    let mut queue = VecDeque::from([(root, 0u32)]);
+    let (mut runnable, mut facts, mut keys) = (Vec::new(), Vec::new(), Vec::new());
+    let mut states = 1u64;
+    while let Some((s, depth)) = queue.pop_front() {
+        if depth >= o.max_steps || sc.ended(&s) {
+            continue;
+        }
+        sc.runnable(&s, &mut runnable);
+        for &c in &runnable {
+            let mut s2 = s.clone();
+            facts.clear();
+            sc.step(&mut s2, c, &mut facts);
+            step_keys(sc, &facts, &mut keys);
+            if keys.iter().any(|(k, _)| k == key) {
+                return Some(true);
+            }
+            if seen.insert(fingerprint(&s2)) {
+                states += 1;
+                if states >= o.max_states {
+                    return None;
+                }
+                queue.push_back((s2, depth + 1));
+            }
+        }
+    }
+    Some(false)
+}
+
+/// A record in one line, for messages.
+pub fn record_words(r: &Record) -> String {
+    match Key::of(&r.kind) {
+        Some(k) => k.words(),
+        None => match &r.kind {
+            Kind::Unmatched { text, .. } => text.clone(),
+            _ => String::new(),
+        },
+    }
+}
+
+/// Replays `schedule` and lines its printed lines up with the log's records.
+fn align<M: Model>(sc: &M, w: &Wanted, schedule: &[Choice], log: &Parsed) -> Conformance {
+    let mut s = sc.init();
+    let (mut facts, mut keys) = (Vec::new(), Vec::new());
+    let mut cur = [0u32; 2];
+    let mut c = Conformance {
+        complete: false,
+        wanted: 0,
+        explained: 0,
+        schedule: schedule.to_vec(),
+        matched: Vec::new(),
+        not_modelled: Vec::new(),
+        extra: Vec::new(),
+        unexplained: None,
+        states: 0,
+        stopped: None,
+    };
+    for (n, &choice) in schedule.iter().enumerate() {
+        facts.clear();
+        sc.step(&mut s, choice, &mut facts);
+        step_keys(sc, &facts, &mut keys);
+        let step = n as u32 + 1;
+        let mut left: Vec<&(Key, String)> = keys.iter().collect();
+        while let Some(i) = left.iter().position(|(k, _)| {
+            let p = k.process() as usize;
+            w.seqs[p]
+                .get(cur[p] as usize)
+                .is_some_and(|(_, want)| want == k)
+        }) {
+            let p = left.swap_remove(i).0.process() as usize;
+            let record = w.seqs[p][cur[p] as usize].0;
+            cur[p] += 1;
+            let at = log.records[record].at;
+            c.matched.push(Matched { record, at, step });
+        }
+        let extra = left.into_iter().map(|(_, line)| Extra {
+            step,
+            line: line.clone(),
+        });
+        c.extra.extend(extra);
+    }
+    c.matched.sort_by_key(|m| m.record);
+    c
+}

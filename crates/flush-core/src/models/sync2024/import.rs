@@ -1,0 +1,374 @@
+//! A sync-2024 scenario inferred from a Milvus log (issue 12): the smallest one
+//! whose segments, actors and version are consistent with the lines the model
+//! knows. Real segment and partition ids are kept. What each part was inferred
+//! from is written down (`notes`, with the log's line numbers) so that an
+//! on-call engineer can check it against the log.
+//!
+//! The conformance search (`logs::conform`) then decides whether the scenario
+//! explains the log; this module only proposes it.
+
+use std::collections::BTreeMap;
+
+use super::facts::line_of;
+use super::setup::{Level, SegState, Version};
+use crate::logs::{Inferred, Kind, LogLine, Parsed};
+
+/// Segments an inferred scenario keeps (a log may name thousands).
+pub const MAX_SEGMENTS: usize = 64;
+/// SyncSegments requests an inferred scenario keeps.
+pub const MAX_REQUESTS: usize = 8;
+/// Sync ops of one segment an inferred scenario keeps.
+pub const MAX_SYNCS: usize = 4;
+
+/// What a segment was seen doing in the log.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Seg {
+    partition: Option<i64>,
+    /// In a "sync segments success" list: datacoord selected it.
+    selected: bool,
+    added: bool,
+    removed: bool,
+    /// A sync task (or the flow graph's getSyncTask) ran for it.
+    synced: bool,
+    level: Option<Level>,
+    first_at: u32,
+}
+
+#[derive(Default)]
+struct Seen {
+    segs: BTreeMap<i64, Seg>,
+    /// Each SyncSegments request: (line, partition), from the datanode's or datacoord's side.
+    received: Vec<(u32, Option<i64>)>,
+    succeeded: Vec<(u32, Option<i64>)>,
+    /// The flow graph's ops in log order: (segment, line).
+    syncs: Vec<(i64, u32)>,
+    notes: Vec<String>,
+}
+
+fn id(s: &str) -> Option<i64> {
+    s.trim().parse().ok()
+}
+
+fn file(l: &LogLine) -> &str {
+    l.file.rsplit('/').next().unwrap_or(&l.file)
+}
+
+/// `segment not found[segment=300]` → 300.
+fn panic_segment(message: &str) -> Option<i64> {
+    let rest = message.split_once("segment not found[segment=")?.1;
+    id(rest.split(']').next()?)
+}
+
+impl Seen {
+    fn seg(&mut self, segment: i64, at: u32) -> &mut Seg {
+        self.segs.entry(segment).or_insert(Seg {
+            first_at: at,
+            ..Seg::default()
+        })
+    }
+
+    fn read(&mut self, at: u32, kind: &Kind) {
+        match kind {
+            Kind::Log(l) => self.read_line(at, l),
+            Kind::Panic { message, .. } => {
+                if let Some(s) = panic_segment(message) {
+                    self.synced(s, at, false);
+                }
+            }
+            Kind::Unmatched { .. } => {}
+        }
+    }
+
+    fn synced(&mut self, segment: i64, at: u32, submitted: bool) {
+        let seg = self.seg(segment, at);
+        let first = !seg.synced;
+        seg.synced = true;
+        if submitted || first {
+            self.syncs.push((segment, at));
+        }
+    }
+
+    fn read_line(&mut self, at: u32, l: &LogLine) {
+        let seg = ["segmentID", "SegmentID", "key"]
+            .iter()
+            .find_map(|k| l.field(k).and_then(id));
+        let partition = l.field("partitionID").and_then(id);
+        match (file(l), l.message.as_str(), seg) {
+            ("services.go", "DataNode receives SyncSegments", _) => {
+                self.received.push((at, partition))
+            }
+            ("sync_segments_scheduler.go", "sync segments success", _) => {
+                self.succeeded.push((at, partition));
+                let list = l.field("segments").unwrap_or_default();
+                for s in list
+                    .trim_matches(['[', ']'])
+                    .split([',', ' '])
+                    .filter_map(id)
+                {
+                    let seg = self.seg(s, at);
+                    seg.selected = true;
+                    seg.partition = seg.partition.or(partition);
+                }
+            }
+            ("meta_cache.go", "metacache does not have segment, add it", Some(s)) => {
+                self.seg(s, at).added = true
+            }
+            ("meta_cache.go", "remove dropped segment", Some(s)) => self.seg(s, at).removed = true,
+            ("services.go", "segment loading PKs", Some(s)) => self.seg(s, at).added = true,
+            ("services.go", m, Some(s)) if m.starts_with("segment level is L0") => {
+                self.seg(s, at).level = Some(Level::L0)
+            }
+            ("services.go", m, Some(s)) if m.starts_with("segment level is legacy") => {
+                self.seg(s, at).level = Some(Level::Legacy)
+            }
+            ("sync_manager.go", "sync mgr sumbit task with key", Some(s)) => {
+                self.synced(s, at, true)
+            }
+            (
+                "task.go" | "meta_writer.go" | "write_buffer.go" | "storage_serializer.go",
+                _,
+                Some(s),
+            ) => self.synced(s, at, false),
+            ("options.go", "Conc pool panicked", _) => {
+                if let Some(s) = l.field("panic").and_then(panic_segment) {
+                    self.synced(s, at, false);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The versions whose line numbers fit every line whose number moved between
+/// the modelled commits; all of them when no such line is in the log.
+fn versions(log: &Parsed, notes: &mut Vec<String>) -> Vec<Version> {
+    let mut fit: Vec<Version> = Version::ALL.to_vec();
+    let mut told = Vec::new();
+    for r in &log.records {
+        let Kind::Log(l) = &r.kind else { continue };
+        let Some(n) = l.line else { continue };
+        let before = fit.len();
+        let known = Version::ALL
+            .iter()
+            .any(|&v| line_of(v, file(l), &l.message).is_some());
+        if !known {
+            continue;
+        }
+        fit.retain(|&v| line_of(v, file(l), &l.message) == Some(n));
+        if fit.len() < before {
+            told.push(format!("line {}: {}:{n}", r.at, l.file));
+        }
+        if fit.is_empty() {
+            notes.push(format!(
+                "No modelled version logs \"{}\" at {}:{n} (line {}); every version is tried.",
+                l.message, l.file, r.at
+            ));
+            return Version::ALL.to_vec();
+        }
+    }
+    if fit.len() < Version::ALL.len() {
+        notes.push(format!(
+            "Version: {} (from {}).",
+            fit.iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(" or "),
+            told.join(", ")
+        ));
+    } else {
+        notes.push(
+            "Version: the log's line numbers do not tell; every version is tried.".to_owned(),
+        );
+    }
+    fit
+}
+
+/// Infers a sync-2024 scenario from `log`; an error when the log has no line the
+/// model knows.
+pub fn infer(log: &Parsed) -> Result<Inferred, String> {
+    let mut seen = Seen::default();
+    for r in &log.records {
+        seen.read(r.at, &r.kind);
+    }
+    if seen.segs.is_empty() && seen.received.is_empty() && seen.succeeded.is_empty() {
+        return Err(
+            "the log has no line the sync-2024 model knows: no SyncSegments request \
+             (\"DataNode receives SyncSegments\", \"sync segments success\"), no metacache \
+             change (\"metacache does not have segment, add it\", \"remove dropped segment\"), \
+             no sync task (\"sync mgr sumbit task with key\", syncmgr/task.go) and no \
+             \"segment not found\" panic"
+                .to_owned(),
+        );
+    }
+    let mut notes = Vec::new();
+    let versions = versions(log, &mut notes);
+    notes.append(&mut seen.notes);
+    let json = scenario_json(&seen, versions[0], &mut notes);
+    Ok(Inferred {
+        json,
+        versions: versions.iter().map(|v| v.as_str()).collect(),
+        notes,
+    })
+}
+
+/// A segment's rows in the two tables: (datacoord, datanode), as JSON objects.
+fn rows(id: i64, s: &Seg, partition: i64) -> (Option<String>, Option<String>) {
+    let level = s.level.unwrap_or(Level::L1).as_str();
+    let dc = |state: SegState, statslog: bool, rows: u32| {
+        Some(format!(
+            r#"{{ "segment": {id}, "partition": {partition}, "state": "{}", "level": "{level}", "statslog": {statslog}, "rows": {rows} }}"#,
+            state.as_str()
+        ))
+    };
+    let dn = || {
+        Some(format!(
+            r#"{{ "segment": {id}, "partition": {partition}, "state": "Flushed", "level": "{level}", "rows": 1000 }}"#
+        ))
+    };
+    if s.synced && !s.added {
+        // A new growing segment: datacoord allocated it, the flow graph's insert adds it.
+        (dc(SegState::Growing, false, 0), None)
+    } else if s.added || s.level.is_some() {
+        // Missing from the metacache, sent with a PK statslog.
+        (dc(SegState::Flushed, true, 1000), None)
+    } else if s.removed && s.selected {
+        // Selected by datacoord but not sent (no PK statslog), so removed.
+        (dc(SegState::Flushed, false, 1000), dn())
+    } else if s.removed {
+        // Not in datacoord's healthy segments: dropped there.
+        (None, dn())
+    } else {
+        (dc(SegState::Flushed, true, 1000), dn())
+    }
+}
+
+fn scenario_json(seen: &Seen, version: Version, notes: &mut Vec<String>) -> String {
+    let default_partition = seen
+        .received
+        .iter()
+        .chain(&seen.succeeded)
+        .find_map(|r| r.1)
+        .or_else(|| seen.segs.values().find_map(|s| s.partition))
+        .unwrap_or(1);
+    let mut segs: Vec<(&i64, &Seg)> = seen.segs.iter().collect();
+    segs.sort_by_key(|(_, s)| s.first_at);
+    if segs.len() > MAX_SEGMENTS {
+        notes.push(format!(
+            "The log names {} segments; the first {MAX_SEGMENTS} (by first line) are modelled.",
+            segs.len()
+        ));
+        segs.truncate(MAX_SEGMENTS);
+    }
+    segs.sort_by_key(|(id, _)| **id);
+    let (mut dc, mut dn) = (Vec::new(), Vec::new());
+    for (id, s) in &segs {
+        let (a, b) = rows(**id, s, s.partition.unwrap_or(default_partition));
+        dc.extend(a);
+        dn.extend(b);
+    }
+    let kept = |id: &i64| segs.iter().any(|(s, _)| *s == id);
+    let flowgraph = flowgraph_ops(seen, &kept, default_partition, notes);
+    let datacoord = request_ops(seen, default_partition, notes);
+    let mut actors = Vec::new();
+    if !flowgraph.is_empty() {
+        actors.push(format!(
+            r#"    {{ "name": "flowgraph", "ops": [
+      {} ] }}"#,
+            flowgraph.join(",\n      ")
+        ));
+    }
+    if !datacoord.is_empty() {
+        actors.push(format!(
+            r#"    {{ "name": "datacoord", "ops": [
+      {} ] }}"#,
+            datacoord.join(",\n      ")
+        ));
+    }
+    let description = notes.join(" ").replace('\\', "\\\\").replace('"', "\\\"");
+    format!(
+        r#"{{
+  "name": "imported-log",
+  "title": "Inferred from a Milvus log",
+  "description": "{description}",
+  "model": "sync-2024",
+  "version": "{}",
+  "seed": 1,
+  "datacoord": [
+    {}
+  ],
+  "datanode": [
+    {}
+  ],
+  "actors": [
+{}
+  ]
+}}
+"#,
+        version.as_str(),
+        dc.join(",\n    "),
+        dn.join(",\n    "),
+        actors.join(",\n")
+    )
+}
+
+/// The flow graph's ops: each synced segment's insert (when the log shows a new
+/// segment), then a sync per submitted task, in log order.
+fn flowgraph_ops(
+    seen: &Seen,
+    kept: &dyn Fn(&i64) -> bool,
+    partition: i64,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let mut ops = Vec::new();
+    let mut per_seg: BTreeMap<i64, usize> = BTreeMap::new();
+    for &(s, at) in &seen.syncs {
+        if !kept(&s) {
+            continue;
+        }
+        let n = per_seg.entry(s).or_default();
+        if *n >= MAX_SYNCS {
+            continue;
+        }
+        let seg = &seen.segs[&s];
+        if *n == 0 && !seg.added {
+            let p = seg.partition.unwrap_or(partition);
+            ops.push(format!(
+                r#"{{ "op": "insert", "segment": {s}, "partition": {p}, "rows": 10 }}"#
+            ));
+            notes.push(format!(
+                "Segment {s} is synced (line {at}) but was never added by SyncSegments: a new growing segment the flow graph inserts into."
+            ));
+        }
+        *n += 1;
+        ops.push(format!(r#"{{ "op": "sync", "segment": {s} }}"#));
+    }
+    ops
+}
+
+/// Datacoord's SyncSegments ticks: one per request the log shows from either side.
+fn request_ops(seen: &Seen, partition: i64, notes: &mut Vec<String>) -> Vec<String> {
+    let n = seen.received.len().max(seen.succeeded.len());
+    let changed = seen
+        .segs
+        .values()
+        .any(|s| s.added || s.removed || s.level.is_some());
+    let n = if n == 0 && changed { 1 } else { n };
+    if n > MAX_REQUESTS {
+        notes.push(format!(
+            "The log shows {n} SyncSegments requests; the first {MAX_REQUESTS} are modelled."
+        ));
+    }
+    let mut ops = Vec::new();
+    for i in 0..n.min(MAX_REQUESTS) {
+        let from = seen.received.get(i).or(seen.succeeded.get(i));
+        let p = from.and_then(|r| r.1).unwrap_or(partition);
+        match from {
+            Some((at, _)) => notes.push(format!("SyncSegments request {} for partition {p} (line {at}).", i + 1)),
+            None => notes.push(format!(
+                "The metacache changed with no request line: one SyncSegments request for partition {p} is assumed."
+            )),
+        }
+        ops.push(format!(r#"{{ "op": "sync_segments", "partition": {p} }}"#));
+    }
+    ops
+}
