@@ -542,6 +542,70 @@ test('figures: step latency on 1,000 pairs, jump to the end of 100,000 steps', a
   await big.ctx.close();
 });
 
+test('paste a Milvus log: the inferred scenario, the versions, and a replay with each step\'s log lines highlighted', async () => {
+  const logFile = new globalThis.URL('../tests/logs/segment-not-found.log', import.meta.url).pathname;
+  const log = readFileSync(logFile, 'utf8');
+  const cli = JSON.parse(execFileSync(process.env.FLUSHSCOPE_BIN ?? '../target/debug/flushscope', ['logs', logFile, '--json']).toString());
+  const { page, ctx, errors } = await open('', { waitFor: '.lane' });
+  // Bad input first: nothing pasted, then a log of another component. The text stays.
+  await page.click('#log-read');
+  assert.match(await page.textContent('#log-error'), /Paste a Milvus log into the box first/);
+  await page.fill('#log-text', '[2024/07/02 08:00:00.000 +00:00] [INFO] [proxy/impl.go:10] ["search"]\nhello');
+  await page.click('#log-read');
+  assert.match(await page.textContent('#log-error'), /Read 2 lines \(2 records\), but the log has no line the sync-2024 model knows/);
+  assert.match(await page.inputValue('#log-text'), /hello$/);
+  // The #34018-shaped log.
+  await page.fill('#log-text', log);
+  await page.click('#log-read');
+  await page.waitForSelector('#log-result');
+  assert.equal(await page.getAttribute('#log-result', 'data-complete'), 'true');
+  assert.equal(await page.getAttribute('#log-result', 'data-version'), cli.version);
+  assert.match(await page.textContent('#log-summary'), /Under ca7ef26e4b, a schedule of 8 steps prints all 10 lines the model knows, in order/);
+  assert.match(await page.textContent('.log-notes'), /Version: ca7ef26e4b or b5c9a7364b \(from line 3: datanode\/services.go:284/);
+  assert.equal(await page.getAttribute('#log-versions tr[data-version="ca7ef26e4b"]', 'data-complete'), 'true');
+  assert.match(await page.textContent('#log-versions tr[data-version="b5c9a7364b"]'), /3 of 10.*line 6: meta_cache.go "remove dropped segment" \(451000000000000300\)/);
+  assert.equal(await page.locator('#log-records li').count(), cli.log.records.length);
+  assert.match(await page.textContent('#log-records li[data-at="1"] .mark'), /not modelled/);
+  await audit(page, 'log import result');
+  // Replay it: the stepper shows the inferred scenario under the inferred version.
+  await page.click('#log-replay');
+  await waitStep(page, 0);
+  assert.equal(await page.getAttribute('.app', 'data-len'), String(cli.conformance.schedule.split(',').length));
+  assert.match(await page.textContent('.stage-title h2'), /Inferred from a Milvus log/);
+  assert.equal(await page.textContent('.stage-title .badge.version'), 'ca7ef26e4b');
+  assert.equal(await page.getAttribute('#log-replay', 'aria-pressed'), 'true');
+  assert.equal(await page.locator('#log-records li.now').count(), 0);
+  // Step through: the records each step printed, and only those, are highlighted, as the CLI matched them.
+  const want = (step) => cli.conformance.matched.filter((m) => m.step === step).map((m) => String(m.at));
+  const len = cli.conformance.schedule.split(',').length;
+  for (let step = 1; step <= len; step++) {
+    await page.click('#step-btn');
+    await waitStep(page, step);
+    const now = await page.$$eval('#log-records li.now', (lis) => lis.map((li) => li.dataset.at));
+    assert.deepEqual(now, want(step), `step ${step}`);
+    if (now.length) {
+      assert.equal(await page.getAttribute(`#log-records li[data-at="${now[0]}"]`, 'aria-current'), 'step');
+      // Scrolled into the list's view (the list scrolls, not the page).
+      const seen = await page.evaluate(() => {
+        const ol = document.querySelector('#log-records'); const li = ol.querySelector('li.now');
+        const a = ol.getBoundingClientRect(); const b = li.getBoundingClientRect();
+        return b.top >= a.top - 1 && b.bottom <= a.bottom + 1;
+      });
+      assert.ok(seen, `step ${step}: the highlighted record is visible in its list`);
+    }
+    if (step === 6) await shot(page, '60-log-replay-removal');
+  }
+  assert.match(await page.textContent('#event'), /PANIC: segment not found\[segment=451000000000000300\]/);
+  assert.deepEqual(await page.$$eval('#log-records li.now', (lis) => lis.map((li) => li.dataset.at)), ['10', '11', '12']);
+  await shot(page, '61-log-replay-panic');
+  await audit(page, 'log replay at its panic');
+  // Another scenario: the highlight goes (the replay is no longer shown), the result stays.
+  await page.keyboard.press('Home');
+  await waitStep(page, 0);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 // ---- Accessibility (issue 13): axe-core over every view, in both themes; narration; keyboard only.
 
 const AXE = readFileSync(new globalThis.URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');

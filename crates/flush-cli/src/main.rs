@@ -575,7 +575,7 @@ fn print_records(file: &str, text: &str, json: bool) -> Result<ExitCode, Failure
     }
     let mut out = records_head(shown_name(file), &p);
     for r in &p.records {
-        out.push_str(&format!("{:>6}  {}\n", r.at, record_text(&r.kind)));
+        out.push_str(&format!("{:>6}  {}\n", r.at, r.kind.text()));
     }
     emit(&out)?;
     Ok(ExitCode::SUCCESS)
@@ -597,33 +597,6 @@ fn records_head(shown: &str, p: &flush_core::logs::Parsed) -> String {
     out
 }
 
-fn record_text(kind: &flush_core::logs::Kind) -> String {
-    use flush_core::logs::Kind;
-    match kind {
-        Kind::Log(l) => {
-            let fields: Vec<_> = l.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            format!(
-                "{:<5} {}:{} \"{}\" {}{}",
-                l.level,
-                l.file,
-                l.line.map_or("?".to_owned(), |n| n.to_string()),
-                l.message,
-                fields.join(" "),
-                if l.truncated { " (cut short)" } else { "" }
-            )
-        }
-        Kind::Panic {
-            message,
-            recovered,
-            dump_lines,
-        } => format!(
-            "panic: {message}{} ({dump_lines} lines of goroutine dump)",
-            if *recovered { " [recovered]" } else { "" }
-        ),
-        Kind::Unmatched { text, why } => format!("?     {text}  ({why})"),
-    }
-}
-
 /// `flushscope logs`: the records, the inferred scenario, each version tried
 /// and the matched replay (see `flush_core::logs::import`).
 fn print_import(
@@ -640,7 +613,7 @@ fn print_import(
         Ok(i) => i,
         Err(ImportError::Unknown(e)) => {
             emit(&records_head(shown, &flush_core::logs::parse(text)))?;
-            eprintln!("flushscope: {shown}: {e}");
+            say(&format!("{shown}: {e}"));
             return Ok(ExitCode::from(1));
         }
         Err(ImportError::Version(e)) => return Err(Failure::Input(format!("--version: {e}"))),
@@ -702,22 +675,11 @@ fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
         c.states
     ));
     for (n, r) in i.log.records.iter().enumerate() {
-        let mark = match c.matched.iter().find(|m| m.record == n) {
-            Some(m) => format!("step {:>3}", m.step),
-            None if c.not_modelled.contains(&n) => "not modelled".to_owned(),
-            None if c.unexplained.as_ref().is_some_and(|u| u.record == n) => {
-                "UNEXPLAINED".to_owned()
-            }
-            None if matches!(r.kind, flush_core::logs::Kind::Unmatched { .. }) => {
-                "not a log line".to_owned()
-            }
-            None => "not reached".to_owned(),
+        let mark = match c.mark(n, r) {
+            flush_core::logs::conform::Mark::Step(s) => format!("step {s:>3}"),
+            m => m.words(),
         };
-        out.push_str(&format!(
-            "{:>6}  {mark:<12}  {}\n",
-            r.at,
-            record_text(&r.kind)
-        ));
+        out.push_str(&format!("{:>6}  {mark:<12}  {}\n", r.at, r.kind.text()));
     }
     if !c.extra.is_empty() {
         out.push_str("\n# Lines the replay prints that the log lacks\n");

@@ -861,26 +861,26 @@ fn logs_reads_a_milvus_log_into_records() {
         .iter()
         .map(|r| r["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds.iter().filter(|k| **k == "log").count(), 10);
-    assert_eq!(kinds[8], "panic");
-    let removed = &records[4];
+    assert_eq!(kinds.iter().filter(|k| **k == "log").count(), 11);
+    assert_eq!(kinds[11], "panic");
+    let removed = &records[5];
     assert_eq!(
         (
             removed["at"].as_u64(),
             removed["file"].as_str(),
             removed["line"].as_u64()
         ),
-        (Some(5), Some("metacache/meta_cache.go"), Some(299))
+        (Some(6), Some("metacache/meta_cache.go"), Some(299))
     );
     assert_eq!(
         removed["fields"],
         serde_json::json!([["segmentID", "451000000000000300"]])
     );
-    assert_eq!(records[8]["dump_lines"], 5);
+    assert_eq!(records[11]["dump_lines"], 8);
     let o = flushscope(&["logs", &log, "--records"]);
     assert!(stdout(&o).starts_with("# "), "{}", stdout(&o));
     assert!(
-        stdout(&o).contains(": 17 lines, 10 log lines, 1 panics, 0 unmatched"),
+        stdout(&o).contains(": 21 lines, 11 log lines, 1 panics, 0 unmatched"),
         "{}",
         stdout(&o)
     );
@@ -903,7 +903,7 @@ fn logs_infers_the_scenario_and_replays_the_log_to_its_panic() {
         "Version: ca7ef26e4b or b5c9a7364b",
         "ca7ef26e4b: 10 of 10 modelled lines matched (every one)",
         "b5c9a7364b: 3 of 10 modelled lines matched",
-        "line 5 is not explained: meta_cache.go \"remove dropped segment\" (451000000000000300)",
+        "line 6 is not explained: meta_cache.go \"remove dropped segment\" (451000000000000300)",
         "not modelled  INFO  writebuffer/write_buffer.go:365",
         "outcome: panic in g2 sync task #1 seg=451000000000000300: segment not found[segment=451000000000000300]",
     ] {
@@ -947,7 +947,7 @@ fn logs_infers_the_scenario_and_replays_the_log_to_its_panic() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stdout(&o).contains("UNEXPLAINED"), "{}", stdout(&o));
     assert!(
-        stdout(&o).starts_with("# <stdin>: 17 lines"),
+        stdout(&o).starts_with("# <stdin>: 21 lines"),
         "{}",
         stdout(&o)
     );

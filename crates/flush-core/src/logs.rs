@@ -64,6 +64,41 @@ pub enum Kind {
     },
 }
 
+impl Kind {
+    /// The record in one line, as `flushscope logs` prints it.
+    pub fn text(&self) -> String {
+        match self {
+            Kind::Log(l) => {
+                // A field may hold a stack trace: its newlines stay escapes, one record a line.
+                let esc = |v: &str| crate::scenario::json::escape_unsafe(v, false).into_owned();
+                let fields: Vec<_> = l
+                    .fields
+                    .iter()
+                    .map(|(k, v)| format!("{}={}", esc(k), esc(v)))
+                    .collect();
+                format!(
+                    "{:<5} {}:{} \"{}\" {}{}",
+                    l.level,
+                    l.file,
+                    l.line.map_or("?".to_owned(), |n| n.to_string()),
+                    esc(&l.message),
+                    fields.join(" "),
+                    if l.truncated { " (cut short)" } else { "" }
+                )
+            }
+            Kind::Panic {
+                message,
+                recovered,
+                dump_lines,
+            } => format!(
+                "panic: {message}{} ({dump_lines} lines of goroutine dump)",
+                if *recovered { " [recovered]" } else { "" }
+            ),
+            Kind::Unmatched { text, why } => format!("?     {text}  ({why})"),
+        }
+    }
+}
+
 /// A record and the input line it starts at (1-based).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Record {

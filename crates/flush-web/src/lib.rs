@@ -21,6 +21,7 @@ use components::explore::{ExplorePanel, RaceLens};
 use components::glossary::Glossary;
 use components::intro::Intro;
 use components::lockstep::Lockstep;
+use components::logs::LogPanel;
 use components::overlays::{error_banner, notice, Help};
 use components::plots::Plots;
 use components::races::RacesHere;
@@ -114,6 +115,7 @@ pub fn app() -> Html {
                     {stage_title(h, &run.proposed())}
                     <Intro header={Rc::new(h.clone())} about={run.about()} dispatch={d.clone()} />
                     {stage_view(&stage)}
+                    <LogPanel shown={state.shown()} {cursor} dispatch={d.clone()} />
                 </main>
                 <aside class="side" aria-labelledby="side-title">
                     <h2 id="side-title" class="sr-only">{"This step and the goroutines"}</h2>

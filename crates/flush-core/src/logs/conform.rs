@@ -8,7 +8,8 @@
 //! (and not next) ends that branch, since the log says something else came
 //! first; a line the log lacks is allowed and listed (a log may be filtered, or
 //! one process's log missing). Lines the model never prints are kept and listed
-//! as not modelled. Breadth-first, so the schedule found is a shortest one.
+//! as not modelled. Best-first: the states that matched most lines go first,
+//! then the deepest, so the search follows the log.
 
 use std::collections::{HashSet, VecDeque};
 
@@ -229,6 +230,48 @@ impl Conformance {
     pub fn at_step(&self, step: u32) -> impl Iterator<Item = &Matched> {
         self.matched.iter().filter(move |m| m.step == step)
     }
+
+    /// What the replay made of record `n` (`r`).
+    pub fn mark(&self, n: usize, r: &Record) -> Mark {
+        if let Ok(i) = self.matched.binary_search_by_key(&n, |m| m.record) {
+            return Mark::Step(self.matched[i].step);
+        }
+        if self.unexplained.as_ref().is_some_and(|u| u.record == n) {
+            Mark::Unexplained
+        } else if self.not_modelled.binary_search(&n).is_ok() {
+            Mark::NotModelled
+        } else if matches!(r.kind, Kind::Unmatched { .. }) {
+            Mark::NotALogLine
+        } else {
+            Mark::NotReached
+        }
+    }
+}
+
+/// What the replay made of a record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// Printed at this step (1-based).
+    Step(u32),
+    /// The first record no schedule explains.
+    Unexplained,
+    /// The model has no line like it.
+    NotModelled,
+    NotALogLine,
+    /// After the unexplained record: not tried.
+    NotReached,
+}
+
+impl Mark {
+    pub fn words(self) -> String {
+        match self {
+            Mark::Step(n) => format!("step {n}"),
+            Mark::Unexplained => "UNEXPLAINED".to_owned(),
+            Mark::NotModelled => "not modelled".to_owned(),
+            Mark::NotALogLine => "not a log line".to_owned(),
+            Mark::NotReached => "not reached".to_owned(),
+        }
+    }
 }
 
 /// The records a model prints, split by process, with their keys.
@@ -293,6 +336,69 @@ fn advance(seqs: &[Vec<(usize, Key)>; 2], cur: &mut [u32; 2], keys: &[(Key, Stri
 struct Node {
     parent: u32,
     choice: Choice,
+}
+
+/// The states waiting to be expanded, most lines matched first, then the
+/// deepest, then first come: the search goes where the log leads and, between
+/// two lines, depth-first to the next one (a breadth-first search drowns in the
+/// interleavings of steps that print nothing).
+struct Frontier<S> {
+    heap: std::collections::BinaryHeap<Waiting<S>>,
+    seq: u64,
+}
+
+impl<S> Default for Frontier<S> {
+    fn default() -> Self {
+        Frontier {
+            heap: std::collections::BinaryHeap::new(),
+            seq: 0,
+        }
+    }
+}
+
+struct Waiting<S> {
+    /// (lines matched, steps, first come), compared as a max-heap key.
+    key: (u32, u32, std::cmp::Reverse<u64>),
+    node: u32,
+    state: S,
+    cur: [u32; 2],
+}
+
+impl<S> PartialEq for Waiting<S> {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+impl<S> Eq for Waiting<S> {}
+impl<S> PartialOrd for Waiting<S> {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<S> Ord for Waiting<S> {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&o.key)
+    }
+}
+
+impl<S> Frontier<S> {
+    fn push(&mut self, node: u32, state: S, cur: [u32; 2], depth: u32) {
+        use std::cmp::Reverse;
+        self.seq += 1;
+        let key = (cur[0] + cur[1], depth, Reverse(self.seq));
+        self.heap.push(Waiting {
+            key,
+            node,
+            state,
+            cur,
+        });
+    }
+    fn pop(&mut self) -> Option<(u32, S, [u32; 2], u32)> {
+        self.heap.pop().map(|w| (w.node, w.state, w.cur, w.key.1))
+    }
+    fn len(&self) -> usize {
+        self.heap.len()
+    }
 }
 
 fn path(nodes: &[Node], mut at: u32) -> Vec<Choice> {
@@ -363,13 +469,14 @@ impl<'a, M: Model> Search<'a, M> {
     fn run(mut self) -> (u32, Option<String>, Self) {
         let root = self.sc.init();
         let bytes_each = state_bytes(&root).max(1);
-        let mut queue = VecDeque::from([(0u32, root, [0u32; 2], 0u32)]);
+        let mut queue = Frontier::default();
+        queue.push(0, root, [0, 0], 0);
         let mut best_node = 0;
         let (mut runnable, mut facts, mut keys) = (Vec::new(), Vec::new(), Vec::new());
         if self.goal == [0, 0] {
             return (0, None, self);
         }
-        while let Some((node, s, cur, depth)) = queue.pop_front() {
+        while let Some((node, s, cur, depth)) = queue.pop() {
             if depth >= self.o.max_steps || self.sc.ended(&s) {
                 continue;
             }
@@ -408,7 +515,7 @@ impl<'a, M: Model> Search<'a, M> {
                 if let Some(why) = self.over_budget(queue.len() as u64 * bytes_each) {
                     return (best_node, Some(why), self);
                 }
-                queue.push_back((id, s2, cur2, depth + 1));
+                queue.push(id, s2, cur2, depth + 1);
             }
         }
         (best_node, None, self)

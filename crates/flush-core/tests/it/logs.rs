@@ -187,12 +187,12 @@ fn the_34018_log_infers_its_scenario_and_replays_to_the_same_panic() {
         "every line but SyncPolicy's is one the model prints"
     );
     assert_eq!(c.matched.len(), 10);
-    assert_eq!(c.not_modelled.len(), 1);
+    assert_eq!(c.not_modelled.len(), 2);
     // The fix keeps the growing segment: it cannot print its removal.
     let fixed = &i.tried[1];
     assert!(!fixed.complete);
     let u = fixed.unexplained.as_ref().unwrap();
-    assert_eq!(u.at, 5, "{u:?}");
+    assert_eq!(u.at, 6, "{u:?}");
     assert!(u.line.contains("remove dropped segment"), "{u:?}");
     // The replay ends in the log's panic, for the log's segment.
     let mut run = i.scenario.run(flush_core::Policy::Scripted {
@@ -256,14 +256,14 @@ fn a_log_out_of_its_process_order_is_not_explained() {
     use flush_core::logs::{conform::Options, import};
     let text = report_log();
     let lines: Vec<&str> = text.lines().collect();
-    // The task's warning (line 7) before SyncSegments arrives (line 3).
+    // The task's warning (line 10) before SyncSegments arrives (line 4).
     let mut moved: Vec<&str> = lines.clone();
-    let warn = moved.remove(6);
-    moved.insert(2, warn);
+    let warn = moved.remove(9);
+    moved.insert(3, warn);
     let i = import(&moved.join("\n"), Some("ca7ef26e4b"), &Options::default()).unwrap();
     assert!(!i.conformance.complete);
     let u = i.conformance.unexplained.as_ref().unwrap();
-    assert_eq!(u.at, 3, "{u:?}");
+    assert_eq!(u.at, 4, "{u:?}");
     assert!(u.line.contains("failed to sync data"), "{u:?}");
     assert!(
         u.why
@@ -271,19 +271,21 @@ fn a_log_out_of_its_process_order_is_not_explained() {
         "{u:?}"
     );
     // The datacoord lines first: still explained.
-    let mut dc_first: Vec<&str> = lines[15..].to_vec();
-    dc_first.extend(&lines[..15]);
+    let mut dc_first: Vec<&str> = lines[7..9].to_vec();
+    dc_first.extend(&lines[..7]);
+    dc_first.extend(&lines[9..]);
     let i = import(&dc_first.join("\n"), None, &Options::default()).unwrap();
     assert!(i.conformance.complete, "{:?}", i.conformance.unexplained);
     // A datanode log alone: explained.
-    let i = import(&lines[..15].join("\n"), None, &Options::default()).unwrap();
+    let datanode: Vec<&str> = lines[..7].iter().chain(&lines[9..]).copied().collect();
+    let i = import(&datanode.join("\n"), None, &Options::default()).unwrap();
     assert!(i.conformance.complete);
     assert_eq!(i.conformance.wanted, 8);
     // A line the log lacks (filtered out, or lost): the replay prints it, and it
     // is listed at its step.
     let sc = import(&text, None, &Options::default()).unwrap().scenario;
     let mut lost = lines.clone();
-    lost.remove(5);
+    lost.remove(6);
     let c = sc.conform(&parse(&lost.join("\n")), &Options::default());
     assert!(c.complete, "{c:?}");
     let extra: Vec<_> = c.extra.iter().map(|e| (e.step, e.line.as_str())).collect();
@@ -291,4 +293,43 @@ fn a_log_out_of_its_process_order_is_not_explained() {
         extra,
         [(6, "[INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=451000000000000099]")]
     );
+}
+
+/// Requests for two partitions, one of them empty: each handler line belongs to
+/// the partition of the request being handled, and an empty request (a partition
+/// with no segment) is Go behaviour the model replays.
+#[test]
+fn two_partitions_and_an_empty_request_are_explained() {
+    use flush_core::logs::{conform::Options, import};
+    let text = concat!(
+        "[INFO] [datanode/services.go:284] [\"DataNode receives SyncSegments\"] [partitionID=1]\n",
+        "[INFO] [datanode/services.go:292] [\"sync segments is empty, skip it\"] [partitionID=1]\n",
+        "[INFO] [datacoord/sync_segments_scheduler.go:145] [\"sync segments success\"] [partitionID=1] [segments=\"[]\"]\n",
+        "[INFO] [datanode/services.go:284] [\"DataNode receives SyncSegments\"] [partitionID=2]\n",
+        "[INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=50]\n",
+        "[INFO] [datacoord/sync_segments_scheduler.go:145] [\"sync segments success\"] [partitionID=2] [segments=\"[51]\"]\n",
+    );
+    let i = import(text, None, &Options::default()).unwrap();
+    assert!(
+        i.inferred
+            .json
+            .contains(r#"{ "segment": 50, "partition": 2, "state": "Flushed""#),
+        "{}",
+        i.inferred.json
+    );
+    assert!(i
+        .inferred
+        .json
+        .contains(r#"{ "op": "sync_segments", "partition": 1 }"#));
+    assert!(i.conformance.complete, "{:?}", i.tried);
+    assert_eq!(i.conformance.wanted, 6);
+    // The empty request's line names its partition: another partition's does not match.
+    let other = text.replace(
+        "skip it\\\"] [partitionID=1]",
+        "skip it\\\"] [partitionID=2]",
+    );
+    let other = other.replace("skip it\"] [partitionID=1]", "skip it\"] [partitionID=2]");
+    let i = import(&other, None, &Options::default()).unwrap();
+    assert!(!i.conformance.complete);
+    assert_eq!(i.conformance.unexplained.as_ref().unwrap().at, 2);
 }

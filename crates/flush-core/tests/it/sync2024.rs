@@ -219,7 +219,8 @@ fn empty_request_and_partition_scope() {
     assert_eq!(kind(&r), OutcomeKind::Completed);
     let evs = events(&r);
     assert!(
-        evs.iter().any(|(_, e)| matches!(e, Ev::SyncSegmentsEmpty)),
+        evs.iter()
+            .any(|(_, e)| matches!(e, Ev::SyncSegmentsEmpty { .. })),
         "partition 1 sends nothing with a statslog"
     );
     let w = r.head();

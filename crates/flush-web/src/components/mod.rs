@@ -8,6 +8,7 @@ pub mod explore;
 pub mod glossary;
 pub mod intro;
 pub mod lockstep;
+pub mod logs;
 pub mod overlays;
 pub mod plots;
 pub mod races;

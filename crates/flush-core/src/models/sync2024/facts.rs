@@ -120,7 +120,9 @@ pub enum Ev {
     DatanodeReceives {
         partition: i64,
     },
-    SyncSegmentsEmpty,
+    SyncSegmentsEmpty {
+        partition: i64,
+    },
     /// A missing segment the load rule skips (2e434e4453 on: L0 and Legacy are warned).
     MissingSkipped {
         segment: i64,
@@ -294,6 +296,10 @@ struct Lines {
     empty: u32,
     remove: u32,
     flush_complete: u32,
+    /// datacoord's SaveBinlogPaths: "failed to get segment" (services.go).
+    get_segment: u32,
+    /// datacoord's SaveBinlogPaths: "save to dropped segment, ignore this request".
+    dropped_ignored: u32,
 }
 
 /// The line version `v` logs `message` of `file` at, for the lines whose number
@@ -307,6 +313,8 @@ pub fn line_of(v: Version, file: &str, message: &str) -> Option<u32> {
         ("services.go", "sync segments is empty, skip it") => l.empty,
         ("meta_cache.go", "remove dropped segment") => l.remove,
         ("server.go", "flush segment complete") => l.flush_complete,
+        ("services.go", "failed to get segment") => l.get_segment,
+        ("services.go", "save to dropped segment, ignore this request") => l.dropped_ignored,
         _ => return None,
     })
 }
@@ -332,6 +340,9 @@ fn lines(v: Version) -> Lines {
         empty: if old_services { 292 } else { 291 },
         remove: if old_services { 299 } else { 301 },
         flush_complete: if old_services { 1069 } else { 1062 },
+        // datacoord/services.go:489,494@ca7ef26e4b..c65f41dc60; :490,495@4cf1a358ba and later.
+        get_segment: if old_services { 489 } else { 490 },
+        dropped_ignored: if old_services { 494 } else { 495 },
     }
 }
 
@@ -378,7 +389,7 @@ impl Ev {
             }
             RpcSucceeded => go::SESSION_MANAGER_IMPL_SYNC_SEGMENTS,
             DatanodeReceives { .. }
-            | SyncSegmentsEmpty
+            | SyncSegmentsEmpty { .. }
             | MissingSkipped { .. }
             | LoadingPks { .. }
             | LoadingStats { .. } => go::DATA_NODE_SYNC_SEGMENTS,
@@ -496,7 +507,7 @@ impl Ev {
                 Ok(())
             }
             DatanodeReceives { partition } => write!(out, "SyncSegments for partition {partition} arrives"),
-            SyncSegmentsEmpty => write!(out, "empty request: no-op"),
+            SyncSegmentsEmpty { .. } => write!(out, "empty request: no-op"),
             MissingSkipped { segment, level } => write!(
                 out,
                 "missing segment {segment} is {}: warned, not loaded",
@@ -553,8 +564,9 @@ impl Ev {
                 "[INFO] [datanode/services.go:{}] [\"DataNode receives SyncSegments\"] [partitionID={partition}]",
                 l.receives
             ),
-            SyncSegmentsEmpty => format!(
-                "[INFO] [datanode/services.go:{}] [\"sync segments is empty, skip it\"]",
+            // services.go:276-281,292@ca7ef26e4b: the handler's logger carries the partition.
+            SyncSegmentsEmpty { partition } => format!(
+                "[INFO] [datanode/services.go:{}] [\"sync segments is empty, skip it\"] [partitionID={partition}]",
                 l.empty
             ),
             MissingSkipped { segment, level: Level::L0 } => format!(
@@ -600,13 +612,16 @@ impl Ev {
             SaveBinlogPathsCall { segment, .. } => format!("[INFO] [syncmgr/meta_writer.go:72] [\"SaveBinlogPath\"] [SegmentID={segment}]"),
             TaskDone { segment, .. } => format!("[INFO] [syncmgr/task.go:184] [\"task done\"] [segmentID={segment}]"),
             DatacoordSegmentNotFound { segment, flush: false } => format!(
-                "[WARN] [datacoord/services.go:489] [\"failed to get segment\"] [segmentID={segment}]\n[WARN] [syncmgr/meta_writer.go:110] [\"stale segment not found, could be compacted\"] [segmentID={segment}]\n[WARN] [syncmgr/meta_writer.go:112] [\"failed to SaveBinlogPaths\"] [segmentID={segment}]"
+                "[WARN] [datacoord/services.go:{}] [\"failed to get segment\"] [segmentID={segment}]\n[WARN] [syncmgr/meta_writer.go:110] [\"stale segment not found, could be compacted\"] [segmentID={segment}]\n[WARN] [syncmgr/meta_writer.go:112] [\"failed to SaveBinlogPaths\"] [segmentID={segment}]",
+                l.get_segment
             ),
             DatacoordSegmentNotFound { segment, .. } => format!(
-                "[WARN] [datacoord/services.go:489] [\"failed to get segment\"] [segmentID={segment}]\n[WARN] [syncmgr/meta_writer.go:119] [\"meta error found, skip sync and start to drop virtual channel\"]"
+                "[WARN] [datacoord/services.go:{}] [\"failed to get segment\"] [segmentID={segment}]\n[WARN] [syncmgr/meta_writer.go:119] [\"meta error found, skip sync and start to drop virtual channel\"]",
+                l.get_segment
             ),
             DatacoordDroppedIgnored { segment } => format!(
-                "[INFO] [datacoord/services.go:494] [\"save to dropped segment, ignore this request\"] [segmentID={segment}]"
+                "[INFO] [datacoord/services.go:{}] [\"save to dropped segment, ignore this request\"] [segmentID={segment}]",
+                l.dropped_ignored
             ),
             PostFlush { segment, flushed: true } => format!(
                 "[INFO] [datacoord/server.go:{}] [\"flush segment complete\"] [id={segment}]",

@@ -24,10 +24,16 @@ pub const MAX_SYNCS: usize = 4;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Seg {
     partition: Option<i64>,
-    /// In a "sync segments success" list: datacoord selected it.
+    /// In a "sync segments success" list: datacoord selected it (for which
+    /// request, counted from 1; 0: none).
     selected: bool,
+    selected_in: usize,
     added: bool,
     removed: bool,
+    /// The request whose handler removed it (counted from 1).
+    removed_in: usize,
+    /// SyncSegments warned that it is L0 or Legacy and did not load it.
+    skipped: bool,
     /// A sync task (or the flow graph's getSyncTask) ran for it.
     synced: bool,
     level: Option<Level>,
@@ -88,6 +94,26 @@ impl Seen {
         }
     }
 
+    /// A line of the datanode's SyncSegments handler about segment `s`: it is in
+    /// the partition of the request being handled (the last one received).
+    fn handler_line(&mut self, at: u32, message: &str, s: i64) {
+        let request = self.received.len();
+        let partition = self.received.last().and_then(|r| r.1);
+        let seg = self.seg(s, at);
+        seg.partition = seg.partition.or(partition);
+        match message {
+            "metacache does not have segment, add it" | "segment loading PKs" => seg.added = true,
+            "remove dropped segment" => (seg.removed, seg.removed_in) = (true, request),
+            m if m.starts_with("segment level is L0") => {
+                (seg.level, seg.skipped) = (Some(Level::L0), true)
+            }
+            m if m.starts_with("segment level is legacy") => {
+                (seg.level, seg.skipped) = (Some(Level::Legacy), true)
+            }
+            _ => {}
+        }
+    }
+
     fn read_line(&mut self, at: u32, l: &LogLine) {
         let seg = ["segmentID", "SegmentID", "key"]
             .iter()
@@ -99,6 +125,7 @@ impl Seen {
             }
             ("sync_segments_scheduler.go", "sync segments success", _) => {
                 self.succeeded.push((at, partition));
+                let k = self.succeeded.len();
                 let list = l.field("segments").unwrap_or_default();
                 for s in list
                     .trim_matches(['[', ']'])
@@ -106,21 +133,11 @@ impl Seen {
                     .filter_map(id)
                 {
                     let seg = self.seg(s, at);
-                    seg.selected = true;
+                    (seg.selected, seg.selected_in) = (true, k);
                     seg.partition = seg.partition.or(partition);
                 }
             }
-            ("meta_cache.go", "metacache does not have segment, add it", Some(s)) => {
-                self.seg(s, at).added = true
-            }
-            ("meta_cache.go", "remove dropped segment", Some(s)) => self.seg(s, at).removed = true,
-            ("services.go", "segment loading PKs", Some(s)) => self.seg(s, at).added = true,
-            ("services.go", m, Some(s)) if m.starts_with("segment level is L0") => {
-                self.seg(s, at).level = Some(Level::L0)
-            }
-            ("services.go", m, Some(s)) if m.starts_with("segment level is legacy") => {
-                self.seg(s, at).level = Some(Level::Legacy)
-            }
+            ("meta_cache.go" | "services.go", m, Some(s)) => self.handler_line(at, m, s),
             ("sync_manager.go", "sync mgr sumbit task with key", Some(s)) => {
                 self.synced(s, at, true)
             }
@@ -128,7 +145,16 @@ impl Seen {
                 "task.go" | "meta_writer.go" | "write_buffer.go" | "storage_serializer.go",
                 _,
                 Some(s),
-            ) => self.synced(s, at, false),
+            ) => {
+                self.synced(s, at, false);
+                // The task's logger carries its partition and level (task.go:95-103@ca7ef26e4b).
+                let level = l
+                    .field("level")
+                    .and_then(|v| Level::ALL.into_iter().find(|x| x.as_str() == v));
+                let seg = self.seg(s, at);
+                seg.partition = seg.partition.or(partition);
+                seg.level = level.or(seg.level);
+            }
             ("options.go", "Conc pool panicked", _) => {
                 if let Some(s) = l.field("panic").and_then(panic_segment) {
                     self.synced(s, at, false);
@@ -228,11 +254,12 @@ fn rows(id: i64, s: &Seg, partition: i64) -> (Option<String>, Option<String>) {
     if s.synced && !s.added {
         // A new growing segment: datacoord allocated it, the flow graph's insert adds it.
         (dc(SegState::Growing, false, 0), None)
-    } else if s.added || s.level.is_some() {
+    } else if s.added || s.skipped {
         // Missing from the metacache, sent with a PK statslog.
         (dc(SegState::Flushed, true, 1000), None)
-    } else if s.removed && s.selected {
-        // Selected by datacoord but not sent (no PK statslog), so removed.
+    } else if s.removed && s.selected && s.selected_in >= s.removed_in {
+        // Selected by datacoord for the request that removed it, so not sent: no
+        // PK statslog (sync_segments_scheduler.go:127-139@ca7ef26e4b).
         (dc(SegState::Flushed, false, 1000), dn())
     } else if s.removed {
         // Not in datacoord's healthy segments: dropped there.
@@ -262,6 +289,12 @@ fn scenario_json(seen: &Seen, version: Version, notes: &mut Vec<String>) -> Stri
     segs.sort_by_key(|(id, _)| **id);
     let (mut dc, mut dn) = (Vec::new(), Vec::new());
     for (id, s) in &segs {
+        if s.removed && s.selected && s.selected_in < s.removed_in && !s.synced {
+            notes.push(format!(
+                "Segment {id} is in datacoord's list for request {} but removed by request {}: datacoord dropped it in between (a compaction, say), which the model does not do; it starts dropped, so the earlier list cannot match.",
+                s.selected_in, s.removed_in
+            ));
+        }
         let (a, b) = rows(**id, s, s.partition.unwrap_or(default_partition));
         dc.extend(a);
         dn.extend(b);

@@ -73,7 +73,9 @@ impl World {
                 });
                 if req.segments.is_empty() {
                     // :291-293 — an empty request returns at once: nothing is removed.
-                    ev.push(Ev::SyncSegmentsEmpty);
+                    ev.push(Ev::SyncSegmentsEmpty {
+                        partition: req.partition,
+                    });
                     self.finish(g);
                     return None;
                 }

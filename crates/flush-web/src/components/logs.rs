@@ -1,0 +1,266 @@
+//! "Paste a Milvus log" (issue 12): the log read into records, the sync-2024
+//! scenario inferred from it, each version's replay, and a button that opens the
+//! matched replay in the stepper. While that replay is shown, the records its
+//! current step printed are highlighted (and scrolled to, inside the list).
+//!
+//! The log stays in the text box whatever happens; it is not put in the
+//! permalink (a production log may be large and private): the inferred scenario
+//! and its schedule are.
+
+use std::rc::Rc;
+
+use flush_core::logs::conform::{Mark, Options};
+use flush_core::logs::{import, Import, ImportError};
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+use crate::state::{Action, Dispatch, Mode, Shown, Source, ViewSpec};
+
+/// The name the inferred scenario is shown under.
+pub const IMPORTED_FILE: &str = "imported-log.json";
+/// Bytes of log the page reads (`flushscope logs` reads 64 MB).
+pub const MAX_PASTE_BYTES: usize = 8 << 20;
+/// Records listed (a longer log is summed up; the CLI lists them all).
+pub const MAX_LISTED: usize = 2_000;
+/// States each version's search may visit in the page.
+const PAGE_MAX_STATES: u64 = 200_000;
+/// A log in the format of the #34018 report, for a first look.
+const EXAMPLE: &str = include_str!("../../../../tests/logs/segment-not-found.log");
+
+/// A log imported, and the source its scenario is shown from.
+pub struct Imported {
+    pub import: Import,
+    pub source: Source,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub shown: Shown,
+    pub cursor: u32,
+    pub dispatch: Dispatch,
+}
+
+/// Reads `text` into an import, or a message saying why not.
+pub fn read(text: &str) -> Result<Imported, String> {
+    if text.trim().is_empty() {
+        return Err("Paste a Milvus log into the box first (or use the example).".to_owned());
+    }
+    if text.len() > MAX_PASTE_BYTES {
+        return Err(format!(
+            "The log is {:.1} MB; the page reads up to {} MB. `flushscope logs FILE` reads 64 MB.",
+            text.len() as f64 / 1e6,
+            MAX_PASTE_BYTES >> 20
+        ));
+    }
+    let o = Options {
+        max_states: PAGE_MAX_STATES,
+        ..Options::default()
+    };
+    match import(text, None, &o) {
+        Ok(import) => {
+            let source = Source::Inline {
+                file: IMPORTED_FILE.to_owned(),
+                text: Rc::from(import.inferred.json.as_str()),
+            };
+            Ok(Imported { import, source })
+        }
+        Err(ImportError::Unknown(e)) => {
+            let p = flush_core::logs::parse(text);
+            Err(format!(
+                "Read {} lines ({} records), but {e}.",
+                p.lines,
+                p.records.len()
+            ))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+#[function_component(LogPanel)]
+pub fn log_panel(p: &Props) -> Html {
+    let area = use_node_ref();
+    let result = use_state(|| None::<Rc<Result<Imported, String>>>);
+    let list = use_node_ref();
+    let on_read = {
+        let (area, result) = (area.clone(), result.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(a) = area.cast::<HtmlTextAreaElement>() {
+                result.set(Some(Rc::new(read(&a.value()))));
+            }
+        })
+    };
+    let on_example = {
+        let (area, result) = (area.clone(), result.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(a) = area.cast::<HtmlTextAreaElement>() {
+                a.set_value(EXAMPLE);
+                result.set(Some(Rc::new(read(EXAMPLE))));
+            }
+        })
+    };
+    let shown_here = result
+        .as_ref()
+        .and_then(|r| r.as_ref().as_ref().ok())
+        .is_some_and(|i| {
+            p.shown.source == i.source
+                && p.shown.version == Some(i.import.version)
+                && p.shown.knobs.is_empty()
+        });
+    let now = if shown_here { p.cursor } else { 0 };
+    {
+        let list = list.clone();
+        use_effect_with(now, move |_| scroll_to_now(&list));
+    }
+    html! {
+        <section class="panel logs" aria-labelledby="logs-title">
+            <h3 id="logs-title">{"Paste a Milvus log"}</h3>
+            <p class="hint">{"A datanode or datacoord log (zap text lines, panics with their goroutine dumps; other lines are kept). FlushScope infers the sync-2024 scenario it shows, finds a schedule that prints its lines in order, and replays it."}</p>
+            <label for="log-text">{"Milvus log"}</label>
+            <textarea id="log-text" ref={area} rows="6" spellcheck="false" autocomplete="off"
+                      placeholder="[2024/07/02 08:15:42.032 +00:00] [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=300]" />
+            <div class="row">
+                <button id="log-read" onclick={on_read}>{"Read the log"}</button>
+                <button id="log-example" class="link" onclick={on_example}>{"Use the example log (#34018)"}</button>
+            </div>
+            {match result.as_ref().map(|r| r.as_ref()) {
+                None => html! {},
+                Some(Err(e)) => html! { <p id="log-error" class="error" role="alert">{e.clone()}</p> },
+                Some(Ok(i)) => result_view(i, now, shown_here, &p.dispatch, &list),
+            }}
+        </section>
+    }
+}
+
+/// Scrolls the record list (not the page) so that its first highlighted record shows.
+fn scroll_to_now(list: &NodeRef) {
+    let Some(ol) = list.cast::<HtmlElement>() else {
+        return;
+    };
+    let Ok(Some(li)) = ol.query_selector("li.now") else {
+        return;
+    };
+    let Ok(li) = li.dyn_into::<HtmlElement>() else {
+        return;
+    };
+    let (top, bottom) = (li.offset_top(), li.offset_top() + li.offset_height());
+    let (view_top, view_h) = (ol.scroll_top(), ol.client_height());
+    if top < view_top || bottom > view_top + view_h {
+        ol.set_scroll_top((top - view_h / 3).max(0));
+    }
+}
+
+fn result_view(i: &Imported, now: u32, shown_here: bool, d: &Dispatch, list: &NodeRef) -> Html {
+    let im = &i.import;
+    let c = &im.conformance;
+    let summary = if c.complete {
+        format!(
+            "Under {}, a schedule of {} steps prints all {} lines the model knows, in order.",
+            im.version,
+            c.schedule.len(),
+            c.wanted
+        )
+    } else {
+        format!(
+            "No schedule explains the whole log: under {}, {} of the {} lines the model knows are explained in order.",
+            im.version, c.explained, c.wanted
+        )
+    };
+    let spec = ViewSpec {
+        source: i.source.clone(),
+        version: Some(im.version.to_owned()),
+        knobs: Vec::new(),
+        tour: None,
+        seed: None,
+        mode: Mode::Manual,
+        schedule: Some(c.schedule.clone()),
+        step: 0,
+    };
+    let d = d.clone();
+    let replay = Callback::from(move |_: MouseEvent| d.dispatch(Action::Load(spec.clone())));
+    html! {
+        <div id="log-result" data-complete={c.complete.to_string()} data-version={im.version}>
+            <p id="log-summary" class={if c.complete { "v-ok" } else { "v-bad" }}>{summary}</p>
+            <ul class="log-notes">{for im.inferred.notes.iter().map(|n| html! { <li>{n.clone()}</li> })}</ul>
+            {versions_table(im)}
+            <button id="log-replay" onclick={replay} aria-pressed={shown_here.to_string()}>
+                {if shown_here { format!("Replaying under {} (step back to 0 to start again)", im.version) }
+                 else { format!("Replay it in the stepper, under {}", im.version) }}
+            </button>
+            {records_view(im, now, list)}
+            {extra_view(im)}
+        </div>
+    }
+}
+
+fn versions_table(im: &Import) -> Html {
+    html! {
+        <table id="log-versions" class="matrix">
+            <caption>{"Each version the log's line numbers allow"}</caption>
+            <thead><tr><th scope="col">{"version"}</th><th scope="col">{"lines explained"}</th><th scope="col">{"first line not explained, and why"}</th></tr></thead>
+            <tbody>
+            {for im.tried.iter().map(|t| html! {
+                <tr data-version={t.version} data-complete={t.complete.to_string()}>
+                    <th scope="row">{t.version}</th>
+                    <td>{format!("{} of {}", t.matched, t.wanted)}</td>
+                    <td>{match &t.unexplained {
+                        Some(u) => format!("line {}: {} — {}", u.at, u.line, u.why),
+                        None => "every one".to_owned(),
+                    }}</td>
+                </tr>
+            })}
+            </tbody>
+        </table>
+    }
+}
+
+fn records_view(im: &Import, now: u32, list: &NodeRef) -> Html {
+    let c = &im.conformance;
+    let records = &im.log.records;
+    let shown = records.len().min(MAX_LISTED);
+    html! {
+        <>
+        <h4 id="log-records-title">{format!("The log: {} lines, {} records", im.log.lines, records.len())}</h4>
+        if shown < records.len() {
+            <p class="hint">{format!("The first {shown} records are listed; `flushscope logs` lists them all.")}</p>
+        }
+        if let Some(cut) = &im.log.cut { <p class="hint">{cut.clone()}</p> }
+        <ol id="log-records" ref={list.clone()} class="log-records" tabindex="0" aria-labelledby="log-records-title">
+            {for records[..shown].iter().enumerate().map(|(n, r)| {
+                let mark = c.mark(n, r);
+                let (class, step) = match mark {
+                    Mark::Step(s) => ("matched", s.to_string()),
+                    Mark::Unexplained => ("unexplained", String::new()),
+                    Mark::NotModelled => ("not-modelled", String::new()),
+                    Mark::NotALogLine => ("foreign", String::new()),
+                    Mark::NotReached => ("not-reached", String::new()),
+                };
+                let is_now = now > 0 && mark == Mark::Step(now);
+                html! {
+                    <li class={classes!(class, is_now.then_some("now"))} data-at={r.at.to_string()} data-step={step}
+                        aria-current={is_now.then_some("step")}>
+                        <span class="at">{r.at}</span>
+                        <span class="mark">{mark.words()}</span>
+                        <code>{r.kind.text()}</code>
+                    </li>
+                }
+            })}
+        </ol>
+        </>
+    }
+}
+
+fn extra_view(im: &Import) -> Html {
+    let extra = &im.conformance.extra;
+    if extra.is_empty() {
+        return html! {};
+    }
+    html! {
+        <details id="log-extra">
+            <summary>{format!("Lines the replay prints that the log lacks ({})", extra.len())}</summary>
+            <ul>{for extra.iter().take(MAX_LISTED).map(|e| html! {
+                <li><span class="mark">{format!("step {}", e.step)}</span>{" "}<code>{e.line.clone()}</code></li>
+            })}</ul>
+        </details>
+    }
+}
