@@ -146,3 +146,43 @@ fn bounded_run(sc: &AnyScenario, policy: Policy) -> u32 {
     assert_eq!(r.cursor(), n);
     n
 }
+
+/// States each version's conformance search may visit in the `logs` target.
+pub const LOGS_MAX_STATES: u64 = 2_000;
+
+/// `logs`: a Milvus log (bytes, invalid UTF-8 replaced as the CLI does) through
+/// `flush_core::logs::import`: the parser, the inference and the conformance
+/// search under each candidate version, with a small state budget. An import
+/// must explain itself: its records are the parser's, each matched record is
+/// one of them, matched at a step of its schedule, and the schedule replays
+/// strictly on the inferred scenario. `Ok`: the records matched.
+pub fn logs(data: &[u8]) -> Result<u32, String> {
+    use flush_core::logs::{conform::Options, import, parse};
+    let text = String::from_utf8_lossy(cut(data));
+    let parsed = parse(&text);
+    assert!(parsed.records.len() <= text.lines().count().max(1));
+    let o = Options {
+        max_states: LOGS_MAX_STATES,
+        ..Options::default()
+    };
+    let i = import(&text, None, &o).map_err(|e| e.to_string())?;
+    assert_eq!(i.log, parsed, "import reads the log as parse does");
+    let c = &i.conformance;
+    let steps = c.schedule.len() as u32;
+    for m in &c.matched {
+        assert!(m.record < parsed.records.len() && (1..=steps).contains(&m.step));
+        assert_eq!(m.at, parsed.records[m.record].at);
+    }
+    assert!(c.explained <= c.wanted && c.matched.len() <= c.wanted);
+    assert_eq!(c.complete, c.unexplained.is_none(), "{c:?}");
+    let mut run = i.scenario.run(Policy::Scripted {
+        script: c.schedule.clone(),
+        fallback_seed: 1,
+    });
+    for &choice in &c.schedule {
+        run.advance_with(choice)
+            .map_err(|e| format!("the schedule does not replay: {e:?}"))
+            .expect("an import's schedule replays on its scenario");
+    }
+    Ok(c.matched.len() as u32)
+}
