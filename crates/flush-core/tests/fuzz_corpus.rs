@@ -34,6 +34,9 @@ fn the_schedule_corpus_replays() {
 fn the_logs_corpus_replays() {
     let (ok, refused) = replay("logs", targets::logs);
     // The corpus keeps the #34018 log and the models' own logs: some import.
-    assert!(ok > 0, "no log of the corpus was imported ({refused} refused)");
+    assert!(
+        ok > 0,
+        "no log of the corpus was imported ({refused} refused)"
+    );
     assert!(refused > 0, "no refusal in the corpus ({ok} imported)");
 }

@@ -338,9 +338,10 @@ struct Node {
     choice: Choice,
 }
 
-/// The states waiting to be expanded, most lines matched first, then the
-/// deepest, then first come: the search goes where the log leads and, between
-/// two lines, depth-first to the next one (a breadth-first search drowns in the
+/// The states waiting to be expanded, most lines matched first, then fewest
+/// lines printed that the log lacks, then the deepest, then first come: the
+/// search goes where the log leads, keeps to the log's own lines, and between two
+/// lines goes depth-first to the next one (a breadth-first search drowns in the
 /// interleavings of steps that print nothing).
 struct Frontier<S> {
     heap: std::collections::BinaryHeap<Waiting<S>>,
@@ -357,8 +358,8 @@ impl<S> Default for Frontier<S> {
 }
 
 struct Waiting<S> {
-    /// (lines matched, steps, first come), compared as a max-heap key.
-    key: (u32, u32, std::cmp::Reverse<u64>),
+    /// (lines matched, lines the log lacks, steps, first come), a max-heap key.
+    key: (u32, std::cmp::Reverse<u32>, u32, std::cmp::Reverse<u64>),
     node: u32,
     state: S,
     cur: [u32; 2],
@@ -382,10 +383,10 @@ impl<S> Ord for Waiting<S> {
 }
 
 impl<S> Frontier<S> {
-    fn push(&mut self, node: u32, state: S, cur: [u32; 2], depth: u32) {
+    fn push(&mut self, node: u32, state: S, cur: [u32; 2], (depth, extra): (u32, u32)) {
         use std::cmp::Reverse;
         self.seq += 1;
-        let key = (cur[0] + cur[1], depth, Reverse(self.seq));
+        let key = (cur[0] + cur[1], Reverse(extra), depth, Reverse(self.seq));
         self.heap.push(Waiting {
             key,
             node,
@@ -393,8 +394,11 @@ impl<S> Frontier<S> {
             cur,
         });
     }
-    fn pop(&mut self) -> Option<(u32, S, [u32; 2], u32)> {
-        self.heap.pop().map(|w| (w.node, w.state, w.cur, w.key.1))
+    /// (node, state, cursors, (steps, lines the log lacks)).
+    fn pop(&mut self) -> Option<(u32, S, [u32; 2], (u32, u32))> {
+        self.heap
+            .pop()
+            .map(|w| (w.node, w.state, w.cur, (w.key.2, w.key.1 .0)))
     }
     fn len(&self) -> usize {
         self.heap.len()
@@ -470,13 +474,13 @@ impl<'a, M: Model> Search<'a, M> {
         let root = self.sc.init();
         let bytes_each = state_bytes(&root).max(1);
         let mut queue = Frontier::default();
-        queue.push(0, root, [0, 0], 0);
+        queue.push(0, root, [0, 0], (0, 0));
         let mut best_node = 0;
         let (mut runnable, mut facts, mut keys) = (Vec::new(), Vec::new(), Vec::new());
         if self.goal == [0, 0] {
             return (0, None, self);
         }
-        while let Some((node, s, cur, depth)) = queue.pop() {
+        while let Some((node, s, cur, (depth, extra))) = queue.pop() {
             if depth >= self.o.max_steps || self.sc.ended(&s) {
                 continue;
             }
@@ -515,7 +519,13 @@ impl<'a, M: Model> Search<'a, M> {
                 if let Some(why) = self.over_budget(queue.len() as u64 * bytes_each) {
                     return (best_node, Some(why), self);
                 }
-                queue.push(id, s2, cur2, depth + 1);
+                let matched = cur2[0] + cur2[1] - cur[0] - cur[1];
+                queue.push(
+                    id,
+                    s2,
+                    cur2,
+                    (depth + 1, extra + keys.len() as u32 - matched),
+                );
             }
         }
         (best_node, None, self)

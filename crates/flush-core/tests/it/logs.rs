@@ -188,6 +188,7 @@ fn the_34018_log_infers_its_scenario_and_replays_to_the_same_panic() {
     );
     assert_eq!(c.matched.len(), 10);
     assert_eq!(c.not_modelled.len(), 2);
+    assert!(c.extra.is_empty(), "the replay prints nothing the log lacks: {:?}", c.extra);
     // The fix keeps the growing segment: it cannot print its removal.
     let fixed = &i.tried[1];
     assert!(!fixed.complete);
