@@ -100,9 +100,11 @@ pub trait Model: Clone + Sized + 'static {
         None
     }
     /// Whether some fact's [`Model::fact_log`] is a line of `file` (its name, as
-    /// `crate::logs::conform::Key` gives it) with `message`: the lines of an
-    /// imported log the model can explain.
-    fn log_known(&self, _file: &str, _message: &str) -> bool {
+    /// `crate::logs::conform::Key` gives it) with `message`, at `line` (at some
+    /// version; `None`: a log without line numbers): the lines of an imported log
+    /// the model can explain. The line number tells call sites with one message
+    /// apart (task.go:150 and :169 both say "failed to save serialized data").
+    fn log_known(&self, _file: &str, _message: &str, _line: Option<u32>) -> bool {
         false
     }
     fn fact_kind(&self, f: &Self::Fact) -> FactKind;

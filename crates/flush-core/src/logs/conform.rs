@@ -81,6 +81,25 @@ impl Key {
     }
 }
 
+/// A place where Go logs, as a model prints it: the file (named as [`Key`] names
+/// it), the message, and every line number it has at the versions the model runs
+/// (none for a panic's first line).
+#[derive(Clone, Copy, Debug)]
+pub struct LogSite {
+    pub file: &'static str,
+    pub message: &'static str,
+    pub lines: &'static [u32],
+}
+
+/// Whether `sites` has a line of `file` saying `message` at `line`.
+pub fn knows(sites: &[LogSite], file: &str, message: &str, line: Option<u32>) -> bool {
+    sites.iter().any(|s| {
+        s.file == file
+            && s.message == message
+            && (s.lines.is_empty() || line.is_none_or(|n| s.lines.contains(&n)))
+    })
+}
+
 /// The file and message of a Go panic's first line (`panic: ...`).
 pub const PANIC: &str = "panic";
 
@@ -289,7 +308,11 @@ fn wanted<M: Model>(sc: &M, log: &Parsed) -> Wanted {
         let Some(k) = Key::of(&r.kind) else {
             continue;
         };
-        if sc.log_known(&k.file, &k.message) {
+        let line = match &r.kind {
+            Kind::Log(l) => l.line,
+            _ => None,
+        };
+        if sc.log_known(&k.file, &k.message, line) {
             w.seqs[k.process() as usize].push((i, k));
         } else {
             w.not_modelled.push(i);
@@ -394,11 +417,8 @@ impl<S> Frontier<S> {
             cur,
         });
     }
-    /// (node, state, cursors, (steps, lines the log lacks)).
-    fn pop(&mut self) -> Option<(u32, S, [u32; 2], (u32, u32))> {
-        self.heap
-            .pop()
-            .map(|w| (w.node, w.state, w.cur, (w.key.2, w.key.1 .0)))
+    fn pop(&mut self) -> Option<Waiting<S>> {
+        self.heap.pop()
     }
     fn len(&self) -> usize {
         self.heap.len()
@@ -480,7 +500,9 @@ impl<'a, M: Model> Search<'a, M> {
         if self.goal == [0, 0] {
             return (0, None, self);
         }
-        while let Some((node, s, cur, (depth, extra))) = queue.pop() {
+        while let Some(w) = queue.pop() {
+            let (node, s, cur) = (w.node, w.state, w.cur);
+            let (depth, extra) = (w.key.2, w.key.1 .0);
             if depth >= self.o.max_steps || self.sc.ended(&s) {
                 continue;
             }

@@ -1240,3 +1240,123 @@ fn what_if_runner_creation_is_one_critical_section_runners_chain_in_creation_ord
     let v: serde_json::Value = serde_json::from_str(&plain.report_json(false)).unwrap();
     assert!(v.get("proposed").is_none() && !plain.about().contains("Proposed"));
 }
+
+/// The Milvus log lines a run printed, one a line, each checked: it reads back
+/// as one zap line or Go panic, and its (file, message) is one the model knows.
+fn log_of(r: &flush_core::engine::Run<Scenario>) -> Vec<String> {
+    use flush_core::logs::{conform::Key, parse, Kind};
+    let sc = r.scenario();
+    let mut out = Vec::new();
+    for (_, e) in events(r) {
+        for line in sc.fact_log(&e).iter().flat_map(|t| t.lines()) {
+            let p = parse(line);
+            assert_eq!(p.records.len(), 1, "{line}");
+            let kind = &p.records[0].kind;
+            assert!(
+                matches!(kind, Kind::Log(l) if l.line.is_some() && l.file.starts_with("datanode/"))
+                    || matches!(
+                        kind,
+                        Kind::Panic {
+                            recovered: false,
+                            ..
+                        }
+                    ),
+                "{line}: {kind:?}"
+            );
+            let k = Key::of(kind).unwrap();
+            let at = match kind {
+                Kind::Log(l) => l.line,
+                _ => None,
+            };
+            assert!(
+                sc.log_known(&k.file, &k.message, at),
+                "{line}: not in LOG_SITES"
+            );
+            out.push(line.to_owned());
+        }
+    }
+    out
+}
+
+/// flushNotifyFunc logs "SaveBinlogPath" with the pack's segment (after any
+/// postInjection remap) once per notified pack (flush_manager.go:703@891c202b73),
+/// and every line a flush-2021 built-in prints is one LOG_SITES lists.
+#[test]
+fn save_binlog_path_is_logged_per_notified_pack() {
+    let sc = builtin("handoff");
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        let log = log_of(&r);
+        assert_eq!(notified(&r).len(), 2, "seed {seed}");
+        assert_eq!(
+            log,
+            vec!["[DEBUG] [datanode/flush_manager.go:703] [\"SaveBinlogPath\"] [SegmentID=4]"; 2],
+            "seed {seed}"
+        );
+    }
+    for (name, _) in flush_core::builtin::FILES {
+        let AnyScenario::Flush(sc) = common::builtin(name) else {
+            continue;
+        };
+        for seed in 0..5 {
+            let r = flush_run(&sc, seeded(seed));
+            let saves = log_of(&r)
+                .iter()
+                .filter(|l| l.contains("[\"SaveBinlogPath\"]"))
+                .count();
+            let calls = events(&r)
+                .iter()
+                .filter(|(_, e)| matches!(e, Ev::SaveBinlogPathsCall { .. }))
+                .count();
+            assert_eq!(saves, calls, "{name} seed {seed}");
+            assert!(saves >= notified(&r).len(), "{name} seed {seed}");
+        }
+    }
+}
+
+/// Each way the 2021 datanode panics prints the log call before the panic (if
+/// any) and the panic's first line; a drop-mode pack with an error logs getFlushPack's warning.
+#[test]
+fn flush_2021_panics_print_their_log_lines() {
+    let ops = |faults: &str, ops: &str| {
+        parse(&format!(
+            r#"{{"name":"p","model":"flush-2021","faults":{{{faults}}},"actors":[{{"name":"fg","ops":[{ops}]}}]}}"#
+        ))
+    };
+    let notify = r#"{"op":"flush_insert","segment":1,"pos":"a"},{"op":"flush_delete","segment":1,"pos":"a"}"#;
+    let drop = r#"{"op":"start_dropping"},{"op":"flush_insert","segment":3,"pos":"x","dropped":true},{"op":"notify_all_flushed"}"#;
+    let drop_fail = r#"{"op":"start_dropping"},{"op":"flush_insert","segment":3,"pos":"x","fail":10},{"op":"notify_all_flushed"}"#;
+    let twice =
+        r#"{"op":"start_dropping"},{"op":"notify_all_flushed"},{"op":"notify_all_flushed"}"#;
+    let retries = "[WARN] [datanode/flush_manager.go:746] [\"failed to SaveBinlogPaths\"]";
+    let dvc = "[WARN] [datanode/flush_manager.go:664] [\"failed to DropVirtualChannel\"]";
+    let all = "panic: All attempts results:";
+    let error = "[ERROR] [datanode/flush_manager.go:677] [\"flush pack with error, DataNode quit now\"] [error=\"execution failed\"]";
+    let cases: [(Arc<Scenario>, Vec<&str>); 6] = [
+        (ops(r#""save_binlog_paths":10"#, notify), vec![retries, all]),
+        (ops(r#""drop_virtual_channel":10"#, drop), vec![dvc, all]),
+        (
+            ops("", r#"{"op":"notify_all_flushed"}"#),
+            vec!["panic: close of nil channel"],
+        ),
+        (ops("", twice), vec!["panic: close of closed channel"]),
+        (
+            ops("", drop_fail),
+            vec!["[WARN] [datanode/flush_task.go:211] [\"flush task error detected\"]"],
+        ),
+        (builtin("retries"), vec![error, "panic: execution failed"]),
+    ];
+    for (sc, want) in cases {
+        let r = flush_run(&sc, seeded(1));
+        let log = log_of(&r);
+        assert!(
+            log.ends_with(&want.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
+            "{log:?}"
+        );
+        for (_, e) in events(&r) {
+            if let Ev::GoPanic { message } = &e {
+                assert!(e.log_line().is_some(), "no line for the panic {message}");
+            }
+        }
+    }
+}

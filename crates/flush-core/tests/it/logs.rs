@@ -188,7 +188,11 @@ fn the_34018_log_infers_its_scenario_and_replays_to_the_same_panic() {
     );
     assert_eq!(c.matched.len(), 10);
     assert_eq!(c.not_modelled.len(), 2);
-    assert!(c.extra.is_empty(), "the replay prints nothing the log lacks: {:?}", c.extra);
+    assert!(
+        c.extra.is_empty(),
+        "the replay prints nothing the log lacks: {:?}",
+        c.extra
+    );
     // The fix keeps the growing segment: it cannot print its removal.
     let fixed = &i.tried[1];
     assert!(!fixed.complete);
@@ -333,4 +337,23 @@ fn two_partitions_and_an_empty_request_are_explained() {
     let i = import(&other, None, &Options::default()).unwrap();
     assert!(!i.conformance.complete);
     assert_eq!(i.conformance.unexplained.as_ref().unwrap().at, 2);
+}
+
+/// One message, two call sites: task.go:169 (writeMeta finds no segment) is a line
+/// the model prints; task.go:150 (a storage write failed) is not, and is listed as
+/// not modelled rather than matched to the model's line.
+#[test]
+fn a_message_at_another_call_site_is_not_modelled() {
+    use flush_core::logs::conform::Options;
+    let sc = flush_core::builtin::get("sealed-segment-flush").unwrap();
+    let line = |n: u32| {
+        format!("[WARN] [syncmgr/task.go:{n}] [\"failed to save serialized data into storage\"] [segmentID=300] [error=\"x\"]\n")
+    };
+    let c = sc.conform(&parse(&line(150)), &Options::default());
+    assert_eq!((c.wanted, c.not_modelled.clone()), (0, vec![0]));
+    let c = sc.conform(&parse(&line(169)), &Options::default());
+    assert_eq!((c.wanted, c.not_modelled.len()), (1, 0));
+    // A log without line numbers is read by file and message alone.
+    let bare = parse("[WARN] [syncmgr/task.go] [\"failed to save serialized data into storage\"] [segmentID=300]\n");
+    assert_eq!(sc.conform(&bare, &Options::default()).wanted, 1);
 }

@@ -7,6 +7,7 @@ use super::setup::{InjId, Op, PosId, Scenario, RETRY_ATTEMPTS};
 use super::world::*;
 use super::{go, retry_sleep_ms, Rpc, TailSeen};
 use crate::engine::GoFn;
+use crate::logs::conform::{LogSite, PANIC};
 use crate::scenario::WaitFor;
 
 /// One fact of a step. A step usually yields one to four.
@@ -766,6 +767,83 @@ impl Ev {
             Invariant(v) => write!(out, "INVARIANT {}: {}", v.name(), v.describe(sc)),
         };
     }
+
+    /// The Milvus log lines (zap's text format, without the time) Go printed at
+    /// this fact, at 891c202b73; several lines are joined with `\n`. Only the fields
+    /// the model knows are given (it knows no collection, channel or path, nor the
+    /// text of an error that retry.Do collected).
+    pub fn log_line(&self) -> Option<String> {
+        use Ev::*;
+        Some(match self {
+            // flush_manager.go:703@891c202b73 (flushNotifyFunc), before retry.Do.
+            SaveBinlogPathsCall { pack } => format!(
+                "[DEBUG] [datanode/flush_manager.go:703] [\"SaveBinlogPath\"] [SegmentID={}]",
+                pack.segment
+            ),
+            // flush_manager.go:677@891c202b73: pack.err is always
+            // errors.New("execution failed") (flush_task.go:212@891c202b73).
+            NotifyPackError { .. } => "[ERROR] [datanode/flush_manager.go:677] [\"flush pack with error, DataNode quit now\"] [error=\"execution failed\"]".to_owned(),
+            // flush_task.go:211@891c202b73: getFlushPack, called by a drop-mode
+            // handleInsertTask/handleDeleteTask under the drop mutex
+            // (flush_manager.go:273, 300@891c202b73). Its errors are retry.Do's.
+            DropPackAppended { pack } if pack.err => {
+                "[WARN] [datanode/flush_task.go:211] [\"flush task error detected\"]".to_owned()
+            }
+            GoPanic { message } => return panic_log(message),
+            _ => return None,
+        })
+    }
+}
+
+/// Every place [`Ev::log_line`] prints, with its line at 891c202b73, the file
+/// named as `logs::conform::Key` names it. A test checks it against every line
+/// the flush-2021 built-ins print.
+pub const LOG_SITES: &[LogSite] = &[
+    site("flush_manager.go", "SaveBinlogPath", &[703]),
+    site(
+        "flush_manager.go",
+        "flush pack with error, DataNode quit now",
+        &[677],
+    ),
+    site("flush_manager.go", "failed to SaveBinlogPaths", &[746]),
+    site("flush_manager.go", "failed to DropVirtualChannel", &[664]),
+    site("flush_task.go", "flush task error detected", &[211]),
+    site(PANIC, PANIC, &[]),
+];
+
+const fn site(file: &'static str, message: &'static str, lines: &'static [u32]) -> LogSite {
+    LogSite {
+        file,
+        message,
+        lines,
+    }
+}
+
+/// The lines a Go panic of the model printed: the log call before it, then the
+/// panic's first line (Go prints an error's `Error()`; retry.Do's `ErrorList`
+/// starts with `All attempts results:`, retry.go:67@891c202b73).
+fn panic_log(message: &str) -> Option<String> {
+    const RETRIES: &str = "panic: All attempts results:";
+    Some(if message.starts_with("execution failed") {
+        // flush_manager.go:679@891c202b73 `panic(pack.err)`.
+        "panic: execution failed".to_owned()
+    } else if message.starts_with("failed to SaveBinlogPaths") {
+        // flush_manager.go:746-748@891c202b73.
+        format!("[WARN] [datanode/flush_manager.go:746] [\"failed to SaveBinlogPaths\"]\n{RETRIES}")
+    } else if message.starts_with("failed to DropVirtualChannel") {
+        // flush_manager.go:664-665@891c202b73.
+        format!(
+            "[WARN] [datanode/flush_manager.go:664] [\"failed to DropVirtualChannel\"]\n{RETRIES}"
+        )
+    } else if message.starts_with("close of nil channel") {
+        // flush_manager.go:511@891c202b73, allFlushed not made yet.
+        "panic: close of nil channel".to_owned()
+    } else if message.starts_with("close of closed channel") {
+        // flush_manager.go:511@891c202b73, a second notifyAllFlushed.
+        "panic: close of closed channel".to_owned()
+    } else {
+        return None;
+    })
 }
 
 fn sticky_words(sc: &Scenario, sticky: Option<InjId>, remapped: Option<i64>, out: &mut String) {

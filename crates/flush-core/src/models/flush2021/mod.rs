@@ -27,7 +27,7 @@ mod step;
 pub mod view;
 mod world;
 
-pub use facts::{pack_words, Ev, NamedPack, Violation};
+pub use facts::{pack_words, Ev, NamedPack, Violation, LOG_SITES};
 use footprint::Site;
 pub use setup::{
     Faults, InjId, Injection, Op, PosId, ReplicaSegment, ReplicaState, Scenario, FORMAT,
@@ -186,6 +186,12 @@ impl crate::engine::Model for Scenario {
     }
     fn fact_words(&self, ev: &Ev, out: &mut String) {
         ev.render(self, out)
+    }
+    fn fact_log(&self, ev: &Ev) -> Option<String> {
+        ev.log_line()
+    }
+    fn log_known(&self, file: &str, message: &str, line: Option<u32>) -> bool {
+        crate::logs::conform::knows(facts::LOG_SITES, file, message, line)
     }
     fn fact_kind(&self, ev: &Ev) -> crate::engine::FactKind {
         match ev {

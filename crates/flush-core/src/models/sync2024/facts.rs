@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use super::setup::Op;
 use super::*;
 use crate::engine::GoFn;
+use crate::logs::conform::{LogSite, PANIC};
 use crate::scenario::WaitFor;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -238,56 +239,102 @@ fn ids(v: &[i64]) -> String {
 }
 
 /// Where each version logs (file:line), from the Go at each commit.
-/// Every (file, message) pair [`Ev::log_line`] prints, the file named as
-/// `logs::conform::Key` names it (`services.go@datacoord` is datacoord's
-/// services.go). A test checks the table against every line the built-ins print.
-pub const LOG_MESSAGES: &[(&str, &str)] = &[
-    ("meta_cache.go", "metacache does not have segment, add it"),
-    ("meta_cache.go", "remove dropped segment"),
-    ("services.go", "DataNode receives SyncSegments"),
-    ("services.go", "sync segments is empty, skip it"),
-    (
+/// Every place [`Ev::log_line`] prints, with its line numbers at the six
+/// versions (see `lines`); `services.go@datacoord` is datacoord's services.go. A
+/// test checks the table against every line the built-ins print.
+pub const LOG_SITES: &[LogSite] = &[
+    site(
+        "meta_cache.go",
+        "metacache does not have segment, add it",
+        &[289],
+    ),
+    site("meta_cache.go", "remove dropped segment", &[299, 301]),
+    site("services.go", "DataNode receives SyncSegments", &[284, 283]),
+    site(
+        "services.go",
+        "sync segments is empty, skip it",
+        &[292, 291],
+    ),
+    site(
         "services.go",
         "segment level is L0, may be the channel has not been successfully watched yet",
+        &[317],
     ),
-    ("services.go", "segment level is legacy, please check"),
-    ("services.go", "segment loading PKs"),
-    ("options.go", "Conc pool panicked"),
-    ("session_manager.go", "success to sync segments"),
-    ("sync_segments_scheduler.go", "sync segments success"),
-    ("write_buffer.go", "segment info not found in meta cache"),
-    ("write_buffer.go", "segment not found in meta"),
-    ("write_buffer.go", "failed to get sync task"),
-    (
+    site(
+        "services.go",
+        "segment level is legacy, please check",
+        &[319],
+    ),
+    site("services.go", "segment loading PKs", &[322]),
+    site("options.go", "Conc pool panicked", &[54]),
+    site(
+        "session_manager.go",
+        "success to sync segments",
+        &[256, 254],
+    ),
+    site(
+        "sync_segments_scheduler.go",
+        "sync segments success",
+        &[145, 146, 149],
+    ),
+    site(
+        "write_buffer.go",
+        "segment info not found in meta cache",
+        &[571],
+    ),
+    site("write_buffer.go", "segment not found in meta", &[336]),
+    site("write_buffer.go", "failed to get sync task", &[339]),
+    site(
         "storage_serializer.go",
         "failed to serialize merged stats log",
+        &[115],
     ),
-    ("task.go", "segment dropped, discard sync task"),
-    (
+    site("task.go", "segment dropped, discard sync task", &[130]),
+    site(
         "task.go",
         "failed to sync data, segment not found in metacache",
+        &[133],
     ),
-    ("task.go", "failed to save serialized data into storage"),
-    ("task.go", "task done"),
-    ("sync_manager.go", "sync mgr sumbit task with key"),
-    ("meta_writer.go", "SaveBinlogPath"),
-    (
+    site(
+        "task.go",
+        "failed to save serialized data into storage",
+        &[169],
+    ),
+    site("task.go", "task done", &[184]),
+    site("sync_manager.go", "sync mgr sumbit task with key", &[129]),
+    site("meta_writer.go", "SaveBinlogPath", &[72]),
+    site(
         "meta_writer.go",
         "stale segment not found, could be compacted",
+        &[110],
     ),
-    ("meta_writer.go", "failed to SaveBinlogPaths"),
-    (
+    site("meta_writer.go", "failed to SaveBinlogPaths", &[112]),
+    site(
         "meta_writer.go",
         "meta error found, skip sync and start to drop virtual channel",
+        &[119],
     ),
-    ("services.go@datacoord", "failed to get segment"),
-    (
+    site(
+        "services.go@datacoord",
+        "failed to get segment",
+        &[489, 490],
+    ),
+    site(
         "services.go@datacoord",
         "save to dropped segment, ignore this request",
+        &[494, 495],
     ),
-    ("server.go", "flush segment complete"),
-    ("panic", "panic"),
+    site("server.go", "flush segment complete", &[1069, 1062]),
+    site(PANIC, PANIC, &[]),
 ];
+
+const fn site(file: &'static str, message: &'static str, lines: &'static [u32]) -> LogSite {
+    LogSite {
+        file,
+        message,
+        lines,
+    }
+}
 
 struct Lines {
     scheduler_success: u32,

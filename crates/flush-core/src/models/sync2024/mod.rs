@@ -130,8 +130,8 @@ impl crate::engine::Model for Scenario {
     fn fact_log(&self, ev: &Ev) -> Option<String> {
         ev.log_line(self.version)
     }
-    fn log_known(&self, file: &str, message: &str) -> bool {
-        facts::LOG_MESSAGES.contains(&(file, message))
+    fn log_known(&self, file: &str, message: &str, line: Option<u32>) -> bool {
+        crate::logs::conform::knows(facts::LOG_SITES, file, message, line)
     }
     fn fact_kind(&self, ev: &Ev) -> crate::engine::FactKind {
         match ev {
