@@ -561,7 +561,7 @@ test('paste a Milvus log: the inferred scenario, the versions, and a replay with
   assert.equal(await page.getAttribute('#log-result', 'data-complete'), 'true');
   assert.equal(await page.getAttribute('#log-result', 'data-version'), cli.version);
   assert.match(await page.textContent('#log-summary'), /Under ca7ef26e4b, a schedule of 8 steps prints all 10 lines the model knows, in order/);
-  assert.match(await page.textContent('.log-notes'), /Version: ca7ef26e4b or b5c9a7364b \(from line 3: datanode\/services.go:284/);
+  assert.match(await page.textContent('.log-notes'), /Version: ca7ef26e4b or b5c9a7364b \(from line 4: datanode\/services.go:284/);
   assert.equal(await page.getAttribute('#log-versions tr[data-version="ca7ef26e4b"]', 'data-complete'), 'true');
   assert.match(await page.textContent('#log-versions tr[data-version="b5c9a7364b"]'), /3 of 10.*line 6: meta_cache.go "remove dropped segment" \(451000000000000300\)/);
   assert.equal(await page.locator('#log-records li').count(), cli.log.records.length);
@@ -602,6 +602,38 @@ test('paste a Milvus log: the inferred scenario, the versions, and a replay with
   // Another scenario: the highlight goes (the replay is no longer shown), the result stays.
   await page.keyboard.press('Home');
   await waitStep(page, 0);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('a flush-2021 log replays against the scenario shown, its lines highlighted at their steps', async () => {
+  // The model's own log of a seeded run of handoff, as the CLI prints it.
+  const bin = process.env.FLUSHSCOPE_BIN ?? '../target/debug/flushscope';
+  const out = execFileSync(bin, ['run', 'builtin:handoff', '--seed', '3', '--logs']).toString();
+  const log = out.split('# Milvus log lines')[1].split('\n')
+    .filter((l) => /^\s+\d+\s+[[p]/.test(l)).map((l) => l.replace(/^\s*\d+\s+/, '')).join('\n');
+  assert.match(log, /\["SaveBinlogPath"\] \[SegmentID=4\]/);
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1');
+  await page.fill('#log-text', log);
+  await page.click('#log-against');
+  await page.waitForSelector('#log-result');
+  assert.equal(await page.getAttribute('#log-result', 'data-complete'), 'true');
+  assert.match(await page.textContent('#log-summary'), /Under the scenario's code, a schedule of \d+ steps prints all 2 lines the model knows/);
+  assert.match(await page.textContent('#log-versions caption'), /Each version of the scenario shown/);
+  await page.click('#log-replay');
+  await waitStep(page, 0);
+  assert.equal(await page.getAttribute('.app', 'data-model'), 'flush-2021');
+  await page.keyboard.press('End');
+  const len = Number(await page.getAttribute('.app', 'data-len'));
+  await waitStep(page, len);
+  // Walk back to the step that printed the last line: exactly its record is highlighted.
+  const lastStep = Number(await page.getAttribute('#log-records li:last-child', 'data-step'));
+  await page.fill('#jump', String(lastStep));
+  await page.press('#jump', 'Enter');
+  await waitStep(page, lastStep);
+  assert.ok(await page.locator('#log-records li.now').count() >= 1);
+  assert.match(await page.textContent('#log-records li.now'), /SaveBinlogPath/);
+  await shot(page, '62-log-flush2021-against');
   await noCrash(page, errors);
   await ctx.close();
 });

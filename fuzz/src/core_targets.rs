@@ -151,13 +151,14 @@ fn bounded_run(sc: &AnyScenario, policy: Policy) -> u32 {
 pub const LOGS_MAX_STATES: u64 = 2_000;
 
 /// `logs`: a Milvus log (bytes, invalid UTF-8 replaced as the CLI does) through
-/// `flush_core::logs::import`: the parser, the inference and the conformance
-/// search under each candidate version, with a small state budget. An import
-/// must explain itself: its records are the parser's, each matched record is
-/// one of them, matched at a step of its schedule, and the schedule replays
-/// strictly on the inferred scenario. `Ok`: the records matched.
+/// `flush_core::logs::import` (the parser, the sync-2024 inference and the
+/// conformance search under each candidate version) and through
+/// `import_against` a flush-2021 built-in (`handoff`), each with a small state
+/// budget. An import must explain itself: it reads the log as `parse` does, each
+/// matched record is one of the log's, matched at a step of its schedule, and
+/// the schedule replays strictly. `Ok`: the records the inference matched.
 pub fn logs(data: &[u8]) -> Result<u32, String> {
-    use flush_core::logs::{conform::Options, import, parse};
+    use flush_core::logs::{conform::Options, import, import_against, parse};
     let text = String::from_utf8_lossy(cut(data));
     let parsed = parse(&text);
     assert!(parsed.records.len() <= text.lines().count().max(1));
@@ -165,8 +166,17 @@ pub fn logs(data: &[u8]) -> Result<u32, String> {
         max_states: LOGS_MAX_STATES,
         ..Options::default()
     };
+    let flush = builtin::get("handoff").expect("a built-in");
+    let against =
+        import_against(&text, &flush, None, &o).expect("any log replays against a scenario");
+    explains_itself(&against, &parsed);
     let i = import(&text, None, &o).map_err(|e| e.to_string())?;
-    assert_eq!(i.log, parsed, "import reads the log as parse does");
+    explains_itself(&i, &parsed);
+    Ok(i.conformance.matched.len() as u32)
+}
+
+fn explains_itself(i: &flush_core::logs::Import, parsed: &flush_core::logs::Parsed) {
+    assert_eq!(&i.log, parsed, "import reads the log as parse does");
     let c = &i.conformance;
     let steps = c.schedule.len() as u32;
     for m in &c.matched {
@@ -180,9 +190,8 @@ pub fn logs(data: &[u8]) -> Result<u32, String> {
         fallback_seed: 1,
     });
     for &choice in &c.schedule {
-        run.advance_with(choice)
-            .map_err(|e| format!("the schedule does not replay: {e:?}"))
-            .expect("an import's schedule replays on its scenario");
+        if let Err(e) = run.advance_with(choice) {
+            panic!("an import's schedule replays on its scenario: {e:?}");
+        }
     }
-    Ok(c.matched.len() as u32)
 }

@@ -157,6 +157,10 @@ struct LogsArgs {
     /// Print only the inferred scenario file (for `flushscope run`).
     #[arg(long, conflicts_with = "records")]
     scenario: bool,
+    /// Replay the log against this scenario (a file or builtin:NAME, any model)
+    /// instead of inferring one: how a flush-2021 log is read.
+    #[arg(long, value_name = "SCENARIO", conflicts_with_all = ["records", "scenario"])]
+    against: Option<String>,
     #[arg(long)]
     json: bool,
 }
@@ -541,7 +545,15 @@ fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
         ..Default::default()
     };
     o.check()?;
-    print_import(file, &text, a.version.as_deref(), &o, a.scenario, a.json)
+    let against = a.against.as_deref().map(load).transpose()?;
+    print_import(
+        file,
+        &text,
+        (a.version.as_deref(), against.as_ref()),
+        &o,
+        a.scenario,
+        a.json,
+    )
 }
 
 /// A log's text: at most `MAX_LOG_BYTES` (and one byte more, so that the parser
@@ -602,14 +614,18 @@ fn records_head(shown: &str, p: &flush_core::logs::Parsed) -> String {
 fn print_import(
     file: &str,
     text: &str,
-    version: Option<&str>,
+    (version, against): (Option<&str>, Option<&AnyScenario>),
     o: &flush_core::logs::conform::Options,
     scenario_only: bool,
     json: bool,
 ) -> Result<ExitCode, Failure> {
     let shown = shown_name(file);
     use flush_core::logs::ImportError;
-    let i = match flush_core::logs::import(text, version, o) {
+    let imported = match against {
+        Some(sc) => flush_core::logs::import_against(text, sc, version, o),
+        None => flush_core::logs::import(text, version, o),
+    };
+    let i = match imported {
         Ok(i) => i,
         Err(ImportError::Unknown(e)) => {
             emit(&records_head(shown, &flush_core::logs::parse(text)))?;
@@ -624,16 +640,8 @@ fn print_import(
     } else {
         ExitCode::from(1)
     };
-    if scenario_only {
-        let mut sc = i.inferred.json.clone();
-        if i.version != i.inferred.versions[0] {
-            sc = sc.replacen(
-                &format!("\"version\": \"{}\"", i.inferred.versions[0]),
-                &format!("\"version\": \"{}\"", i.version),
-                1,
-            );
-        }
-        write_out(&sc)?;
+    if let (true, Some(inf)) = (scenario_only, &i.inferred) {
+        write_out(&inf.file_at(i.version))?;
         return Ok(code);
     }
     if json {
@@ -645,18 +653,36 @@ fn print_import(
     Ok(code)
 }
 
+/// A version as the log report names it; `""` is a model without versions.
+fn version_words(v: &str) -> &str {
+    if v.is_empty() {
+        "the scenario's code"
+    } else {
+        v
+    }
+}
+
 fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
     let c = &i.conformance;
     let mut out = records_head(shown, &i.log);
-    out.push_str("\n# Inferred scenario (sync-2024; `--scenario` prints the file)\n");
-    for n in &i.inferred.notes {
-        out.push_str(&format!("  {n}\n"));
+    match &i.inferred {
+        Some(inf) => {
+            out.push_str("\n# Inferred scenario (sync-2024; `--scenario` prints the file)\n");
+            for n in &inf.notes {
+                out.push_str(&format!("  {n}\n"));
+            }
+        }
+        None => out.push_str(&format!(
+            "\n# Replayed against {} ({})\n",
+            i.scenario.header().name,
+            i.scenario.header().model
+        )),
     }
     out.push_str("\n# Replayed under\n");
     for t in &i.tried {
         out.push_str(&format!(
             "  {}: {} of {} modelled lines matched{}\n",
-            t.version,
+            version_words(t.version),
             t.matched,
             t.wanted,
             if t.complete { " (every one)" } else { "" }
@@ -670,7 +696,7 @@ fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
     }
     out.push_str(&format!(
         "\n# The log, replayed under {} (schedule {}; {} states searched)\n",
-        i.version,
+        version_words(i.version),
         flush_core::sched::format_schedule(&c.schedule),
         c.states
     ));

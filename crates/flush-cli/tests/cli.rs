@@ -994,3 +994,48 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// A flush-2021 log (the lines 891c202b73 prints) replays against its scenario;
+/// without one, the message says how.
+#[test]
+fn logs_against_a_scenario_reads_a_flush_2021_log() {
+    let dir = tempdir();
+    let log = dir.join("fail-error.log");
+    std::fs::write(
+        &log,
+        concat!(
+            "[2021/11/03 10:00:00.000 +08:00] [DEBUG] [datanode/flush_manager.go:703] [\"SaveBinlogPath\"] [SegmentID=1] [CollectionID=7]\n",
+            "[2021/11/03 10:00:00.100 +08:00] [ERROR] [datanode/flush_manager.go:677] [\"flush pack with error, DataNode quit now\"] [error=\"execution failed\"]\n",
+            "panic: execution failed\n",
+            "\n",
+            "goroutine 77 [running]:\n",
+        ),
+    )
+    .unwrap();
+    let log = log.to_str().unwrap();
+    let o = flushscope(&["logs", log]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--against SCENARIO"), "{}", stderr(&o));
+    // go-test-fail-error: every pack's halves fail, so no SaveBinlogPath is logged
+    // before the panic; the log's first line cannot be explained.
+    let o = flushscope(&["logs", log, "--against", "builtin:go-test-fail-error"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("line 1 is not explained"),
+        "{}",
+        stdout(&o)
+    );
+    let o = flushscope(&[
+        "logs",
+        log,
+        "--against",
+        "builtin:go-test-fail-error",
+        "--json",
+    ]);
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["inferred"], serde_json::Value::Null);
+    assert_eq!(j["version"], "");
+    assert_eq!(j["conformance"]["wanted"], 3);
+    let o = flushscope(&["logs", log, "--against", "builtin:nonsense"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -324,6 +324,20 @@ pub struct Inferred {
     pub notes: Vec<String>,
 }
 
+impl Inferred {
+    /// The scenario file, set to `version` (one of [`Inferred::versions`]).
+    pub fn file_at(&self, version: &str) -> String {
+        match self.versions.first() {
+            Some(first) if *first != version => self.json.replacen(
+                &format!("\"version\": \"{first}\""),
+                &format!("\"version\": \"{version}\""),
+                1,
+            ),
+            _ => self.json.clone(),
+        }
+    }
+}
+
 /// One version the log was replayed under.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Tried {
@@ -341,11 +355,14 @@ pub struct Tried {
 #[derive(Clone, Debug, Serialize)]
 pub struct Import {
     pub log: Parsed,
-    pub inferred: Inferred,
+    /// The scenario inferred from the log; `None` when it was replayed against a
+    /// given one ([`import_against`]).
+    pub inferred: Option<Inferred>,
     /// Every candidate version (or the one asked for), in order.
     pub tried: Vec<Tried>,
     /// The version shown: the one asked for, else the first that explains the
-    /// whole log, else the one that explains most.
+    /// whole log, else the one that explains most; `""` for a model without
+    /// versions (flush-2021 runs 891c202b73 only).
     pub version: &'static str,
     pub conformance: conform::Conformance,
     #[serde(skip)]
@@ -383,23 +400,68 @@ pub fn import(
 ) -> Result<Import, ImportError> {
     use crate::models::AnyScenario;
     let log = parse(text);
-    let inferred = AnyScenario::infer_from_log(&log).map_err(ImportError::Unknown)?;
+    let inferred = AnyScenario::infer_from_log(&log).map_err(|e| {
+        ImportError::Unknown(format!(
+            "{e} (a flush-2021 log replays against its scenario: flushscope logs FILE --against SCENARIO)"
+        ))
+    })?;
     let base = AnyScenario::parse(&inferred.json, "the inferred scenario")
         .map_err(|e| ImportError::Bug(format!("the inferred scenario does not check: {e}")))?;
-    let versions: Vec<&'static str> = match version {
-        Some(v) => {
-            let mut sc = base.clone();
-            sc.set_version(v).map_err(ImportError::Version)?;
-            let v = sc.header().version;
-            vec![v.ok_or_else(|| ImportError::Bug("no version".to_owned()))?]
-        }
+    let versions = match version {
+        Some(v) => vec![asked(&base, v)?],
         None => inferred.versions.clone(),
     };
-    let mut best: Option<(usize, &'static str, AnyScenario, conform::Conformance)> = None;
+    replay(log, Some(inferred), &base, versions, o)
+}
+
+/// Reads `text` and searches `sc` (any model, as given) for the schedule that
+/// prints it, under `version`, else under each version the model has.
+pub fn import_against(
+    text: &str,
+    sc: &crate::models::AnyScenario,
+    version: Option<&str>,
+    o: &conform::Options,
+) -> Result<Import, ImportError> {
+    let log = parse(text);
+    let versions = match version {
+        Some(v) => vec![asked(sc, v)?],
+        None if sc.versions().is_empty() => vec![""],
+        None => sc.versions().iter().map(|v| v.id).collect(),
+    };
+    replay(log, None, sc, versions, o)
+}
+
+/// The version `v` names for `sc`, or why not.
+fn asked(sc: &crate::models::AnyScenario, v: &str) -> Result<&'static str, ImportError> {
+    let mut sc = sc.clone();
+    sc.set_version(v).map_err(ImportError::Version)?;
+    sc.header()
+        .version
+        .ok_or_else(|| ImportError::Version(format!("{v}: this model has no versions")))
+}
+
+/// The conformance search under each of `versions` (`""`: as the scenario is),
+/// and the one shown: the first that explains the whole log, else the one that
+/// explains most.
+fn replay(
+    log: Parsed,
+    inferred: Option<Inferred>,
+    base: &crate::models::AnyScenario,
+    versions: Vec<&'static str>,
+    o: &conform::Options,
+) -> Result<Import, ImportError> {
+    let mut best: Option<(
+        usize,
+        &'static str,
+        crate::models::AnyScenario,
+        conform::Conformance,
+    )> = None;
     let mut tried = Vec::new();
     for v in versions {
         let mut sc = base.clone();
-        sc.set_version(v).map_err(ImportError::Bug)?;
+        if !v.is_empty() {
+            sc.set_version(v).map_err(ImportError::Bug)?;
+        }
         let c = sc.conform(&log, o);
         tried.push(Tried {
             version: v,

@@ -10,7 +10,8 @@
 use std::rc::Rc;
 
 use flush_core::logs::conform::{Mark, Options};
-use flush_core::logs::{import, Import, ImportError};
+use flush_core::logs::{import, import_against, Import, ImportError};
+use flush_core::AnyScenario;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -28,42 +29,73 @@ const PAGE_MAX_STATES: u64 = 200_000;
 /// A log in the format of the #34018 report, for a first look.
 const EXAMPLE: &str = include_str!("../../../../tests/logs/segment-not-found.log");
 
-/// A log imported, and the source its scenario is shown from.
+/// A log imported, and the view its replay is shown in.
 pub struct Imported {
     pub import: Import,
-    pub source: Source,
+    pub at: Shown,
 }
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
+    /// The scenario shown, for "Replay against the scenario shown".
+    pub scenario: AnyScenario,
     pub shown: Shown,
     pub cursor: u32,
     pub dispatch: Dispatch,
 }
 
-/// Reads `text` into an import, or a message saying why not.
-pub fn read(text: &str) -> Result<Imported, String> {
-    if text.trim().is_empty() {
-        return Err("Paste a Milvus log into the box first (or use the example).".to_owned());
+fn options() -> Options {
+    Options {
+        max_states: PAGE_MAX_STATES,
+        ..Options::default()
     }
-    if text.len() > MAX_PASTE_BYTES {
-        return Err(format!(
+}
+
+/// Why `text` cannot be read at all, if it cannot.
+fn refuse(text: &str) -> Option<String> {
+    if text.trim().is_empty() {
+        return Some("Paste a Milvus log into the box first (or use the example).".to_owned());
+    }
+    (text.len() > MAX_PASTE_BYTES).then(|| {
+        format!(
             "The log is {:.1} MB; the page reads up to {} MB. `flushscope logs FILE` reads 64 MB.",
             text.len() as f64 / 1e6,
             MAX_PASTE_BYTES >> 20
-        ));
+        )
+    })
+}
+
+/// Replays `text` against the scenario shown (any model, with its knobs), under
+/// each of its versions: how a flush-2021 log is read.
+pub fn read_against(text: &str, sc: &AnyScenario, shown: &Shown) -> Result<Imported, String> {
+    if let Some(e) = refuse(text) {
+        return Err(e);
     }
-    let o = Options {
-        max_states: PAGE_MAX_STATES,
-        ..Options::default()
+    let import = import_against(text, sc, None, &options()).map_err(|e| e.to_string())?;
+    let at = Shown {
+        version: (!import.version.is_empty()).then_some(import.version),
+        ..shown.clone()
     };
-    match import(text, None, &o) {
+    Ok(Imported { import, at })
+}
+
+/// Reads `text` into an import, or a message saying why not.
+pub fn read(text: &str) -> Result<Imported, String> {
+    if let Some(e) = refuse(text) {
+        return Err(e);
+    }
+    match import(text, None, &options()) {
         Ok(import) => {
-            let source = Source::Inline {
-                file: IMPORTED_FILE.to_owned(),
-                text: Rc::from(import.inferred.json.as_str()),
+            let json = import.inferred.as_ref().map_or("", |i| i.json.as_str());
+            let at = Shown {
+                source: Source::Inline {
+                    file: IMPORTED_FILE.to_owned(),
+                    text: Rc::from(json),
+                },
+                version: Some(import.version),
+                knobs: Rc::new(Vec::new()),
             };
-            Ok(Imported { import, source })
+            Ok(Imported { import, at })
         }
         Err(ImportError::Unknown(e)) => {
             let p = flush_core::logs::parse(text);
@@ -90,6 +122,15 @@ pub fn log_panel(p: &Props) -> Html {
             }
         })
     };
+    let on_against = {
+        let (area, result) = (area.clone(), result.clone());
+        let (sc, shown) = (p.scenario.clone(), p.shown.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let Some(a) = area.cast::<HtmlTextAreaElement>() {
+                result.set(Some(Rc::new(read_against(&a.value(), &sc, &shown))));
+            }
+        })
+    };
     let on_example = {
         let (area, result) = (area.clone(), result.clone());
         Callback::from(move |_: MouseEvent| {
@@ -102,11 +143,7 @@ pub fn log_panel(p: &Props) -> Html {
     let shown_here = result
         .as_ref()
         .and_then(|r| r.as_ref().as_ref().ok())
-        .is_some_and(|i| {
-            p.shown.source == i.source
-                && p.shown.version == Some(i.import.version)
-                && p.shown.knobs.is_empty()
-        });
+        .is_some_and(|i| p.shown == i.at);
     let now = if shown_here { p.cursor } else { 0 };
     {
         let list = list.clone();
@@ -115,12 +152,13 @@ pub fn log_panel(p: &Props) -> Html {
     html! {
         <section class="panel logs" aria-labelledby="logs-title">
             <h3 id="logs-title">{"Paste a Milvus log"}</h3>
-            <p class="hint">{"A datanode or datacoord log (zap text lines, panics with their goroutine dumps; other lines are kept). FlushScope infers the sync-2024 scenario it shows, finds a schedule that prints its lines in order, and replays it."}</p>
+            <p class="hint">{"A datanode or datacoord log (zap text lines, panics with their goroutine dumps; other lines are kept). \"Read the log\" infers the sync-2024 scenario it shows and finds a schedule that prints its lines in order; \"Replay against the scenario shown\" searches the scenario on screen instead (how a flush-2021 log is read). Then replay it in the stepper."}</p>
             <label for="log-text">{"Milvus log"}</label>
             <textarea id="log-text" ref={area} rows="6" spellcheck="false" autocomplete="off"
                       placeholder="[2024/07/02 08:15:42.032 +00:00] [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=300]" />
             <div class="row">
                 <button id="log-read" onclick={on_read}>{"Read the log"}</button>
+                <button id="log-against" onclick={on_against}>{"Replay against the scenario shown"}</button>
                 <button id="log-example" class="link" onclick={on_example}>{"Use the example log (#34018)"}</button>
             </div>
             {match result.as_ref().map(|r| r.as_ref()) {
@@ -153,23 +191,23 @@ fn scroll_to_now(list: &NodeRef) {
 fn result_view(i: &Imported, now: u32, shown_here: bool, d: &Dispatch, list: &NodeRef) -> Html {
     let im = &i.import;
     let c = &im.conformance;
+    let under = version_words(im.version);
     let summary = if c.complete {
         format!(
-            "Under {}, a schedule of {} steps prints all {} lines the model knows, in order.",
-            im.version,
+            "Under {under}, a schedule of {} steps prints all {} lines the model knows, in order.",
             c.schedule.len(),
             c.wanted
         )
     } else {
         format!(
-            "No schedule explains the whole log: under {}, {} of the {} lines the model knows are explained in order.",
-            im.version, c.explained, c.wanted
+            "No schedule explains the whole log: under {under}, {} of the {} lines the model knows are explained in order.",
+            c.explained, c.wanted
         )
     };
     let spec = ViewSpec {
-        source: i.source.clone(),
-        version: Some(im.version.to_owned()),
-        knobs: Vec::new(),
+        source: i.at.source.clone(),
+        version: i.at.version.map(str::to_owned),
+        knobs: i.at.knobs.to_vec(),
         tour: None,
         seed: None,
         mode: Mode::Manual,
@@ -181,11 +219,11 @@ fn result_view(i: &Imported, now: u32, shown_here: bool, d: &Dispatch, list: &No
     html! {
         <div id="log-result" data-complete={c.complete.to_string()} data-version={im.version}>
             <p id="log-summary" class={if c.complete { "v-ok" } else { "v-bad" }}>{summary}</p>
-            <ul class="log-notes">{for im.inferred.notes.iter().map(|n| html! { <li>{n.clone()}</li> })}</ul>
+            <ul class="log-notes">{for im.inferred.iter().flat_map(|i| &i.notes).map(|n| html! { <li>{n.clone()}</li> })}</ul>
             {versions_table(im)}
             <button id="log-replay" onclick={replay} aria-pressed={shown_here.to_string()}>
-                {if shown_here { format!("Replaying under {} (step back to 0 to start again)", im.version) }
-                 else { format!("Replay it in the stepper, under {}", im.version) }}
+                {if shown_here { format!("Replaying under {under} (step back to 0 to start again)") }
+                 else { format!("Replay it in the stepper, under {under}") }}
             </button>
             {records_view(im, now, list)}
             {extra_view(im)}
@@ -193,15 +231,29 @@ fn result_view(i: &Imported, now: u32, shown_here: bool, d: &Dispatch, list: &No
     }
 }
 
+/// A version as the panel names it; `""` is a model without versions.
+fn version_words(v: &str) -> String {
+    if v.is_empty() {
+        "the scenario's code".to_owned()
+    } else {
+        v.to_owned()
+    }
+}
+
 fn versions_table(im: &Import) -> Html {
+    let caption = if im.inferred.is_some() {
+        "Each version the log's line numbers allow"
+    } else {
+        "Each version of the scenario shown"
+    };
     html! {
         <table id="log-versions" class="matrix">
-            <caption>{"Each version the log's line numbers allow"}</caption>
+            <caption>{caption}</caption>
             <thead><tr><th scope="col">{"version"}</th><th scope="col">{"lines explained"}</th><th scope="col">{"first line not explained, and why"}</th></tr></thead>
             <tbody>
             {for im.tried.iter().map(|t| html! {
                 <tr data-version={t.version} data-complete={t.complete.to_string()}>
-                    <th scope="row">{t.version}</th>
+                    <th scope="row">{version_words(t.version)}</th>
                     <td>{format!("{} of {}", t.matched, t.wanted)}</td>
                     <td>{match &t.unexplained {
                         Some(u) => format!("line {}: {} — {}", u.at, u.line, u.why),
