@@ -449,10 +449,32 @@ pub fn conform<M: Model>(sc: &M, log: &Parsed, o: &Options) -> Conformance {
     c.states = s.states;
     c.complete = s.best_cursors == goal;
     if !c.complete {
-        c.unexplained = Some(s.unexplained(log, stopped.as_deref()));
+        let mut u = s.unexplained(log, stopped.as_deref());
+        if stopped.is_none() {
+            if let Some(why) = ended_by_panic(sc, &schedule) {
+                u.why = why;
+            }
+        }
+        c.unexplained = Some(u);
     }
     c.stopped = stopped;
     c
+}
+
+/// When the replay that explains most ends in a Go panic, that is why it goes no
+/// further: nothing runs after a panic, and the log goes on.
+fn ended_by_panic<M: Model>(sc: &M, schedule: &[Choice]) -> Option<String> {
+    let mut s = sc.init();
+    let mut facts = Vec::new();
+    for &c in schedule {
+        facts.clear();
+        sc.step(&mut s, c, &mut facts);
+    }
+    let (_, message) = sc.go_panic(&s)?;
+    Some(format!(
+        "the replay that explains the lines before it ends at step {} in the Go panic \"{message}\"; nothing runs after a panic, and the log goes on",
+        schedule.len()
+    ))
 }
 
 struct Search<'a, M: Model> {

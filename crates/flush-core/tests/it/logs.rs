@@ -364,3 +364,22 @@ fn a_message_at_another_call_site_is_not_modelled() {
     let bare = parse("[WARN] [syncmgr/task.go] [\"failed to save serialized data into storage\"] [segmentID=300]\n");
     assert_eq!(sc.conform(&bare, &Options::default()).wanted, 1);
 }
+
+/// A log that goes on after the panic (two incidents in one file): the replay
+/// stops at the panic, and the first line after it says so.
+#[test]
+fn a_log_that_goes_on_after_the_panic_says_the_replay_ended_there() {
+    use flush_core::logs::{conform::Options, import};
+    let text = report_log();
+    let twice = format!("{text}{text}");
+    let i = import(&twice, Some("ca7ef26e4b"), &Options::default()).unwrap();
+    let u = i.conformance.unexplained.as_ref().unwrap();
+    assert_eq!(u.at, 24, "{u:?}");
+    assert!(
+        u.why.contains(
+            "ends at step 8 in the Go panic \"segment not found[segment=451000000000000300]\""
+        ),
+        "{u:?}"
+    );
+    assert_eq!(i.conformance.explained, 10);
+}
