@@ -151,6 +151,9 @@ struct LogsArgs {
     /// Distinct states each version's search may visit.
     #[arg(long, default_value_t = 500_000)]
     max_states: u64,
+    /// Steps a replay may take.
+    #[arg(long, default_value_t = 400)]
+    max_steps: u32,
     /// Print only the records read, without inferring or replaying.
     #[arg(long)]
     records: bool,
@@ -542,6 +545,7 @@ fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
     }
     let o = flush_core::logs::conform::Options {
         max_states: a.max_states,
+        max_steps: a.max_steps,
         ..Default::default()
     };
     o.check()?;

@@ -977,6 +977,13 @@ fn logs_says_what_it_cannot_read_or_explain() {
     let o = flushscope(&["logs", &log, "--max-states", "0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--max-states 0"), "{}", stderr(&o));
+    let o = flushscope(&["logs", &log, "--max-steps", "5"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).contains("up to its step limit of 5 steps (--max-steps raises it)"),
+        "{}",
+        stdout(&o)
+    );
     // A budget too small to explain the log says so.
     let o = flushscope(&["logs", &log, "--max-states", "3"]);
     assert_eq!(o.status.code(), Some(1));

@@ -170,6 +170,8 @@ impl Default for Options {
     }
 }
 
+/// The longest replay a search may be given (the scenarios' own step limit).
+pub const MAX_MAX_STEPS: u32 = crate::scenario::MAX_MAX_STEPS;
 /// The most states a search may be given.
 pub const MAX_MAX_STATES: u64 = 100_000_000;
 
@@ -182,8 +184,11 @@ impl Options {
                 self.max_states
             ));
         }
-        if self.max_steps == 0 {
-            return Err("the step limit must be at least 1".to_owned());
+        if !(1..=MAX_MAX_STEPS).contains(&self.max_steps) {
+            return Err(format!(
+                "--max-steps {}: give 1 to {MAX_MAX_STEPS}",
+                self.max_steps
+            ));
         }
         Ok(())
     }
@@ -489,6 +494,8 @@ struct Search<'a, M: Model> {
     states: u64,
     best: u32,
     best_cursors: [u32; 2],
+    /// Some schedule reached the step limit and was not followed further.
+    cut: bool,
 }
 
 impl<'a, M: Model> Search<'a, M> {
@@ -507,6 +514,7 @@ impl<'a, M: Model> Search<'a, M> {
             states: 1,
             best: 0,
             best_cursors: [0, 0],
+            cut: false,
         }
     }
 
@@ -525,7 +533,11 @@ impl<'a, M: Model> Search<'a, M> {
         while let Some(w) = queue.pop() {
             let (node, s, cur) = (w.node, w.state, w.cur);
             let (depth, extra) = (w.key.2, w.key.1 .0);
-            if depth >= self.o.max_steps || self.sc.ended(&s) {
+            if self.sc.ended(&s) {
+                continue;
+            }
+            if depth >= self.o.max_steps {
+                self.cut = true;
                 continue;
             }
             self.sc.runnable(&s, &mut runnable);
@@ -572,7 +584,13 @@ impl<'a, M: Model> Search<'a, M> {
                 );
             }
         }
-        (best_node, None, self)
+        let why = self.cut.then(|| {
+            format!(
+                "the search followed schedules up to its step limit of {} steps (--max-steps raises it), and went no further",
+                self.o.max_steps
+            )
+        });
+        (best_node, why, self)
     }
 
     fn over_budget(&self, queued_bytes: u64) -> Option<String> {
