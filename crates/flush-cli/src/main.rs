@@ -549,6 +549,11 @@ fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
         ..Default::default()
     };
     o.check()?;
+    if file == "-" && a.against.as_deref() == Some("-") {
+        return Err(Failure::Input(
+            "the log and --against cannot both come from stdin".to_owned(),
+        ));
+    }
     let against = a.against.as_deref().map(load).transpose()?;
     print_import(
         file,
@@ -633,7 +638,9 @@ fn print_import(
         Ok(i) => i,
         Err(ImportError::Unknown(e)) => {
             emit(&records_head(shown, &flush_core::logs::parse(text)))?;
-            say(&format!("{shown}: {e}"));
+            say(&format!(
+                "{shown}: {e} (a flush-2021 log replays against its scenario: flushscope logs FILE --against SCENARIO)"
+            ));
             return Ok(ExitCode::from(1));
         }
         Err(ImportError::Version(e)) => return Err(Failure::Input(format!("--version: {e}"))),
@@ -681,6 +688,10 @@ fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
             i.scenario.header().name,
             i.scenario.header().model
         )),
+    }
+    if c.wanted == 0 {
+        out.push_str("\n# No line of this log is one the model prints: nothing to replay.\n");
+        return out;
     }
     out.push_str("\n# Replayed under\n");
     for t in &i.tried {

@@ -980,15 +980,23 @@ fn logs_says_what_it_cannot_read_or_explain() {
     let o = flushscope(&["logs", &log, "--max-steps", "5"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stdout(&o).contains("up to its step limit of 5 steps (--max-steps raises it)"),
+        stdout(&o).contains("up to its step limit of 5 steps (flushscope logs --max-states and --max-steps raise it)"),
         "{}",
         stdout(&o)
+    );
+    let o = flushscope(&["logs", "-", "--against", "-"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cannot both come from stdin"),
+        "{}",
+        stderr(&o)
     );
     // A budget too small to explain the log says so.
     let o = flushscope(&["logs", &log, "--max-states", "3"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stdout(&o).contains("the search stopped at its budget of 3 states"),
+        stdout(&o)
+            .contains("the search stopped at its budget of 3 states (flushscope logs --max-states"),
         "{}",
         stdout(&o)
     );

@@ -107,6 +107,12 @@ pub trait Model: Clone + Sized + 'static {
     fn log_known(&self, _file: &str, _message: &str, _line: Option<u32>) -> bool {
         false
     }
+    /// The line this scenario's version logs `message` of `file` at, when the
+    /// model knows one: a log line of the same site at another line number is
+    /// another version's.
+    fn log_line_at(&self, _file: &str, _message: &str) -> Option<u32> {
+        None
+    }
     fn fact_kind(&self, f: &Self::Fact) -> FactKind;
     /// The footprint of the step that produced `s`: its accesses to plain shared Go
     /// fields (what no channel, mutex or sync.Map guards by itself), in order. The race

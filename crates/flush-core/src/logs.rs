@@ -14,6 +14,9 @@ pub const MAX_LOG_BYTES: usize = 64 << 20;
 pub const MAX_RECORDS: usize = 1_000_000;
 /// Characters kept of one line's text (a longer line is cut and marked).
 pub const MAX_LINE_CHARS: usize = 16 * 1024;
+/// Bracketed groups read of one line (time, level, caller, message and fields);
+/// the rest of a longer line is skipped and the line marked cut.
+pub const MAX_GROUPS: usize = 64;
 
 /// One zap log line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -67,10 +70,12 @@ pub enum Kind {
 impl Kind {
     /// The record in one line, as `flushscope logs` prints it.
     pub fn text(&self) -> String {
+        // Control and bidi characters are shown as escapes: a field may hold a
+        // stack trace (its newlines stay escapes, one record a line), and a log
+        // is untrusted text.
+        let esc = |v: &str| crate::scenario::json::escape_unsafe(v, false).into_owned();
         match self {
             Kind::Log(l) => {
-                // A field may hold a stack trace: its newlines stay escapes, one record a line.
-                let esc = |v: &str| crate::scenario::json::escape_unsafe(v, false).into_owned();
                 let fields: Vec<_> = l
                     .fields
                     .iter()
@@ -91,10 +96,11 @@ impl Kind {
                 recovered,
                 dump_lines,
             } => format!(
-                "panic: {message}{} ({dump_lines} lines of goroutine dump)",
+                "panic: {}{} ({dump_lines} lines of goroutine dump)",
+                esc(message),
                 if *recovered { " [recovered]" } else { "" }
             ),
-            Kind::Unmatched { text, why } => format!("?     {text}  ({why})"),
+            Kind::Unmatched { text, why } => format!("?     {}  ({why})", esc(text)),
         }
     }
 }
@@ -127,8 +133,8 @@ pub fn parse(text: &str) -> Parsed {
             end -= 1;
         }
         out.cut = Some(format!(
-            "the log is {} MB; the first {} MB were read",
-            text.len() >> 20,
+            "the log is longer than {} MB; the first {} MB were read",
+            MAX_LOG_BYTES >> 20,
             MAX_LOG_BYTES >> 20
         ));
         text = &text[..end];
@@ -243,8 +249,8 @@ fn groups(line: &str) -> (Vec<String>, bool) {
             }
         }
         out.push(g);
-        if !closed {
-            return (out, false);
+        if !closed || out.len() == MAX_GROUPS {
+            return (out, closed && chars.all(char::is_whitespace));
         }
     }
     (out, true)
@@ -398,20 +404,7 @@ pub fn import(
     version: Option<&str>,
     o: &conform::Options,
 ) -> Result<Import, ImportError> {
-    use crate::models::AnyScenario;
-    let log = parse(text);
-    let inferred = AnyScenario::infer_from_log(&log).map_err(|e| {
-        ImportError::Unknown(format!(
-            "{e} (a flush-2021 log replays against its scenario: flushscope logs FILE --against SCENARIO)"
-        ))
-    })?;
-    let base = AnyScenario::parse(&inferred.json, "the inferred scenario")
-        .map_err(|e| ImportError::Bug(format!("the inferred scenario does not check: {e}")))?;
-    let versions = match version {
-        Some(v) => vec![asked(&base, v)?],
-        None => inferred.versions.clone(),
-    };
-    replay(log, Some(inferred), &base, versions, o)
+    Importing::new(text, version)?.finish(o)
 }
 
 /// Reads `text` and searches `sc` (any model, as given) for the schedule that
@@ -422,13 +415,7 @@ pub fn import_against(
     version: Option<&str>,
     o: &conform::Options,
 ) -> Result<Import, ImportError> {
-    let log = parse(text);
-    let versions = match version {
-        Some(v) => vec![asked(sc, v)?],
-        None if sc.versions().is_empty() => vec![""],
-        None => sc.versions().iter().map(|v| v.id).collect(),
-    };
-    replay(log, None, sc, versions, o)
+    Importing::against(text, sc, version)?.finish(o)
 }
 
 /// The version `v` names for `sc`, or why not.
@@ -440,30 +427,96 @@ fn asked(sc: &crate::models::AnyScenario, v: &str) -> Result<&'static str, Impor
         .ok_or_else(|| ImportError::Version(format!("{v}: this model has no versions")))
 }
 
-/// The conformance search under each of `versions` (`""`: as the scenario is),
-/// and the one shown: the first that explains the whole log, else the one that
-/// explains most.
-fn replay(
+/// An import under way, one version at a time: the page runs one version's
+/// search per task, so that it can paint between them.
+pub struct Importing {
     log: Parsed,
     inferred: Option<Inferred>,
-    base: &crate::models::AnyScenario,
-    versions: Vec<&'static str>,
-    o: &conform::Options,
-) -> Result<Import, ImportError> {
-    let mut best: Option<(
+    base: crate::models::AnyScenario,
+    /// The versions still to search (`""`: as the scenario is), in order.
+    todo: std::collections::VecDeque<&'static str>,
+    tried: Vec<Tried>,
+    best: Option<(
         usize,
         &'static str,
         crate::models::AnyScenario,
         conform::Conformance,
-    )> = None;
-    let mut tried = Vec::new();
-    for v in versions {
-        let mut sc = base.clone();
+    )>,
+}
+
+impl Importing {
+    /// Reads `text` and infers its scenario (see [`import`]).
+    pub fn new(text: &str, version: Option<&str>) -> Result<Importing, ImportError> {
+        use crate::models::AnyScenario;
+        if let Some(v) = version {
+            // The inferred scenario is sync-2024's: a version it has not is refused first.
+            let any = crate::builtin::get("segment-not-found")
+                .ok_or_else(|| ImportError::Bug("no sync-2024 built-in".into()))?;
+            asked(&any, v)?;
+        }
+        if text.trim().is_empty() {
+            return Err(ImportError::Unknown("the log is empty".to_owned()));
+        }
+        let log = parse(text);
+        let inferred = AnyScenario::infer_from_log(&log).map_err(ImportError::Unknown)?;
+        let base = AnyScenario::parse(&inferred.json, "the inferred scenario")
+            .map_err(|e| ImportError::Bug(format!("the inferred scenario does not check: {e}")))?;
+        let versions = match version {
+            Some(v) => vec![asked(&base, v)?],
+            None => inferred.versions.clone(),
+        };
+        Ok(Importing::start(log, Some(inferred), base, versions))
+    }
+
+    /// Reads `text` to replay against `sc` (see [`import_against`]).
+    pub fn against(
+        text: &str,
+        sc: &crate::models::AnyScenario,
+        version: Option<&str>,
+    ) -> Result<Importing, ImportError> {
+        if text.trim().is_empty() {
+            return Err(ImportError::Unknown("the log is empty".to_owned()));
+        }
+        let versions = match version {
+            Some(v) => vec![asked(sc, v)?],
+            None if sc.versions().is_empty() => vec![""],
+            None => sc.versions().iter().map(|v| v.id).collect(),
+        };
+        Ok(Importing::start(parse(text), None, sc.clone(), versions))
+    }
+
+    fn start(
+        log: Parsed,
+        inferred: Option<Inferred>,
+        base: crate::models::AnyScenario,
+        versions: Vec<&'static str>,
+    ) -> Importing {
+        Importing {
+            log,
+            inferred,
+            base,
+            todo: versions.into(),
+            tried: Vec::new(),
+            best: None,
+        }
+    }
+
+    /// The versions searched so far and to search.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.tried.len(), self.tried.len() + self.todo.len())
+    }
+
+    /// Searches the next version; `false` when none is left.
+    pub fn next(&mut self, o: &conform::Options) -> Result<bool, ImportError> {
+        let Some(v) = self.todo.pop_front() else {
+            return Ok(false);
+        };
+        let mut sc = self.base.clone();
         if !v.is_empty() {
             sc.set_version(v).map_err(ImportError::Bug)?;
         }
-        let c = sc.conform(&log, o);
-        tried.push(Tried {
+        let c = sc.conform(&self.log, o);
+        self.tried.push(Tried {
             version: v,
             complete: c.complete,
             matched: c.explained,
@@ -471,19 +524,26 @@ fn replay(
             unexplained: c.unexplained.clone(),
         });
         let score = c.explained + if c.complete { 1 << 30 } else { 0 };
-        if best.as_ref().is_none_or(|b| score > b.0) {
-            best = Some((score, v, sc, c));
+        if self.best.as_ref().is_none_or(|b| score > b.0) {
+            self.best = Some((score, v, sc, c));
         }
+        Ok(true)
     }
-    let (_, version, scenario, conformance) = best.ok_or(ImportError::Bug(
-        "no version to replay the log under".into(),
-    ))?;
-    Ok(Import {
-        version,
-        log,
-        inferred,
-        tried,
-        conformance,
-        scenario,
-    })
+
+    /// Searches what is left and gives the import: the version shown is the
+    /// first that explains the whole log, else the one that explains most.
+    pub fn finish(mut self, o: &conform::Options) -> Result<Import, ImportError> {
+        while self.next(o)? {}
+        let (_, version, scenario, conformance) = self
+            .best
+            .ok_or_else(|| ImportError::Bug("no version to replay the log under".into()))?;
+        Ok(Import {
+            version,
+            log: self.log,
+            inferred: self.inferred,
+            tried: self.tried,
+            conformance,
+            scenario,
+        })
+    }
 }

@@ -38,12 +38,20 @@ impl Key {
     pub fn of(kind: &Kind) -> Option<Key> {
         match kind {
             Kind::Log(l) => {
+                let partition = l.field("partitionID").map(number);
                 let subject = SUBJECT_FIELDS
                     .iter()
                     .find_map(|f| l.field(f))
-                    .map(str::to_owned)
-                    .or_else(|| l.field("segments").map(sorted_list))
-                    .or_else(|| l.field("partitionID").map(str::to_owned))
+                    .map(number)
+                    .or_else(|| {
+                        // A request's list belongs to its partition.
+                        let list = sorted_list(l.field("segments")?);
+                        Some(format!(
+                            "[{list}] of partition {}",
+                            partition.clone().unwrap_or_default()
+                        ))
+                    })
+                    .or(partition)
                     .unwrap_or_default();
                 Some(Key {
                     file: basename(&l.file).to_owned(),
@@ -91,6 +99,17 @@ pub struct LogSite {
     pub lines: &'static [u32],
 }
 
+/// The one line `sites` logs `message` of `file` at, if it has one line.
+pub fn line_here(sites: &[LogSite], file: &str, message: &str) -> Option<u32> {
+    let s = sites
+        .iter()
+        .find(|s| s.file == file && s.message == message)?;
+    match s.lines {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
 /// Whether `sites` has a line of `file` saying `message` at `line`.
 pub fn knows(sites: &[LogSite], file: &str, message: &str, line: Option<u32>) -> bool {
     sites.iter().any(|s| {
@@ -121,13 +140,21 @@ fn basename(file: &str) -> &str {
     file.rsplit('/').next().unwrap_or(file)
 }
 
+/// An id as Go prints it: `007`, `+7` and ` 7` are 7 (text that is no number stays).
+fn number(s: &str) -> String {
+    s.trim()
+        .parse::<i64>()
+        .map_or_else(|_| s.to_owned(), |n| n.to_string())
+}
+
 /// `[3,1,2]` → `1,2,3` (Go ranges over a map to build the list: its order is random).
 fn sorted_list(s: &str) -> String {
     let inner = s.trim().trim_start_matches('[').trim_end_matches(']');
-    let mut ids: Vec<&str> = inner
+    let mut ids: Vec<String> = inner
         .split([',', ' '])
         .map(str::trim)
         .filter(|t| !t.is_empty())
+        .map(number)
         .collect();
     ids.sort_by(|a, b| (a.len(), a).cmp(&(b.len(), b)));
     ids.join(",")
@@ -158,6 +185,8 @@ pub struct Options {
     pub max_steps: u32,
     /// Bytes of states waiting in the queue (estimated).
     pub max_bytes: u64,
+    /// How the reader raises the budgets, appended to a budget's message.
+    pub hint: &'static str,
 }
 
 impl Default for Options {
@@ -166,6 +195,7 @@ impl Default for Options {
             max_states: 500_000,
             max_steps: 400,
             max_bytes: 256 << 20,
+            hint: " (flushscope logs --max-states and --max-steps raise it)",
         }
     }
 }
@@ -302,26 +332,37 @@ impl Mark {
 struct Wanted {
     seqs: [Vec<(usize, Key)>; 2],
     not_modelled: Vec<usize>,
+    /// Records logged at a line the model prints at another version, not at the
+    /// scenario's: (record, the line this version logs it at). Their keys are
+    /// made unmatchable, so the search stops at the first of them.
+    other_version: Vec<(usize, u32)>,
 }
 
 fn wanted<M: Model>(sc: &M, log: &Parsed) -> Wanted {
     let mut w = Wanted {
         seqs: [Vec::new(), Vec::new()],
         not_modelled: Vec::new(),
+        other_version: Vec::new(),
     };
     for (i, r) in log.records.iter().enumerate() {
-        let Some(k) = Key::of(&r.kind) else {
+        let Some(mut k) = Key::of(&r.kind) else {
             continue;
         };
         let line = match &r.kind {
             Kind::Log(l) => l.line,
             _ => None,
         };
-        if sc.log_known(&k.file, &k.message, line) {
-            w.seqs[k.process() as usize].push((i, k));
-        } else {
+        if !sc.log_known(&k.file, &k.message, line) {
             w.not_modelled.push(i);
+            continue;
         }
+        if let (Some(here), Some(got)) = (sc.log_line_at(&k.file, &k.message), line) {
+            if here != got {
+                w.other_version.push((i, here));
+                k.subject.push_str(" (at another version's line)");
+            }
+        }
+        w.seqs[k.process() as usize].push((i, k));
     }
     w
 }
@@ -452,8 +493,8 @@ pub fn conform<M: Model>(sc: &M, log: &Parsed, o: &Options) -> Conformance {
     c.wanted = (goal[0] + goal[1]) as usize;
     c.explained = s.best as usize;
     c.states = s.states;
-    c.complete = s.best_cursors == goal;
-    if !c.complete {
+    c.complete = goal != [0, 0] && s.best_cursors == goal;
+    if goal != [0, 0] && !c.complete {
         let mut u = s.unexplained(log, stopped.as_deref());
         if stopped.is_none() {
             if let Some(why) = ended_by_panic(sc, &schedule) {
@@ -586,8 +627,8 @@ impl<'a, M: Model> Search<'a, M> {
         }
         let why = self.cut.then(|| {
             format!(
-                "the search followed schedules up to its step limit of {} steps (--max-steps raises it), and went no further",
-                self.o.max_steps
+                "the search followed schedules up to its step limit of {} steps{}, and went no further",
+                self.o.max_steps, self.o.hint
             )
         });
         (best_node, why, self)
@@ -596,8 +637,8 @@ impl<'a, M: Model> Search<'a, M> {
     fn over_budget(&self, queued_bytes: u64) -> Option<String> {
         if self.states >= self.o.max_states {
             return Some(format!(
-                "the search stopped at its budget of {} states (--max-states raises it)",
-                self.o.max_states
+                "the search stopped at its budget of {} states{}",
+                self.o.max_states, self.o.hint
             ));
         }
         (queued_bytes > self.o.max_bytes).then(|| {
@@ -622,7 +663,23 @@ impl<'a, M: Model> Search<'a, M> {
         };
         let before = self.best_cursors[p];
         let process = if p == 0 { "datacoord" } else { "datanode" };
-        let why = match stopped {
+        let other = self.w.other_version.iter().find(|o| o.0 == *i);
+        let why = match (stopped, other) {
+            (_, Some((_, here))) => format!(
+                "this version logs it at line {here}; the log's line number is another version's (try that version)"
+            ),
+            (stopped, None) => self.why(k, stopped, before, process),
+        };
+        Unexplained {
+            record: *i,
+            at: log.records[*i].at,
+            line: record_words(&log.records[*i]),
+            why,
+        }
+    }
+
+    fn why(&self, k: &Key, stopped: Option<&str>, before: u32, process: &str) -> String {
+        match stopped {
             Some(s) => format!("{s} before a schedule printed it"),
             None if self.printed.contains(&fingerprint(k)) => format!(
                 "the model prints this line, but never after the {before} {process} line(s) before it, in their order"
@@ -633,16 +690,10 @@ impl<'a, M: Model> Search<'a, M> {
                 ),
                 Some(false) => "no schedule of this scenario prints this line: the model never takes the path that logs it".to_owned(),
                 None => format!(
-                    "no schedule printed this line within {} states",
-                    self.o.max_states
+                    "no schedule printed this line within {} states and {} steps{}",
+                    self.o.max_states, self.o.max_steps, self.o.hint
                 ),
             },
-        };
-        Unexplained {
-            record: *i,
-            at: log.records[*i].at,
-            line: record_words(&log.records[*i]),
-            why,
         }
     }
 }
@@ -651,13 +702,18 @@ impl<'a, M: Model> Search<'a, M> {
 /// budget ran out first. Breadth-first over states alone.
 fn prints_anywhere<M: Model>(sc: &M, key: &Key, o: &Options) -> Option<bool> {
     let root = sc.init();
+    let bytes_each = state_bytes(&root).max(1);
     let mut seen = FpSet::default();
     seen.insert(fingerprint(&root));
     let mut queue = VecDeque::from([(root, 0u32)]);
     let (mut runnable, mut facts, mut keys) = (Vec::new(), Vec::new(), Vec::new());
-    let mut states = 1u64;
+    let (mut states, mut cut) = (1u64, false);
     while let Some((s, depth)) = queue.pop_front() {
-        if depth >= o.max_steps || sc.ended(&s) {
+        if sc.ended(&s) {
+            continue;
+        }
+        if depth >= o.max_steps {
+            cut = true;
             continue;
         }
         sc.runnable(&s, &mut runnable);
@@ -671,14 +727,15 @@ fn prints_anywhere<M: Model>(sc: &M, key: &Key, o: &Options) -> Option<bool> {
             }
             if seen.insert(fingerprint(&s2)) {
                 states += 1;
-                if states >= o.max_states {
+                let full = queue.len() as u64 * bytes_each > o.max_bytes;
+                if states >= o.max_states || full {
                     return None;
                 }
                 queue.push_back((s2, depth + 1));
             }
         }
     }
-    Some(false)
+    (!cut).then_some(false)
 }
 
 /// A record in one line, for messages.

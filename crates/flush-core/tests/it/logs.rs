@@ -358,6 +358,7 @@ fn a_message_at_another_call_site_is_not_modelled() {
     };
     let c = sc.conform(&parse(&line(150)), &Options::default());
     assert_eq!((c.wanted, c.not_modelled.clone()), (0, vec![0]));
+    assert!(!c.complete, "nothing to explain is not explained");
     let c = sc.conform(&parse(&line(169)), &Options::default());
     assert_eq!((c.wanted, c.not_modelled.len()), (1, 0));
     // A log without line numbers is read by file and message alone.
@@ -382,4 +383,79 @@ fn a_log_that_goes_on_after_the_panic_says_the_replay_ended_there() {
         "{u:?}"
     );
     assert_eq!(i.conformance.explained, 10);
+}
+
+/// What an attack on the import found (each was a false verdict, a refusal
+/// blamed on FlushScope, or unbounded work), now read right.
+#[test]
+fn hostile_and_odd_logs_get_true_verdicts() {
+    use flush_core::logs::{conform::Options, import, ImportError};
+    let o = Options::default();
+    let remove =
+        "[INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=5]\n";
+    // A removal alone: the request carried some segment the log does not name,
+    // which a stand-in (a new id, said so) plays; explained.
+    let i = import(remove, None, &o).unwrap();
+    assert!(i.conformance.complete, "{:?}", i.tried);
+    let notes = &i.inferred.as_ref().unwrap().notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("segment 6, not in the log, stands for them")),
+        "{notes:?}"
+    );
+    // The same line under a version that logs it at :301: another version's line.
+    let i = import(remove, Some("4cf1a358ba"), &o).unwrap();
+    let u = i.conformance.unexplained.as_ref().unwrap();
+    assert!(u.why.contains("this version logs it at line 301"), "{u:?}");
+    // A line no model prints, at a known message's file: nothing to explain, and
+    // not "every one explained".
+    let e = import(
+        "[WARN] [syncmgr/task.go:999] [\"anything at all\"] [segmentID=5]\n",
+        None,
+        &o,
+    );
+    assert!(
+        matches!(e, Err(ImportError::Unknown(_))),
+        "{:?}",
+        e.map(|i| i.tried)
+    );
+    // Datacoord's SaveBinlogPaths does not find the segment: the datanode syncs a
+    // segment datacoord lacks.
+    let i = import(
+        "[WARN] [datacoord/services.go:489] [\"failed to get segment\"] [segmentID=5]\n",
+        None,
+        &o,
+    )
+    .unwrap();
+    assert!(i.conformance.complete, "{:?}", i.tried);
+    assert_eq!(
+        i.inferred.as_ref().unwrap().versions,
+        ["ca7ef26e4b", "b5c9a7364b", "c65f41dc60"]
+    );
+    // A request's list names its partition.
+    let wrong = concat!(
+        "[INFO] [datanode/services.go:284] [\"DataNode receives SyncSegments\"] [partitionID=2]\n",
+        "[INFO] [datacoord/sync_segments_scheduler.go:145] [\"sync segments success\"] [partitionID=3] [segments=\"[]\"]\n",
+    );
+    assert!(!import(wrong, None, &o).unwrap().conformance.complete);
+    // 60 synced segments, a tab and a U+202E in a caller: the scenario checks.
+    let many: String = (1..=60)
+        .map(|s| format!("[INFO] [syncmgr/sync_manager.go:129] [\"sync mgr sumbit task with key\"] [key={s}]\n"))
+        .collect();
+    assert!(import(&many, None, &o).is_ok());
+    let odd = "[INFO] [data\tnode\u{202e}x/services.go:284] [\"DataNode receives SyncSegments\"] [partitionID=1]\n".to_owned() + remove;
+    assert!(import(&odd, None, &o).is_ok());
+    // Ids are numbers: 007 and +7 are 7.
+    let seven = "[INFO] [syncmgr/sync_manager.go:129] [\"sync mgr sumbit task with key\"] [key=+7]\n[INFO] [syncmgr/task.go:184] [\"task done\"] [segmentID=007]\n";
+    assert!(import(seven, None, &o).unwrap().conformance.complete);
+    // A line of many fields keeps 64 groups and is marked cut.
+    let wide = format!("[INFO] [a/b.go:1] [\"m\"]{}\n", " [k=v]".repeat(1000));
+    match &parse(&wide).records[0].kind {
+        Kind::Log(l) => assert!(l.fields.len() == 61 && l.truncated, "{}", l.fields.len()),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        matches!(import("  \n", None, &o), Err(ImportError::Unknown(e)) if e == "the log is empty")
+    );
 }

@@ -10,8 +10,12 @@
 use std::rc::Rc;
 
 use flush_core::logs::conform::{Mark, Options};
-use flush_core::logs::{import, import_against, Import, ImportError};
+use std::cell::RefCell;
+
+use flush_core::logs::{Import, ImportError, Importing};
+use flush_core::scenario::json::escape_unsafe;
 use flush_core::AnyScenario;
+use gloo::timers::callback::Timeout;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -25,7 +29,7 @@ pub const MAX_PASTE_BYTES: usize = 8 << 20;
 /// Records listed (a longer log is summed up; the CLI lists them all).
 pub const MAX_LISTED: usize = 2_000;
 /// States each version's search may visit in the page.
-const PAGE_MAX_STATES: u64 = 200_000;
+const PAGE_MAX_STATES: u64 = 20_000;
 /// A log in the format of the #34018 report, for a first look.
 const EXAMPLE: &str = include_str!("../../../../tests/logs/segment-not-found.log");
 
@@ -47,6 +51,7 @@ pub struct Props {
 fn options() -> Options {
     Options {
         max_states: PAGE_MAX_STATES,
+        hint: " (the page's budget; flushscope logs on the command line takes --max-states and --max-steps)",
         ..Options::default()
     }
 }
@@ -65,79 +70,173 @@ fn refuse(text: &str) -> Option<String> {
     })
 }
 
-/// Replays `text` against the scenario shown (any model, with its knobs), under
-/// each of its versions: how a flush-2021 log is read.
-pub fn read_against(text: &str, sc: &AnyScenario, shown: &Shown) -> Result<Imported, String> {
+/// Where an import's replay is shown: the inferred scenario, or the one on screen.
+#[derive(Clone)]
+enum Target {
+    Inferred,
+    Shown(Shown),
+}
+
+/// An import under way: one version is searched per task, so the page paints
+/// between them (each search is bounded by [`PAGE_MAX_STATES`]).
+struct Job {
+    importing: Importing,
+    target: Target,
+    text: Rc<str>,
+    /// The next task; dropping it cancels the job.
+    timer: Option<Timeout>,
+}
+
+/// Starts reading `text`: the inference (or the scenario on screen) first,
+/// then the versions, one per task.
+fn start(text: &str, target: Target, sc: &AnyScenario) -> Result<Job, String> {
     if let Some(e) = refuse(text) {
         return Err(e);
     }
-    let import = import_against(text, sc, None, &options()).map_err(|e| e.to_string())?;
-    let at = Shown {
-        version: (!import.version.is_empty()).then_some(import.version),
-        ..shown.clone()
+    let importing = match &target {
+        Target::Inferred => Importing::new(text, None),
+        Target::Shown(_) => Importing::against(text, sc, None),
+    };
+    let importing = importing.map_err(|e| message(e, text))?;
+    Ok(Job {
+        importing,
+        target,
+        text: Rc::from(text),
+        timer: None,
+    })
+}
+
+fn message(e: ImportError, text: &str) -> String {
+    match e {
+        ImportError::Unknown(e) => {
+            let p = flush_core::logs::parse(text);
+            let e = escape_unsafe(&e, false);
+            format!(
+                "Read {} lines ({} records), but {e}. (A flush-2021 log is read with \"Replay against the scenario shown\".)",
+                p.lines,
+                p.records.len()
+            )
+        }
+        e => escape_unsafe(&e.to_string(), false).into_owned(),
+    }
+}
+
+/// The finished import and where its replay is shown.
+fn done(job: Job) -> Result<Imported, String> {
+    let Job {
+        importing,
+        target,
+        text,
+        ..
+    } = job;
+    let import = importing
+        .finish(&options())
+        .map_err(|e| message(e, &text))?;
+    let at = match target {
+        Target::Shown(shown) => Shown {
+            version: (!import.version.is_empty()).then_some(import.version),
+            ..shown
+        },
+        Target::Inferred => Shown {
+            source: Source::Inline {
+                file: IMPORTED_FILE.to_owned(),
+                text: Rc::from(import.inferred.as_ref().map_or("", |i| i.json.as_str())),
+            },
+            version: Some(import.version),
+            knobs: Rc::new(Vec::new()),
+        },
     };
     Ok(Imported { import, at })
 }
 
-/// Reads `text` into an import, or a message saying why not.
-pub fn read(text: &str) -> Result<Imported, String> {
-    if let Some(e) = refuse(text) {
-        return Err(e);
+type Slot = Rc<RefCell<Option<Job>>>;
+type Outcome = UseStateHandle<Option<Rc<Result<Imported, String>>>>;
+type Busy = UseStateHandle<Option<(usize, usize)>>;
+
+/// Searches the job's next version and schedules the one after, or finishes.
+fn tick(slot: Slot, result: Outcome, busy: Busy) {
+    let mut guard = slot.borrow_mut();
+    let Some(job) = guard.as_mut() else { return };
+    match job.importing.next(&options()) {
+        Ok(true) => {
+            busy.set(Some(job.importing.progress()));
+            let (s, r, b) = (slot.clone(), result.clone(), busy.clone());
+            job.timer = Some(Timeout::new(0, move || tick(s, r, b)));
+        }
+        Ok(false) => {
+            let job = guard.take().expect("a job");
+            drop(guard);
+            busy.set(None);
+            result.set(Some(Rc::new(done(job))));
+        }
+        Err(e) => {
+            let text = job.text.clone();
+            guard.take();
+            drop(guard);
+            busy.set(None);
+            result.set(Some(Rc::new(Err(message(e, &text)))));
+        }
     }
-    match import(text, None, &options()) {
-        Ok(import) => {
-            let json = import.inferred.as_ref().map_or("", |i| i.json.as_str());
-            let at = Shown {
-                source: Source::Inline {
-                    file: IMPORTED_FILE.to_owned(),
-                    text: Rc::from(json),
-                },
-                version: Some(import.version),
-                knobs: Rc::new(Vec::new()),
-            };
-            Ok(Imported { import, at })
+}
+
+/// Starts a job in `slot` (dropping any job under way), or shows why not.
+fn launch(
+    text: &str,
+    target: Target,
+    sc: &AnyScenario,
+    slot: &Slot,
+    result: &Outcome,
+    busy: &Busy,
+) {
+    slot.borrow_mut().take();
+    match start(text, target, sc) {
+        Err(e) => {
+            busy.set(None);
+            result.set(Some(Rc::new(Err(e))));
         }
-        Err(ImportError::Unknown(e)) => {
-            let p = flush_core::logs::parse(text);
-            Err(format!(
-                "Read {} lines ({} records), but {e}.",
-                p.lines,
-                p.records.len()
-            ))
+        Ok(job) => {
+            busy.set(Some(job.importing.progress()));
+            result.set(None);
+            *slot.borrow_mut() = Some(job);
+            let (s, r, b) = (slot.clone(), result.clone(), busy.clone());
+            if let Some(job) = slot.borrow_mut().as_mut() {
+                job.timer = Some(Timeout::new(0, move || tick(s, r, b)));
+            }
         }
-        Err(e) => Err(e.to_string()),
     }
 }
 
 #[function_component(LogPanel)]
 pub fn log_panel(p: &Props) -> Html {
     let area = use_node_ref();
-    let result = use_state(|| None::<Rc<Result<Imported, String>>>);
+    let result: Outcome = use_state(|| None);
+    let busy: Busy = use_state(|| None);
+    let slot: Slot = use_mut_ref(|| None);
     let list = use_node_ref();
-    let on_read = {
-        let (area, result) = (area.clone(), result.clone());
-        Callback::from(move |_: MouseEvent| {
-            if let Some(a) = area.cast::<HtmlTextAreaElement>() {
-                result.set(Some(Rc::new(read(&a.value()))));
-            }
-        })
-    };
-    let on_against = {
-        let (area, result) = (area.clone(), result.clone());
+    let on_go = |target: Option<Target>, example: bool| {
+        let (area, result, busy, slot) = (area.clone(), result.clone(), busy.clone(), slot.clone());
         let (sc, shown) = (p.scenario.clone(), p.shown.clone());
         Callback::from(move |_: MouseEvent| {
-            if let Some(a) = area.cast::<HtmlTextAreaElement>() {
-                result.set(Some(Rc::new(read_against(&a.value(), &sc, &shown))));
+            let Some(a) = area.cast::<HtmlTextAreaElement>() else {
+                return;
+            };
+            if example {
+                a.set_value(EXAMPLE);
             }
+            let target = target
+                .clone()
+                .unwrap_or_else(|| Target::Shown(shown.clone()));
+            launch(&a.value(), target, &sc, &slot, &result, &busy);
         })
     };
-    let on_example = {
-        let (area, result) = (area.clone(), result.clone());
+    let on_read = on_go(Some(Target::Inferred), false);
+    let on_against = on_go(None, false);
+    let on_example = on_go(Some(Target::Inferred), true);
+    let on_stop = {
+        let (slot, busy) = (slot.clone(), busy.clone());
         Callback::from(move |_: MouseEvent| {
-            if let Some(a) = area.cast::<HtmlTextAreaElement>() {
-                a.set_value(EXAMPLE);
-                result.set(Some(Rc::new(read(EXAMPLE))));
-            }
+            slot.borrow_mut().take();
+            busy.set(None);
         })
     };
     let shown_here = result
@@ -161,6 +260,12 @@ pub fn log_panel(p: &Props) -> Html {
                 <button id="log-against" onclick={on_against}>{"Replay against the scenario shown"}</button>
                 <button id="log-example" class="link" onclick={on_example}>{"Use the example log (#34018)"}</button>
             </div>
+            if let Some((n, of)) = *busy {
+                <p id="log-busy" role="status">
+                    {format!("Searching for a schedule that prints the log: version {} of {of}… ", n + 1)}
+                    <button id="log-stop" class="link" onclick={on_stop}>{"Stop"}</button>
+                </p>
+            }
             {match result.as_ref().map(|r| r.as_ref()) {
                 None => html! {},
                 Some(Err(e)) => html! { <p id="log-error" class="error" role="alert">{e.clone()}</p> },
@@ -219,7 +324,7 @@ fn result_view(i: &Imported, now: u32, shown_here: bool, d: &Dispatch, list: &No
     html! {
         <div id="log-result" data-complete={c.complete.to_string()} data-version={im.version}>
             <p id="log-summary" class={if c.complete { "v-ok" } else { "v-bad" }}>{summary}</p>
-            <ul class="log-notes">{for im.inferred.iter().flat_map(|i| &i.notes).map(|n| html! { <li>{n.clone()}</li> })}</ul>
+            <ul class="log-notes">{for im.inferred.iter().flat_map(|i| &i.notes).map(|n| html! { <li>{escape_unsafe(n, false).into_owned()}</li> })}</ul>
             {versions_table(im)}
             <button id="log-replay" onclick={replay} aria-pressed={shown_here.to_string()}>
                 {if shown_here { format!("Replaying under {under} (step back to 0 to start again)") }
@@ -256,7 +361,7 @@ fn versions_table(im: &Import) -> Html {
                     <th scope="row">{version_words(t.version)}</th>
                     <td>{format!("{} of {}", t.matched, t.wanted)}</td>
                     <td>{match &t.unexplained {
-                        Some(u) => format!("line {}: {} — {}", u.at, u.line, u.why),
+                        Some(u) => escape_unsafe(&format!("line {}: {} — {}", u.at, u.line, u.why), false).into_owned(),
                         None => "every one".to_owned(),
                     }}</td>
                 </tr>
@@ -311,7 +416,7 @@ fn extra_view(im: &Import) -> Html {
         <details id="log-extra">
             <summary>{format!("Lines the replay prints that the log lacks ({})", extra.len())}</summary>
             <ul>{for extra.iter().take(MAX_LISTED).map(|e| html! {
-                <li><span class="mark">{format!("step {}", e.step)}</span>{" "}<code>{e.line.clone()}</code></li>
+                <li><span class="mark">{format!("step {}", e.step)}</span>{" "}<code>{escape_unsafe(&e.line, false).into_owned()}</code></li>
             })}</ul>
         </details>
     }

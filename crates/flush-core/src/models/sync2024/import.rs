@@ -9,8 +9,9 @@
 
 use std::collections::BTreeMap;
 
-use super::facts::line_of;
+use super::facts::{line_of, LOG_SITES};
 use super::setup::{Level, SegState, Version};
+use crate::logs::conform::knows;
 use crate::logs::{Inferred, Kind, LogLine, Parsed};
 
 /// Segments an inferred scenario keeps (a log may name thousands).
@@ -34,6 +35,11 @@ struct Seg {
     removed_in: usize,
     /// SyncSegments warned that it is L0 or Legacy and did not load it.
     skipped: bool,
+    /// Datacoord's SaveBinlogPaths did not find it ("failed to get segment",
+    /// services.go:489@ca7ef26e4b): the datanode syncs a segment datacoord lacks.
+    dc_missing: bool,
+    /// Datacoord has it Dropped ("save to dropped segment", services.go:494@ca7ef26e4b).
+    dc_dropped: bool,
     /// A sync task (or the flow graph's getSyncTask) ran for it.
     synced: bool,
     level: Option<Level>,
@@ -55,7 +61,16 @@ fn id(s: &str) -> Option<i64> {
     s.trim().parse().ok()
 }
 
+/// The file as the model's log sites name it (`services.go@datacoord` is datacoord's).
 fn file(l: &LogLine) -> &str {
+    if l.file.ends_with("datacoord/services.go") {
+        return "services.go@datacoord";
+    }
+    l.file.rsplit('/').next().unwrap_or(&l.file)
+}
+
+/// The Go file's name alone, as `line_of` takes it.
+fn go_file(l: &LogLine) -> &str {
     l.file.rsplit('/').next().unwrap_or(&l.file)
 }
 
@@ -66,6 +81,49 @@ fn panic_segment(message: &str) -> Option<i64> {
 }
 
 impl Seen {
+    /// A request's handler removes segments only when the request carries some
+    /// (services.go:291@ca7ef26e4b: an empty one returns first). When the log
+    /// shows removals in a request but names no segment it carried (datacoord's
+    /// "sync segments success" line is missing), one flushed segment that the log
+    /// does not name stands for them, in both datacoord and the datanode.
+    fn stand_in(&mut self, notes: &mut Vec<String>) {
+        let requests: Vec<(u32, Option<i64>)> = match (&self.received[..], &self.succeeded[..]) {
+            ([], []) => vec![(
+                self.segs.values().map(|s| s.first_at).min().unwrap_or(1),
+                None,
+            )],
+            ([], s) | (s, _) => s.to_vec(),
+        };
+        for (k, &(at, partition)) in requests.iter().enumerate() {
+            let removes = self
+                .segs
+                .values()
+                .any(|s| s.removed && s.removed_in == k + 1);
+            let carried = |s: &Seg| {
+                s.partition == partition && (s.added || s.skipped || (s.selected && !s.removed))
+            };
+            if !removes || self.segs.values().any(carried) {
+                continue;
+            }
+            let max = self.segs.keys().next_back().copied().unwrap_or(0);
+            let id = max.checked_add(1).unwrap_or(max.saturating_sub(1_000_000));
+            self.segs.insert(
+                id,
+                Seg {
+                    partition,
+                    selected: true,
+                    selected_in: k + 1,
+                    first_at: at,
+                    ..Seg::default()
+                },
+            );
+            notes.push(format!(
+                "Request {} (line {at}) removes segments but the log names none it carried; segment {id}, not in the log, stands for them (flushed, with a PK statslog, in datacoord and the datanode).",
+                k + 1
+            ));
+        }
+    }
+
     fn seg(&mut self, segment: i64, at: u32) -> &mut Seg {
         self.segs.entry(segment).or_insert(Seg {
             first_at: at,
@@ -75,6 +133,8 @@ impl Seen {
 
     fn read(&mut self, at: u32, kind: &Kind) {
         match kind {
+            // Only lines the model prints (its sites, at their line numbers) infer anything.
+            Kind::Log(l) if !knows(LOG_SITES, file(l), &l.message, l.line) => {}
             Kind::Log(l) => self.read_line(at, l),
             Kind::Panic { message, .. } => {
                 if let Some(s) = panic_segment(message) {
@@ -99,11 +159,16 @@ impl Seen {
     fn handler_line(&mut self, at: u32, message: &str, s: i64) {
         let request = self.received.len();
         let partition = self.received.last().and_then(|r| r.1);
+        if message == "DataNode receives SyncSegments"
+            || message.starts_with("sync segments is empty")
+        {
+            return;
+        }
         let seg = self.seg(s, at);
         seg.partition = seg.partition.or(partition);
         match message {
             "metacache does not have segment, add it" | "segment loading PKs" => seg.added = true,
-            "remove dropped segment" => (seg.removed, seg.removed_in) = (true, request),
+            "remove dropped segment" => (seg.removed, seg.removed_in) = (true, request.max(1)),
             m if m.starts_with("segment level is L0") => {
                 (seg.level, seg.skipped) = (Some(Level::L0), true)
             }
@@ -142,11 +207,24 @@ impl Seen {
                 self.synced(s, at, true)
             }
             (
-                "task.go" | "meta_writer.go" | "write_buffer.go" | "storage_serializer.go",
+                "task.go"
+                | "meta_writer.go"
+                | "write_buffer.go"
+                | "storage_serializer.go"
+                | "services.go@datacoord",
                 _,
                 Some(s),
             ) => {
                 self.synced(s, at, false);
+                match l.message.as_str() {
+                    "failed to get segment" | "stale segment not found, could be compacted" => {
+                        self.seg(s, at).dc_missing = true
+                    }
+                    "save to dropped segment, ignore this request" => {
+                        self.seg(s, at).dc_dropped = true
+                    }
+                    _ => {}
+                }
                 // The task's logger carries its partition and level (task.go:95-103@ca7ef26e4b).
                 let level = l
                     .field("level")
@@ -176,11 +254,11 @@ fn versions(log: &Parsed, notes: &mut Vec<String>) -> Vec<Version> {
         let before = fit.len();
         let known = Version::ALL
             .iter()
-            .any(|&v| line_of(v, file(l), &l.message).is_some());
+            .any(|&v| line_of(v, go_file(l), &l.message).is_some());
         if !known {
             continue;
         }
-        fit.retain(|&v| line_of(v, file(l), &l.message) == Some(n));
+        fit.retain(|&v| line_of(v, go_file(l), &l.message) == Some(n));
         if fit.len() < before {
             told.push(format!("line {}: {}:{n}", r.at, l.file));
         }
@@ -229,7 +307,8 @@ pub fn infer(log: &Parsed) -> Result<Inferred, String> {
     let mut notes = Vec::new();
     let versions = versions(log, &mut notes);
     notes.append(&mut seen.notes);
-    let json = scenario_json(&seen, versions[0], &mut notes);
+    seen.stand_in(&mut notes);
+    let json = scenario_json(&seen, versions[0], &mut notes)?;
     Ok(Inferred {
         json,
         versions: versions.iter().map(|v| v.as_str()).collect(),
@@ -246,12 +325,20 @@ fn rows(id: i64, s: &Seg, partition: i64) -> (Option<String>, Option<String>) {
             state.as_str()
         ))
     };
-    let dn = || {
+    let dn = |state: SegState| {
         Some(format!(
-            r#"{{ "segment": {id}, "partition": {partition}, "state": "Flushed", "level": "{level}", "rows": 1000 }}"#
+            r#"{{ "segment": {id}, "partition": {partition}, "state": "{}", "level": "{level}", "rows": 1000 }}"#,
+            state.as_str()
         ))
     };
-    if s.synced && !s.added {
+    if s.dc_missing || s.dc_dropped {
+        // The datanode syncs a growing segment datacoord lacks, or has dropped.
+        let dc = s
+            .dc_dropped
+            .then(|| dc(SegState::Dropped, false, 0))
+            .flatten();
+        (dc, dn(SegState::Growing))
+    } else if s.synced && !s.added {
         // A new growing segment: datacoord allocated it, the flow graph's insert adds it.
         (dc(SegState::Growing, false, 0), None)
     } else if s.added || s.skipped {
@@ -260,16 +347,16 @@ fn rows(id: i64, s: &Seg, partition: i64) -> (Option<String>, Option<String>) {
     } else if s.removed && s.selected && s.selected_in >= s.removed_in {
         // Selected by datacoord for the request that removed it, so not sent: no
         // PK statslog (sync_segments_scheduler.go:127-139@ca7ef26e4b).
-        (dc(SegState::Flushed, false, 1000), dn())
+        (dc(SegState::Flushed, false, 1000), dn(SegState::Flushed))
     } else if s.removed {
         // Not in datacoord's healthy segments: dropped there.
-        (None, dn())
+        (None, dn(SegState::Flushed))
     } else {
-        (dc(SegState::Flushed, true, 1000), dn())
+        (dc(SegState::Flushed, true, 1000), dn(SegState::Flushed))
     }
 }
 
-fn scenario_json(seen: &Seen, version: Version, notes: &mut Vec<String>) -> String {
+fn scenario_json(seen: &Seen, version: Version, notes: &mut Vec<String>) -> Result<String, String> {
     let default_partition = seen
         .received
         .iter()
@@ -317,8 +404,14 @@ fn scenario_json(seen: &Seen, version: Version, notes: &mut Vec<String>) -> Stri
             datacoord.join(",\n      ")
         ));
     }
-    let description = notes.join(" ").replace('\\', "\\\\").replace('"', "\\\"");
-    format!(
+    if actors.is_empty() {
+        return Err(
+            "the log's lines name segments but no step of the model: no sync task, no SyncSegments request and no metacache change"
+                .to_owned(),
+        );
+    }
+    let description = json_text(&notes.join(" "));
+    Ok(format!(
         r#"{{
   "name": "imported-log",
   "title": "Inferred from a Milvus log",
@@ -341,7 +434,30 @@ fn scenario_json(seen: &Seen, version: Version, notes: &mut Vec<String>) -> Stri
         dc.join(",\n    "),
         dn.join(",\n    "),
         actors.join(",\n")
-    )
+    ))
+}
+
+/// Characters of the notes the scenario's description keeps (its limit is
+/// 8,000; the notes themselves are shown whole beside it).
+const MAX_DESCRIPTION: usize = 7_000;
+
+/// `s` as the inside of a JSON string the scenario checker takes: control and
+/// bidi characters written as visible escapes, quotes and backslashes escaped,
+/// and cut to [`MAX_DESCRIPTION`] characters.
+fn json_text(s: &str) -> String {
+    let safe = crate::scenario::json::escape_unsafe(s, false);
+    let mut out = String::new();
+    for (n, c) in safe.chars().enumerate() {
+        if n == MAX_DESCRIPTION {
+            out.push_str(" (cut; every note is listed beside the scenario)");
+            break;
+        }
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The flow graph's ops: each synced segment's insert (when the log shows a new
@@ -360,10 +476,16 @@ fn flowgraph_ops(
         }
         let n = per_seg.entry(s).or_default();
         if *n >= MAX_SYNCS {
+            if *n == MAX_SYNCS {
+                notes.push(format!(
+                    "Segment {s} is synced more than {MAX_SYNCS} times (line {at} on); the first {MAX_SYNCS} are modelled."
+                ));
+                *n += 1;
+            }
             continue;
         }
         let seg = &seen.segs[&s];
-        if *n == 0 && !seg.added {
+        if *n == 0 && !seg.added && !seg.dc_missing && !seg.dc_dropped {
             let p = seg.partition.unwrap_or(partition);
             ops.push(format!(
                 r#"{{ "op": "insert", "segment": {s}, "partition": {p}, "rows": 10 }}"#
