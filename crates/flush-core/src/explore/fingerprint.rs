@@ -85,6 +85,23 @@ impl FpSet {
         (n / 4 * 7).max(MIN_SLOTS)
     }
 
+    /// Whether `fp` is in the set.
+    pub fn contains(&self, fp: u64) -> bool {
+        let fp = if fp == EMPTY { 1 } else { fp };
+        let n = self.slots.len();
+        if n == 0 {
+            return false;
+        }
+        let mut i = Self::home(fp, n);
+        loop {
+            match self.slots[i] {
+                EMPTY => return false,
+                x if x == fp => return true,
+                _ => i = if i + 1 == n { 0 } else { i + 1 },
+            }
+        }
+    }
+
     /// Adds `fp`; false when it was there already.
     pub fn insert(&mut self, fp: u64) -> bool {
         let fp = if fp == EMPTY { 1 } else { fp };
@@ -143,6 +160,9 @@ mod tests {
         for i in 0..50_000u64 {
             assert!(!s.insert(fingerprint(&i)), "{i} was inserted before");
         }
+        assert!((0..50_000u64).all(|i| s.contains(fingerprint(&i))));
+        assert!(!(50_000..60_000u64).any(|i| s.contains(fingerprint(&i))));
+        assert!(!FpSet::default().contains(7) && s.contains(0));
         assert_eq!(s.len(), 50_001);
         let per = s.bytes() as f64 / s.len() as f64;
         assert!((9.0..=16.0).contains(&per), "{per} bytes per fingerprint");

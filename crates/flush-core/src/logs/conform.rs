@@ -11,7 +11,7 @@
 //! as not modelled. Best-first: the states that matched most lines go first,
 //! then the deepest, so the search follows the log.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 
 use serde::Serialize;
 
@@ -531,7 +531,7 @@ struct Search<'a, M: Model> {
     nodes: Vec<Node>,
     seen: FpSet,
     /// Fingerprints of every key any explored step printed.
-    printed: HashSet<u64>,
+    printed: FpSet,
     states: u64,
     best: u32,
     best_cursors: [u32; 2],
@@ -551,7 +551,7 @@ impl<'a, M: Model> Search<'a, M> {
                 choice: Choice::new(0, 0),
             }],
             seen: FpSet::default(),
-            printed: HashSet::new(),
+            printed: FpSet::default(),
             states: 1,
             best: 0,
             best_cursors: [0, 0],
@@ -587,8 +587,9 @@ impl<'a, M: Model> Search<'a, M> {
                 facts.clear();
                 self.sc.step(&mut s2, c, &mut facts);
                 step_keys(self.sc, &facts, &mut keys);
-                self.printed
-                    .extend(keys.iter().map(|(k, _)| fingerprint(k)));
+                for (k, _) in &keys {
+                    self.printed.insert(fingerprint(k));
+                }
                 let mut cur2 = cur;
                 if !advance(&self.w.seqs, &mut cur2, &keys) {
                     // The step printed a line out of the log's order; the lines it
@@ -681,7 +682,7 @@ impl<'a, M: Model> Search<'a, M> {
     fn why(&self, k: &Key, stopped: Option<&str>, before: u32, process: &str) -> String {
         match stopped {
             Some(s) => format!("{s} before a schedule printed it"),
-            None if self.printed.contains(&fingerprint(k)) => format!(
+            None if self.printed.contains(fingerprint(k)) => format!(
                 "the model prints this line, but never after the {before} {process} line(s) before it, in their order"
             ),
             None => match prints_anywhere(self.sc, k, self.o) {
