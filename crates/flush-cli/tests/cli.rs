@@ -903,7 +903,7 @@ fn logs_infers_the_scenario_and_replays_the_log_to_its_panic() {
         "Version: ca7ef26e4b or b5c9a7364b",
         "ca7ef26e4b: 10 of 10 modelled lines matched (every one)",
         "b5c9a7364b: 3 of 10 modelled lines matched",
-        "line 6 is not explained: meta_cache.go \"remove dropped segment\" (451000000000000300)",
+        "line 6 is not explained: INFO metacache/meta_cache.go \"remove dropped segment\" (451000000000000300)",
         "not modelled  INFO  writebuffer/write_buffer.go:365",
         "outcome: panic in g2 sync task #1 seg=451000000000000300: segment not found[segment=451000000000000300]",
     ] {

@@ -113,6 +113,11 @@ pub trait Model: Clone + Sized + 'static {
     fn log_line_at(&self, _file: &str, _message: &str) -> Option<u32> {
         None
     }
+    /// Whether the model prints the error of that site's line (where it does
+    /// not, an imported line's error is not compared).
+    fn log_keeps_error(&self, _file: &str, _message: &str) -> bool {
+        false
+    }
     fn fact_kind(&self, f: &Self::Fact) -> FactKind;
     /// The footprint of the step that produced `s`: its accesses to plain shared Go
     /// fields (what no channel, mutex or sync.Map guards by itself), in order. The race

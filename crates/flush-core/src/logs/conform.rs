@@ -20,14 +20,19 @@ use crate::engine::Model;
 use crate::explore::fingerprint::{fingerprint, state_bytes, FpSet};
 use crate::sched::{format_schedule, Choice};
 
-/// A log line as the search compares it: the caller's file (without its
-/// directory and line number, which move between commits), the message, and the
-/// subject: the segment (or the sorted segment list, or the panic) it is about.
+/// A log line as the search compares it: the caller's package directory and
+/// file as zap's short caller gives them (`metacache/meta_cache.go`; the line
+/// number moves between commits), the level, the message, the subject (the
+/// segment, the sorted segment list of a partition, or the panic), and the
+/// error where the model knows it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Key {
     pub file: String,
+    pub level: String,
     pub message: String,
     pub subject: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// The fields that name what a line is about, most specific first.
@@ -54,15 +59,19 @@ impl Key {
                     .or(partition)
                     .unwrap_or_default();
                 Some(Key {
-                    file: basename(&l.file).to_owned(),
+                    file: short_caller(&l.file).to_owned(),
+                    level: l.level.clone(),
                     message: l.message.clone(),
                     subject,
+                    error: l.field("error").map(str::to_owned),
                 })
             }
             Kind::Panic { message, .. } => Some(Key {
                 file: PANIC.to_owned(),
+                level: String::new(),
                 message: PANIC.to_owned(),
                 subject: message.clone(),
+                error: None,
             }),
             Kind::Unmatched { .. } => None,
         }
@@ -70,7 +79,7 @@ impl Key {
 
     /// Which process writes this line.
     pub fn process(&self) -> Process {
-        if DATACOORD_FILES.contains(&self.file.as_str()) {
+        if self.file.starts_with("datacoord/") {
             Process::Datacoord
         } else {
             Process::Datanode
@@ -81,22 +90,34 @@ impl Key {
         if self.file == PANIC {
             return format!("panic: {}", self.subject);
         }
-        let mut s = format!("{} \"{}\"", self.file, self.message);
+        let mut s = format!("{} {} \"{}\"", self.level, self.file, self.message);
         if !self.subject.is_empty() {
             s.push_str(&format!(" ({})", self.subject));
+        }
+        if let Some(e) = &self.error {
+            s.push_str(&format!(" error=\"{e}\""));
         }
         s
     }
 }
 
 /// A place where Go logs, as a model prints it: the file (named as [`Key`] names
-/// it), the message, and every line number it has at the versions the model runs
-/// (none for a panic's first line).
+/// it), the message, every line number it has at the versions the model runs
+/// (none for a panic's first line), and whether the model prints its error
+/// (where it does not, a log's error is not compared).
 #[derive(Clone, Copy, Debug)]
 pub struct LogSite {
     pub file: &'static str,
     pub message: &'static str,
     pub lines: &'static [u32],
+    pub error: bool,
+}
+
+/// Whether the model prints the error of `message` of `file` (see [`LogSite`]).
+pub fn keeps_error(sites: &[LogSite], file: &str, message: &str) -> bool {
+    sites
+        .iter()
+        .any(|s| s.file == file && s.message == message && s.error)
 }
 
 /// The one line `sites` logs `message` of `file` at, if it has one line.
@@ -122,22 +143,14 @@ pub fn knows(sites: &[LogSite], file: &str, message: &str, line: Option<u32>) ->
 /// The file and message of a Go panic's first line (`panic: ...`).
 pub const PANIC: &str = "panic";
 
-/// The files of datacoord's process among those the models print
-/// (`internal/datacoord/*.go`); every other line is the datanode's.
-const DATACOORD_FILES: [&str; 4] = [
-    "sync_segments_scheduler.go",
-    "session_manager.go",
-    "services.go@datacoord",
-    "server.go",
-];
-
-/// `internal/datacoord/services.go` and `internal/datanode/services.go` share a
-/// name: the datacoord one is told apart by its directory.
-fn basename(file: &str) -> &str {
-    if file.ends_with("datacoord/services.go") {
-        return "services.go@datacoord";
+/// The caller as zap's short caller encoder prints it: the package directory
+/// and the file (`datacoord/services.go` and `datanode/services.go` are two
+/// files); a longer path is cut to that.
+pub fn short_caller(file: &str) -> &str {
+    match file.rmatch_indices('/').nth(1) {
+        Some((i, _)) => &file[i + 1..],
+        None => file,
     }
-    file.rsplit('/').next().unwrap_or(file)
 }
 
 /// An id as Go prints it: `007`, `+7` and ` 7` are 7 (text that is no number stays).
@@ -356,6 +369,9 @@ fn wanted<M: Model>(sc: &M, log: &Parsed) -> Wanted {
             w.not_modelled.push(i);
             continue;
         }
+        if !sc.log_keeps_error(&k.file, &k.message) {
+            k.error = None;
+        }
         if let (Some(here), Some(got)) = (sc.log_line_at(&k.file, &k.message), line) {
             if here != got {
                 w.other_version.push((i, here));
@@ -382,24 +398,41 @@ fn step_keys<M: Model>(sc: &M, facts: &[M::Fact], out: &mut Vec<(Key, String)>) 
     }
 }
 
-/// Advances the cursors over a step's keys; `false` when a key is one the log
-/// has later, not next (the log says another line came first). One step's lines
-/// match in any order: Go prints them ranging over a map (UpdateSegmentView's
-/// removals), whose order is random.
-fn advance(seqs: &[Vec<(usize, Key)>; 2], cur: &mut [u32; 2], keys: &[(Key, String)]) -> bool {
-    let mut left: Vec<&Key> = keys.iter().map(|(k, _)| k).collect();
-    while let Some(i) = left.iter().position(|k| {
-        let p = k.process() as usize;
-        seqs[p].get(cur[p] as usize).is_some_and(|(_, w)| w == *k)
-    }) {
-        cur[left.swap_remove(i).process() as usize] += 1;
-    }
-    left.iter().all(|k| {
-        let p = k.process() as usize;
-        !seqs[p][(cur[p] as usize).min(seqs[p].len())..]
+/// Advances the cursors over a step's keys, in the order the step printed
+/// them, except that a run of lines of one site (file and message) matches in
+/// any order: Go prints such a run ranging over a map (UpdateSegmentView's
+/// removals), whose order is random. A key the log has later, not next, is
+/// returned: the log says another line came first.
+fn advance<'k>(
+    seqs: &[Vec<(usize, Key)>; 2],
+    cur: &mut [u32; 2],
+    keys: &'k [(Key, String)],
+) -> Result<(), &'k Key> {
+    let mut i = 0;
+    while i < keys.len() {
+        let site = (&keys[i].0.file, &keys[i].0.message);
+        let run = keys[i..]
             .iter()
-            .any(|(_, w)| w == *k)
-    })
+            .take_while(|(k, _)| (&k.file, &k.message) == site)
+            .count();
+        let mut left: Vec<&Key> = keys[i..i + run].iter().map(|(k, _)| k).collect();
+        while let Some(x) = left.iter().position(|k| {
+            let p = k.process() as usize;
+            seqs[p].get(cur[p] as usize).is_some_and(|(_, w)| w == *k)
+        }) {
+            cur[left.swap_remove(x).process() as usize] += 1;
+        }
+        if let Some(k) = left.iter().find(|k| {
+            let p = k.process() as usize;
+            seqs[p][(cur[p] as usize).min(seqs[p].len())..]
+                .iter()
+                .any(|(_, w)| w == **k)
+        }) {
+            return Err(k);
+        }
+        i += run;
+    }
+    Ok(())
 }
 
 struct Node {
@@ -487,7 +520,8 @@ pub fn conform<M: Model>(sc: &M, log: &Parsed, o: &Options) -> Conformance {
     let goal = [w.seqs[0].len() as u32, w.seqs[1].len() as u32];
     let s = Search::new(sc, &w, goal, o);
     let (node, stopped, s) = s.run();
-    let schedule = path(&s.nodes, node);
+    let mut schedule = path(&s.nodes, node);
+    schedule.extend(s.tail.as_ref().map(|t| t.0));
     let mut c = align(sc, &w, &schedule, log);
     c.not_modelled = w.not_modelled.clone();
     c.wanted = (goal[0] + goal[1]) as usize;
@@ -496,7 +530,14 @@ pub fn conform<M: Model>(sc: &M, log: &Parsed, o: &Options) -> Conformance {
     c.complete = goal != [0, 0] && s.best_cursors == goal;
     if goal != [0, 0] && !c.complete {
         let mut u = s.unexplained(log, stopped.as_deref());
-        if stopped.is_none() {
+        // A datanode line after the log's panic, which the replay matched: the
+        // datanode process is gone (datacoord's lines are another process's).
+        let datanode =
+            Key::of(&log.records[u.record].kind).is_some_and(|k| k.process() == Process::Datanode);
+        let after_panic = c.matched.iter().any(|m| {
+            m.record < u.record && matches!(log.records[m.record].kind, Kind::Panic { .. })
+        });
+        if stopped.is_none() && s.tail.is_none() && datanode && after_panic {
             if let Some(why) = ended_by_panic(sc, &schedule) {
                 u.why = why;
             }
@@ -532,11 +573,16 @@ struct Search<'a, M: Model> {
     seen: FpSet,
     /// Fingerprints of every key any explored step printed.
     printed: FpSet,
+    /// The same without level and error (see [`site_fingerprint`]).
+    printed_sites: FpSet,
     states: u64,
     best: u32,
     best_cursors: [u32; 2],
     /// Some schedule reached the step limit and was not followed further.
     cut: bool,
+    /// When the best is a step cut short by a line out of order: that step's
+    /// choice and the line (see `partial`).
+    tail: Option<(Choice, Key)>,
 }
 
 impl<'a, M: Model> Search<'a, M> {
@@ -552,10 +598,12 @@ impl<'a, M: Model> Search<'a, M> {
             }],
             seen: FpSet::default(),
             printed: FpSet::default(),
+            printed_sites: FpSet::default(),
             states: 1,
             best: 0,
             best_cursors: [0, 0],
             cut: false,
+            tail: None,
         }
     }
 
@@ -589,13 +637,15 @@ impl<'a, M: Model> Search<'a, M> {
                 step_keys(self.sc, &facts, &mut keys);
                 for (k, _) in &keys {
                     self.printed.insert(fingerprint(k));
+                    self.printed_sites.insert(site_fingerprint(k));
                 }
                 let mut cur2 = cur;
-                if !advance(&self.w.seqs, &mut cur2, &keys) {
+                if let Err(early) = advance(&self.w.seqs, &mut cur2, &keys) {
                     // The step printed a line out of the log's order; the lines it
                     // matched before that still count as how far the log is explained.
                     if cur2[0] + cur2[1] > self.best {
-                        (self.best, self.best_cursors, best_node) = (cur2[0] + cur2[1], cur2, node);
+                        best_node = node;
+                        self.partial(cur2, c, early.clone());
                     }
                     continue;
                 }
@@ -610,6 +660,7 @@ impl<'a, M: Model> Search<'a, M> {
                 let id = self.nodes.len() as u32 - 1;
                 if cur2[0] + cur2[1] > self.best {
                     (self.best, self.best_cursors, best_node) = (cur2[0] + cur2[1], cur2, id);
+                    self.tail = None;
                 }
                 if cur2 == self.goal {
                     return (id, None, self);
@@ -633,6 +684,13 @@ impl<'a, M: Model> Search<'a, M> {
             )
         });
         (best_node, why, self)
+    }
+
+    /// The best so far is a step that matched lines and then printed `early`,
+    /// a line the log has later: the report replays up to it (`tail`).
+    fn partial(&mut self, cur: [u32; 2], c: Choice, early: Key) {
+        (self.best, self.best_cursors) = (cur[0] + cur[1], cur);
+        self.tail = Some((c, early));
     }
 
     fn over_budget(&self, queued_bytes: u64) -> Option<String> {
@@ -665,11 +723,20 @@ impl<'a, M: Model> Search<'a, M> {
         let before = self.best_cursors[p];
         let process = if p == 0 { "datacoord" } else { "datanode" };
         let other = self.w.other_version.iter().find(|o| o.0 == *i);
-        let why = match (stopped, other) {
-            (_, Some((_, here))) => format!(
+        let why = match (stopped, other, &self.tail) {
+            (_, Some((_, here)), _) => format!(
                 "this version logs it at line {here}; the log's line number is another version's (try that version)"
             ),
-            (stopped, None) => self.why(k, stopped, before, process),
+            (None, None, Some((_, early)))
+                if self.printed.contains(fingerprint(k))
+                    || prints_anywhere(self.sc, k, self.o) == Some(true) =>
+            {
+                format!(
+                    "the step that prints the line(s) before it also prints {}, which the log has only later: in the model these lines come out in another order",
+                    early.words()
+                )
+            }
+            (stopped, None, _) => self.why(k, stopped, before, process),
         };
         Unexplained {
             record: *i,
@@ -689,6 +756,9 @@ impl<'a, M: Model> Search<'a, M> {
                 Some(true) => format!(
                     "the model prints this line, but no schedule prints it after the {before} {process} line(s) before it without printing other lines of the log out of their order first"
                 ),
+                Some(false) if self.printed_sites.contains(site_fingerprint(k)) => {
+                    "the model prints this line, but with another level or error than the log's".to_owned()
+                }
                 Some(false) => "no schedule of this scenario prints this line: the model never takes the path that logs it".to_owned(),
                 None => format!(
                     "no schedule printed this line within {} states and {} steps{}",
@@ -737,6 +807,11 @@ fn prints_anywhere<M: Model>(sc: &M, key: &Key, o: &Options) -> Option<bool> {
         }
     }
     (!cut).then_some(false)
+}
+
+/// A key's file, message and subject: the line without its level and error.
+fn site_fingerprint(k: &Key) -> u64 {
+    fingerprint(&(&k.file, &k.message, &k.subject))
 }
 
 /// A record in one line, for messages.

@@ -459,3 +459,64 @@ fn hostile_and_odd_logs_get_true_verdicts() {
         matches!(import("  \n", None, &o), Err(ImportError::Unknown(e)) if e == "the log is empty")
     );
 }
+
+/// What a second attack found, now read right: a different error or level is
+/// not the model's line; one step's lines keep their order (only a run of one
+/// site's lines, Go ranging over a map, may come in any order); another
+/// package's file of the same name tells nothing of the version; a step that
+/// prints a later line first is named as the reason.
+#[test]
+fn errors_levels_step_order_and_foreign_files_are_read_right() {
+    use flush_core::logs::{conform::Options, import, import_against};
+    let o = Options::default();
+    let text = report_log();
+    let lines: Vec<&str> = text.lines().collect();
+    // The task's warning with a storage error instead of "segment not found".
+    let storage = "[2024/07/02 08:15:42.118 +00:00] [WARN] [syncmgr/task.go:169] [\"failed to save serialized data into storage\"] [segmentID=451000000000000300] [error=\"failed to put object: connection reset by peer\"]";
+    let other_error: Vec<&str> = lines[..9].iter().copied().chain([storage]).collect();
+    let i = import(&other_error.join("\n"), Some("ca7ef26e4b"), &o).unwrap();
+    assert!(!i.conformance.complete);
+    let u = i.conformance.unexplained.as_ref().unwrap();
+    assert_eq!(u.at, 10);
+    assert!(u.why.contains("with another level or error"), "{u:?}");
+    // The panic's line before the pool's log line: one step prints them in order.
+    let mut panic_first = lines.clone();
+    let panic = panic_first.remove(11);
+    panic_first.insert(9, panic);
+    let i = import(&panic_first.join("\n"), Some("ca7ef26e4b"), &o).unwrap();
+    assert!(!i.conformance.complete, "{:?}", i.conformance.matched);
+    // querycoord's services.go:490 is not datacoord's: the versions stay open.
+    let foreign =
+        "[WARN] [querycoordv2/services.go:490] [\"failed to get segment\"] [segmentID=7]\n"
+            .to_owned()
+            + &text;
+    let i = import(&foreign, None, &o).unwrap();
+    assert_eq!(
+        i.inferred.as_ref().unwrap().versions,
+        ["ca7ef26e4b", "b5c9a7364b"]
+    );
+    assert!(i.conformance.complete);
+    assert_eq!(i.conformance.not_modelled.len(), 3);
+    // Datacoord's success lines: the step that prints "success to sync segments"
+    // prints "sync segments success" too, which this log has after another line.
+    let sc = flush_core::builtin::get("sealed-segment-flush").unwrap();
+    let dc = concat!(
+        "[INFO] [datacoord/session_manager.go:256] [\"success to sync segments\"]\n",
+        "[INFO] [datacoord/server.go:1069] [\"flush segment complete\"] [id=400]\n",
+        "[INFO] [datacoord/sync_segments_scheduler.go:145] [\"sync segments success\"] [partitionID=1] [segments=\"[101,400]\"]\n",
+    );
+    let i = import_against(dc, &sc, Some("ca7ef26e4b"), &o).unwrap();
+    let u = i.conformance.unexplained.as_ref().unwrap();
+    assert_eq!(u.at, 2);
+    assert!(
+        u.why.contains(
+            "also prints INFO datacoord/sync_segments_scheduler.go \"sync segments success\""
+        ),
+        "{u:?}"
+    );
+    assert_eq!(
+        i.conformance.matched.len(),
+        1,
+        "the first line is marked at the step that printed it"
+    );
+}

@@ -799,15 +799,27 @@ impl Ev {
 /// named as `logs::conform::Key` names it. A test checks it against every line
 /// the flush-2021 built-ins print.
 pub const LOG_SITES: &[LogSite] = &[
-    site("flush_manager.go", "SaveBinlogPath", &[703]),
-    site(
-        "flush_manager.go",
+    site("datanode/flush_manager.go", "SaveBinlogPath", &[703]),
+    site_e(
+        "datanode/flush_manager.go",
         "flush pack with error, DataNode quit now",
         &[677],
     ),
-    site("flush_manager.go", "failed to SaveBinlogPaths", &[746]),
-    site("flush_manager.go", "failed to DropVirtualChannel", &[664]),
-    site("flush_task.go", "flush task error detected", &[211]),
+    site(
+        "datanode/flush_manager.go",
+        "failed to SaveBinlogPaths",
+        &[746],
+    ),
+    site(
+        "datanode/flush_manager.go",
+        "failed to DropVirtualChannel",
+        &[664],
+    ),
+    site(
+        "datanode/flush_task.go",
+        "flush task error detected",
+        &[211],
+    ),
     site(PANIC, PANIC, &[]),
 ];
 
@@ -816,6 +828,15 @@ const fn site(file: &'static str, message: &'static str, lines: &'static [u32]) 
         file,
         message,
         lines,
+        error: false,
+    }
+}
+
+/// A site whose error the model prints (it knows the error's text).
+const fn site_e(file: &'static str, message: &'static str, lines: &'static [u32]) -> LogSite {
+    LogSite {
+        error: true,
+        ..site(file, message, lines)
     }
 }
 

@@ -193,6 +193,9 @@ impl crate::engine::Model for Scenario {
     fn log_known(&self, file: &str, message: &str, line: Option<u32>) -> bool {
         crate::logs::conform::knows(facts::LOG_SITES, file, message, line)
     }
+    fn log_keeps_error(&self, file: &str, message: &str) -> bool {
+        crate::logs::conform::keeps_error(facts::LOG_SITES, file, message)
+    }
     fn log_line_at(&self, file: &str, message: &str) -> Option<u32> {
         crate::logs::conform::line_here(facts::LOG_SITES, file, message)
     }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use super::facts::{line_of, LOG_SITES};
 use super::setup::{Level, SegState, Version};
-use crate::logs::conform::knows;
+use crate::logs::conform::{knows, short_caller};
 use crate::logs::{Inferred, Kind, LogLine, Parsed};
 
 /// Segments an inferred scenario keeps (a log may name thousands).
@@ -61,12 +61,9 @@ fn id(s: &str) -> Option<i64> {
     s.trim().parse().ok()
 }
 
-/// The file as the model's log sites name it (`services.go@datacoord` is datacoord's).
+/// The file as the model's log sites name it (`datacoord/services.go`).
 fn file(l: &LogLine) -> &str {
-    if l.file.ends_with("datacoord/services.go") {
-        return "services.go@datacoord";
-    }
-    l.file.rsplit('/').next().unwrap_or(&l.file)
+    short_caller(&l.file)
 }
 
 /// The Go file's name alone, as `line_of` takes it.
@@ -185,10 +182,10 @@ impl Seen {
             .find_map(|k| l.field(k).and_then(id));
         let partition = l.field("partitionID").and_then(id);
         match (file(l), l.message.as_str(), seg) {
-            ("services.go", "DataNode receives SyncSegments", _) => {
+            ("datanode/services.go", "DataNode receives SyncSegments", _) => {
                 self.received.push((at, partition))
             }
-            ("sync_segments_scheduler.go", "sync segments success", _) => {
+            ("datacoord/sync_segments_scheduler.go", "sync segments success", _) => {
                 self.succeeded.push((at, partition));
                 let k = self.succeeded.len();
                 let list = l.field("segments").unwrap_or_default();
@@ -202,16 +199,18 @@ impl Seen {
                     seg.partition = seg.partition.or(partition);
                 }
             }
-            ("meta_cache.go" | "services.go", m, Some(s)) => self.handler_line(at, m, s),
-            ("sync_manager.go", "sync mgr sumbit task with key", Some(s)) => {
+            ("metacache/meta_cache.go" | "datanode/services.go", m, Some(s)) => {
+                self.handler_line(at, m, s)
+            }
+            ("syncmgr/sync_manager.go", "sync mgr sumbit task with key", Some(s)) => {
                 self.synced(s, at, true)
             }
             (
-                "task.go"
-                | "meta_writer.go"
-                | "write_buffer.go"
-                | "storage_serializer.go"
-                | "services.go@datacoord",
+                "syncmgr/task.go"
+                | "syncmgr/meta_writer.go"
+                | "writebuffer/write_buffer.go"
+                | "syncmgr/storage_serializer.go"
+                | "datacoord/services.go",
                 _,
                 Some(s),
             ) => {
@@ -233,7 +232,7 @@ impl Seen {
                 seg.partition = seg.partition.or(partition);
                 seg.level = level.or(seg.level);
             }
-            ("options.go", "Conc pool panicked", _) => {
+            ("conc/options.go", "Conc pool panicked", _) => {
                 if let Some(s) = l.field("panic").and_then(panic_segment) {
                     self.synced(s, at, false);
                 }
@@ -252,9 +251,11 @@ fn versions(log: &Parsed, notes: &mut Vec<String>) -> Vec<Version> {
         let Kind::Log(l) = &r.kind else { continue };
         let Some(n) = l.line else { continue };
         let before = fit.len();
-        let known = Version::ALL
-            .iter()
-            .any(|&v| line_of(v, go_file(l), &l.message).is_some());
+        // Only the model's own sites (another package's file of the same name says nothing).
+        let known = knows(LOG_SITES, file(l), &l.message, None)
+            && Version::ALL
+                .iter()
+                .any(|&v| line_of(v, go_file(l), &l.message).is_some());
         if !known {
             continue;
         }
