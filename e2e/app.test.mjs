@@ -563,7 +563,7 @@ test('paste a Milvus log: the inferred scenario, the versions, and a replay with
   assert.match(await page.textContent('#log-summary'), /Under ca7ef26e4b, a schedule of 8 steps prints all 10 lines the model knows, in order/);
   assert.match(await page.textContent('.log-notes'), /Version: ca7ef26e4b or b5c9a7364b \(from line 4: datanode\/services.go:284/);
   assert.equal(await page.getAttribute('#log-versions tr[data-version="ca7ef26e4b"]', 'data-complete'), 'true');
-  assert.match(await page.textContent('#log-versions tr[data-version="b5c9a7364b"]'), /3 of 10.*line 6: INFO metacache/meta_cache.go "remove dropped segment" \(451000000000000300\)/);
+  assert.match(await page.textContent('#log-versions tr[data-version="b5c9a7364b"]'), /3 of 10.*line 6: INFO metacache\/meta_cache.go "remove dropped segment" \(451000000000000300\)/);
   assert.equal(await page.locator('#log-records li').count(), cli.log.records.length);
   assert.match(await page.textContent('#log-records li[data-at="1"] .mark'), /not modelled/);
   await audit(page, 'log import result');
