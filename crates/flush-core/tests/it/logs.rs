@@ -520,3 +520,21 @@ fn errors_levels_step_order_and_foreign_files_are_read_right() {
         "the first line is marked at the step that printed it"
     );
 }
+
+/// flush-2021: a pack whose halves failed is logged where Go logs it: getFlushPack's
+/// warning (flush_task.go:211@891c202b73) when the runner starts, then
+/// flushNotifyFunc's error (flush_manager.go:677) and the panic.
+#[test]
+fn a_failed_flush_logs_its_error_where_891c202b73_does() {
+    let sc = flush_core::builtin::get("go-test-fail-error").unwrap();
+    let mut run = sc.run(flush_core::Policy::Seeded(sc.header().seed));
+    run.run_to_end();
+    let lines: Vec<String> = run.lines().iter().flat_map(|l| l.log.clone()).collect();
+    let at = |s: &str| lines.iter().position(|l| l.contains(s));
+    let (warn, error) = (at("flush_task.go:211"), at("flush_manager.go:677"));
+    assert!(warn.is_some() && warn < error, "{lines:?}");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("panic: execution failed")
+    );
+}

@@ -157,14 +157,17 @@ pub enum Ev {
         segment: i64,
         pos: PosId,
     },
+    /// `err`: getFlushPack found a half's error (it logs it, ft:211).
     RunnerStarted {
         segment: i64,
         pos: PosId,
+        err: bool,
     },
     RunnerTookInjection {
         segment: i64,
         pos: PosId,
         inj: InjId,
+        err: bool,
     },
     RunnerInjectOver {
         segment: i64,
@@ -619,10 +622,10 @@ impl Ev {
             RunnerHalvesDone { segment, pos } => {
                 write!(out, "runner seg={segment} pos={}: both halves done, waits on start signal", p(*pos))
             }
-            RunnerStarted { segment, pos } => {
+            RunnerStarted { segment, pos, .. } => {
                 write!(out, "runner seg={segment} pos={}: start signal closed, no injection queued", p(*pos))
             }
-            RunnerTookInjection { segment, pos, inj } => write!(
+            RunnerTookInjection { segment, pos, inj, .. } => write!(
                 out,
                 "runner seg={segment} pos={} took injection {} (injectOne), waits on injectOver",
                 p(*pos),
@@ -787,6 +790,11 @@ impl Ev {
             // handleInsertTask/handleDeleteTask under the drop mutex
             // (flush_manager.go:273, 300@891c202b73). Its errors are retry.Do's.
             DropPackAppended { pack } if pack.err => {
+                "[WARN] [datanode/flush_task.go:211] [\"flush task error detected\"]".to_owned()
+            }
+            // flush_task.go:211@891c202b73: getFlushPack in waitFinish (ft:178),
+            // after the start signal and before the injection poll.
+            RunnerStarted { err: true, .. } | RunnerTookInjection { err: true, .. } => {
                 "[WARN] [datanode/flush_task.go:211] [\"flush task error detected\"]".to_owned()
             }
             GoPanic { message } => return panic_log(message),

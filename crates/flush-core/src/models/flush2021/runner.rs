@@ -199,10 +199,19 @@ impl World {
             self.sync_pair(footprint::obj::INJECT_CH, (segment, inj.into()), false);
             self.touch_inject_ch(qi);
             self.take_injection(inj, segment, ev);
-            ev.push(Ev::RunnerTookInjection { segment, pos, inj });
+            ev.push(Ev::RunnerTookInjection {
+                segment,
+                pos,
+                inj,
+                err: pack.err,
+            });
             return RunnerAt::WaitInjectOver { inj };
         }
-        ev.push(Ev::RunnerStarted { segment, pos });
+        ev.push(Ev::RunnerStarted {
+            segment,
+            pos,
+            err: pack.err,
+        });
         self.post_task_begin(segment, pos, None, ev)
     }
 
