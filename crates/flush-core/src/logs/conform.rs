@@ -113,6 +113,29 @@ pub struct LogSite {
     pub error: bool,
 }
 
+impl LogSite {
+    pub const fn new(file: &'static str, message: &'static str, lines: &'static [u32]) -> LogSite {
+        LogSite {
+            file,
+            message,
+            lines,
+            error: false,
+        }
+    }
+
+    /// A site whose error the model prints (it knows the error's text).
+    pub const fn with_error(
+        file: &'static str,
+        message: &'static str,
+        lines: &'static [u32],
+    ) -> LogSite {
+        LogSite {
+            error: true,
+            ..LogSite::new(file, message, lines)
+        }
+    }
+}
+
 /// Whether the model prints the error of `message` of `file` (see [`LogSite`]).
 pub fn keeps_error(sites: &[LogSite], file: &str, message: &str) -> bool {
     sites
@@ -522,7 +545,7 @@ pub fn conform<M: Model>(sc: &M, log: &Parsed, o: &Options) -> Conformance {
     let (node, stopped, s) = s.run();
     let mut schedule = path(&s.nodes, node);
     schedule.extend(s.tail.as_ref().map(|t| t.0));
-    let mut c = align(sc, &w, &schedule, log);
+    let (mut c, end) = align(sc, &w, &schedule, log);
     c.not_modelled = w.not_modelled.clone();
     c.wanted = (goal[0] + goal[1]) as usize;
     c.explained = s.best as usize;
@@ -538,30 +561,17 @@ pub fn conform<M: Model>(sc: &M, log: &Parsed, o: &Options) -> Conformance {
             m.record < u.record && matches!(log.records[m.record].kind, Kind::Panic { .. })
         });
         if stopped.is_none() && s.tail.is_none() && datanode && after_panic {
-            if let Some(why) = ended_by_panic(sc, &schedule) {
-                u.why = why;
+            if let Some((_, message)) = sc.go_panic(&end) {
+                u.why = format!(
+                    "the replay that explains the lines before it ends at step {} in the Go panic \"{message}\"; nothing runs after a panic, and the log goes on",
+                    schedule.len()
+                );
             }
         }
         c.unexplained = Some(u);
     }
     c.stopped = stopped;
     c
-}
-
-/// When the replay that explains most ends in a Go panic, that is why it goes no
-/// further: nothing runs after a panic, and the log goes on.
-fn ended_by_panic<M: Model>(sc: &M, schedule: &[Choice]) -> Option<String> {
-    let mut s = sc.init();
-    let mut facts = Vec::new();
-    for &c in schedule {
-        facts.clear();
-        sc.step(&mut s, c, &mut facts);
-    }
-    let (_, message) = sc.go_panic(&s)?;
-    Some(format!(
-        "the replay that explains the lines before it ends at step {} in the Go panic \"{message}\"; nothing runs after a panic, and the log goes on",
-        schedule.len()
-    ))
 }
 
 struct Search<'a, M: Model> {
@@ -825,8 +835,14 @@ pub fn record_words(r: &Record) -> String {
     }
 }
 
-/// Replays `schedule` and lines its printed lines up with the log's records.
-fn align<M: Model>(sc: &M, w: &Wanted, schedule: &[Choice], log: &Parsed) -> Conformance {
+/// Replays `schedule` and lines its printed lines up with the log's records;
+/// also gives the state the replay ends in.
+fn align<M: Model>(
+    sc: &M,
+    w: &Wanted,
+    schedule: &[Choice],
+    log: &Parsed,
+) -> (Conformance, M::State) {
     let mut s = sc.init();
     let (mut facts, mut keys) = (Vec::new(), Vec::new());
     let mut cur = [0u32; 2];
@@ -867,5 +883,5 @@ fn align<M: Model>(sc: &M, w: &Wanted, schedule: &[Choice], log: &Parsed) -> Con
         c.extra.extend(extra);
     }
     c.matched.sort_by_key(|m| m.record);
-    c
+    (c, s)
 }

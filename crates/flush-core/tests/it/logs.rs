@@ -89,48 +89,53 @@ fn panics_dumps_cut_and_foreign_lines_are_kept_as_what_they_are() {
     );
 }
 
+/// Runs `f` on every built-in scenario as its file has it, then at each of its
+/// model's versions: (name, version, scenario).
+fn each_builtin_at_each_version(mut f: impl FnMut(&str, Option<&str>, &flush_core::AnyScenario)) {
+    for (name, _) in flush_core::builtin::FILES {
+        let mut sc = flush_core::builtin::get(name).unwrap();
+        f(name, None, &sc);
+        let versions: Vec<_> = sc.versions().iter().map(|v| v.id).collect();
+        for v in versions {
+            sc.set_version(v).unwrap();
+            f(name, Some(v), &sc);
+        }
+    }
+}
+
 #[test]
 fn every_log_line_the_models_print_reads_back() {
     let mut seen = 0;
-    for (name, _) in flush_core::builtin::FILES {
-        let mut sc = flush_core::builtin::get(name).unwrap();
-        let versions: Vec<_> = sc.versions().iter().map(|v| v.id).collect();
-        for v in versions.iter().map(Some).chain([None]) {
-            if let Some(v) = v {
-                sc.set_version(v).unwrap();
-            }
-            let mut run = sc.run(flush_core::Policy::Seeded(sc.header().seed));
-            run.run_to_end();
-            for l in run.lines() {
-                for text in &l.log {
-                    let p = parse(text);
-                    assert_eq!(p.records.len(), 1, "{text}");
-                    match &p.records[0].kind {
-                        Kind::Log(r) => {
-                            assert!(
-                                r.file.ends_with(".go")
-                                    && r.line.is_some()
-                                    && !r.message.is_empty(),
-                                "{text}"
-                            );
-                            assert!(
-                                !r.truncated && r.fields.iter().all(|f| !f.0.is_empty()),
-                                "{text}"
-                            );
-                            assert!(
-                                text.contains(&format!("[\"{}\"]", r.message))
-                                    || text.contains(&format!("[{}]", r.message)),
-                                "{text}"
-                            );
-                        }
-                        Kind::Panic { message, .. } => assert!(text.contains(message.as_str())),
-                        other => panic!("{text}: {other:?}"),
+    each_builtin_at_each_version(|_, _, sc| {
+        let mut run = sc.run(flush_core::Policy::Seeded(sc.header().seed));
+        run.run_to_end();
+        for l in run.lines() {
+            for text in &l.log {
+                let p = parse(text);
+                assert_eq!(p.records.len(), 1, "{text}");
+                match &p.records[0].kind {
+                    Kind::Log(r) => {
+                        assert!(
+                            r.file.ends_with(".go") && r.line.is_some() && !r.message.is_empty(),
+                            "{text}"
+                        );
+                        assert!(
+                            !r.truncated && r.fields.iter().all(|f| !f.0.is_empty()),
+                            "{text}"
+                        );
+                        assert!(
+                            text.contains(&format!("[\"{}\"]", r.message))
+                                || text.contains(&format!("[{}]", r.message)),
+                            "{text}"
+                        );
                     }
-                    seen += 1;
+                    Kind::Panic { message, .. } => assert!(text.contains(message.as_str())),
+                    other => panic!("{text}: {other:?}"),
                 }
+                seen += 1;
             }
         }
-    }
+    });
     assert!(seen > 100, "only {seen} log lines");
 }
 
@@ -221,38 +226,31 @@ fn the_34018_log_infers_its_scenario_and_replays_to_the_same_panic() {
 fn every_builtin_run_conforms_to_its_own_log() {
     use flush_core::logs::conform::Options;
     let mut checked = 0;
-    for (name, _) in flush_core::builtin::FILES {
-        let mut sc = flush_core::builtin::get(name).unwrap();
-        let versions: Vec<_> = sc.versions().iter().map(|v| v.id).collect();
-        for v in versions.iter().map(Some).chain([None]) {
-            if let Some(v) = v {
-                sc.set_version(v).unwrap();
+    each_builtin_at_each_version(|name, v, sc| {
+        for seed in 1..=3 {
+            let mut run = sc.run(flush_core::Policy::Seeded(seed));
+            run.run_to_end();
+            let text: String = run
+                .lines()
+                .iter()
+                .flat_map(|l| l.log.iter())
+                .map(|t| format!("{t}\n"))
+                .collect();
+            if text.is_empty() {
+                continue;
             }
-            for seed in 1..=3 {
-                let mut run = sc.run(flush_core::Policy::Seeded(seed));
-                run.run_to_end();
-                let text: String = run
-                    .lines()
-                    .iter()
-                    .flat_map(|l| l.log.iter())
-                    .map(|t| format!("{t}\n"))
-                    .collect();
-                if text.is_empty() {
-                    continue;
-                }
-                let log = parse(&text);
-                let c = sc.conform(&log, &Options::default());
-                assert!(c.not_modelled.is_empty(), "{name}: {:?}", c.not_modelled);
-                assert!(
-                    c.complete,
-                    "{name} {v:?} seed {seed}: {:?}\n{text}",
-                    c.unexplained
-                );
-                assert_eq!(c.matched.len(), c.wanted);
-                checked += 1;
-            }
+            let log = parse(&text);
+            let c = sc.conform(&log, &Options::default());
+            assert!(c.not_modelled.is_empty(), "{name}: {:?}", c.not_modelled);
+            assert!(
+                c.complete,
+                "{name} {v:?} seed {seed}: {:?}\n{text}",
+                c.unexplained
+            );
+            assert_eq!(c.matched.len(), c.wanted);
+            checked += 1;
         }
-    }
+    });
     assert!(checked >= 20, "only {checked} runs print a log");
 }
 

@@ -325,6 +325,33 @@ fn report_view(x: &Exploration, ms: f64, p: &ExploreProps) -> Html {
     }
 }
 
+/// What one search found, for a table cell: nothing (or nothing so far), or each
+/// finding with a button that opens its schedule at `at`, labelled by `label`.
+pub(crate) fn findings_cell(
+    x: &Exploration,
+    at: &Shown,
+    d: &Dispatch,
+    label: &dyn Fn(&Found) -> String,
+) -> Html {
+    html! {
+        <>
+        if x.violations.is_empty() {
+            <span class={if x.truncated { "" } else { "v-ok" }}>
+                {if x.truncated { format!("nothing found so far ({})", x.stopped_words()) } else { "completed: nothing breaks".to_owned() }}
+            </span>
+        }
+        <ul class="found">
+            {for x.violations.iter().map(|f| html! {
+                <li class={format!("found-{}", f.kind.as_str())}>
+                    <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({} steps) ", f.steps)}
+                    {open_found(at, d, f, label(f))}
+                </li>
+            })}
+        </ul>
+        </>
+    }
+}
+
 /// A button that loads `schedule` in the stepper (manual mode) at `version`,
 /// showing step `step`.
 pub(crate) fn open_button(
@@ -403,21 +430,8 @@ fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
                         html! {
                             <tr data-version={v}>
                                 <th scope="row">{v}{if x.version == p.shown.version { " (shown)" } else { "" }}</th>
-                                <td>
-                                    if x.violations.is_empty() {
-                                        <span class={if x.truncated { "" } else { "v-ok" }}>
-                                            {if x.truncated { format!("nothing found so far ({})", x.stopped_words()) } else { "completed: nothing breaks".to_owned() }}
-                                        </span>
-                                    }
-                                    <ul class="found">
-                                        {for x.violations.iter().map(|f| html! {
-                                            <li class={format!("found-{}", f.kind.as_str())}>
-                                                <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({} steps) ", f.steps)}
-                                                {open_found(&Shown { version: x.version, ..p.shown.clone() }, &p.dispatch, f, format!("open the {}-step schedule at {v} in the stepper", f.steps))}
-                                            </li>
-                                        })}
-                                    </ul>
-                                </td>
+                                <td>{findings_cell(x, &Shown { version: x.version, ..p.shown.clone() }, &p.dispatch,
+                                    &|f| format!("open the {}-step schedule at {v} in the stepper", f.steps))}</td>
                             </tr>
                         }
                     })}

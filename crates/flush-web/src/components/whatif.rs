@@ -12,7 +12,7 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use super::explore::{
-    open_found, running_view, use_explorers, verdict_words, Status, PAGE_MAX_BYTES, PAGE_MAX_STEPS,
+    findings_cell, running_view, use_explorers, Status, PAGE_MAX_BYTES, PAGE_MAX_STEPS,
 };
 use crate::state::{Action, Dispatch, Shown};
 
@@ -206,22 +206,8 @@ fn row_view(r: &Row, x: &Exploration, shown: bool, p: &WhatIfProps) -> Html {
             class={classes!(r.presets.is_empty().then_some("proposed"))} aria-current={shown.then_some("true")}>
             <th scope="row">{who.clone()}{if shown { " (shown)" } else { "" }}</th>
             {for r.settings.iter().map(|(_, s)| html! { <td class="setting">{*s}</td> })}
-            <td>
-                if x.violations.is_empty() {
-                    <span class={if x.truncated { "" } else { "v-ok" }}>
-                        {if x.truncated { format!("nothing found so far ({})", x.stopped_words()) } else { "completed: nothing breaks".to_owned() }}
-                    </span>
-                }
-                <ul class="found">
-                    {for x.violations.iter().map(|f| html! {
-                        <li class={format!("found-{}", f.kind.as_str())}>
-                            <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({} steps) ", f.steps)}
-                            {open_found(&at, &p.dispatch, f,
-                                format!("open the {}-step schedule of this combination ({who}) in the stepper", f.steps))}
-                        </li>
-                    })}
-                </ul>
-            </td>
+            <td>{findings_cell(x, &at, &p.dispatch,
+                &|f| format!("open the {}-step schedule of this combination ({who}) in the stepper", f.steps))}</td>
         </tr>
     }
 }

@@ -807,46 +807,29 @@ impl Ev {
 /// named as `logs::conform::Key` names it. A test checks it against every line
 /// the flush-2021 built-ins print.
 pub const LOG_SITES: &[LogSite] = &[
-    site("datanode/flush_manager.go", "SaveBinlogPath", &[703]),
-    site_e(
+    LogSite::new("datanode/flush_manager.go", "SaveBinlogPath", &[703]),
+    LogSite::with_error(
         "datanode/flush_manager.go",
         "flush pack with error, DataNode quit now",
         &[677],
     ),
-    site(
+    LogSite::new(
         "datanode/flush_manager.go",
         "failed to SaveBinlogPaths",
         &[746],
     ),
-    site(
+    LogSite::new(
         "datanode/flush_manager.go",
         "failed to DropVirtualChannel",
         &[664],
     ),
-    site(
+    LogSite::new(
         "datanode/flush_task.go",
         "flush task error detected",
         &[211],
     ),
-    site(PANIC, PANIC, &[]),
+    LogSite::new(PANIC, PANIC, &[]),
 ];
-
-const fn site(file: &'static str, message: &'static str, lines: &'static [u32]) -> LogSite {
-    LogSite {
-        file,
-        message,
-        lines,
-        error: false,
-    }
-}
-
-/// A site whose error the model prints (it knows the error's text).
-const fn site_e(file: &'static str, message: &'static str, lines: &'static [u32]) -> LogSite {
-    LogSite {
-        error: true,
-        ..site(file, message, lines)
-    }
-}
 
 /// The lines a Go panic of the model printed: the log call before it, then the
 /// panic's first line (Go prints an error's `Error()`; retry.Do's `ErrorList`

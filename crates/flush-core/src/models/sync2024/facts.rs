@@ -243,139 +243,122 @@ fn ids(v: &[i64]) -> String {
 /// versions (see `lines`); `services.go@datacoord` is datacoord's services.go. A
 /// test checks the table against every line the built-ins print.
 pub const LOG_SITES: &[LogSite] = &[
-    site(
+    LogSite::new(
         "metacache/meta_cache.go",
         "metacache does not have segment, add it",
         &[289],
     ),
-    site(
+    LogSite::new(
         "metacache/meta_cache.go",
         "remove dropped segment",
         &[299, 301],
     ),
-    site(
+    LogSite::new(
         "datanode/services.go",
         "DataNode receives SyncSegments",
         &[284, 283],
     ),
-    site(
+    LogSite::new(
         "datanode/services.go",
         "sync segments is empty, skip it",
         &[292, 291],
     ),
-    site(
+    LogSite::new(
         "datanode/services.go",
         "segment level is L0, may be the channel has not been successfully watched yet",
         &[317],
     ),
-    site(
+    LogSite::new(
         "datanode/services.go",
         "segment level is legacy, please check",
         &[319],
     ),
-    site("datanode/services.go", "segment loading PKs", &[322]),
-    site("conc/options.go", "Conc pool panicked", &[54]),
-    site(
+    LogSite::new("datanode/services.go", "segment loading PKs", &[322]),
+    LogSite::new("conc/options.go", "Conc pool panicked", &[54]),
+    LogSite::new(
         "datacoord/session_manager.go",
         "success to sync segments",
         &[256, 254],
     ),
-    site(
+    LogSite::new(
         "datacoord/sync_segments_scheduler.go",
         "sync segments success",
         &[145, 146, 149],
     ),
-    site(
+    LogSite::new(
         "writebuffer/write_buffer.go",
         "segment info not found in meta cache",
         &[571],
     ),
-    site(
+    LogSite::new(
         "writebuffer/write_buffer.go",
         "segment not found in meta",
         &[336],
     ),
-    site_e(
+    LogSite::with_error(
         "writebuffer/write_buffer.go",
         "failed to get sync task",
         &[339],
     ),
-    site_e(
+    LogSite::with_error(
         "syncmgr/storage_serializer.go",
         "failed to serialize merged stats log",
         &[115],
     ),
-    site(
+    LogSite::new(
         "syncmgr/task.go",
         "segment dropped, discard sync task",
         &[130],
     ),
-    site(
+    LogSite::new(
         "syncmgr/task.go",
         "failed to sync data, segment not found in metacache",
         &[133],
     ),
-    site_e(
+    LogSite::with_error(
         "syncmgr/task.go",
         "failed to save serialized data into storage",
         &[169],
     ),
-    site("syncmgr/task.go", "task done", &[184]),
-    site(
+    LogSite::new("syncmgr/task.go", "task done", &[184]),
+    LogSite::new(
         "syncmgr/sync_manager.go",
         "sync mgr sumbit task with key",
         &[129],
     ),
-    site("syncmgr/meta_writer.go", "SaveBinlogPath", &[72]),
-    site(
+    LogSite::new("syncmgr/meta_writer.go", "SaveBinlogPath", &[72]),
+    LogSite::new(
         "syncmgr/meta_writer.go",
         "stale segment not found, could be compacted",
         &[110],
     ),
-    site(
+    LogSite::new(
         "syncmgr/meta_writer.go",
         "failed to SaveBinlogPaths",
         &[112],
     ),
-    site(
+    LogSite::new(
         "syncmgr/meta_writer.go",
         "meta error found, skip sync and start to drop virtual channel",
         &[119],
     ),
-    site(
+    LogSite::new(
         "datacoord/services.go",
         "failed to get segment",
         &[489, 490],
     ),
-    site(
+    LogSite::new(
         "datacoord/services.go",
         "save to dropped segment, ignore this request",
         &[494, 495],
     ),
-    site(
+    LogSite::new(
         "datacoord/server.go",
         "flush segment complete",
         &[1069, 1062],
     ),
-    site(PANIC, PANIC, &[]),
+    LogSite::new(PANIC, PANIC, &[]),
 ];
-
-const fn site(file: &'static str, message: &'static str, lines: &'static [u32]) -> LogSite {
-    LogSite {
-        file,
-        message,
-        lines,
-        error: false,
-    }
-}
-
-/// A site whose error the model prints (it knows the error's text).
-const fn site_e(file: &'static str, message: &'static str, lines: &'static [u32]) -> LogSite {
-    LogSite {
-        error: true,
-        ..site(file, message, lines)
-    }
-}
 
 struct Lines {
     scheduler_success: u32,
@@ -390,19 +373,22 @@ struct Lines {
     dropped_ignored: u32,
 }
 
-/// The line version `v` logs `message` of `file` at, for the lines whose number
-/// moved between the modelled commits (the others say nothing of the version).
+/// The line version `v` logs `message` of `file` (named as [`LOG_SITES`] name
+/// it) at, for the lines whose number moved between the modelled commits (the
+/// others say nothing of the version).
 pub fn line_of(v: Version, file: &str, message: &str) -> Option<u32> {
     let l = lines(v);
     Some(match (file, message) {
-        ("sync_segments_scheduler.go", "sync segments success") => l.scheduler_success,
-        ("session_manager.go", "success to sync segments") => l.session_success,
-        ("services.go", "DataNode receives SyncSegments") => l.receives,
-        ("services.go", "sync segments is empty, skip it") => l.empty,
-        ("meta_cache.go", "remove dropped segment") => l.remove,
-        ("server.go", "flush segment complete") => l.flush_complete,
-        ("services.go", "failed to get segment") => l.get_segment,
-        ("services.go", "save to dropped segment, ignore this request") => l.dropped_ignored,
+        ("datacoord/sync_segments_scheduler.go", "sync segments success") => l.scheduler_success,
+        ("datacoord/session_manager.go", "success to sync segments") => l.session_success,
+        ("datanode/services.go", "DataNode receives SyncSegments") => l.receives,
+        ("datanode/services.go", "sync segments is empty, skip it") => l.empty,
+        ("metacache/meta_cache.go", "remove dropped segment") => l.remove,
+        ("datacoord/server.go", "flush segment complete") => l.flush_complete,
+        ("datacoord/services.go", "failed to get segment") => l.get_segment,
+        ("datacoord/services.go", "save to dropped segment, ignore this request") => {
+            l.dropped_ignored
+        }
         _ => return None,
     })
 }

@@ -66,11 +66,6 @@ fn file(l: &LogLine) -> &str {
     short_caller(&l.file)
 }
 
-/// The Go file's name alone, as `line_of` takes it.
-fn go_file(l: &LogLine) -> &str {
-    l.file.rsplit('/').next().unwrap_or(&l.file)
-}
-
 /// `segment not found[segment=300]` → 300.
 fn panic_segment(message: &str) -> Option<i64> {
     let rest = message.split_once("segment not found[segment=")?.1;
@@ -251,15 +246,15 @@ fn versions(log: &Parsed, notes: &mut Vec<String>) -> Vec<Version> {
         let Kind::Log(l) = &r.kind else { continue };
         let Some(n) = l.line else { continue };
         let before = fit.len();
-        // Only the model's own sites (another package's file of the same name says nothing).
-        let known = knows(LOG_SITES, file(l), &l.message, None)
-            && Version::ALL
-                .iter()
-                .any(|&v| line_of(v, go_file(l), &l.message).is_some());
+        // `line_of` names the model's own sites by package and file: another
+        // package's file of the same name says nothing of the version.
+        let known = Version::ALL
+            .iter()
+            .any(|&v| line_of(v, file(l), &l.message).is_some());
         if !known {
             continue;
         }
-        fit.retain(|&v| line_of(v, go_file(l), &l.message) == Some(n));
+        fit.retain(|&v| line_of(v, file(l), &l.message) == Some(n));
         if fit.len() < before {
             told.push(format!("line {}: {}:{n}", r.at, l.file));
         }

@@ -137,8 +137,7 @@ impl crate::engine::Model for Scenario {
         crate::logs::conform::keeps_error(facts::LOG_SITES, file, message)
     }
     fn log_line_at(&self, file: &str, message: &str) -> Option<u32> {
-        let go_file = file.rsplit('/').next().unwrap_or(file);
-        facts::line_of(self.version, go_file, message)
+        facts::line_of(self.version, file, message)
             .or_else(|| crate::logs::conform::line_here(facts::LOG_SITES, file, message))
     }
     fn fact_kind(&self, ev: &Ev) -> crate::engine::FactKind {
