@@ -99,7 +99,9 @@ enum Cmd {
         /// Default: bfs, or dfs with `--all`.
         #[arg(long, value_parser = ["bfs", "dfs"])]
         order: Option<String>,
-        /// Keep depth-first schedules as found (do not shrink them).
+        /// Keep what the search found: depth-first schedules unshrunk, and the
+        /// scenario's ops whole (by default each violation's ops are cut while it
+        /// still occurs, and the smaller scenario is printed).
         #[arg(long)]
         no_shrink: bool,
         /// Also report data races: at every state, two runnable steps of different
@@ -274,29 +276,35 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             json,
             outcomes,
         } => {
-            let mut sc = load(&file)?;
+            let (mut sc, text) = load_source(&file)?;
             apply_version(&mut sc, &at)?;
             if outcomes {
                 return print_outcomes(&sc, max_states, json);
             }
-            let order = match order.as_deref() {
-                Some("bfs") => Order::Bfs,
-                Some("dfs") => Order::Dfs,
-                _ if all => Order::Dfs,
-                _ => Order::Bfs,
-            };
             let o = Options {
                 max_steps,
                 max_states,
                 max_bytes: max_memory.unwrap_or_else(default_max_memory),
-                order,
+                order: order_of(order.as_deref(), all),
                 all,
                 shrink: !no_shrink,
                 races,
+                target: None,
             };
             o.check()?;
-            explore(&sc, &o, json)
+            explore(&sc, text.as_deref(), &o, json)
         }
+    }
+}
+
+/// `--order`, or its default: breadth first (shortest schedules), depth first
+/// with `--all` (least memory).
+fn order_of(order: Option<&str>, all: bool) -> Order {
+    match order {
+        Some("bfs") => Order::Bfs,
+        Some("dfs") => Order::Dfs,
+        _ if all => Order::Dfs,
+        _ => Order::Bfs,
     }
 }
 
@@ -401,7 +409,12 @@ fn print_run(r: &flush_core::AnyRun, races: bool, json: bool, logs: bool) -> Res
 /// 100,000 steps with a few goroutines runnable at each stays within it).
 const RACE_CHECK_BUDGET: u64 = 5_000_000;
 
-fn explore(sc: &AnyScenario, o: &Options, json: bool) -> Result<ExitCode, Failure> {
+fn explore(
+    sc: &AnyScenario,
+    text: Option<&str>,
+    o: &Options,
+    json: bool,
+) -> Result<ExitCode, Failure> {
     use std::io::IsTerminal;
     let started = std::time::Instant::now();
     let tty = std::io::stderr().is_terminal();
@@ -426,10 +439,24 @@ fn explore(sc: &AnyScenario, o: &Options, json: bool) -> Result<ExitCode, Failur
         true
     };
     let mut report = sc.explore_with(o, &mut progress);
+    // The search's time: cutting ops after it is reported by its tries.
+    report.time_ms = Some(started.elapsed().as_millis() as u64);
+    if let (true, Some(text)) = (o.shrink, text) {
+        cut_ops(sc, text, o, &mut report, &mut |tries, cut| {
+            if tty && last.elapsed().as_millis() >= 200 {
+                last = std::time::Instant::now();
+                let _ = write!(
+                    std::io::stderr(),
+                    "\rcutting ops: {tries} tries, {cut} cut, {:.1} s  ",
+                    started.elapsed().as_secs_f64()
+                );
+                shown = true;
+            }
+        });
+    }
     if shown {
         let _ = write!(std::io::stderr(), "\r\x1b[K");
     }
-    report.time_ms = Some(started.elapsed().as_millis() as u64);
     if json {
         let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
         write_out(&format!("{text}\n"))?;
@@ -441,6 +468,28 @@ fn explore(sc: &AnyScenario, o: &Options, json: bool) -> Result<ExitCode, Failur
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Cuts the ops of each violation's scenario while it still occurs (see
+/// `OpShrink`); `progress` hears the tries made and the ops cut.
+fn cut_ops(
+    sc: &AnyScenario,
+    text: &str,
+    o: &Options,
+    report: &mut explore::Exploration,
+    progress: &mut dyn FnMut(u32, u32),
+) {
+    let budget = explore::CutBudget::cli(report.states, o.max_bytes);
+    for f in &mut report.violations {
+        let Some(mut s) = explore::OpShrink::new(text, sc, &f.key, o, budget.clone()) else {
+            return;
+        };
+        while !s.run(explore::PROGRESS_EVERY) {
+            let (tries, cut) = s.progress();
+            progress(tries, cut);
+        }
+        f.cut = Some(s.finish());
+    }
 }
 
 /// `512M`, `4G`, `1024K`, `1000000` (bytes).
@@ -747,8 +796,17 @@ fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
 /// Reads a scenario from a file, stdin or the built-ins, refusing oversized input
 /// before reading it whole.
 fn load(file: &str) -> Result<AnyScenario, String> {
+    load_source(file).map(|(sc, _)| sc)
+}
+
+/// The scenario and the file it was read from (`None`: a generated built-in).
+fn load_source(file: &str) -> Result<(AnyScenario, Option<String>), String> {
     if let Some(name) = file.strip_prefix("builtin:") {
-        return builtin::get(name).ok_or_else(|| {
+        let text = builtin::FILES
+            .iter()
+            .find(|f| f.0 == name)
+            .map(|f| f.1.to_owned());
+        return builtin::get(name).map(|sc| (sc, text)).ok_or_else(|| {
             format!(
                 "no built-in scenario \"{name}\"; known: {}",
                 builtin::names().join(", ")
@@ -778,7 +836,8 @@ fn load(file: &str) -> Result<AnyScenario, String> {
         ));
     }
     let text = String::from_utf8(buf).map_err(|e| format!("{shown}: not UTF-8 text ({e})"))?;
-    AnyScenario::parse(&text, &shown).map_err(|e| e.to_string())
+    let sc = AnyScenario::parse(&text, &shown).map_err(|e| e.to_string())?;
+    Ok((sc, Some(text)))
 }
 
 fn io_words(e: &std::io::Error) -> String {

@@ -210,6 +210,49 @@ fn explore_exit_codes() {
     assert!(stdout(&o).contains("stopped: every reachable state was visited"));
 }
 
+/// After the schedule, explore cuts the violation's ops while it still occurs:
+/// the text names what went, the JSON carries the smaller scenario with its
+/// schedule embedded, and `run --scripted` on that file shows the violation.
+/// `--no-shrink` keeps the ops whole.
+#[test]
+fn explore_cuts_ops_and_the_smaller_file_replays() {
+    let o = flushscope(&["explore", "builtin:inject-done-splice"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("ops: 1 of 7 cut")
+            && text.contains("cut compactor op 1: wait_injected id=c1"),
+        "{text}"
+    );
+    let o = flushscope(&["explore", "builtin:inject-done-splice", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let cut = &v["violations"][0]["cut"];
+    assert_eq!(cut["kept"], 6);
+    assert_eq!(cut["complete"], true);
+    let ops = cut["ops"].as_array().unwrap();
+    assert_eq!(ops.len(), 7);
+    assert_eq!(ops.iter().filter(|l| l["cut"] == true).count(), 1);
+    let dir = std::env::temp_dir().join(format!("flushscope-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("cut.json");
+    std::fs::write(&file, cut["scenario"].as_str().unwrap()).unwrap();
+    let o = flushscope(&["run", file.to_str().unwrap(), "--scripted"]);
+    let run = stdout(&o);
+    assert!(
+        run.contains("inject-done-splice") && !run.contains("wait_injected"),
+        "{run}"
+    );
+    let o = flushscope(&[
+        "explore",
+        "builtin:inject-done-splice",
+        "--no-shrink",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["violations"][0].get("cut").is_none());
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// A budget reached stops the search with what it covered, which budget stopped
 /// it and how to raise it; zero and malformed budgets are refused.
 #[test]

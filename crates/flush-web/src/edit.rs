@@ -216,43 +216,9 @@ impl History {
     }
 }
 
-fn write(v: &Value, indent: usize, out: &mut String) {
-    let pad = |n: usize| "  ".repeat(n);
-    let string = |s: &str| serde_json::to_string(s).unwrap_or_default();
-    match v {
-        Json::Obj(fields) if !fields.is_empty() => {
-            out.push_str("{\n");
-            for (i, (k, x)) in fields.iter().enumerate() {
-                out.push_str(&format!("{}{}: ", pad(indent + 1), string(k)));
-                write(x, indent + 1, out);
-                out.push_str(if i + 1 < fields.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(&format!("{}}}", pad(indent)));
-        }
-        Json::Arr(items) if !items.is_empty() => {
-            out.push_str("[\n");
-            for (i, x) in items.iter().enumerate() {
-                out.push_str(&pad(indent + 1));
-                write(x, indent + 1, out);
-                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
-            }
-            out.push_str(&format!("{}]", pad(indent)));
-        }
-        Json::Obj(_) => out.push_str("{}"),
-        Json::Arr(_) => out.push_str("[]"),
-        Json::Null => out.push_str("null"),
-        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Json::Num(n) => out.push_str(&json::number(n)),
-        Json::Str(s) => out.push_str(&string(s)),
-    }
-}
-
 /// The tree as the file `flushscope run` reads (keys in the order they came).
 pub fn text(v: &Value) -> String {
-    let mut s = String::new();
-    write(v, 0, &mut s);
-    s.push('\n');
-    s
+    json::text(v)
 }
 
 /// The checker's verdict on the tree: the parsed scenario, or its first error.

@@ -12,6 +12,7 @@
 //! [`Options::all`] goes on to exhaustion. Every budget (states, bytes, depth) stops
 //! it with a [`Stopped`] reason and what was covered, never an abort.
 
+mod cut;
 pub(crate) mod fingerprint;
 mod hb;
 mod matrix;
@@ -22,6 +23,7 @@ mod shrink;
 
 use serde::Serialize;
 
+pub use cut::{Cut, CutBudget, OpLine, OpShrink};
 pub use fingerprint::{collision_bound, fingerprint, state_bytes, FpSet};
 pub use matrix::{matrix, matrix_text, MatrixRow};
 pub use outcomes::{
@@ -46,6 +48,13 @@ pub struct Found {
     /// The length of the schedule the search found, when shrinking shortened it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrunk_from: Option<u32>,
+    /// What makes it distinct (`invariant:notify-order`, `panic:...`, `deadlock`).
+    #[serde(skip)]
+    pub key: String,
+    /// The scenario with its actors' ops cut while the violation still occurs
+    /// (see [`OpShrink`]), when the front end cut them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<Cut>,
 }
 
 /// The search order.
@@ -100,6 +109,9 @@ pub struct Options {
     /// Also look for data races: at every state, the footprints of the steps runnable
     /// there are compared pairwise (see [`crate::engine::Access::conflicts`]).
     pub races: bool,
+    /// Stop at this violation (its key) only, the others being recorded on the
+    /// way; `None`: at the first (unless [`Options::all`]).
+    pub target: Option<String>,
 }
 
 /// The default memory budget where the machine's memory is unknown (wasm).
@@ -119,6 +131,7 @@ impl Options {
             all: false,
             shrink: true,
             races: false,
+            target: None,
         }
     }
 
@@ -263,6 +276,9 @@ impl Exploration {
                 v.steps,
                 v.schedule
             ));
+            if let Some(c) = &v.cut {
+                s.push_str(&c.text());
+            }
         }
         s
     }

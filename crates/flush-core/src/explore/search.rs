@@ -248,16 +248,24 @@ impl<M: Model> Explorer<M> {
                     schedule: format_schedule(&schedule),
                     steps: schedule.len() as u32,
                     shrunk_from: None,
+                    key: key.clone(),
+                    cut: None,
                 },
-                key,
+                key.clone(),
                 schedule.clone(),
             ));
             self.stats.violations += 1;
-            if !self.o.all {
+            if self.stops_at(&key) {
                 self.stopped = Some(Stopped::FirstViolation);
             }
         }
         ended
+    }
+
+    /// Whether finding `key` ends the search: the first violation does, unless
+    /// [`Options::all`]; with [`Options::target`], only that one.
+    fn stops_at(&self, key: &str) -> bool {
+        !self.o.all && self.o.target.as_deref().is_none_or(|t| t == key)
     }
 
     /// Checks the budgets that need room for one more state; sets `stopped`.
@@ -369,12 +377,14 @@ impl<M: Model> Explorer<M> {
                     schedule: format_schedule(&schedule),
                     steps: schedule.len() as u32,
                     shrunk_from: None,
+                    key: key.clone(),
+                    cut: None,
                 },
-                key,
+                key.clone(),
                 schedule,
             ));
             self.stats.violations += 1;
-            if !self.o.all {
+            if self.stops_at(&key) {
                 self.stopped = Some(Stopped::FirstViolation);
                 return;
             }

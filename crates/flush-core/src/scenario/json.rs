@@ -38,6 +38,79 @@ impl Json {
     }
 }
 
+fn write(v: &Json, indent: usize, out: &mut String) {
+    let pad = |n: usize| "  ".repeat(n);
+    let string = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    match v {
+        Json::Obj(fields) if !fields.is_empty() => {
+            out.push_str("{\n");
+            for (i, (k, x)) in fields.iter().enumerate() {
+                out.push_str(&format!("{}{}: ", pad(indent + 1), string(k)));
+                write(x, indent + 1, out);
+                out.push_str(if i + 1 < fields.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&format!("{}}}", pad(indent)));
+        }
+        Json::Arr(items) if !items.is_empty() => {
+            out.push_str("[\n");
+            for (i, x) in items.iter().enumerate() {
+                out.push_str(&pad(indent + 1));
+                write(x, indent + 1, out);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            out.push_str(&format!("{}]", pad(indent)));
+        }
+        Json::Obj(_) => out.push_str("{}"),
+        Json::Arr(_) => out.push_str("[]"),
+        Json::Null => out.push_str("null"),
+        Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Json::Num(n) => out.push_str(&number(n)),
+        Json::Str(s) => out.push_str(&string(s)),
+    }
+}
+
+/// The tree as a scenario file (keys in the order they came, two-space indent).
+pub fn text(v: &Json) -> String {
+    let mut s = String::new();
+    write(v, 0, &mut s);
+    s.push('\n');
+    s
+}
+
+impl Json {
+    /// The value of `key` in an object (`None` in anything else).
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Obj(fields) => fields.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
+        match self {
+            Json::Obj(fields) => fields.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// Sets `key` of an object (added last when new); nothing for other values.
+    pub fn set(&mut self, key: &str, value: Json) {
+        if let Json::Obj(fields) = self {
+            match fields.iter_mut().find(|(k, _)| k == key) {
+                Some(slot) => slot.1 = value,
+                None => fields.push((key.to_owned(), value)),
+            }
+        }
+    }
+
+    /// Removes `key` of an object.
+    pub fn remove(&mut self, key: &str) {
+        if let Json::Obj(fields) = self {
+            fields.retain(|(k, _)| k != key);
+        }
+    }
+}
+
 /// A number for a message: integers as they are, others with up to six decimals
 /// (by integer arithmetic: float formatting would cost the page's bundle).
 pub fn number(n: &serde_json::Number) -> String {

@@ -4,6 +4,7 @@
 mod bad_input;
 mod common;
 mod conformance;
+mod cut;
 mod explore;
 mod flush2021;
 mod golden;

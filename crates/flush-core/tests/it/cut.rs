@@ -1,0 +1,248 @@
+//! Cutting a violation's ops (`OpShrink`): the smaller file is a scenario the
+//! checker takes, the schedule embedded in it replays strictly to the same
+//! violation, every `wait_for` still waits for the op it waited for, the ops
+//! listed are the original's, and a cut that says it is complete cannot lose
+//! one more op (each kept op, removed, leaves a scenario whose search within the
+//! same budget does not find the violation).
+
+use flush_core::explore::{self, Cut, CutBudget, Options};
+use flush_core::scenario::json::{self, Json};
+use flush_core::{AnyScenario, Choice};
+
+use crate::common::parse;
+
+/// Steps after which a strict replay of `schedule` shows `key`.
+fn reaches(sc: &AnyScenario, schedule: &[Choice], key: &str) -> Option<usize> {
+    match sc {
+        AnyScenario::Flush(s) => explore::reaches(&**s, schedule, key),
+        AnyScenario::Sync(s) => explore::reaches(&**s, schedule, key),
+        AnyScenario::Mutex(s) => explore::reaches(&**s, schedule, key),
+    }
+}
+
+fn budget() -> CutBudget {
+    CutBudget::cli(0, 256 << 20)
+}
+
+/// The first violation of `text` and its cut.
+fn first_cut(text: &str) -> Option<(String, Cut)> {
+    let sc = parse(text);
+    let o = Options::first(200, 400_000);
+    let x = sc.explore_with(&o, &mut |_| true);
+    let f = x.violations.first()?;
+    let mut s = explore::OpShrink::new(text, &sc, &f.key, &o, budget())?;
+    while !s.run(4096) {}
+    Some((f.key.clone(), s.finish()))
+}
+
+fn actors(tree: &Json) -> &[Json] {
+    match tree.get("actors") {
+        Some(Json::Arr(a)) => a,
+        _ => &[],
+    }
+}
+
+fn ops(actor: &Json) -> &[Json] {
+    match actor.get("ops") {
+        Some(Json::Arr(o)) => o,
+        _ => &[],
+    }
+}
+
+fn name(v: &Json, key: &str) -> String {
+    match v.get(key) {
+        Some(Json::Str(s)) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The op a `wait_for` names: (actor, the op's JSON).
+fn target<'t>(tree: &'t Json, op: &Json) -> Option<&'t Json> {
+    let (who, at) = (name(op, "actor"), op.get("index")?);
+    let Json::Num(at) = at else { return None };
+    let a = actors(tree).iter().find(|a| name(a, "name") == who)?;
+    ops(a).get(at.as_u64()? as usize)
+}
+
+/// Everything a cut promises, checked against the original file.
+fn check_cut(file: &str, text: &str, key: &str, cut: &Cut) {
+    let original = json::parse(text, file).unwrap();
+    let listed: Vec<(String, u32)> = cut.ops.iter().map(|l| (l.actor.clone(), l.index)).collect();
+    let expected: Vec<(String, u32)> = actors(&original)
+        .iter()
+        .flat_map(|a| (0..ops(a).len() as u32).map(move |i| (name(a, "name"), i)))
+        .collect();
+    assert_eq!(
+        listed, expected,
+        "{file}: the ops listed are the original's"
+    );
+    assert_eq!(cut.kept as usize, cut.ops.iter().filter(|l| !l.cut).count());
+    let gone = cut.ops.len() - cut.kept as usize;
+    if gone == 0 {
+        assert!(
+            cut.schedule.is_empty(),
+            "{file}: nothing cut, no schedule of its own"
+        );
+        return;
+    }
+    let smaller = parse(&cut.scenario);
+    let schedule = smaller
+        .header()
+        .schedule
+        .clone()
+        .expect("the cut file embeds its schedule");
+    assert_eq!(flush_core::sched::format_schedule(&schedule), cut.schedule);
+    assert_eq!(
+        reaches(&smaller, &schedule, key),
+        Some(schedule.len()),
+        "{file}: the cut file's schedule replays to {key} at its last step"
+    );
+    let tree = json::parse(&cut.scenario, "cut").unwrap();
+    let kept_ops: usize = actors(&tree).iter().map(|a| ops(a).len()).sum();
+    assert_eq!(
+        kept_ops, cut.kept as usize,
+        "{file}: the file holds the kept ops"
+    );
+    // Every wait_for still waits for the same op as in the original: waits are
+    // never cut, so an actor's k-th wait is its k-th wait there.
+    let waits = |t: &'_ Json, who: &str| -> Vec<Option<Json>> {
+        actors(t)
+            .iter()
+            .filter(|a| name(a, "name") == who)
+            .flat_map(ops)
+            .filter(|o| name(o, "op") == "wait_for")
+            .map(|o| target(t, o).cloned())
+            .collect()
+    };
+    for actor in actors(&tree) {
+        let who = name(actor, "name");
+        assert_eq!(
+            waits(&tree, &who),
+            waits(&original, &who),
+            "{file}: a wait_for of {who} waits for another op after the cut"
+        );
+    }
+}
+
+#[test]
+fn every_builtin_violation_cuts_to_a_file_that_replays_it() {
+    let mut cut_some = 0;
+    let mut checked = 0;
+    for (stem, text) in flush_core::builtin::FILES {
+        let Some((key, cut)) = first_cut(text) else {
+            continue;
+        };
+        check_cut(stem, text, &key, &cut);
+        checked += 1;
+        cut_some += usize::from(cut.kept as usize != cut.ops.len());
+    }
+    assert!(checked >= 8, "{checked} built-ins had a violation to cut");
+    assert!(cut_some >= 2, "only {cut_some} built-ins lost an op");
+}
+
+/// segment-not-found with an op nobody needs (an insert into another segment)
+/// ahead of the flow graph's, and datacoord's tick ordered after the flow graph's
+/// sync op by a wait_for: the insert goes, the wait_for is renumbered to the
+/// same sync op, and the tick still removes segment 300 under its sync task.
+const PADDED: &str = r#"{
+  "name": "padded", "model": "sync-2024", "version": "ca7ef26e4b",
+  "datacoord": [
+    { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 },
+    { "segment": 300, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 },
+    { "segment": 301, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 }
+  ],
+  "datanode": [
+    { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 }
+  ],
+  "actors": [
+    { "name": "flowgraph", "ops": [
+      { "op": "insert", "segment": 301, "partition": 1, "rows": 5 },
+      { "op": "insert", "segment": 300, "partition": 1, "rows": 10 },
+      { "op": "sync", "segment": 300 } ] },
+    { "name": "datacoord", "ops": [
+      { "op": "wait_for", "actor": "flowgraph", "index": 2 },
+      { "op": "sync_segments", "partition": 1 } ] }
+  ]
+}"#;
+
+#[test]
+fn a_cut_renumbers_waits_and_keeps_what_they_wait_for() {
+    let (key, cut) = first_cut(PADDED).expect("the padded scenario breaks");
+    check_cut("padded", PADDED, &key, &cut);
+    let gone: Vec<&str> = cut
+        .ops
+        .iter()
+        .filter(|l| l.cut)
+        .map(|l| l.op.as_str())
+        .collect();
+    assert!(
+        gone.contains(&"insert segment=301 partition=1 rows=5"),
+        "the unneeded insert is cut: {gone:?}"
+    );
+    assert!(
+        cut.ops.iter().any(|l| !l.cut && l.op == "sync segment=300"),
+        "the op a wait_for waits for is never cut"
+    );
+    assert!(cut
+        .ops
+        .iter()
+        .any(|l| !l.cut && l.op.starts_with("wait_for")));
+    assert!(cut.complete);
+    assert!(
+        cut.text()
+            .contains("cut flowgraph op 0: insert segment=301"),
+        "{}",
+        cut.text()
+    );
+}
+
+/// A complete cut is 1-minimal: each op it kept (other than waits and what they
+/// wait for), removed by this test, leaves a file the checker refuses or whose
+/// search within one try's budget does not reach the violation.
+#[test]
+fn a_complete_cut_cannot_lose_one_more_op() {
+    for text in [
+        PADDED,
+        flush_core::builtin::FILES
+            .iter()
+            .find(|f| f.0 == "inject-done-splice")
+            .unwrap()
+            .1,
+    ] {
+        let (key, cut) = first_cut(text).unwrap();
+        assert!(cut.complete);
+        let tree = json::parse(&cut.scenario, "cut").unwrap();
+        for (a, actor) in actors(&tree).iter().enumerate() {
+            for (i, op) in ops(actor).iter().enumerate() {
+                let held = actors(&tree)
+                    .iter()
+                    .flat_map(ops)
+                    .any(|w| name(w, "op") == "wait_for" && target(&tree, w) == Some(op));
+                if name(op, "op") == "wait_for" || held {
+                    continue;
+                }
+                let mut t = tree.clone();
+                if let Some(Json::Arr(list)) = t.get_mut("actors") {
+                    if ops(&list[a]).len() == 1 {
+                        list.remove(a);
+                    } else if let Some(Json::Arr(o)) = list[a].get_mut("ops") {
+                        o.remove(i);
+                    }
+                }
+                let Ok(sc) = AnyScenario::parse(&json::text(&t), "less") else {
+                    continue;
+                };
+                let o = Options {
+                    target: Some(key.clone()),
+                    ..Options::first(200, budget().per_try)
+                };
+                let x = sc.explore_with(&o, &mut |_| true);
+                assert!(
+                    !x.violations.iter().any(|f| f.key == key),
+                    "op {i} of actor {a} could go too: {}",
+                    json::text(&t)
+                );
+            }
+        }
+    }
+}
