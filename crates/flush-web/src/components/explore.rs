@@ -6,13 +6,15 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use flush_core::explore::{bytes_words, Exploration, Found, Options, Progress};
+use flush_core::explore::{
+    bytes_words, Cut, CutBudget, Exploration, Found, OpShrink, Options, Progress,
+};
 use flush_core::{AnyExplorer, AnyScenario, Choice, OutcomeKind};
 use gloo::timers::callback::Interval;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::state::{Action, Dispatch, Mode, Shown, ViewSpec};
+use crate::state::{Action, Dispatch, Mode, Shown, Source, ViewSpec};
 
 /// Main-thread time one slice of the search may take (a frame is 16.7 ms).
 const SLICE_MS: f64 = 8.0;
@@ -23,15 +25,25 @@ pub(crate) const PAGE_MAX_BYTES: u64 = 256 << 20;
 const PAGE_MAX_STATES: u64 = 50_000_000;
 pub(crate) const PAGE_MAX_STEPS: u32 = 200;
 
+/// Violations whose ops the page cuts after a search (each cut is a few
+/// searches of its own).
+const MAX_CUTS: usize = 4;
+/// One try's states in the page, and all tries' (a cut takes a few seconds at most).
+const PAGE_CUT_TRY_STATES: u64 = 200_000;
+const PAGE_CUT_STATES: u64 = 2_000_000;
+
 #[derive(Clone, PartialEq)]
 pub(crate) enum Status {
     Idle,
-    /// `done` of `of` searches finished; `p` is the running one's progress.
+    /// `done` of `of` searches finished; `p` is the running one's progress;
+    /// `cutting`: (tries, ops cut) once the search is done and its findings' ops
+    /// are being cut.
     Running {
         p: Progress,
         ms: f64,
         done: usize,
         of: usize,
+        cutting: Option<(u32, u32)>,
     },
     Done {
         xs: Rc<Vec<Exploration>>,
@@ -39,18 +51,84 @@ pub(crate) enum Status {
     },
 }
 
-/// Searches run one after the other, each in slices.
+/// What a single search's findings are cut from: the scenario file, the
+/// scenario as explored (version, knobs) and the search's options.
+pub(crate) struct CutPlan {
+    pub text: Rc<str>,
+    pub sc: AnyScenario,
+    pub o: Options,
+}
+
+/// The cut in progress: which finding, and its shrink.
+struct Cutting {
+    plan: CutPlan,
+    at: usize,
+    now: Option<OpShrink>,
+}
+
+impl Cutting {
+    /// Goes on with the cuts of `x`'s findings for about one slice's steps;
+    /// true when every finding (up to [`MAX_CUTS`]) has its cut.
+    fn run(&mut self, x: &mut Exploration) -> bool {
+        let n = x.violations.len().min(MAX_CUTS);
+        while self.at < n {
+            if self.now.is_none() {
+                let f = &x.violations[self.at];
+                let budget = CutBudget {
+                    per_try: PAGE_CUT_TRY_STATES,
+                    states: PAGE_CUT_STATES,
+                    tries: 200,
+                    bytes: PAGE_MAX_BYTES / 4,
+                };
+                self.now =
+                    OpShrink::new(&self.plan.text, &self.plan.sc, &f.key, &self.plan.o, budget);
+                if self.now.is_none() {
+                    return true;
+                }
+            }
+            let Some(s) = self.now.as_mut() else {
+                return true;
+            };
+            if !s.run(SLICE_TRANSITIONS) {
+                return false;
+            }
+            x.violations[self.at].cut = self.now.take().map(OpShrink::finish);
+            self.at += 1;
+        }
+        true
+    }
+
+    /// Ends the running cut where it stands (a cancel).
+    fn stop(&mut self, x: &mut Exploration) {
+        if let Some(mut s) = self.now.take() {
+            s.cancel();
+            if let Some(f) = x.violations.get_mut(self.at) {
+                f.cut = Some(s.finish());
+            }
+        }
+    }
+
+    fn progress(&self) -> (u32, u32) {
+        self.now.as_ref().map_or((0, 0), OpShrink::progress)
+    }
+}
+
+/// Searches run one after the other, each in slices; then, for a single
+/// search, the cuts of its findings.
 struct Job {
     xs: Vec<Option<AnyExplorer>>,
     out: Vec<Exploration>,
     started: f64,
+    /// When the last search ended (the cuts after it are not the search's time).
+    searched: Option<f64>,
+    cut: Option<Cutting>,
 }
 
 impl Job {
     fn finished(&mut self, status: &UseStateHandle<Status>) {
         status.set(Status::Done {
             xs: Rc::new(std::mem::take(&mut self.out)),
-            ms: now() - self.started,
+            ms: self.searched.unwrap_or_else(now) - self.started,
         });
     }
 }
@@ -81,25 +159,52 @@ fn tick(job: &RefCell<Option<Job>>, status: &UseStateHandle<Status>) {
     let mut slot = job.borrow_mut();
     let Some(j) = slot.as_mut() else { return };
     let t0 = now();
+    let mut cut_done = false;
     while now() - t0 < SLICE_MS {
         let i = j.out.len();
         let Some(x) = j.xs.get_mut(i).and_then(Option::as_mut) else {
-            break;
+            // Every search is done: cut the findings' ops, a slice at a time.
+            cut_done = match (&mut j.cut, &mut j.out[..]) {
+                (Some(c), [x]) => c.run(x),
+                _ => true,
+            };
+            if cut_done {
+                break;
+            }
+            continue;
         };
         if x.run(SLICE_TRANSITIONS) {
             if let Some(x) = j.xs[i].take() {
                 j.out.push(x.finish());
             }
+            if j.out.len() == j.xs.len() {
+                j.searched = Some(now());
+            }
         }
     }
     match j.xs.get(j.out.len()).and_then(Option::as_ref) {
-        None if j.out.len() == j.xs.len() => j.finished(status),
-        None => {}
+        None if cut_done => j.finished(status),
+        None => status.set(Status::Running {
+            p: j.out
+                .last()
+                .map(|x| Progress {
+                    states: x.states,
+                    depth: x.depth,
+                    bytes: x.peak_bytes,
+                    ..Progress::default()
+                })
+                .unwrap_or_default(),
+            ms: now() - j.started,
+            done: j.out.len().saturating_sub(1),
+            of: j.xs.len(),
+            cutting: Some(j.cut.as_ref().map_or((0, 0), Cutting::progress)),
+        }),
         Some(x) => status.set(Status::Running {
             p: x.progress(),
             ms: now() - j.started,
             done: j.out.len(),
             of: j.xs.len(),
+            cutting: None,
         }),
     }
 }
@@ -107,7 +212,8 @@ fn tick(job: &RefCell<Option<Job>>, status: &UseStateHandle<Status>) {
 /// Searches in progress and how to start and cancel them.
 pub(crate) struct ExploreHandle {
     pub status: UseStateHandle<Status>,
-    pub start: Callback<Vec<AnyExplorer>>,
+    /// The searches, and for a single search where to cut its findings' ops from.
+    pub start: Callback<(Vec<AnyExplorer>, Option<CutPlan>)>,
     pub cancel: Callback<MouseEvent>,
 }
 
@@ -138,18 +244,25 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
     }
     let start = {
         let (job, status) = (job.clone(), status.clone());
-        Callback::from(move |xs: Vec<AnyExplorer>| {
+        Callback::from(move |(xs, plan): (Vec<AnyExplorer>, Option<CutPlan>)| {
             let of = xs.len();
             *job.borrow_mut() = Some(Job {
                 xs: xs.into_iter().map(Some).collect(),
                 out: Vec::new(),
                 started: now(),
+                searched: None,
+                cut: plan.map(|plan| Cutting {
+                    plan,
+                    at: 0,
+                    now: None,
+                }),
             });
             status.set(Status::Running {
                 p: Progress::default(),
                 ms: 0.0,
                 done: 0,
                 of,
+                cutting: None,
             });
             let (job, status) = (job.clone(), status.clone());
             // The first slice at once (a small search is done before the next frame).
@@ -168,6 +281,9 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
                 x.cancel();
                 j.out.push(x.finish());
                 j.xs.truncate(i + 1);
+                j.finished(&status);
+            } else if let (Some(c), [x]) = (&mut j.cut, &mut j.out[..]) {
+                c.stop(x);
                 j.finished(&status);
             }
         })
@@ -191,12 +307,13 @@ fn toggle(flag: &UseStateHandle<bool>) -> Callback<Event> {
 /// version, with the panel's choices (`all`, `races`).
 fn start_callbacks(
     x: &ExploreHandle,
-    all: &UseStateHandle<bool>,
-    races: &UseStateHandle<bool>,
+    (all, races): (&UseStateHandle<bool>, &UseStateHandle<bool>),
     sc: &AnyScenario,
+    source: &Source,
 ) -> (Callback<MouseEvent>, Callback<MouseEvent>) {
     let start = {
         let (start, all, races, sc) = (x.start.clone(), all.clone(), races.clone(), sc.clone());
+        let source = source.clone();
         Callback::from(move |_: MouseEvent| {
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES,
@@ -205,7 +322,12 @@ fn start_callbacks(
                 races: *races,
                 ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
             };
-            start.emit(vec![AnyExplorer::new(&sc, o)]);
+            let plan = source_text(&source).map(|text| CutPlan {
+                text,
+                sc: sc.clone(),
+                o: o.clone(),
+            });
+            start.emit((vec![AnyExplorer::new(&sc, o)], plan));
         })
     };
     let every_version = {
@@ -227,7 +349,7 @@ fn start_callbacks(
                     Some(AnyExplorer::new(&s, o.clone()))
                 })
                 .collect();
-            start.emit(xs);
+            start.emit((xs, None));
         })
     };
     (start, every_version)
@@ -238,7 +360,7 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
     let x = use_explorers(p.shown.clone());
     let all = use_state(|| false);
     let races = use_state(|| false);
-    let (start, every_version) = start_callbacks(&x, &all, &races, &p.scenario);
+    let (start, every_version) = start_callbacks(&x, (&all, &races), &p.scenario, &p.shown.source);
     let versions = !p.scenario.versions().is_empty();
     let (on_all, on_races) = (toggle(&all), toggle(&races));
     let running = matches!(*x.status, Status::Running { .. });
@@ -265,14 +387,28 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
                 </label>
             </div>
             // Progress is not announced (it changes every frame); the result is.
-            if let Status::Running { p: pr, ms, done, of } = &*x.status {
+            if let Status::Running { p: pr, ms, done, of, cutting } = &*x.status {
                 {running_view(pr, *ms)}
                 if *of > 1 { <p class="muted">{format!("Search {} of {of}", done + 1)}</p> }
+                if let Some((tries, cut)) = cutting {
+                    <p class="muted" id="explore-cutting">{format!("Cutting the ops a violation does not need: {tries} tries, {cut} cut so far")}</p>
+                }
             }
             <div class="explore-status" role="status">
                 {status_view(&x.status, p)}
             </div>
         </section>
+    }
+}
+
+/// The scenario file behind `source`, to cut ops from (`None`: a generated one).
+fn source_text(source: &Source) -> Option<Rc<str>> {
+    match source {
+        Source::Builtin(name) => flush_core::builtin::FILES
+            .iter()
+            .find(|f| f.0 == name)
+            .map(|f| Rc::from(f.1)),
+        Source::Inline { text, .. } => Some(text.clone()),
     }
 }
 
@@ -287,7 +423,7 @@ fn rate(states: u64, ms: f64) -> String {
 fn status_view(s: &Status, p: &ExploreProps) -> Html {
     match s {
         Status::Idle => html! {
-            <p class="muted">{"Searches breadth first for an invariant broken, a Go panic or a deadlock, and gives the shortest schedule to each."}</p>
+            <p class="muted">{"Searches breadth first for an invariant broken, a Go panic or a deadlock, gives the shortest schedule to each, then cuts the scenario's ops it does not need."}</p>
         },
         Status::Running { .. } => html! { <p class="muted">{"Exploring…"}</p> },
         Status::Done { xs, ms } => match &xs[..] {
@@ -411,6 +547,9 @@ fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
                         <span>{format!("shortest schedule, {} steps: ", f.steps)}<code>{f.schedule.clone()}</code></span>
                         {open_found(&Shown { version: x.version, ..p.shown.clone() }, &p.dispatch, f, format!("open this {}-step schedule in the stepper", f.steps))}
                     </div>
+                    if let Some(c) = &f.cut {
+                        {cut_view(c, &x.scenario, &Shown { version: x.version, ..p.shown.clone() }, &p.dispatch)}
+                    }
                 </li>
             })}
         </ol>
@@ -442,6 +581,59 @@ fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
 }
 
 /// A short name for a finding: the invariant's id, or the panic message.
+/// A finding's cut: every op of the scenario, the cut ones struck through,
+/// greyed and labelled "cut" (not by colour alone), and a button that opens the
+/// smaller scenario at its schedule.
+fn cut_view(c: &Cut, name: &str, at: &Shown, d: &Dispatch) -> Html {
+    let gone = c.ops.len() - c.kept as usize;
+    let more = if c.complete {
+        ""
+    } else {
+        " (the page's budget ran out: more may go)"
+    };
+    let summary = if gone == 0 {
+        format!(
+            "Ops: each of the {} is needed ({} tries){more}",
+            c.ops.len(),
+            c.tries
+        )
+    } else {
+        format!(
+            "Ops: {gone} of {} cut; the {} left reach it in {} steps{more}",
+            c.ops.len(),
+            c.kept,
+            c.steps
+        )
+    };
+    html! {
+        <div class="found-cut">
+            <p class="cut-summary">{summary}</p>
+            <ol class="cut-ops" aria-label="the scenario's ops, the ones cut marked">
+                {for c.ops.iter().map(|l| {
+                    let what = format!("{} op {}: {}", l.actor, l.index, l.op);
+                    if l.cut {
+                        html! { <li class="cut"><del>{what}</del>{" "}<span class="cut-tag">{"cut"}</span></li> }
+                    } else {
+                        html! { <li>{what}</li> }
+                    }
+                })}
+            </ol>
+            if gone > 0 {
+                {open_button(
+                    &Shown {
+                        source: Source::Inline { file: format!("{name}-cut.json"), text: Rc::from(c.scenario.as_str()) },
+                        ..at.clone()
+                    },
+                    Choice::parse_list(&c.schedule).unwrap_or_default(),
+                    1,
+                    d,
+                    ("open the smaller scenario", format!("open the scenario without the {gone} cut ops at its {}-step schedule", c.steps)),
+                )}
+            }
+        </div>
+    }
+}
+
 pub(crate) fn verdict_words(f: &flush_core::explore::Found) -> String {
     match f.kind {
         flush_core::OutcomeKind::Invariant => {
@@ -486,7 +678,7 @@ pub fn race_lens(p: &LensProps) -> Html {
             if on {
                 let list = AnyExplorer::lens(&run.borrow(), LENS_STEPS, LENS_STATES);
                 *choices.borrow_mut() = list.iter().map(|(c, _)| *c).collect();
-                start.emit(list.into_iter().map(|(_, x)| x).collect());
+                start.emit((list.into_iter().map(|(_, x)| x).collect(), None));
             }
         });
     }

@@ -69,12 +69,13 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                     settings: v.knobs().iter().map(|k| (k.key, k.current)).collect(),
                 })
                 .collect();
-            start.emit(
+            start.emit((
                 variants
                     .iter()
                     .map(|(_, v)| AnyExplorer::new(v, o.clone()))
                     .collect(),
-            );
+                None,
+            ));
         })
     };
     let proposed = knobs.iter().any(|k| k.current != k.preset);
@@ -101,7 +102,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
             } else {
                 <button id="matrix-btn" class="primary" onclick={start}>{"Explore every combination"}</button>
             }
-            if let Status::Running { p: pr, ms, done, of } = &*x.status {
+            if let Status::Running { p: pr, ms, done, of, .. } = &*x.status {
                 {running_view(pr, *ms)}
                 <p class="muted">{format!("Combination {} of {of}", done + 1)}</p>
             }
