@@ -98,16 +98,19 @@ pub struct CutBudget {
 
 impl CutBudget {
     /// The CLI's budgets: a try as big as the search that found the violation
-    /// (at least 20,000 states), at most 200 tries and 5 M states in all.
+    /// (at least 20,000 states), at most 200 tries and 3 M states in all.
     pub fn cli(found_in: u64, bytes: u64) -> CutBudget {
         CutBudget {
             per_try: found_in.clamp(20_000, 1_000_000),
-            states: 5_000_000,
+            states: 3_000_000,
             tries: 200,
             bytes,
         }
     }
 }
+
+/// What a try the checker refuses counts for against [`OpShrink::run`]'s steps.
+const REFUSED_COST: u64 = 128;
 
 /// An op of the original file: its actor's and its own index there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -346,17 +349,19 @@ impl OpShrink {
         Some(sc)
     }
 
-    /// Starts the next try; false when there is none left (or no budget).
-    fn next_try(&mut self) -> bool {
+    /// Starts the next try: `Some(true)` when its search runs, `Some(false)` when
+    /// the checker refused the smaller file, `None` when no try is left (or no
+    /// budget).
+    fn next_try(&mut self) -> Option<bool> {
         loop {
             if self.tries >= self.budget.tries || self.states >= self.budget.states {
                 self.out_of_budget = !self.todo.is_empty() || self.cut_this_pass;
                 self.todo.clear();
-                return false;
+                return None;
             }
             let Some(slot) = self.todo.pop() else {
                 if !self.cut_this_pass {
-                    return false;
+                    return None;
                 }
                 self.new_pass();
                 continue;
@@ -364,22 +369,16 @@ impl OpShrink {
             self.tries += 1;
             let tree = self.without(slot);
             let Some(sc) = self.scenario(&tree) else {
-                continue;
+                return Some(false);
             };
+            let left = self.budget.states - self.states;
             let o = Options {
-                max_states: self
-                    .o
-                    .max_states
-                    .min(self.budget.states - self.states)
-                    .max(1),
+                max_states: self.o.max_states.min(left).max(1),
                 ..self.o.clone()
             };
-            self.now = Some(Try {
-                slot,
-                tree,
-                x: AnyExplorer::new(&sc, o),
-            });
-            return true;
+            let x = AnyExplorer::new(&sc, o);
+            self.now = Some(Try { slot, tree, x });
+            return Some(true);
         }
     }
 
@@ -399,8 +398,20 @@ impl OpShrink {
     pub fn run(&mut self, transitions: u64) -> bool {
         let mut left = transitions.max(1);
         loop {
-            if self.now.is_none() && !self.next_try() {
-                return true;
+            if self.now.is_none() {
+                match self.next_try() {
+                    None => return true,
+                    // Reading and checking the file is a slice's work too (a big
+                    // file refused many times must not hold the page).
+                    Some(false) => {
+                        left = left.saturating_sub(REFUSED_COST);
+                        if left == 0 {
+                            return false;
+                        }
+                        continue;
+                    }
+                    Some(true) => {}
+                }
             }
             let Some(t) = self.now.as_mut() else {
                 return true;
