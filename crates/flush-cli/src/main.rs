@@ -109,6 +109,10 @@ enum Cmd {
         /// both. Each comes with both Go lines and a schedule that reaches them.
         #[arg(long)]
         races: bool,
+        /// Threads of a breadth-first search (default: every core); the result is
+        /// the same for any count. Depth first and the race check run on one.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: Option<u32>,
         #[arg(long)]
         json: bool,
         /// Instead of violations, list every distinct observable outcome (flush-2021:
@@ -273,6 +277,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             order,
             no_shrink,
             races,
+            threads,
             json,
             outcomes,
         } => {
@@ -290,11 +295,17 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 shrink: !no_shrink,
                 races,
                 target: None,
+                threads: threads.unwrap_or_else(cores),
             };
             o.check()?;
             explore(&sc, text.as_deref(), &o, json)
         }
     }
+}
+
+/// The machine's cores (the default of `--threads`).
+fn cores() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(256) as u32)
 }
 
 /// `--order`, or its default: breadth first (shortest schedules), depth first

@@ -17,6 +17,8 @@ pub(crate) mod fingerprint;
 mod hb;
 mod matrix;
 mod outcomes;
+#[cfg(not(target_arch = "wasm32"))]
+mod parallel;
 mod races;
 mod search;
 mod shrink;
@@ -29,6 +31,8 @@ pub use matrix::{matrix, matrix_text, MatrixRow};
 pub use outcomes::{
     end_word, find_outcome, outcome_line, outcomes, run_outcome, Observe, ObservedOutcome,
 };
+#[cfg(not(target_arch = "wasm32"))]
+pub use parallel::explore_threads;
 pub use races::{races_at, races_here, run_races, Race, RaceSide, RunRace, RunRaces};
 pub use search::Explorer;
 pub use shrink::{reaches, shrink};
@@ -112,6 +116,9 @@ pub struct Options {
     /// Stop at this violation (its key) only, the others being recorded on the
     /// way; `None`: at the first (unless [`Options::all`]).
     pub target: Option<String>,
+    /// Threads a breadth-first search without the race check runs on (native
+    /// only); the result is the same for any count (see [`explore_threads`]).
+    pub threads: u32,
 }
 
 /// The default memory budget where the machine's memory is unknown (wasm).
@@ -132,6 +139,7 @@ impl Options {
             shrink: true,
             races: false,
             target: None,
+            threads: 1,
         }
     }
 
@@ -374,6 +382,36 @@ pub(crate) fn findings<M: Model>(sc: &M, w: &M::State) -> (Vec<Finding>, bool) {
 /// what [`Explorer::from_state`] takes as already known.
 pub fn finding_keys<M: Model>(sc: &M, w: &M::State) -> Vec<String> {
     findings(sc, w).0.into_iter().map(|f| f.2).collect()
+}
+
+/// The report of a search: its counts (`stats`, why it stopped, paths cut at
+/// the depth budget, the most bytes held) and what it found.
+pub(crate) fn report(
+    header: &crate::scenario::Header,
+    o: &Options,
+    (stats, stopped, depth_cut, peak_bytes): (Progress, Stopped, u64, u64),
+    violations: Vec<Found>,
+) -> Exploration {
+    Exploration {
+        scenario: header.name.clone(),
+        version: header.version,
+        order: o.order,
+        states: stats.states,
+        transitions: stats.transitions,
+        depth: stats.depth,
+        stopped,
+        depth_cut,
+        truncated: depth_cut > 0
+            || matches!(
+                stopped,
+                Stopped::MaxStates | Stopped::MaxBytes | Stopped::Cancelled
+            ),
+        peak_bytes,
+        collision_bound: collision_bound(stats.states),
+        violations,
+        time_ms: None,
+        options: Some(o.clone()),
+    }
 }
 
 /// Replays a shrinking attempt may take, per violation.

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::fingerprint::{collision_bound, fingerprint, state_bytes, FpSet};
+use super::fingerprint::{fingerprint, state_bytes, FpSet};
 use super::races::races_at;
 use super::{
     findings, shrink, Exploration, Found, Options, Order, Progress, Stopped, SHRINK_REPLAYS,
@@ -172,26 +172,9 @@ impl<M: Model> Explorer<M> {
             }
             violations.push(f);
         }
-        Exploration {
-            scenario: self.sc.header().name.clone(),
-            version: self.sc.header().version,
-            order: self.o.order,
-            states: self.stats.states,
-            transitions: self.stats.transitions,
-            depth: self.stats.depth,
-            stopped,
-            depth_cut: self.depth_cut,
-            truncated: self.depth_cut > 0
-                || matches!(
-                    stopped,
-                    Stopped::MaxStates | Stopped::MaxBytes | Stopped::Cancelled
-                ),
-            peak_bytes: self.peak_bytes.max(self.seen.bytes()),
-            collision_bound: collision_bound(self.stats.states),
-            violations,
-            time_ms: None,
-            options: Some(self.o),
-        }
+        let peak = self.peak_bytes.max(self.seen.bytes());
+        let counts = (self.stats, stopped, self.depth_cut, peak);
+        super::report(self.sc.header(), &self.o, counts, violations)
     }
 
     /// A copy of `w`, into a spare state when there is one.

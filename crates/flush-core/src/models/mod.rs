@@ -201,6 +201,13 @@ impl AnyScenario {
         o: &explore::Options,
         progress: &mut dyn FnMut(&explore::Progress) -> bool,
     ) -> Exploration {
+        // Breadth first on several threads gives what one thread gives (see
+        // `explore::explore_threads`); the race check and depth first run on one.
+        #[cfg(not(target_arch = "wasm32"))]
+        if o.threads > 1 && o.order == explore::Order::Bfs && !o.races {
+            let t = o.threads as usize;
+            return each_scenario!(self, s => explore::explore_threads(&**s, o, t, progress));
+        }
         each_scenario!(self, s => explore::explore_with(&**s, o, progress))
     }
 }

@@ -10,6 +10,7 @@ mod flush2021;
 mod golden;
 mod knobs;
 mod logs;
+mod parallel;
 mod props;
 mod races;
 mod stage;

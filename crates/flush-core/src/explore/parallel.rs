@@ -1,0 +1,515 @@
+//! Breadth first on several threads, with the result of one: the same states,
+//! transitions, depth, stop reason, violations and schedules as
+//! [`super::Explorer`]'s breadth-first search, whatever the thread count.
+//!
+//! A level is searched in batches of parents, in their breadth-first order
+//! (their link indexes). In a batch, each thread takes a contiguous run of the
+//! parents, judges each (its findings, whether the run ended there) and steps
+//! every runnable choice, fingerprinting each child; children already visited
+//! before the batch are not kept. Then one thread merges the batch in order,
+//! doing exactly what the one-thread search does when it takes each parent off
+//! its queue: record new findings (and stop at the first, unless `all`), count
+//! depth cuts, check the budgets before each child, insert each child's
+//! fingerprint and link it to its parent. So a child found twice in a batch is
+//! kept where the one-thread search would keep it, and the budgets stop at the
+//! same child.
+//!
+//! A state is freed by the thread that made it (the allocator pays dearly for
+//! frees across threads): a thread keeps the children it made, and the merge
+//! tells it which to keep; the next level's parents are read by any thread.
+
+use std::collections::VecDeque;
+use std::ops::{Deref, Range};
+use std::sync::{mpsc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
+
+use super::fingerprint::{fingerprint, state_bytes, FpSet};
+use super::search::schedule_of;
+use super::{findings, Exploration, Finding, Found, Options, Progress, Stopped};
+use crate::engine::Model;
+use crate::sched::{format_schedule, Choice};
+
+/// Parents a thread takes in one batch.
+const BATCH_PER_THREAD: usize = 1024;
+/// Spare states a thread keeps for reuse (`clone_from`): a batch's worth, so
+/// the parents a batch is done with become the next batch's children without
+/// the allocator.
+const SPARES: usize = 4 * BATCH_PER_THREAD;
+/// A child not kept (visited before its batch).
+const NOT_KEPT: u32 = u32::MAX;
+
+/// A parent of the level: its state and link (its breadth-first index + 1).
+struct Entry<S> {
+    state: S,
+    link: u32,
+}
+
+/// One stepped choice of a parent: its fingerprint, and its state's index in the
+/// thread's candidates (or [`NOT_KEPT`]).
+struct Kid {
+    choice: Choice,
+    fp: u64,
+    cand: u32,
+}
+
+/// What a thread found of one parent.
+struct Parent {
+    link: u32,
+    found: Vec<Finding>,
+    ended: bool,
+    runnable: u32,
+    kids: Range<usize>,
+}
+
+/// What a thread owns: the level's parents it made, and the next level's.
+struct Owned<S> {
+    cur: VecDeque<Entry<S>>,
+    next: Vec<Entry<S>>,
+    /// Entries of the level already freed (the level's order indexes count them).
+    base: usize,
+}
+
+/// A thread's work of one batch, and its reusable buffers.
+struct Work<S, F> {
+    cands: Vec<S>,
+    /// Per candidate: its link once the merge keeps it, else 0.
+    keep: Vec<u32>,
+    parents: Vec<Parent>,
+    kids: Vec<Kid>,
+    spare: Vec<S>,
+    runnable: Vec<Choice>,
+    facts: Vec<F>,
+}
+
+impl<S: Clone + std::hash::Hash, F> Work<S, F> {
+    fn new() -> Self {
+        Work {
+            cands: Vec::new(),
+            keep: Vec::new(),
+            parents: Vec::new(),
+            kids: Vec::new(),
+            spare: Vec::new(),
+            runnable: Vec::new(),
+            facts: Vec::new(),
+        }
+    }
+
+    fn recycle(&mut self, s: S) {
+        if self.spare.len() < SPARES {
+            self.spare.push(s);
+        }
+    }
+
+    fn copy(&mut self, w: &S) -> S {
+        match self.spare.pop() {
+            Some(mut s) => {
+                s.clone_from(w);
+                s
+            }
+            None => w.clone(),
+        }
+    }
+
+    /// Before a batch: the kept children of the last merge join the next level
+    /// (in link order), the others are freed here, and so are the parents
+    /// before link `done_below`; at a new level, the next level becomes the
+    /// current one.
+    fn settle(&mut self, own: &mut Owned<S>, new_level: bool, done_below: u32) {
+        // Drained, not taken: the buffers keep their capacity from batch to batch.
+        let (mut cands, mut keep) = (
+            std::mem::take(&mut self.cands),
+            std::mem::take(&mut self.keep),
+        );
+        for (s, link) in cands.drain(..).zip(keep.drain(..)) {
+            if link != 0 {
+                own.next.push(Entry { state: s, link });
+            } else {
+                self.recycle(s);
+            }
+        }
+        (self.cands, self.keep) = (cands, keep);
+        self.parents.clear();
+        self.kids.clear();
+        while own.cur.front().is_some_and(|e| e.link < done_below) {
+            if let Some(e) = own.cur.pop_front() {
+                self.recycle(e.state);
+            }
+            own.base += 1;
+        }
+        if new_level {
+            for e in own.cur.drain(..) {
+                self.recycle(e.state);
+            }
+            own.cur = std::mem::take(&mut own.next).into();
+            own.base = 0;
+        }
+    }
+
+    /// Judges each parent of `order` (owner, index) and steps its choices.
+    fn expand<M: Model<State = S, Fact = F>>(
+        &mut self,
+        sc: &M,
+        owned: &[impl Deref<Target = Owned<S>>],
+        order: &[(u32, u32)],
+        (seen, depth, max_steps): (&FpSet, u32, u32),
+    ) {
+        for &(owner, i) in order {
+            let own = &owned[owner as usize];
+            let e = &own.cur[i as usize - own.base];
+            let (found, ended) = findings(sc, &e.state);
+            let start = self.kids.len();
+            let mut runnable = std::mem::take(&mut self.runnable);
+            runnable.clear();
+            if !ended {
+                sc.runnable(&e.state, &mut runnable);
+            }
+            if !ended && depth < max_steps {
+                for &c in &runnable {
+                    let mut next = self.copy(&e.state);
+                    self.facts.clear();
+                    sc.step(&mut next, c, &mut self.facts);
+                    let fp = fingerprint(&next);
+                    let cand = if seen.contains(fp) {
+                        self.recycle(next);
+                        NOT_KEPT
+                    } else {
+                        self.cands.push(next);
+                        self.keep.push(0);
+                        (self.cands.len() - 1) as u32
+                    };
+                    self.kids.push(Kid {
+                        choice: c,
+                        fp,
+                        cand,
+                    });
+                }
+            }
+            self.parents.push(Parent {
+                link: e.link,
+                found,
+                ended,
+                runnable: runnable.len() as u32,
+                kids: start..self.kids.len(),
+            });
+            self.runnable = runnable;
+        }
+    }
+}
+
+/// The search's books, kept by the merging thread.
+struct Books {
+    o: Options,
+    links: Vec<(u32, Choice)>,
+    found: Vec<Found>,
+    stats: Progress,
+    depth_cut: u64,
+    peak_bytes: u64,
+    state_bytes: u64,
+    stopped: Option<Stopped>,
+    /// The level's parents, and how many the merge has taken.
+    level_len: u64,
+    popped: u64,
+    /// The next level, in link order: (thread, index in its `next`).
+    next_order: Vec<(u32, u32)>,
+    next_count: Vec<u32>,
+}
+
+impl Books {
+    /// The one-thread search's `room_for_one_more`, with its queue's length.
+    fn room(&mut self, seen: &FpSet) -> bool {
+        if self.stats.states >= self.o.max_states || self.links.len() >= u32::MAX as usize - 1 {
+            self.stopped = Some(Stopped::MaxStates);
+            return false;
+        }
+        let queue = self.level_len - self.popped + self.next_order.len() as u64;
+        let extra = (self.links.capacity() * std::mem::size_of::<(u32, Choice)>()) as u64;
+        let bytes = seen.bytes_to_insert() + (queue + 1) * self.state_bytes + extra;
+        if bytes > self.o.max_bytes {
+            self.stopped = Some(Stopped::MaxBytes);
+            return false;
+        }
+        self.peak_bytes = self.peak_bytes.max(bytes);
+        true
+    }
+
+    /// Records a parent's new findings, as the one-thread search's `judge`.
+    fn judge(&mut self, p: &mut Parent) {
+        for (kind, message, key) in std::mem::take(&mut p.found) {
+            if self.found.iter().any(|f| f.key == key) {
+                continue;
+            }
+            let schedule = schedule_of(&self.links, p.link);
+            self.found.push(Found {
+                kind,
+                message,
+                schedule: format_schedule(&schedule),
+                steps: schedule.len() as u32,
+                shrunk_from: None,
+                key: key.clone(),
+                cut: None,
+            });
+            self.stats.violations += 1;
+            if !self.o.all && self.o.target.as_deref().is_none_or(|t| t == key) {
+                self.stopped = Some(Stopped::FirstViolation);
+            }
+        }
+    }
+
+    /// Takes one batch's parents in order, as the one-thread search takes them
+    /// off its queue; marks the children to keep.
+    fn merge<S: std::hash::Hash, F>(
+        &mut self,
+        works: &mut [MutexGuard<'_, Work<S, F>>],
+        seen: &mut FpSet,
+        depth: u32,
+    ) {
+        for (t, w) in works.iter_mut().enumerate() {
+            let parents = std::mem::take(&mut w.parents);
+            for mut p in parents {
+                if self.stopped.is_some() {
+                    return;
+                }
+                self.popped += 1;
+                self.stats.depth = self.stats.depth.max(depth);
+                self.judge(&mut p);
+                if self.stopped.is_some() || p.ended {
+                    continue;
+                }
+                if depth >= self.o.max_steps {
+                    self.depth_cut += u64::from(p.runnable > 0);
+                    continue;
+                }
+                for k in p.kids.clone() {
+                    if !self.room(seen) {
+                        break;
+                    }
+                    self.stats.transitions += 1;
+                    let Kid { choice, fp, cand } = w.kids[k];
+                    let kid = Kid { choice, fp, cand };
+                    if !seen.insert(kid.fp) {
+                        continue;
+                    }
+                    self.stats.states += 1;
+                    if self.stats.states % 256 == 0 {
+                        let s = &w.cands[kid.cand as usize];
+                        self.state_bytes = self.state_bytes.max(state_bytes(s));
+                    }
+                    self.links.push((p.link, kid.choice));
+                    w.keep[kid.cand as usize] = self.links.len() as u32;
+                    self.next_order.push((t as u32, self.next_count[t]));
+                    self.next_count[t] += 1;
+                }
+            }
+        }
+    }
+}
+
+/// What the merging thread asks of a worker thread.
+#[derive(Clone, Copy)]
+enum Job {
+    /// Take in the last merge's children (and start the next level).
+    Settle { new_level: bool, done_below: u32 },
+    /// Expand this thread's run of the batch `order[lo..hi]`.
+    Expand { lo: usize, hi: usize, depth: u32 },
+}
+
+/// What the threads share: each thread's states and work, the level's order,
+/// the visited set. A thread locks only its own work and states for writing;
+/// the merge runs while the others wait.
+struct Shared<S, F> {
+    owned: Vec<RwLock<Owned<S>>>,
+    works: Vec<Mutex<Work<S, F>>>,
+    order: RwLock<Vec<(u32, u32)>>,
+    seen: RwLock<FpSet>,
+    max_steps: u32,
+}
+
+impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
+    /// Thread `t`'s part of a job.
+    fn part<M: Model<State = S, Fact = F>>(&self, sc: &M, t: usize, job: Job) {
+        let mut w = lock(&self.works[t]);
+        match job {
+            Job::Settle {
+                new_level,
+                done_below,
+            } => {
+                let mut own = self.owned[t]
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner);
+                w.settle(&mut own, new_level, done_below);
+            }
+            Job::Expand { lo, hi, depth } => {
+                let n = self.works.len();
+                let per = (hi - lo).div_ceil(n);
+                let from = (lo + t * per).min(hi);
+                let to = (from + per).min(hi);
+                let order = read(&self.order);
+                let owned: Vec<_> = self.owned.iter().map(read).collect();
+                let seen = read(&self.seen);
+                w.expand(sc, &owned, &order[from..to], (&seen, depth, self.max_steps));
+            }
+        }
+    }
+}
+
+/// The link of the level's `i`-th parent (read while the threads wait).
+fn link_at<S, F>(sh: &Shared<S, F>, i: usize) -> u32 {
+    let (owner, at) = read(&sh.order)[i];
+    let own = read(&sh.owned[owner as usize]);
+    own.cur[at as usize - own.base].link
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn read<T>(m: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    m.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Explores `sc` breadth first as `o` says (its `races` aside: the race check
+/// runs on one thread) on `threads` threads; `progress` runs after each batch,
+/// false cancels. The threads live as long as the search, so each frees the
+/// states it made.
+pub fn explore_threads<M>(
+    sc: &M,
+    o: &Options,
+    threads: usize,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Exploration
+where
+    M: Model + Sync,
+    M::State: Send + Sync,
+    M::Fact: Send,
+{
+    let threads = threads.clamp(1, 256);
+    let root = sc.init();
+    let mut b = Books {
+        o: o.clone(),
+        links: Vec::new(),
+        found: Vec::new(),
+        stats: Progress::default(),
+        depth_cut: 0,
+        peak_bytes: 0,
+        state_bytes: state_bytes(&root),
+        stopped: None,
+        level_len: 1,
+        popped: 0,
+        next_order: Vec::new(),
+        next_count: vec![0; threads],
+    };
+    let mut seen = FpSet::default();
+    seen.insert(fingerprint(&root));
+    b.stats.states = 1;
+    let sh = Shared {
+        owned: (0..threads)
+            .map(|_| {
+                RwLock::new(Owned {
+                    cur: VecDeque::new(),
+                    next: Vec::new(),
+                    base: 0,
+                })
+            })
+            .collect(),
+        works: (0..threads).map(|_| Mutex::new(Work::new())).collect(),
+        order: RwLock::new(vec![(0, 0)]),
+        seen: RwLock::new(seen),
+        max_steps: o.max_steps,
+    };
+    sh.owned[0]
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .cur
+        .push_back(Entry {
+            state: root,
+            link: 0,
+        });
+    std::thread::scope(|scope| {
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let mut jobs = Vec::new();
+        for t in 1..threads {
+            let (tx, rx) = mpsc::channel::<Job>();
+            jobs.push(tx);
+            let (done_tx, sh) = (done_tx.clone(), &sh);
+            scope.spawn(move || {
+                while let Ok(job) = rx.recv() {
+                    sh.part(sc, t, job);
+                    if done_tx.send(()).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        let mut run = |job: Job| {
+            for tx in &jobs {
+                let _ = tx.send(job);
+            }
+            sh.part(sc, 0, job);
+            for _ in &jobs {
+                let _ = done_rx.recv();
+            }
+        };
+        search(&sh, &mut b, &mut run, progress);
+    });
+    let stopped = b.stopped.unwrap_or(Stopped::Exhausted);
+    let seen_bytes = read(&sh.seen).bytes();
+    super::report(
+        sc.header(),
+        o,
+        (b.stats, stopped, b.depth_cut, b.peak_bytes.max(seen_bytes)),
+        b.found,
+    )
+}
+
+/// The levels, batch by batch: `run` has every thread do a job; the merge is
+/// done here.
+fn search<S: Clone + std::hash::Hash, F>(
+    sh: &Shared<S, F>,
+    b: &mut Books,
+    run: &mut dyn FnMut(Job),
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) {
+    let batch = BATCH_PER_THREAD * sh.works.len();
+    let mut depth = 0;
+    let mut new_level = false;
+    loop {
+        let len = read(&sh.order).len();
+        if len == 0 {
+            return;
+        }
+        for lo in (0..len).step_by(batch) {
+            // The parents before this batch are done with (none at a new level:
+            // the whole last level goes).
+            let done_below = if new_level { 0 } else { link_at(sh, lo) };
+            run(Job::Settle {
+                new_level,
+                done_below,
+            });
+            new_level = false;
+            run(Job::Expand {
+                lo,
+                hi: (lo + batch).min(len),
+                depth,
+            });
+            {
+                let mut works: Vec<_> = sh.works.iter().map(lock).collect();
+                let mut seen = sh.seen.write().unwrap_or_else(PoisonError::into_inner);
+                b.merge(&mut works, &mut seen, depth);
+                b.stats.frontier = b.level_len - b.popped + b.next_order.len() as u64;
+                b.stats.bytes = b.peak_bytes.max(seen.bytes());
+            }
+            if b.stopped.is_none() && !progress(&b.stats) {
+                b.stopped = Some(Stopped::Cancelled);
+            }
+            if b.stopped.is_some() {
+                return;
+            }
+        }
+        *sh.order.write().unwrap_or_else(PoisonError::into_inner) =
+            std::mem::take(&mut b.next_order);
+        b.next_count.iter_mut().for_each(|c| *c = 0);
+        b.level_len = read(&sh.order).len() as u64;
+        b.popped = 0;
+        depth += 1;
+        new_level = true;
+    }
+}

@@ -1,0 +1,110 @@
+//! Breadth first on several threads gives what one thread gives: for every
+//! built-in at every version, under the first-violation stop, exhaustion, a
+//! state budget, a depth budget and a memory budget, `explore_threads` on 1, 2
+//! and 3 threads reports the same states, transitions, depth, cuts, stop
+//! reason, bytes held and violations (kind, message, schedule) as the
+//! one-thread `Explorer`.
+
+use flush_core::explore::{self, Exploration, Options, Order};
+use flush_core::{AnyScenario, Model};
+
+use crate::common::builtin;
+
+fn threads<M>(sc: &M, o: &Options, t: usize) -> Exploration
+where
+    M: Model + Sync,
+    M::State: Send + Sync,
+    M::Fact: Send,
+{
+    explore::explore_threads(sc, o, t, &mut |_| true)
+}
+
+fn each(sc: &AnyScenario, o: &Options, t: usize) -> Exploration {
+    match sc {
+        AnyScenario::Flush(s) => threads(&**s, o, t),
+        AnyScenario::Sync(s) => threads(&**s, o, t),
+        AnyScenario::Mutex(s) => threads(&**s, o, t),
+    }
+}
+
+/// What must be equal (the time is the caller's; the options are the same).
+fn seen(x: &Exploration) -> String {
+    let found: Vec<String> = x
+        .violations
+        .iter()
+        .map(|f| format!("{:?} {} @ {}", f.kind, f.message, f.schedule))
+        .collect();
+    format!(
+        "states {} transitions {} depth {} cut {} stopped {:?} truncated {} bytes {} found {found:#?}",
+        x.states, x.transitions, x.depth, x.depth_cut, x.stopped, x.truncated, x.peak_bytes
+    )
+}
+
+fn budgets() -> Vec<(&'static str, Options)> {
+    let bfs = |o: Options| Options {
+        order: Order::Bfs,
+        ..o
+    };
+    vec![
+        ("first", bfs(Options::first(200, 60_000))),
+        ("all", bfs(Options::exhaustive(200, 60_000))),
+        ("500 states", bfs(Options::exhaustive(200, 500))),
+        ("depth 6", bfs(Options::exhaustive(6, 60_000))),
+        (
+            "1 MiB",
+            Options {
+                max_bytes: 1 << 20,
+                ..bfs(Options::exhaustive(200, 60_000))
+            },
+        ),
+    ]
+}
+
+#[test]
+fn threads_give_what_one_thread_gives() {
+    let mut compared = 0;
+    for name in flush_core::builtin::names() {
+        if name == flush_core::builtin::PAIRS_1000 {
+            continue;
+        }
+        let sc = builtin(name);
+        let mut all = vec![sc.clone()];
+        for v in sc.versions() {
+            let mut s = sc.clone();
+            s.set_version(v.id).unwrap();
+            all.push(s);
+        }
+        for s in &all {
+            for (what, o) in budgets() {
+                let one = seen(&s.explore_with(&o, &mut |_| true));
+                for t in [1, 2, 3] {
+                    assert_eq!(
+                        seen(&each(s, &o, t)),
+                        one,
+                        "{name} @ {:?}, {what}, {t} threads",
+                        s.header().version
+                    );
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 150, "{compared} searches compared");
+}
+
+/// A search big enough for many batches on every thread: the same, and the
+/// CLI's `--threads` goes through the same function.
+#[test]
+fn many_batches_on_two_threads_give_the_same() {
+    let mut sc = builtin("sync-scaled-3x3");
+    sc.set_version("ca7ef26e4b").unwrap();
+    let o = Options {
+        order: Order::Bfs,
+        ..Options::exhaustive(200, 40_000)
+    };
+    let one = sc.explore_with(&o, &mut |_| true);
+    assert!(one.states >= 40_000, "{} states", one.states);
+    assert_eq!(seen(&each(&sc, &o, 2)), seen(&one));
+    let many = Options { threads: 2, ..o };
+    assert_eq!(seen(&sc.explore_with(&many, &mut |_| true)), seen(&one));
+}
