@@ -253,6 +253,36 @@ fn explore_cuts_ops_and_the_smaller_file_replays() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// `--threads` gives the one-thread result: the same states, transitions and
+/// violations with their schedules; 0 threads is refused.
+#[test]
+fn explore_threads_give_the_same_result() {
+    let json = |t: &str| {
+        let o = flushscope(&[
+            "explore",
+            "builtin:sync-scaled-3x3",
+            "--version",
+            "ca7ef26e4b",
+            "--all",
+            "--order",
+            "bfs",
+            "--no-shrink",
+            "--threads",
+            t,
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v.as_object_mut().unwrap().remove("time_ms");
+        v
+    };
+    let one = json("1");
+    assert!(one["states"].as_u64().unwrap() > 50_000);
+    assert_eq!(json("2"), one);
+    let o = flushscope(&["explore", "builtin:handoff", "--threads", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
 /// A budget reached stops the search with what it covered, which budget stopped
 /// it and how to raise it; zero and malformed budgets are refused.
 #[test]

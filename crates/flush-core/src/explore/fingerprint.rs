@@ -62,6 +62,12 @@ impl FpSet {
         self.len == 0
     }
 
+    /// Empties it, keeping its table.
+    pub fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = EMPTY);
+        self.len = 0;
+    }
+
     /// The bytes its table takes.
     pub fn bytes(&self) -> u64 {
         (self.slots.len() * 8) as u64

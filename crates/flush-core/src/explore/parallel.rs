@@ -34,6 +34,8 @@ const BATCH_PER_THREAD: usize = 1024;
 /// the parents a batch is done with become the next batch's children without
 /// the allocator.
 const SPARES: usize = 4 * BATCH_PER_THREAD;
+/// The most bytes of children a thread holds in a batch.
+const MAX_SHARE: u64 = 64 << 20;
 /// A child not kept (visited before its batch).
 const NOT_KEPT: u32 = u32::MAX;
 
@@ -78,6 +80,9 @@ struct Work<S, F> {
     spare: Vec<S>,
     runnable: Vec<Choice>,
     facts: Vec<F>,
+    /// The children this thread made in this batch: a child made twice is kept
+    /// once (where it came first, as the merge would keep it).
+    batch: FpSet,
 }
 
 impl<S: Clone + std::hash::Hash, F> Work<S, F> {
@@ -90,6 +95,7 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
             spare: Vec::new(),
             runnable: Vec::new(),
             facts: Vec::new(),
+            batch: FpSet::default(),
         }
     }
 
@@ -129,6 +135,7 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         (self.cands, self.keep) = (cands, keep);
         self.parents.clear();
         self.kids.clear();
+        self.batch.clear();
         while own.cur.front().is_some_and(|e| e.link < done_below) {
             if let Some(e) = own.cur.pop_front() {
                 self.recycle(e.state);
@@ -150,9 +157,14 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         sc: &M,
         owned: &[impl Deref<Target = Owned<S>>],
         order: &[(u32, u32)],
-        (seen, depth, max_steps): (&FpSet, u32, u32),
+        (seen, depth, max_steps, max_cands): (&FpSet, u32, u32, usize),
     ) {
         for &(owner, i) in order {
+            // Memory: past its share of children, a thread stops (after one
+            // parent at least); the merge takes the batch only up to there.
+            if !self.parents.is_empty() && self.cands.len() >= max_cands {
+                break;
+            }
             let own = &owned[owner as usize];
             let e = &own.cur[i as usize - own.base];
             let (found, ended) = findings(sc, &e.state);
@@ -168,7 +180,7 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
                     self.facts.clear();
                     sc.step(&mut next, c, &mut self.facts);
                     let fp = fingerprint(&next);
-                    let cand = if seen.contains(fp) {
+                    let cand = if seen.contains(fp) || !self.batch.insert(fp) {
                         self.recycle(next);
                         NOT_KEPT
                     } else {
@@ -255,19 +267,24 @@ impl Books {
     }
 
     /// Takes one batch's parents in order, as the one-thread search takes them
-    /// off its queue; marks the children to keep.
+    /// off its queue, up to the first a thread did not expand (see
+    /// [`Work::expand`]); marks the children to keep. Returns how many it took.
     fn merge<S: std::hash::Hash, F>(
         &mut self,
         works: &mut [MutexGuard<'_, Work<S, F>>],
         seen: &mut FpSet,
-        depth: u32,
-    ) {
+        (batch, depth): (Range<usize>, u32),
+    ) -> usize {
+        let n = works.len();
+        let mut taken = 0;
         for (t, w) in works.iter_mut().enumerate() {
             let parents = std::mem::take(&mut w.parents);
+            let whole = parents.len() == run_of(batch.clone(), n, t).len();
             for mut p in parents {
                 if self.stopped.is_some() {
-                    return;
+                    return taken;
                 }
+                taken += 1;
                 self.popped += 1;
                 self.stats.depth = self.stats.depth.max(depth);
                 self.judge(&mut p);
@@ -299,7 +316,11 @@ impl Books {
                     self.next_count[t] += 1;
                 }
             }
+            if !whole {
+                return taken;
+            }
         }
+        taken
     }
 }
 
@@ -308,8 +329,14 @@ impl Books {
 enum Job {
     /// Take in the last merge's children (and start the next level).
     Settle { new_level: bool, done_below: u32 },
-    /// Expand this thread's run of the batch `order[lo..hi]`.
-    Expand { lo: usize, hi: usize, depth: u32 },
+    /// Expand this thread's run of the batch `order[lo..hi]`, keeping at most
+    /// about `max_cands` children.
+    Expand {
+        lo: usize,
+        hi: usize,
+        depth: u32,
+        max_cands: usize,
+    },
 }
 
 /// What the threads share: each thread's states and work, the level's order,
@@ -337,15 +364,17 @@ impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
                     .unwrap_or_else(PoisonError::into_inner);
                 w.settle(&mut own, new_level, done_below);
             }
-            Job::Expand { lo, hi, depth } => {
-                let n = self.works.len();
-                let per = (hi - lo).div_ceil(n);
-                let from = (lo + t * per).min(hi);
-                let to = (from + per).min(hi);
+            Job::Expand {
+                lo,
+                hi,
+                depth,
+                max_cands,
+            } => {
                 let order = read(&self.order);
                 let owned: Vec<_> = self.owned.iter().map(read).collect();
                 let seen = read(&self.seen);
-                w.expand(sc, &owned, &order[from..to], (&seen, depth, self.max_steps));
+                let part = &order[run_of(lo..hi, self.works.len(), t)];
+                w.expand(sc, &owned, part, (&seen, depth, self.max_steps, max_cands));
             }
         }
     }
@@ -356,6 +385,13 @@ fn link_at<S, F>(sh: &Shared<S, F>, i: usize) -> u32 {
     let (owner, at) = read(&sh.order)[i];
     let own = read(&sh.owned[owner as usize]);
     own.cur[at as usize - own.base].link
+}
+
+/// Thread `t`'s run of a batch of `n` threads.
+fn run_of(batch: Range<usize>, n: usize, t: usize) -> Range<usize> {
+    let per = batch.len().div_ceil(n);
+    let from = (batch.start + t * per).min(batch.end);
+    from..(from + per).min(batch.end)
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -468,7 +504,8 @@ fn search<S: Clone + std::hash::Hash, F>(
     run: &mut dyn FnMut(Job),
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) {
-    let batch = BATCH_PER_THREAD * sh.works.len();
+    let most = BATCH_PER_THREAD * sh.works.len();
+    let mut batch = most;
     let mut depth = 0;
     let mut new_level = false;
     loop {
@@ -476,7 +513,9 @@ fn search<S: Clone + std::hash::Hash, F>(
         if len == 0 {
             return;
         }
-        for lo in (0..len).step_by(batch) {
+        let mut lo = 0;
+        while lo < len {
+            let hi = (lo + batch).min(len);
             // The parents before this batch are done with (none at a new level:
             // the whole last level goes).
             let done_below = if new_level { 0 } else { link_at(sh, lo) };
@@ -485,15 +524,28 @@ fn search<S: Clone + std::hash::Hash, F>(
                 done_below,
             });
             new_level = false;
+            // Children a thread may hold in a batch: a sixteenth of the memory
+            // budget shared by the threads, and 64 MiB at most (the merge's
+            // budget checks come after).
+            let share = (b.o.max_bytes / 16 / sh.works.len() as u64).min(MAX_SHARE);
+            let max_cands = (share / b.state_bytes.max(1)).max(1) as usize;
             run(Job::Expand {
                 lo,
-                hi: (lo + batch).min(len),
+                hi,
                 depth,
+                max_cands,
             });
             {
                 let mut works: Vec<_> = sh.works.iter().map(lock).collect();
                 let mut seen = sh.seen.write().unwrap_or_else(PoisonError::into_inner);
-                b.merge(&mut works, &mut seen, depth);
+                let taken = b.merge(&mut works, &mut seen, (lo..hi, depth));
+                // A batch cut short by memory: the next is as big as what was taken.
+                batch = if taken < hi - lo {
+                    taken.max(sh.works.len())
+                } else {
+                    (batch * 2).min(most)
+                };
+                lo += taken;
                 b.stats.frontier = b.level_len - b.popped + b.next_order.len() as u64;
                 b.stats.bytes = b.peak_bytes.max(seen.bytes());
             }

@@ -108,3 +108,36 @@ fn many_batches_on_two_threads_give_the_same() {
     let many = Options { threads: 2, ..o };
     assert_eq!(seen(&sc.explore_with(&many, &mut |_| true)), seen(&one));
 }
+
+/// Each parent with 300 children and a budget of a few MiB: a thread's share
+/// of a batch is a few dozen children, so batches are cut short by memory and merged only
+/// up to the first parent not expanded; still the one-thread result.
+#[test]
+fn batches_cut_short_by_memory_give_the_same() {
+    let actors: Vec<String> = (0..300)
+        .map(|i| format!(r#"{{"name": "g{i}", "ops": [{{"op": "incr"}}, {{"op": "incr"}}]}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"name": "wide", "model": "mutex-handoff", "actors": [{}]}}"#,
+        actors.join(",")
+    );
+    let sc = crate::common::parse(&text);
+    for o in [
+        Options {
+            order: Order::Bfs,
+            max_bytes: 16 << 20,
+            ..Options::exhaustive(200, 100_000)
+        },
+        Options {
+            order: Order::Bfs,
+            max_bytes: 32 << 20,
+            ..Options::first(200, 100_000)
+        },
+    ] {
+        let one = sc.explore_with(&o, &mut |_| true);
+        assert!(one.states > 300, "{} states", one.states);
+        for t in [2, 3] {
+            assert_eq!(seen(&each(&sc, &o, t)), seen(&one), "{t} threads");
+        }
+    }
+}
