@@ -417,25 +417,24 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
 });
 
 test('the explorer cuts the ops a violation does not need, greys them out, and opens the smaller scenario', async () => {
-  const { page, ctx, errors } = await open('scenario=inject-done-splice');
+  const { page, ctx, errors } = await open('scenario=runner-creation-race');
   await page.click('#explore-btn');
   await page.waitForSelector('#explore-result .found-cut');
   const ops = await page.$$eval('#explore-result .cut-ops li', (lis) => lis.map((li) => ({
     text: li.textContent, cut: li.classList.contains('cut'), struck: !!li.querySelector('del'), color: getComputedStyle(li).color,
   })));
-  assert.equal(ops.length, 7, JSON.stringify(ops));
+  assert.equal(ops.length, 6, JSON.stringify(ops));
   const cut = ops.filter((o) => o.cut);
-  assert.equal(cut.length, 1);
-  assert.match(cut[0].text, /^compactor op 1: wait_injected id=c1 cut$/);
-  assert.ok(cut[0].struck, 'a cut op is struck through, not only greyed');
+  // A flush's two halves go together.
+  assert.deepEqual(cut.map((o) => o.text), ['insert-node op 0: flush_insert segment=1 pos=a cut', 'delete-node op 0: flush_delete segment=1 pos=a cut']);
+  assert.ok(cut.every((o) => o.struck), 'a cut op is struck through, not only greyed');
   assert.notEqual(cut[0].color, ops.find((o) => !o.cut).color, 'a cut op is greyed');
-  assert.match(await page.textContent('.cut-summary'), /Ops: 1 of 7 cut; the 6 left reach it in 29 steps/);
+  assert.match(await page.textContent('.cut-summary'), /Ops: 2 of 6 cut; the 4 left reach it in 16 steps/);
   // The page cuts what the CLI cuts, with the same schedule.
   // Exit 1: a violation was found; the JSON is on stdout all the same.
-  const out = spawnSync(process.env.FLUSHSCOPE_BIN ?? '../target/debug/flushscope', ['explore', 'builtin:inject-done-splice', '--json']);
+  const out = spawnSync(process.env.FLUSHSCOPE_BIN ?? '../target/debug/flushscope', ['explore', 'builtin:runner-creation-race', '--json']);
   assert.equal(out.status, 1, String(out.stderr));
-  const cli = JSON.parse(out.stdout.toString());
-  const want = cli.violations[0].cut;
+  const want = JSON.parse(out.stdout.toString()).violations[0].cut;
   assert.deepEqual(cut.map((o) => o.text.replace(/ cut$/, '')), want.ops.filter((o) => o.cut).map((o) => `${o.actor} op ${o.index}: ${o.op}`));
   await page.evaluate(() => window.scrollTo(0, 0));
   await audit(page, 'explorer results with cut ops');
@@ -449,7 +448,7 @@ test('the explorer cuts the ops a violation does not need, greys them out, and o
   await page.keyboard.press('End');
   await waitStep(page, want.steps);
   // The invariant breaks at the schedule's last step (the run goes on, as Go would): the alarm says so.
-  await page.waitForFunction(() => /inject-done-splice/.test(document.querySelector('#alarm')?.textContent ?? ''));
+  await page.waitForFunction(() => /fifo-per-enqueuer/.test(document.querySelector('#alarm')?.textContent ?? ''));
   assert.match(await page.textContent('#alarm'), new RegExp(`step ${want.steps} of ${want.steps}`));
   await noCrash(page, errors);
   await ctx.close();

@@ -296,6 +296,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 races,
                 target: None,
                 threads: threads.unwrap_or_else(cores),
+                detail_deadlocks: false,
             };
             o.check()?;
             explore(&sc, text.as_deref(), &o, json)
@@ -492,14 +493,17 @@ fn cut_ops(
 ) {
     let budget = explore::CutBudget::cli(report.states, o.max_bytes);
     for f in &mut report.violations {
-        let Some(mut s) = explore::OpShrink::new(text, sc, &f.key, o, budget.clone()) else {
-            return;
+        let cut = match explore::OpShrink::new(text, sc, f, o, budget.clone()) {
+            Ok(mut s) => {
+                while !s.run(explore::PROGRESS_EVERY) {
+                    let (tries, cut) = s.progress();
+                    progress(tries, cut);
+                }
+                s.finish()
+            }
+            Err(why) => explore::not_cut(why),
         };
-        while !s.run(explore::PROGRESS_EVERY) {
-            let (tries, cut) = s.progress();
-            progress(tries, cut);
-        }
-        f.cut = Some(s.finish());
+        f.cut = Some(cut);
     }
 }
 

@@ -216,22 +216,24 @@ fn explore_exit_codes() {
 /// `--no-shrink` keeps the ops whole.
 #[test]
 fn explore_cuts_ops_and_the_smaller_file_replays() {
-    let o = flushscope(&["explore", "builtin:inject-done-splice"]);
+    let o = flushscope(&["explore", "builtin:runner-creation-race"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let text = stdout(&o);
+    // A flush's two halves go together (the flow graph flushes both).
     assert!(
-        text.contains("ops: 1 of 7 cut")
-            && text.contains("cut compactor op 1: wait_injected id=c1"),
+        text.contains("ops: 2 of 6 cut")
+            && text.contains("cut insert-node op 0: flush_insert segment=1 pos=a")
+            && text.contains("cut delete-node op 0: flush_delete segment=1 pos=a"),
         "{text}"
     );
-    let o = flushscope(&["explore", "builtin:inject-done-splice", "--json"]);
+    let o = flushscope(&["explore", "builtin:runner-creation-race", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let cut = &v["violations"][0]["cut"];
-    assert_eq!(cut["kept"], 6);
+    assert_eq!(cut["kept"], 4);
     assert_eq!(cut["complete"], true);
     let ops = cut["ops"].as_array().unwrap();
-    assert_eq!(ops.len(), 7);
-    assert_eq!(ops.iter().filter(|l| l["cut"] == true).count(), 1);
+    assert_eq!(ops.len(), 6);
+    assert_eq!(ops.iter().filter(|l| l["cut"] == true).count(), 2);
     let dir = std::env::temp_dir().join(format!("flushscope-cut-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("cut.json");
@@ -239,12 +241,25 @@ fn explore_cuts_ops_and_the_smaller_file_replays() {
     let o = flushscope(&["run", file.to_str().unwrap(), "--scripted"]);
     let run = stdout(&o);
     assert!(
-        run.contains("inject-done-splice") && !run.contains("wait_injected"),
+        run.contains("outcome: invariant: fifo-per-enqueuer") && !run.contains("pos=a"),
         "{run}"
+    );
+    // Nothing cut: the file is the original with the schedule embedded.
+    let o = flushscope(&["explore", "builtin:segment-not-found", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = &v["violations"][0];
+    assert_eq!(f["cut"]["kept"], 3);
+    assert_eq!(f["cut"]["schedule"], f["schedule"]);
+    std::fs::write(&file, f["cut"]["scenario"].as_str().unwrap()).unwrap();
+    let o = flushscope(&["run", file.to_str().unwrap(), "--scripted"]);
+    assert!(
+        stdout(&o).contains("sync-task-segment-present"),
+        "{}",
+        stdout(&o)
     );
     let o = flushscope(&[
         "explore",
-        "builtin:inject-done-splice",
+        "builtin:runner-creation-race",
         "--no-shrink",
         "--json",
     ]);

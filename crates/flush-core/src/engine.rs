@@ -159,6 +159,17 @@ pub trait Model: Clone + Sized + 'static {
     fn variants(&self) -> Vec<(Vec<&'static str>, Self)> {
         Vec::new()
     }
+    /// How the explorer's op cut treats an op of this model's scenario files (see
+    /// [`CutGroup`]); by default each op may go alone.
+    fn cut_group(&self, _op: &crate::scenario::json::Json) -> CutGroup {
+        CutGroup::Alone
+    }
+    /// The scenario's knobs as its file sets them: the top-level key and its
+    /// entries (the knobs set apart from the version's preset); `None` for a
+    /// model without knobs.
+    fn knob_entries(&self) -> Option<(&'static str, Vec<(String, crate::scenario::json::Json)>)> {
+        None
+    }
     /// True when the model's steps declare their footprints (see [`Model::accesses`]),
     /// so an empty race check means something.
     const FOOTPRINTS: bool = false;
@@ -210,6 +221,19 @@ pub trait Model: Clone + Sized + 'static {
             .filter_map(|g| self.describe(s, *g))
             .collect()
     }
+}
+
+/// How the op cut (`explore::OpShrink`) may remove an op of a scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CutGroup {
+    /// On its own.
+    Alone,
+    /// Only with every op of the same group (a flush's two halves, an
+    /// injection's three calls): a file without one of them would show a run
+    /// the flow graph or the compactor never makes.
+    With(String),
+    /// Never: it orders the others (a barrier), as `wait_for` does.
+    Never,
 }
 
 /// What kind of fact: most are plain; some report a broken invariant or a Go panic.

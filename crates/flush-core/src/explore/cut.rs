@@ -1,24 +1,30 @@
 //! Shrinking a scenario, after its schedule: cut actors' ops while the same
 //! violation still occurs, so a reviewer reads the fewest ops that show it.
 //!
-//! Each try removes one op from the scenario file (the JSON tree, so the model's
-//! own checker judges the result: a file it refuses is not tried) and searches
-//! the smaller scenario breadth first for the same violation (its key). A try
-//! that finds it keeps the cut, and its shortest schedule; one that does not
-//! (nothing found within the try's budget, or the file refused) puts the op back.
-//! Passes go on until a pass cuts nothing, or the budget is spent.
+//! Ops go in units: alone, or with the ops the model says belong with them
+//! ([`CutGroup`]: a flush's two halves, an injection's three calls, a segment's
+//! insert, seal and sync), since a file with half of such a unit shows a run
+//! the Go callers never make. Each try removes one unit from the scenario file
+//! (the JSON tree, so the model's own checker judges the result: a file it
+//! refuses is not tried) and searches the smaller scenario breadth first for
+//! the same violation: the same invariant, the same panic message, or a
+//! deadlock with the same goroutines waiting at the same points. A try that
+//! finds it keeps the cut, and its shortest schedule; one that does not puts
+//! the unit back. Passes go on until a pass cuts nothing, or the budget is
+//! spent; a try that a budget stopped before it found anything makes the cut
+//! incomplete (it says so), not "needed".
 //!
-//! What is never cut: `wait_for` ops, and the ops they wait for. They are the
-//! scenario's happens-before (a flow-graph node receives only after the one
-//! before it returned); without them a violation could come from an order the
-//! Go code rules out.
+//! Never cut: `wait_for` ops, the ops they wait for, and ops the model calls
+//! barriers. They order the others; without them a violation could come from
+//! an order the Go code rules out.
 //!
 //! Resumable, like the search: [`OpShrink::run`] goes on for a number of model
 //! steps and returns, so the page cuts in slices between frames.
 
 use serde::Serialize;
 
-use super::{Options, Order};
+use super::{deadlock_key, Found, Options, Order, Stopped};
+use crate::engine::{CutGroup, OutcomeKind};
 use crate::models::{AnyExplorer, AnyScenario};
 use crate::scenario::json::{self, Json};
 
@@ -40,38 +46,58 @@ pub struct Cut {
     /// Every op of the original scenario, the cut ones marked.
     pub ops: Vec<OpLine>,
     pub kept: u32,
-    /// The smaller scenario file, with a shortest schedule to the violation
+    /// The scenario file with the cut ops gone (the original when none went),
+    /// at the version and knobs explored, a shortest schedule to the violation
     /// embedded (`flushscope run FILE --scripted` replays it).
     pub scenario: String,
-    /// That schedule (empty when no op was cut: the search's schedule stands).
+    /// That schedule.
     pub schedule: String,
     pub steps: u32,
-    /// Tries made, and the states their searches visited.
+    /// Tries made, those the checker refused, and the states their searches
+    /// visited.
     pub tries: u32,
+    pub refused: u32,
     pub states: u64,
-    /// False when a budget ended the shrink before a pass cut nothing.
+    /// Ops that may not go (waits, what they wait for, barriers).
+    pub held: u32,
+    /// False when a budget ended the shrink, or stopped a try before it found
+    /// anything: more ops may go.
     pub complete: bool,
+    /// Why the ops were not cut at all, if they were not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 impl Cut {
     /// The cut for the CLI's text: which ops went, and the schedule of the rest.
     pub fn text(&self) -> String {
+        if let Some(why) = &self.skipped {
+            return format!("  ops: not cut: {why}\n");
+        }
         let total = self.ops.len();
         let gone = total - self.kept as usize;
+        let mut notes = vec![format!("{} tries", self.tries)];
+        if self.refused > 0 {
+            notes.push(format!("{} refused by the checker", self.refused));
+        }
+        if self.held > 0 {
+            notes.push(format!(
+                "{} held: waits, what they wait for, barriers",
+                self.held
+            ));
+        }
         let more = if self.complete {
             ""
         } else {
-            " (the shrink's budget ran out: more may go)"
+            "; a budget ran out: more may go"
         };
+        let notes = notes.join(", ");
         if gone == 0 {
-            return format!(
-                "  ops: none of the {total} can be cut ({} tries){more}\n",
-                self.tries
-            );
+            return format!("  ops: none of the {total} was cut ({notes}){more}\n");
         }
         let mut s = format!(
-            "  ops: {gone} of {total} cut ({} tries){more}; the {} left reach it in {} steps: {}\n",
-            self.tries, self.kept, self.steps, self.schedule
+            "  ops: {gone} of {total} cut ({notes}){more}; the {} left reach it in {} steps: {}\n",
+            self.kept, self.steps, self.schedule
         );
         for l in self.ops.iter().filter(|l| l.cut) {
             s.push_str(&format!("    cut {} op {}: {}\n", l.actor, l.index, l.op));
@@ -83,7 +109,7 @@ impl Cut {
     }
 }
 
-/// The budgets of a shrink.
+/// The budgets of a shrink (of one violation).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CutBudget {
     /// Distinct states one try's search may visit.
@@ -97,8 +123,9 @@ pub struct CutBudget {
 }
 
 impl CutBudget {
-    /// The CLI's budgets: a try as big as the search that found the violation
-    /// (at least 20,000 states), at most 200 tries and 3 M states in all.
+    /// The CLI's budgets for each violation: a try as big as the search that
+    /// found it (at least 20,000 states, at most 1 M), at most 200 tries and
+    /// 3 M states in all.
     pub fn cli(found_in: u64, bytes: u64) -> CutBudget {
         CutBudget {
             per_try: found_in.clamp(20_000, 1_000_000),
@@ -109,43 +136,43 @@ impl CutBudget {
     }
 }
 
-/// What a try the checker refuses counts for against [`OpShrink::run`]'s steps.
-const REFUSED_COST: u64 = 128;
+/// Ops a file may have for its ops to be cut (each try reads the whole file).
+pub const MAX_CUT_OPS: usize = 2_000;
+/// What a try costs [`OpShrink::run`]'s steps for reading and checking its
+/// file: a step per this many bytes (a big file must not hold the page).
+const BYTES_A_STEP: usize = 64;
 
-/// An op of the original file: its actor's and its own index there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Slot {
-    actor: usize,
-    op: usize,
-}
+/// Ops that go together: (actor, op) in the original file.
+type Unit = Vec<(usize, usize)>;
 
-/// A try in progress: the op it cuts, the smaller tree, its search.
+/// A try in progress: the unit it cuts, its search.
 struct Try {
-    slot: Slot,
-    tree: Json,
+    unit: usize,
     x: AnyExplorer,
 }
 
 /// A shrink in progress.
 pub struct OpShrink {
     base: AnyScenario,
+    /// The key the tries look for (a deadlock's with who waits where).
     key: String,
     o: Options,
     budget: CutBudget,
-    /// The file as cut so far.
-    tree: Json,
     original: Json,
-    /// Per original actor: the original indices of its ops still in `tree`
-    /// (empty: the actor is gone).
-    alive: Vec<Vec<usize>>,
-    /// Ops not tried yet in this pass.
-    todo: Vec<Slot>,
+    /// Per original actor, per op: still in the file.
+    alive: Vec<Vec<bool>>,
+    /// The units that may go.
+    units: Vec<Unit>,
+    /// Units not tried yet in this pass (popped from the end).
+    todo: Vec<usize>,
     cut_this_pass: bool,
     now: Option<Try>,
-    schedule: Option<(String, u32)>,
+    schedule: (String, u32),
     tries: u32,
+    refused: u32,
     states: u64,
-    out_of_budget: bool,
+    held: u32,
+    incomplete: bool,
 }
 
 fn actors(tree: &Json) -> &[Json] {
@@ -169,13 +196,6 @@ fn str_field<'a>(v: &'a Json, key: &str) -> Option<&'a str> {
     }
 }
 
-fn int_field(v: &Json, key: &str) -> Option<i64> {
-    match v.get(key) {
-        Some(Json::Num(n)) => n.as_i64(),
-        _ => None,
-    }
-}
-
 /// `insert segment=300 partition=1 rows=10`: the op's name, then its fields.
 fn op_words(op: &Json) -> String {
     let mut s = json::escape_unsafe(str_field(op, "op").unwrap_or("?"), false).into_owned();
@@ -187,159 +207,177 @@ fn op_words(op: &Json) -> String {
                 Json::Bool(b) => b.to_string(),
                 other => other.describe(),
             };
-            s.push_str(&format!(
-                " {}={v}",
-                json::escape_unsafe(&json::short(k), false)
-            ));
+            let k = json::escape_unsafe(&json::short(k), false).into_owned();
+            s.push_str(&format!(" {k}={v}"));
         }
     }
     s
 }
 
+/// The (actor, op) a `wait_for` op waits for, if it names one.
+fn waited_op(original: &Json, op: &Json) -> Option<(usize, usize)> {
+    if str_field(op, "op") != Some("wait_for") {
+        return None;
+    }
+    let name = str_field(op, "actor")?;
+    let a = actors(original)
+        .iter()
+        .position(|a| str_field(a, "name") == Some(name))?;
+    let Some(Json::Num(i)) = op.get("index") else {
+        return None;
+    };
+    Some((a, usize::try_from(i.as_u64()?).ok()?))
+}
+
+/// The units of `original` that may go, and how many ops are held.
+fn units_of(base: &AnyScenario, original: &Json) -> (Vec<Unit>, u32) {
+    let mut held = Vec::new();
+    for actor in actors(original) {
+        for op in ops(actor) {
+            held.extend(waited_op(original, op));
+        }
+    }
+    // (group, its ops, whether one of them must stay)
+    let mut groups: Vec<(Option<String>, Unit, bool)> = Vec::new();
+    for (a, actor) in actors(original).iter().enumerate() {
+        for (i, op) in ops(actor).iter().enumerate() {
+            let stays = held.contains(&(a, i)) || str_field(op, "op") == Some("wait_for");
+            let (group, never) = match base.cut_group(op) {
+                CutGroup::Alone => (None, false),
+                CutGroup::With(g) => (Some(g), false),
+                CutGroup::Never => (None, true),
+            };
+            match groups.iter_mut().find(|g| group.is_some() && g.0 == group) {
+                Some(g) => {
+                    g.1.push((a, i));
+                    g.2 |= stays || never;
+                }
+                None => groups.push((group, vec![(a, i)], stays || never)),
+            }
+        }
+    }
+    let held = groups
+        .iter()
+        .filter(|g| g.2)
+        .map(|g| g.1.len() as u32)
+        .sum();
+    let units = groups.into_iter().filter(|g| !g.2).map(|g| g.1).collect();
+    (units, held)
+}
+
 impl OpShrink {
     /// A shrink of `text` (the file `base` was read from; `base` may run it at
     /// another version or with other knobs: every try does too) for the
-    /// violation `key`, searched as `o` says (breadth first, this key only).
-    /// `None` when the file is not a scenario with actors and ops.
+    /// violation `found`, searched as `o` says (breadth first, this violation
+    /// only). Refused, with why, when the file cannot be cut.
     pub fn new(
         text: &str,
         base: &AnyScenario,
-        key: &str,
+        found: &Found,
         o: &Options,
         budget: CutBudget,
-    ) -> Option<OpShrink> {
-        let tree = json::parse(text.strip_prefix('\u{feff}').unwrap_or(text), "cut").ok()?;
-        let alive: Vec<Vec<usize>> = actors(&tree)
+    ) -> Result<OpShrink, String> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let original = json::parse(text, "cut").map_err(|e| e.to_string())?;
+        let alive: Vec<Vec<bool>> = actors(&original)
             .iter()
-            .map(|a| (0..ops(a).len()).collect())
+            .map(|a| vec![true; ops(a).len()])
             .collect();
-        if alive.iter().all(Vec::is_empty) {
-            return None;
+        let n: usize = alive.iter().map(Vec::len).sum();
+        if n > MAX_CUT_OPS {
+            return Err(format!(
+                "the file has {n} ops; the cut tries them one at a time, up to {MAX_CUT_OPS}"
+            ));
         }
+        let (units, held) = units_of(base, &original);
+        let detail = found.kind == OutcomeKind::Deadlock;
+        let key = if detail {
+            deadlock_key(&found.message)
+        } else {
+            found.key.clone()
+        };
         let o = Options {
             order: Order::Bfs,
             all: false,
             shrink: false,
-            target: Some(key.to_owned()),
+            target: Some(key.clone()),
             max_states: budget.per_try,
             max_bytes: budget.bytes,
+            threads: 1,
+            detail_deadlocks: detail,
             ..o.clone()
         };
         let mut s = OpShrink {
             base: base.clone(),
-            key: key.to_owned(),
+            key,
             o,
             budget,
-            original: tree.clone(),
-            tree,
+            original,
             alive,
             todo: Vec::new(),
-            cut_this_pass: false,
+            units,
+            cut_this_pass: true,
             now: None,
-            schedule: None,
+            schedule: (found.schedule.clone(), found.steps),
             tries: 0,
+            refused: 0,
             states: 0,
-            out_of_budget: false,
+            held,
+            incomplete: false,
         };
         s.new_pass();
-        Some(s)
+        Ok(s)
     }
 
-    /// Queues every op still in the file that may be cut, last first (`pop`
-    /// takes from the end: the first actor's first op is tried first).
+    /// Queues every unit still in the file, the first tried first.
     fn new_pass(&mut self) {
         self.cut_this_pass = false;
-        let held = self.waited_for();
-        self.todo = self
-            .alive
-            .iter()
-            .enumerate()
-            .flat_map(|(a, ops)| ops.iter().map(move |&op| Slot { actor: a, op }))
-            .filter(|s| !held.contains(s) && !self.is_wait(*s))
+        self.todo = (0..self.units.len())
+            .filter(|&u| self.units[u].iter().all(|&(a, i)| self.alive[a][i]))
+            .rev()
             .collect();
-        self.todo.reverse();
     }
 
-    fn original_op(&self, s: Slot) -> &Json {
-        &ops(&actors(&self.original)[s.actor])[s.op]
-    }
-
-    fn is_wait(&self, s: Slot) -> bool {
-        str_field(self.original_op(s), "op") == Some("wait_for")
-    }
-
-    /// The ops some `wait_for` waits for (by actor name and original index).
-    fn waited_for(&self) -> Vec<Slot> {
-        let names: Vec<Option<&str>> = actors(&self.original)
-            .iter()
-            .map(|a| str_field(a, "name"))
-            .collect();
-        let mut held = Vec::new();
-        for (a, kept) in self.alive.iter().enumerate() {
-            for &op in kept {
-                let o = self.original_op(Slot { actor: a, op });
-                if str_field(o, "op") != Some("wait_for") {
-                    continue;
-                }
-                let (Some(name), Some(index)) = (str_field(o, "actor"), int_field(o, "index"))
-                else {
-                    continue;
-                };
-                if let Some(t) = names.iter().position(|n| *n == Some(name)) {
-                    held.push(Slot {
-                        actor: t,
-                        op: usize::try_from(index).unwrap_or(usize::MAX),
-                    });
-                }
+    /// The file with the ops of `alive`: an actor with none left (that had
+    /// some) is gone, each `wait_for` renumbered to the op it waited for.
+    fn tree(&self, alive: &[Vec<bool>]) -> Json {
+        let mut tree = self.original.clone();
+        let index = |a: usize, i: usize| alive[a][..i].iter().filter(|&&x| x).count();
+        let mut list = Vec::new();
+        for (a, actor) in actors(&self.original).iter().enumerate() {
+            if !alive[a].is_empty() && !alive[a].iter().any(|&x| x) {
+                continue;
             }
+            let mut kept = Vec::new();
+            let here = ops(actor).iter().enumerate().filter(|(i, _)| alive[a][*i]);
+            for (_, op) in here {
+                let mut op = op.clone();
+                if let Some((t, j)) = waited_op(&self.original, &op) {
+                    op.set("index", Json::Num((index(t, j) as u64).into()));
+                }
+                kept.push(op);
+            }
+            let mut actor = actor.clone();
+            actor.set("ops", Json::Arr(kept));
+            list.push(actor);
         }
-        held
-    }
-
-    /// The file without `s` (and without its actor when that was its last op),
-    /// each `wait_for` on a later op of that actor renumbered.
-    fn without(&self, s: Slot) -> Json {
-        let mut tree = self.tree.clone();
-        let actor_at = self.alive[..s.actor]
-            .iter()
-            .filter(|v| !v.is_empty())
-            .count();
-        let op_at = self.alive[s.actor]
-            .iter()
-            .position(|&o| o == s.op)
-            .unwrap_or(0);
-        let name = str_field(&actors(&self.original)[s.actor], "name").map(str::to_owned);
-        let last = self.alive[s.actor].len() == 1;
-        if let Some(Json::Arr(list)) = tree.get_mut("actors") {
-            if last {
-                list.remove(actor_at);
-            } else if let Some(Json::Arr(o)) = list[actor_at].get_mut("ops") {
-                o.remove(op_at);
-            }
-            for a in list.iter_mut() {
-                let Some(Json::Arr(o)) = a.get_mut("ops") else {
-                    continue;
-                };
-                for op in o.iter_mut() {
-                    let waits_here = str_field(op, "op") == Some("wait_for")
-                        && name.is_some()
-                        && str_field(op, "actor") == name.as_deref();
-                    match int_field(op, "index") {
-                        Some(i) if waits_here && i > op_at as i64 => {
-                            op.set("index", Json::Num((i - 1).into()));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-        }
+        tree.set("actors", Json::Arr(list));
         tree
+    }
+
+    /// `alive` without unit `u`.
+    fn without(&self, u: usize) -> Vec<Vec<bool>> {
+        let mut alive = self.alive.clone();
+        for &(a, i) in &self.units[u] {
+            alive[a][i] = false;
+        }
+        alive
     }
 
     /// The scenario of `tree`, run as `base` is (its version and knobs); `None`
     /// when the checker refuses the file.
-    fn scenario(&self, tree: &Json) -> Option<AnyScenario> {
-        let mut sc = AnyScenario::parse(&json::text(tree), "cut").ok()?;
+    fn scenario(&self, text: &str) -> Option<AnyScenario> {
+        let mut sc = AnyScenario::parse(text, "cut").ok()?;
         if let Some(v) = self.base.header().version {
             sc.set_version(v).ok()?;
         }
@@ -349,82 +387,74 @@ impl OpShrink {
         Some(sc)
     }
 
-    /// Starts the next try: `Some(true)` when its search runs, `Some(false)` when
-    /// the checker refused the smaller file, `None` when no try is left (or no
-    /// budget).
-    fn next_try(&mut self) -> Option<bool> {
-        loop {
-            if self.tries >= self.budget.tries || self.states >= self.budget.states {
-                self.out_of_budget = !self.todo.is_empty() || self.cut_this_pass;
-                self.todo.clear();
-                return None;
-            }
-            let Some(slot) = self.todo.pop() else {
-                if !self.cut_this_pass {
-                    return None;
-                }
-                self.new_pass();
-                continue;
-            };
-            self.tries += 1;
-            let tree = self.without(slot);
-            let Some(sc) = self.scenario(&tree) else {
-                return Some(false);
-            };
-            let left = self.budget.states - self.states;
-            let o = Options {
-                max_states: self.o.max_states.min(left).max(1),
-                ..self.o.clone()
-            };
-            let x = AnyExplorer::new(&sc, o);
-            self.now = Some(Try { slot, tree, x });
-            return Some(true);
+    /// Starts the next try: `Some(cost)` (in steps) when one was made, its
+    /// search running unless the checker refused its file; `None` when no try
+    /// is left or the budget is spent.
+    fn next_try(&mut self) -> Option<u64> {
+        if self.todo.is_empty() && self.cut_this_pass {
+            self.new_pass();
         }
+        let spent = self.tries >= self.budget.tries || self.states >= self.budget.states;
+        if spent && !self.todo.is_empty() {
+            self.incomplete = true;
+        }
+        if spent {
+            return None;
+        }
+        let unit = self.todo.pop()?;
+        self.tries += 1;
+        let text = json::compact(&self.tree(&self.without(unit)));
+        let cost = (text.len() / BYTES_A_STEP) as u64;
+        let Some(sc) = self.scenario(&text) else {
+            self.refused += 1;
+            return Some(cost);
+        };
+        let left = self.budget.states - self.states;
+        let o = Options {
+            max_states: self.o.max_states.min(left).max(1),
+            ..self.o.clone()
+        };
+        let x = AnyExplorer::new(&sc, o);
+        self.now = Some(Try { unit, x });
+        Some(cost)
     }
 
-    /// Judges the finished try: its cut stays when it found the violation.
+    /// Judges the finished try: its cut stays when it found the violation; a
+    /// try a budget stopped first leaves the cut incomplete.
     fn end_try(&mut self, t: Try) {
         let x = t.x.finish();
         self.states += x.states;
         if let Some(f) = x.violations.iter().find(|f| f.key == self.key) {
-            self.tree = t.tree;
-            self.alive[t.slot.actor].retain(|&o| o != t.slot.op);
-            self.schedule = Some((f.schedule.clone(), f.steps));
+            self.alive = self.without(t.unit);
+            self.schedule = (f.schedule.clone(), f.steps);
             self.cut_this_pass = true;
+        } else if x.truncated || x.stopped != Stopped::Exhausted {
+            self.incomplete = true;
         }
     }
 
-    /// Goes on for about `transitions` model steps; true when done.
+    /// Goes on for about `transitions` model steps (reading a try's file counts
+    /// too); true when done.
     pub fn run(&mut self, transitions: u64) -> bool {
         let mut left = transitions.max(1);
         loop {
             if self.now.is_none() {
-                match self.next_try() {
-                    None => return true,
-                    // Reading and checking the file is a slice's work too (a big
-                    // file refused many times must not hold the page).
-                    Some(false) => {
-                        left = left.saturating_sub(REFUSED_COST);
-                        if left == 0 {
-                            return false;
-                        }
-                        continue;
+                let Some(cost) = self.next_try() else {
+                    return true;
+                };
+                left = left.saturating_sub(cost);
+            }
+            if let Some(t) = self.now.as_mut() {
+                let before = t.x.progress().transitions;
+                let done = t.x.run(left.max(1));
+                let spent = t.x.progress().transitions.saturating_sub(before).max(1);
+                left = left.saturating_sub(spent);
+                if done {
+                    if let Some(t) = self.now.take() {
+                        self.end_try(t);
                     }
-                    Some(true) => {}
                 }
             }
-            let Some(t) = self.now.as_mut() else {
-                return true;
-            };
-            let before = t.x.progress().transitions;
-            let done = t.x.run(left);
-            let spent = t.x.progress().transitions.saturating_sub(before).max(1);
-            if done {
-                if let Some(t) = self.now.take() {
-                    self.end_try(t);
-                }
-            }
-            left = left.saturating_sub(spent);
             if left == 0 {
                 return false;
             }
@@ -433,73 +463,99 @@ impl OpShrink {
 
     /// Where it stands: tries made, and ops cut so far.
     pub fn progress(&self) -> (u32, u32) {
-        let cut = self
-            .alive
-            .iter()
-            .zip(actors(&self.original))
-            .map(|(k, a)| ops(a).len() - k.len())
-            .sum::<usize>();
+        let cut = self.alive.iter().flatten().filter(|&&x| !x).count();
         (self.tries, cut as u32)
     }
 
     /// Stops it; [`OpShrink::finish`] reports what was cut so far.
     pub fn cancel(&mut self) {
-        self.now = None;
-        self.out_of_budget = true;
+        if let Some(t) = self.now.take() {
+            self.states += t.x.progress().states;
+        }
+        self.incomplete = true;
         self.todo.clear();
+        self.cut_this_pass = false;
     }
 
     pub fn finish(mut self) -> Cut {
-        if let Some(t) = self.now.take() {
-            self.states += t.x.progress().states;
-            self.out_of_budget = true;
+        if self.now.is_some() || !self.todo.is_empty() {
+            self.cancel();
         }
         let mut lines = Vec::new();
         for (a, actor) in actors(&self.original).iter().enumerate() {
-            let name =
-                json::escape_unsafe(str_field(actor, "name").unwrap_or("?"), false).into_owned();
+            let name = json::escape_unsafe(str_field(actor, "name").unwrap_or("?"), false);
             for (i, op) in ops(actor).iter().enumerate() {
                 lines.push(OpLine {
-                    actor: name.clone(),
+                    actor: name.clone().into_owned(),
                     index: i as u32,
                     op: op_words(op),
-                    cut: !self.alive[a].contains(&i),
+                    cut: !self.alive[a][i],
                 });
             }
         }
         let kept = lines.iter().filter(|l| !l.cut).count() as u32;
-        let (schedule, steps) = self.schedule.clone().unwrap_or_default();
+        let gone = lines.len() - kept as usize;
         Cut {
             ops: lines,
             kept,
-            scenario: self.file(&schedule),
-            schedule,
-            steps,
+            scenario: self.file(gone),
+            schedule: self.schedule.0.clone(),
+            steps: self.schedule.1,
             tries: self.tries,
+            refused: self.refused,
             states: self.states,
-            complete: !self.out_of_budget,
+            held: self.held,
+            complete: !self.incomplete,
+            skipped: None,
         }
     }
 
-    /// The cut file: named `NAME-cut`, run at `base`'s version, its schedule
-    /// embedded (when an op was cut; the original's otherwise stands).
-    fn file(&self, schedule: &str) -> String {
-        let mut tree = self.tree.clone();
-        if schedule.is_empty() {
-            return json::text(&tree);
+    /// The cut file: at `base`'s version and knobs, its schedule embedded;
+    /// when ops went, named `NAME-cut` with a note ahead of its description.
+    /// Indented when small, on one line when big.
+    fn file(&self, gone: usize) -> String {
+        let mut tree = self.tree(&self.alive);
+        if let Some(v) = self.base.header().version {
+            tree.set("version", Json::Str(v.to_owned()));
         }
+        if let Some((key, entries)) = self.base.knob_entries() {
+            tree.remove(key);
+            if !entries.is_empty() {
+                tree.set(key, Json::Obj(entries));
+            }
+        }
+        tree.remove("schedule");
+        let schedule = &self.schedule.0;
+        if !schedule.is_empty() {
+            let entries = schedule
+                .split(',')
+                .map(|c| match c.parse::<u64>() {
+                    Ok(g) => Json::Num(g.into()),
+                    Err(_) => Json::Str(c.to_owned()),
+                })
+                .collect();
+            tree.set("schedule", Json::Arr(entries));
+        }
+        if gone > 0 {
+            self.name_it(&mut tree, gone);
+        }
+        let text = json::text(&tree);
+        if text.len() > SMALL_FILE {
+            json::compact(&tree) + "\n"
+        } else {
+            text
+        }
+    }
+
+    /// `NAME-cut`, and a note ahead of the description.
+    fn name_it(&self, tree: &mut Json, gone: usize) {
+        let total: usize = self.alive.iter().map(Vec::len).sum();
         let name = format!("{}-cut", self.base.header().name);
         if name.chars().count() <= 100 {
             tree.set("name", Json::Str(name));
         }
-        if let Some(v) = self.base.header().version {
-            tree.set("version", Json::Str(v.to_owned()));
-        }
-        let total: usize = actors(&self.original).iter().map(|a| ops(a).len()).sum();
-        let kept: usize = self.alive.iter().map(Vec::len).sum();
         let note = format!(
-            "FlushScope cut {} of the {total} ops of {} while {} still occurs; the schedule reaches it. ",
-            total - kept,
+            "FlushScope cut {gone} of the {total} ops of {} while {} still occurs; the schedule reaches it. ",
             self.base.header().name,
             json::short(&self.key)
         );
@@ -510,14 +566,25 @@ impl OpShrink {
         // The checker's limit on a description (8,000 characters).
         let description: String = format!("{note}{was}").chars().take(8_000).collect();
         tree.set("description", Json::Str(description));
-        let entries = schedule
-            .split(',')
-            .map(|c| match c.parse::<u64>() {
-                Ok(g) => Json::Num(g.into()),
-                Err(_) => Json::Str(c.to_owned()),
-            })
-            .collect();
-        tree.set("schedule", Json::Arr(entries));
-        json::text(&tree)
+    }
+}
+
+/// A cut file up to this size is indented; a bigger one is written on one line.
+const SMALL_FILE: usize = 256 * 1024;
+
+/// A cut that was not made, and why (no op listed).
+pub fn not_cut(why: String) -> Cut {
+    Cut {
+        ops: Vec::new(),
+        kept: 0,
+        scenario: String::new(),
+        schedule: String::new(),
+        steps: 0,
+        tries: 0,
+        refused: 0,
+        states: 0,
+        held: 0,
+        complete: false,
+        skipped: Some(why),
     }
 }

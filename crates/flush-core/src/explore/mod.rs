@@ -25,7 +25,7 @@ mod shrink;
 
 use serde::Serialize;
 
-pub use cut::{Cut, CutBudget, OpLine, OpShrink};
+pub use cut::{not_cut, Cut, CutBudget, OpLine, OpShrink, MAX_CUT_OPS};
 pub use fingerprint::{collision_bound, fingerprint, state_bytes, FpSet};
 pub use matrix::{matrix, matrix_text, MatrixRow};
 pub use outcomes::{
@@ -119,6 +119,9 @@ pub struct Options {
     /// Threads a breadth-first search without the race check runs on (native
     /// only); the result is the same for any count (see [`explore_threads`]).
     pub threads: u32,
+    /// Tell deadlocks apart by who waits where ([`deadlock_key`]), not one
+    /// `deadlock` for all (the op cut keeps a cut only for the same deadlock).
+    pub detail_deadlocks: bool,
 }
 
 /// The default memory budget where the machine's memory is unknown (wasm).
@@ -140,6 +143,7 @@ impl Options {
             races: false,
             target: None,
             threads: 1,
+            detail_deadlocks: false,
         }
     }
 
@@ -376,6 +380,32 @@ pub(crate) fn findings<M: Model>(sc: &M, w: &M::State) -> (Vec<Finding>, bool) {
         Some(End::Completed) | None => {}
     }
     (found, ended)
+}
+
+/// A deadlock's key that says who waits where: each blocked goroutine's name
+/// and blocking point (its id left out: a cut scenario numbers them anew),
+/// sorted.
+pub fn deadlock_key(message: &str) -> String {
+    let mut parts: Vec<&str> = message
+        .split("; ")
+        .map(|p| match p.split_once(' ') {
+            Some((g, rest)) if g.starts_with('g') && g[1..].bytes().all(|b| b.is_ascii_digit()) => {
+                rest
+            }
+            _ => p,
+        })
+        .collect();
+    parts.sort_unstable();
+    format!("deadlock:{}", parts.join("; "))
+}
+
+/// The key a search records a finding under, as `o` says.
+pub(crate) fn finding_key(o: &Options, kind: OutcomeKind, message: &str, key: String) -> String {
+    if o.detail_deadlocks && kind == OutcomeKind::Deadlock {
+        deadlock_key(message)
+    } else {
+        key
+    }
 }
 
 /// The keys of what a state shows (each broken invariant, a panic, a deadlock):

@@ -226,6 +226,28 @@ struct Books {
 }
 
 impl Books {
+    /// The books of a search whose root, of `state_bytes`, is visited.
+    fn new(o: &Options, threads: usize, state_bytes: u64) -> Books {
+        let stats = Progress {
+            states: 1,
+            ..Progress::default()
+        };
+        Books {
+            o: o.clone(),
+            links: Vec::new(),
+            found: Vec::new(),
+            stats,
+            depth_cut: 0,
+            peak_bytes: 0,
+            state_bytes,
+            stopped: None,
+            level_len: 1,
+            popped: 0,
+            next_order: Vec::new(),
+            next_count: vec![0; threads],
+        }
+    }
+
     /// The one-thread search's `room_for_one_more`, with its queue's length.
     fn room(&mut self, seen: &FpSet) -> bool {
         if self.stats.states >= self.o.max_states || self.links.len() >= u32::MAX as usize - 1 {
@@ -246,6 +268,7 @@ impl Books {
     /// Records a parent's new findings, as the one-thread search's `judge`.
     fn judge(&mut self, p: &mut Parent) {
         for (kind, message, key) in std::mem::take(&mut p.found) {
+            let key = super::finding_key(&self.o, kind, &message, key);
             if self.found.iter().any(|f| f.key == key) {
                 continue;
             }
@@ -351,6 +374,28 @@ struct Shared<S, F> {
 }
 
 impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
+    /// `threads` threads' books, the first holding `root`, visited.
+    fn new(root: S, threads: usize, max_steps: u32) -> Self {
+        let mut seen = FpSet::default();
+        seen.insert(fingerprint(&root));
+        let mut root = Some(Entry {
+            state: root,
+            link: 0,
+        });
+        let owned = (0..threads).map(|_| Owned {
+            cur: root.take().into_iter().collect(),
+            next: Vec::new(),
+            base: 0,
+        });
+        Shared {
+            owned: owned.map(RwLock::new).collect(),
+            works: (0..threads).map(|_| Mutex::new(Work::new())).collect(),
+            order: RwLock::new(vec![(0, 0)]),
+            seen: RwLock::new(seen),
+            max_steps,
+        }
+    }
+
     /// Thread `t`'s part of a job.
     fn part<M: Model<State = S, Fact = F>>(&self, sc: &M, t: usize, job: Job) {
         let mut w = lock(&self.works[t]);
@@ -419,46 +464,8 @@ where
 {
     let threads = threads.clamp(1, 256);
     let root = sc.init();
-    let mut b = Books {
-        o: o.clone(),
-        links: Vec::new(),
-        found: Vec::new(),
-        stats: Progress::default(),
-        depth_cut: 0,
-        peak_bytes: 0,
-        state_bytes: state_bytes(&root),
-        stopped: None,
-        level_len: 1,
-        popped: 0,
-        next_order: Vec::new(),
-        next_count: vec![0; threads],
-    };
-    let mut seen = FpSet::default();
-    seen.insert(fingerprint(&root));
-    b.stats.states = 1;
-    let sh = Shared {
-        owned: (0..threads)
-            .map(|_| {
-                RwLock::new(Owned {
-                    cur: VecDeque::new(),
-                    next: Vec::new(),
-                    base: 0,
-                })
-            })
-            .collect(),
-        works: (0..threads).map(|_| Mutex::new(Work::new())).collect(),
-        order: RwLock::new(vec![(0, 0)]),
-        seen: RwLock::new(seen),
-        max_steps: o.max_steps,
-    };
-    sh.owned[0]
-        .write()
-        .unwrap_or_else(PoisonError::into_inner)
-        .cur
-        .push_back(Entry {
-            state: root,
-            link: 0,
-        });
+    let mut b = Books::new(o, threads, state_bytes(&root));
+    let sh = Shared::new(root, threads, o.max_steps);
     std::thread::scope(|scope| {
         let (done_tx, done_rx) = mpsc::channel::<()>();
         let mut jobs = Vec::new();

@@ -218,6 +218,7 @@ impl<M: Model> Explorer<M> {
         let mut path = Some(path);
         let mut schedule = Vec::new();
         for (kind, message, key) in found {
+            let key = super::finding_key(&self.o, kind, &message, key);
             if self.found.iter().any(|f| f.1 == key) || self.known.contains(&key) {
                 continue;
             }

@@ -140,6 +140,16 @@ impl AnyScenario {
         each_scenario!(self, s => s.knobs())
     }
     /// Sets one knob, or says what is wrong.
+    /// How the op cut treats `op` (see [`crate::engine::CutGroup`]).
+    pub fn cut_group(&self, op: &scenario::json::Json) -> crate::engine::CutGroup {
+        each_scenario!(self, s => s.cut_group(op))
+    }
+
+    /// The knobs as the scenario's file sets them (see [`Model::knob_entries`]).
+    pub fn knob_entries(&self) -> Option<(&'static str, Vec<(String, scenario::json::Json)>)> {
+        each_scenario!(self, s => s.knob_entries())
+    }
+
     pub fn set_knob(&mut self, key: &str, value: &str) -> Result<(), String> {
         each_scenario!(self, s => Model::set_knob(Arc::make_mut(s), key, value))
     }

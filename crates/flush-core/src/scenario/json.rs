@@ -38,27 +38,39 @@ impl Json {
     }
 }
 
-fn write(v: &Json, indent: usize, out: &mut String) {
-    let pad = |n: usize| "  ".repeat(n);
+/// Writes `v`: indented by two spaces a level from `indent`, or on one line
+/// with no spaces when `indent` is `None`.
+fn write(v: &Json, indent: Option<usize>, out: &mut String) {
     let string = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let pad = |out: &mut String, n: Option<usize>| {
+        if let Some(n) = n {
+            out.push('\n');
+            out.push_str(&"  ".repeat(n));
+        }
+    };
+    let inner = indent.map(|n| n + 1);
     match v {
         Json::Obj(fields) if !fields.is_empty() => {
-            out.push_str("{\n");
+            out.push('{');
             for (i, (k, x)) in fields.iter().enumerate() {
-                out.push_str(&format!("{}{}: ", pad(indent + 1), string(k)));
-                write(x, indent + 1, out);
-                out.push_str(if i + 1 < fields.len() { ",\n" } else { "\n" });
+                out.push_str(if i > 0 { "," } else { "" });
+                pad(out, inner);
+                out.push_str(&string(k));
+                out.push_str(if indent.is_some() { ": " } else { ":" });
+                write(x, inner, out);
             }
-            out.push_str(&format!("{}}}", pad(indent)));
+            pad(out, indent);
+            out.push('}');
         }
         Json::Arr(items) if !items.is_empty() => {
-            out.push_str("[\n");
+            out.push('[');
             for (i, x) in items.iter().enumerate() {
-                out.push_str(&pad(indent + 1));
-                write(x, indent + 1, out);
-                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+                out.push_str(if i > 0 { "," } else { "" });
+                pad(out, inner);
+                write(x, inner, out);
             }
-            out.push_str(&format!("{}]", pad(indent)));
+            pad(out, indent);
+            out.push(']');
         }
         Json::Obj(_) => out.push_str("{}"),
         Json::Arr(_) => out.push_str("[]"),
@@ -72,8 +84,15 @@ fn write(v: &Json, indent: usize, out: &mut String) {
 /// The tree as a scenario file (keys in the order they came, two-space indent).
 pub fn text(v: &Json) -> String {
     let mut s = String::new();
-    write(v, 0, &mut s);
+    write(v, Some(0), &mut s);
     s.push('\n');
+    s
+}
+
+/// The tree on one line, with no spaces (the smallest text of it).
+pub fn compact(v: &Json) -> String {
+    let mut s = String::new();
+    write(v, None, &mut s);
     s
 }
 

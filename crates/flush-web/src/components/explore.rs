@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use flush_core::explore::{
-    bytes_words, Cut, CutBudget, Exploration, Found, OpShrink, Options, Progress,
+    bytes_words, not_cut, Cut, CutBudget, Exploration, Found, OpShrink, Options, Progress,
 };
 use flush_core::{AnyExplorer, AnyScenario, Choice, OutcomeKind};
 use gloo::timers::callback::Interval;
@@ -80,10 +80,13 @@ impl Cutting {
                     tries: 200,
                     bytes: PAGE_MAX_BYTES / 4,
                 };
-                self.now =
-                    OpShrink::new(&self.plan.text, &self.plan.sc, &f.key, &self.plan.o, budget);
-                if self.now.is_none() {
-                    return true;
+                match OpShrink::new(&self.plan.text, &self.plan.sc, f, &self.plan.o, budget) {
+                    Ok(s) => self.now = Some(s),
+                    Err(why) => {
+                        x.violations[self.at].cut = Some(not_cut(why));
+                        self.at += 1;
+                        continue;
+                    }
                 }
             }
             let Some(s) = self.now.as_mut() else {
@@ -585,21 +588,32 @@ fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
 /// greyed and labelled "cut" (not by colour alone), and a button that opens the
 /// smaller scenario at its schedule.
 fn cut_view(c: &Cut, name: &str, at: &Shown, d: &Dispatch) -> Html {
+    if let Some(why) = &c.skipped {
+        return html! { <div class="found-cut"><p class="cut-summary">{format!("Ops not cut: {why}.")}</p></div> };
+    }
     let gone = c.ops.len() - c.kept as usize;
     let more = if c.complete {
         ""
     } else {
-        " (the page's budget ran out: more may go)"
+        " A budget ran out: more may go."
+    };
+    let held = if c.held > 0 {
+        format!(
+            " {} stay as waits, what they wait for, or barriers.",
+            c.held
+        )
+    } else {
+        String::new()
     };
     let summary = if gone == 0 {
         format!(
-            "Ops: each of the {} is needed ({} tries){more}",
+            "Ops: none of the {} was cut ({} tries).{held}{more}",
             c.ops.len(),
             c.tries
         )
     } else {
         format!(
-            "Ops: {gone} of {} cut; the {} left reach it in {} steps{more}",
+            "Ops: {gone} of {} cut; the {} left reach it in {} steps.{held}{more}",
             c.ops.len(),
             c.kept,
             c.steps

@@ -240,6 +240,42 @@ impl crate::engine::Model for Scenario {
             })
             .collect()
     }
+    /// A flush's insert and delete halves (by segment and position) go
+    /// together, and so do an injection's inject, wait_injected and
+    /// inject_done (by id): the manager "makes sure insert & del buf all
+    /// flushed" (flush_manager.go:236@891c202b73; a pack is notified only once
+    /// handleInsertTask and handleDeleteTask both ran, :260-300), so the flow
+    /// graph flushes both halves of a position; the compactor makes the three
+    /// calls. `wait_notified` is a barrier and stays.
+    fn cut_group(&self, op: &crate::scenario::json::Json) -> crate::engine::CutGroup {
+        use crate::engine::CutGroup;
+        use crate::scenario::json::Json;
+        let field = |k: &str| match op.get(k) {
+            Some(Json::Str(s)) => s.clone(),
+            Some(Json::Num(n)) => crate::scenario::json::number(n),
+            _ => String::new(),
+        };
+        match field("op").as_str() {
+            "flush_insert" | "flush_delete" => {
+                CutGroup::With(format!("flush {} {}", field("segment"), field("pos")))
+            }
+            "inject" | "wait_injected" | "inject_done" => {
+                CutGroup::With(format!("injection {}", field("id")))
+            }
+            "wait_notified" => CutGroup::Never,
+            _ => CutGroup::Alone,
+        }
+    }
+    /// `"what_if"`: the changes that are on.
+    fn knob_entries(&self) -> Option<(&'static str, Vec<(String, crate::scenario::json::Json)>)> {
+        let on = self
+            .knobs()
+            .into_iter()
+            .filter(|k| k.current == "on")
+            .map(|k| (k.key.to_owned(), crate::scenario::json::Json::Bool(true)))
+            .collect();
+        Some(("what_if", on))
+    }
     fn set_knob(&mut self, key: &str, value: &str) -> Result<(), String> {
         let field = self.what_if.knob(key)?;
         *field = match value {

@@ -162,6 +162,32 @@ impl crate::engine::Model for Scenario {
     fn set_knob(&mut self, key: &str, value: &str) -> Result<(), String> {
         set_knob(&mut self.policy, key, value)
     }
+    /// A segment's insert, seal and sync go together: without its insert a
+    /// sync finds no buffer, without its seal the story is another one (a
+    /// growing segment's sync); SyncSegments ticks go alone.
+    fn cut_group(&self, op: &crate::scenario::json::Json) -> crate::engine::CutGroup {
+        use crate::engine::CutGroup;
+        use crate::scenario::json::Json;
+        match (op.get("op"), op.get("segment")) {
+            (Some(Json::Str(o)), Some(Json::Num(n))) if o != "sync_segments" => {
+                CutGroup::With(format!("segment {}", crate::scenario::json::number(n)))
+            }
+            _ => CutGroup::Alone,
+        }
+    }
+    /// `"policy"`: the knobs set apart from the version's preset.
+    fn knob_entries(&self) -> Option<(&'static str, Vec<(String, crate::scenario::json::Json)>)> {
+        let apart = self
+            .knobs()
+            .into_iter()
+            .filter(|k| k.current != k.preset)
+            .map(|k| {
+                let v = crate::scenario::json::Json::Str(k.current.to_owned());
+                (k.key.to_owned(), v)
+            })
+            .collect();
+        Some(("policy", apart))
+    }
     fn variants(&self) -> Vec<(Vec<&'static str>, Scenario)> {
         let mut out = Vec::new();
         for &(_, _, request) in REQUEST_SETTINGS {
