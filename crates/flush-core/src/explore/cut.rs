@@ -145,9 +145,10 @@ const BYTES_A_STEP: usize = 64;
 /// Ops that go together: (actor, op) in the original file.
 type Unit = Vec<(usize, usize)>;
 
-/// A try in progress: the unit it cuts, its search.
+/// A try in progress: the unit it cuts (none: the first try, of the file as it
+/// is, for a shortest schedule to this very violation), its search.
 struct Try {
-    unit: usize,
+    unit: Option<usize>,
     x: AnyExplorer,
 }
 
@@ -173,6 +174,8 @@ pub struct OpShrink {
     states: u64,
     held: u32,
     incomplete: bool,
+    /// The file as it is was searched (see [`Try`]).
+    baseline: bool,
 }
 
 fn actors(tree: &Json) -> &[Json] {
@@ -324,6 +327,7 @@ impl OpShrink {
             states: 0,
             held,
             incomplete: false,
+            baseline: false,
         };
         s.new_pass();
         Ok(s)
@@ -366,9 +370,9 @@ impl OpShrink {
     }
 
     /// `alive` without unit `u`.
-    fn without(&self, u: usize) -> Vec<Vec<bool>> {
+    fn without(&self, u: Option<usize>) -> Vec<Vec<bool>> {
         let mut alive = self.alive.clone();
-        for &(a, i) in &self.units[u] {
+        for &(a, i) in u.map_or(&[][..], |u| &self.units[u]) {
             alive[a][i] = false;
         }
         alive
@@ -401,7 +405,12 @@ impl OpShrink {
         if spent {
             return None;
         }
-        let unit = self.todo.pop()?;
+        let unit = if self.baseline {
+            Some(self.todo.pop()?)
+        } else {
+            self.baseline = true;
+            None
+        };
         self.tries += 1;
         let text = json::compact(&self.tree(&self.without(unit)));
         let cost = (text.len() / BYTES_A_STEP) as u64;
@@ -427,8 +436,8 @@ impl OpShrink {
         if let Some(f) = x.violations.iter().find(|f| f.key == self.key) {
             self.alive = self.without(t.unit);
             self.schedule = (f.schedule.clone(), f.steps);
-            self.cut_this_pass = true;
-        } else if x.truncated || x.stopped != Stopped::Exhausted {
+            self.cut_this_pass |= t.unit.is_some();
+        } else if t.unit.is_some() && (x.truncated || x.stopped != Stopped::Exhausted) {
             self.incomplete = true;
         }
     }
@@ -478,7 +487,7 @@ impl OpShrink {
     }
 
     pub fn finish(mut self) -> Cut {
-        if self.now.is_some() || !self.todo.is_empty() {
+        if self.now.is_some() || !self.todo.is_empty() || self.cut_this_pass {
             self.cancel();
         }
         let mut lines = Vec::new();
@@ -524,17 +533,22 @@ impl OpShrink {
                 tree.set(key, Json::Obj(entries));
             }
         }
-        tree.remove("schedule");
-        let schedule = &self.schedule.0;
-        if !schedule.is_empty() {
-            let entries = schedule
-                .split(',')
-                .map(|c| match c.parse::<u64>() {
-                    Ok(g) => Json::Num(g.into()),
-                    Err(_) => Json::Str(c.to_owned()),
-                })
-                .collect();
-            tree.set("schedule", Json::Arr(entries));
+        let entries = self
+            .schedule
+            .0
+            .split(',')
+            .filter(|c| !c.is_empty())
+            .map(|c| match c.parse::<u64>() {
+                Ok(g) => Json::Num(g.into()),
+                Err(_) => Json::Str(c.to_owned()),
+            })
+            .collect();
+        tree.set("schedule", Json::Arr(entries));
+        // A step limit below the schedule would stop its replay short.
+        if let Some(Json::Num(m)) = tree.get("max_steps") {
+            if m.as_u64().is_some_and(|m| m < u64::from(self.schedule.1)) {
+                tree.set("max_steps", Json::Num(self.schedule.1.into()));
+            }
         }
         if gone > 0 {
             self.name_it(&mut tree, gone);

@@ -382,17 +382,22 @@ pub(crate) fn findings<M: Model>(sc: &M, w: &M::State) -> (Vec<Finding>, bool) {
     (found, ended)
 }
 
-/// A deadlock's key that says who waits where: each blocked goroutine's name
-/// and blocking point (its id left out: a cut scenario numbers them anew),
-/// sorted.
+/// A deadlock's key that says who waits where: each blocked goroutine's kind
+/// and blocking point, sorted, with every number left out (a cut scenario
+/// numbers goroutines, ops and counts anew: "g4", "op #2", "(3 so far)").
 pub fn deadlock_key(message: &str) -> String {
-    let mut parts: Vec<&str> = message
+    let mut parts: Vec<String> = message
         .split("; ")
-        .map(|p| match p.split_once(' ') {
-            Some((g, rest)) if g.starts_with('g') && g[1..].bytes().all(|b| b.is_ascii_digit()) => {
-                rest
+        .map(|p| {
+            let mut out = String::with_capacity(p.len());
+            for c in p.chars() {
+                match (c.is_ascii_digit(), out.ends_with('#')) {
+                    (true, true) => {}
+                    (true, false) => out.push('#'),
+                    (false, _) => out.push(c),
+                }
             }
-            _ => p,
+            out
         })
         .collect();
     parts.sort_unstable();

@@ -32,7 +32,7 @@ use crate::sched::{format_schedule, Choice};
 const BATCH_PER_THREAD: usize = 1024;
 /// Spare states a thread keeps for reuse (`clone_from`): a batch's worth, so
 /// the parents a batch is done with become the next batch's children without
-/// the allocator.
+/// the allocator; no more than its share of children's bytes (`max_cands`).
 const SPARES: usize = 4 * BATCH_PER_THREAD;
 /// The most bytes of children a thread holds in a batch.
 const MAX_SHARE: u64 = 64 << 20;
@@ -83,6 +83,8 @@ struct Work<S, F> {
     /// The children this thread made in this batch: a child made twice is kept
     /// once (where it came first, as the merge would keep it).
     batch: FpSet,
+    /// Spares kept at most (fewer for big states, see [`SPARES`]).
+    max_spares: usize,
 }
 
 impl<S: Clone + std::hash::Hash, F> Work<S, F> {
@@ -96,11 +98,12 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
             runnable: Vec::new(),
             facts: Vec::new(),
             batch: FpSet::default(),
+            max_spares: SPARES,
         }
     }
 
     fn recycle(&mut self, s: S) {
-        if self.spare.len() < SPARES {
+        if self.spare.len() < self.max_spares {
             self.spare.push(s);
         }
     }
@@ -159,6 +162,8 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         order: &[(u32, u32)],
         (seen, depth, max_steps, max_cands): (&FpSet, u32, u32, usize),
     ) {
+        self.max_spares = SPARES.min(max_cands);
+        self.spare.truncate(self.max_spares);
         for &(owner, i) in order {
             // Memory: past its share of children, a thread stops (after one
             // parent at least); the merge takes the batch only up to there.
@@ -467,7 +472,7 @@ where
     let mut b = Books::new(o, threads, state_bytes(&root));
     let sh = Shared::new(root, threads, o.max_steps);
     std::thread::scope(|scope| {
-        let (done_tx, done_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel::<bool>();
         let mut jobs = Vec::new();
         for t in 1..threads {
             let (tx, rx) = mpsc::channel::<Job>();
@@ -475,8 +480,10 @@ where
             let (done_tx, sh) = (done_tx.clone(), &sh);
             scope.spawn(move || {
                 while let Ok(job) = rx.recv() {
-                    sh.part(sc, t, job);
-                    if done_tx.send(()).is_err() {
+                    // A panic (a bug in a model) is reported, not waited for forever.
+                    let part = || sh.part(sc, t, job);
+                    let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(part)).is_ok();
+                    if done_tx.send(ok).is_err() || !ok {
                         return;
                     }
                 }
@@ -488,7 +495,9 @@ where
             }
             sh.part(sc, 0, job);
             for _ in &jobs {
-                let _ = done_rx.recv();
+                if !done_rx.recv().unwrap_or(false) {
+                    panic!("a search thread panicked (its message is above)");
+                }
             }
         };
         search(&sh, &mut b, &mut run, progress);
@@ -556,7 +565,9 @@ fn search<S: Clone + std::hash::Hash, F>(
                 b.stats.frontier = b.level_len - b.popped + b.next_order.len() as u64;
                 b.stats.bytes = b.peak_bytes.max(seen.bytes());
             }
-            if b.stopped.is_none() && !progress(&b.stats) {
+            // As one thread: no progress call once the search is done.
+            let last = lo >= len && b.next_order.is_empty();
+            if b.stopped.is_none() && !last && !progress(&b.stats) {
                 b.stopped = Some(Stopped::Cancelled);
             }
             if b.stopped.is_some() {

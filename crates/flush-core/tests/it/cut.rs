@@ -337,3 +337,39 @@ fn the_cut_file_keeps_the_knobs_and_the_same_deadlock() {
         "the same goroutines wait at the same points"
     );
 }
+
+/// A deadlock's text numbers goroutines, ops and counts, which a cut changes
+/// ("waits for a to return from its op #2" becomes "op #1"): the same deadlock
+/// still matches, so the op that does not matter goes (a review found it put
+/// back); and the embedded schedule reaches that very deadlock.
+#[test]
+fn a_deadlock_matches_whatever_the_cut_renumbers() {
+    let text = r#"{"name": "twice", "model": "mutex-handoff", "actors": [
+        {"name": "a", "ops": [{"op": "incr"}, {"op": "lock"}, {"op": "lock"}]},
+        {"name": "b", "ops": [{"op": "wait_for", "actor": "a", "index": 2}]}]}"#;
+    let sc = parse(text);
+    let (f, cut) = cut_of(text, &sc).expect("a locks twice");
+    assert_eq!(f.kind, flush_core::OutcomeKind::Deadlock, "{}", f.message);
+    let gone: Vec<&str> = cut
+        .ops
+        .iter()
+        .filter(|l| l.cut)
+        .map(|l| l.op.as_str())
+        .collect();
+    assert_eq!(gone, ["incr"], "{}", cut.text());
+    assert!(cut.complete);
+    check_cut("twice", text, &f.key, &cut);
+    let smaller = parse(&cut.scenario);
+    let schedule = smaller.header().schedule.clone().unwrap_or_default();
+    let mut r = smaller.run(flush_core::Policy::Scripted {
+        script: schedule.clone(),
+        fallback_seed: 1,
+    });
+    r.run_steps(schedule.len() as u32);
+    let end = r.outcome().expect("the schedule ends in the deadlock");
+    assert_eq!(
+        explore::deadlock_key(&end.message),
+        explore::deadlock_key(&f.message)
+    );
+    assert_ne!(end.message, f.message, "the text itself was renumbered");
+}
