@@ -54,6 +54,88 @@ pub fn scenario(data: &[u8]) -> Result<u32, String> {
     Ok(steps)
 }
 
+/// `cut` (`cut_ops`): a scenario file, explored for its first violation (small budgets),
+/// then its ops cut (`OpShrink`, small budgets). What the cut claims must hold:
+/// the ops listed are the file's, the kept count agrees, the smaller file is a
+/// scenario the checker takes, and its embedded schedule, replayed strictly,
+/// shows the same violation at its last step (for a deadlock: the same
+/// goroutines waiting at the same points). `Ok`: the ops kept.
+pub fn cut_ops(data: &[u8]) -> Result<u32, String> {
+    use flush_core::explore::{self, CutBudget, OpShrink, Options};
+    let text = text(data)?;
+    let mut sc = AnyScenario::parse(text, "fuzz.json").map_err(|e| e.to_string())?;
+    bound(&mut sc);
+    let o = Options {
+        max_bytes: 16 << 20,
+        ..Options::first(40, 2_000)
+    };
+    let x = sc.explore_with(&o, &mut |_| true);
+    let Some(f) = x.violations.first() else {
+        return Err("no violation to cut".to_owned());
+    };
+    let budget = CutBudget {
+        per_try: 2_000,
+        states: 20_000,
+        tries: 30,
+        bytes: 16 << 20,
+    };
+    let mut s = match OpShrink::new(text, &sc, f, &o, budget) {
+        Ok(s) => s,
+        Err(why) => {
+            assert!(!why.trim().is_empty());
+            return Err(why);
+        }
+    };
+    let mut slices = 0;
+    while !s.run(512) {
+        slices += 1;
+        assert!(slices < 100_000, "the cut does not end");
+    }
+    let c = s.finish();
+    let tree = flush_core::scenario::json::parse(text, "fuzz.json").expect("it parsed");
+    let ops = |t: &flush_core::scenario::json::Json| -> usize {
+        use flush_core::scenario::json::Json;
+        match t.get("actors") {
+            Some(Json::Arr(a)) => a
+                .iter()
+                .map(|a| match a.get("ops") {
+                    Some(Json::Arr(o)) => o.len(),
+                    _ => 0,
+                })
+                .sum(),
+            _ => 0,
+        }
+    };
+    assert_eq!(c.ops.len(), ops(&tree), "every op of the file is listed");
+    assert_eq!(c.kept as usize, c.ops.iter().filter(|l| !l.cut).count());
+    let smaller = AnyScenario::parse(&c.scenario, "cut.json")
+        .unwrap_or_else(|e| panic!("the cut file is refused: {e}\n{}", c.scenario));
+    let small = flush_core::scenario::json::parse(&c.scenario, "cut.json").expect("parsed");
+    assert_eq!(ops(&small), c.kept as usize, "the file holds the kept ops");
+    let script = smaller
+        .header()
+        .schedule
+        .clone()
+        .expect("a schedule is embedded");
+    let mut r = smaller.run(Policy::Manual);
+    for &ch in &script {
+        r.advance_with(ch)
+            .unwrap_or_else(|e| panic!("the embedded schedule does not replay: {e}"));
+    }
+    let shows = match f.kind {
+        flush_core::OutcomeKind::Deadlock => r.outcome().is_some_and(|e| {
+            explore::deadlock_key(&e.message) == explore::deadlock_key(&f.message)
+        }),
+        flush_core::OutcomeKind::Panic => r.outcome().is_some_and(|e| e.message == f.message),
+        _ => r
+            .violation_ids()
+            .iter()
+            .any(|id| f.key == format!("invariant:{id}")),
+    };
+    assert!(shows, "the cut file's schedule does not show {}", f.key);
+    Ok(c.kept)
+}
+
 /// `schedule`: the first byte picks a built-in scenario file, the rest is a
 /// schedule (`0,3 5.1 g2`) for `Choice::parse_list`, as `--schedule` and the
 /// permalink's `sched=` give it. A parsed schedule must print and parse back to

@@ -40,3 +40,13 @@ fn the_logs_corpus_replays() {
     );
     assert!(refused > 0, "no refusal in the corpus ({ok} imported)");
 }
+
+#[test]
+fn the_cut_corpus_replays() {
+    let (ok, refused) = replay("cut", targets::cut_ops);
+    // The corpus keeps built-ins with violations: some are cut.
+    assert!(
+        ok > 0,
+        "no scenario of the corpus was cut ({refused} refused)"
+    );
+}
