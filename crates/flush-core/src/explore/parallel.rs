@@ -17,6 +17,15 @@
 //! A state is freed by the thread that made it (the allocator pays dearly for
 //! frees across threads): a thread keeps the children it made, and the merge
 //! tells it which to keep; the next level's parents are read by any thread.
+//!
+//! Memory: a thread holds at most its share of a sixteenth of the budget in
+//! children (64 MiB at most); past it, it stops after the parent at hand, the
+//! merge takes the batch only up to the first parent not expanded, and the
+//! next batch starts there. The one-thread budget checks then apply as they are.
+//!
+//! On this 2-core machine the search is bound by memory more than by the cores:
+//! two threads are 1.1 to 1.3 times as fast as one (the closing notes give the
+//! figures); the threads' stepping alone scales 1.8 times.
 
 use std::collections::VecDeque;
 use std::ops::{Deref, Range};
