@@ -53,8 +53,8 @@ pub struct Cut {
     /// That schedule.
     pub schedule: String,
     pub steps: u32,
-    /// Tries made, those the checker refused, and the states their searches
-    /// visited.
+    /// Tries made (the first searches the file as it is, for the schedule),
+    /// those the checker refused, and the states their searches visited.
     pub tries: u32,
     pub refused: u32,
     pub states: u64,
