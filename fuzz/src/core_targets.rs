@@ -94,17 +94,7 @@ pub fn cut_ops(data: &[u8]) -> Result<u32, String> {
     let c = s.finish();
     let tree = flush_core::scenario::json::parse(text, "fuzz.json").expect("it parsed");
     let ops = |t: &flush_core::scenario::json::Json| -> usize {
-        use flush_core::scenario::json::Json;
-        match t.get("actors") {
-            Some(Json::Arr(a)) => a
-                .iter()
-                .map(|a| match a.get("ops") {
-                    Some(Json::Arr(o)) => o.len(),
-                    _ => 0,
-                })
-                .sum(),
-            _ => 0,
-        }
+        t.arr("actors").iter().map(|a| a.arr("ops").len()).sum()
     };
     assert_eq!(c.ops.len(), ops(&tree), "every op of the file is listed");
     assert_eq!(c.kept as usize, c.ops.iter().filter(|l| !l.cut).count());

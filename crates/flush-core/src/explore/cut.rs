@@ -179,17 +179,11 @@ pub struct OpShrink {
 }
 
 fn actors(tree: &Json) -> &[Json] {
-    match tree.get("actors") {
-        Some(Json::Arr(a)) => a,
-        _ => &[],
-    }
+    tree.arr("actors")
 }
 
 fn ops(actor: &Json) -> &[Json] {
-    match actor.get("ops") {
-        Some(Json::Arr(o)) => o,
-        _ => &[],
-    }
+    actor.arr("ops")
 }
 
 fn str_field<'a>(v: &'a Json, key: &str) -> Option<&'a str> {

@@ -38,6 +38,7 @@ pub use search::Explorer;
 pub use shrink::{reaches, shrink};
 
 use crate::engine::{blocked_words, End, Model, OutcomeKind};
+use crate::sched::Choice;
 
 /// One violation the search found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -59,6 +60,26 @@ pub struct Found {
     /// (see [`OpShrink`]), when the front end cut them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<Cut>,
+}
+
+impl Found {
+    /// A violation `key` found with `schedule`, its `kind` and `message`.
+    pub(crate) fn new(
+        kind: OutcomeKind,
+        message: String,
+        key: String,
+        schedule: &[Choice],
+    ) -> Found {
+        Found {
+            kind,
+            message,
+            schedule: crate::sched::format_schedule(schedule),
+            steps: schedule.len() as u32,
+            shrunk_from: None,
+            key,
+            cut: None,
+        }
+    }
 }
 
 /// The search order.
@@ -154,6 +175,12 @@ impl Options {
             shrink: false,
             ..Options::first(max_steps, max_states)
         }
+    }
+
+    /// Whether finding `key` ends the search: the first violation does, unless
+    /// [`Options::all`]; with [`Options::target`], only that one.
+    pub fn stops_at(&self, key: &str) -> bool {
+        !self.all && self.target.as_deref().is_none_or(|t| t == key)
     }
 
     /// Zero budgets are refused: they would explore nothing.

@@ -35,7 +35,7 @@ use super::fingerprint::{fingerprint, state_bytes, FpSet};
 use super::search::schedule_of;
 use super::{findings, Exploration, Finding, Found, Options, Progress, Stopped};
 use crate::engine::Model;
-use crate::sched::{format_schedule, Choice};
+use crate::sched::Choice;
 
 /// Parents a thread takes in one batch.
 const BATCH_PER_THREAD: usize = 1024;
@@ -287,17 +287,10 @@ impl Books {
                 continue;
             }
             let schedule = schedule_of(&self.links, p.link);
-            self.found.push(Found {
-                kind,
-                message,
-                schedule: format_schedule(&schedule),
-                steps: schedule.len() as u32,
-                shrunk_from: None,
-                key: key.clone(),
-                cut: None,
-            });
+            let stops = self.o.stops_at(&key);
+            self.found.push(Found::new(kind, message, key, &schedule));
             self.stats.violations += 1;
-            if !self.o.all && self.o.target.as_deref().is_none_or(|t| t == key) {
+            if stops {
                 self.stopped = Some(Stopped::FirstViolation);
             }
         }

@@ -226,30 +226,16 @@ impl<M: Model> Explorer<M> {
                 schedule = f(&self.frontier);
             }
             self.found.push((
-                Found {
-                    kind,
-                    message,
-                    schedule: format_schedule(&schedule),
-                    steps: schedule.len() as u32,
-                    shrunk_from: None,
-                    key: key.clone(),
-                    cut: None,
-                },
+                Found::new(kind, message, key.clone(), &schedule),
                 key.clone(),
                 schedule.clone(),
             ));
             self.stats.violations += 1;
-            if self.stops_at(&key) {
+            if self.o.stops_at(&key) {
                 self.stopped = Some(Stopped::FirstViolation);
             }
         }
         ended
-    }
-
-    /// Whether finding `key` ends the search: the first violation does, unless
-    /// [`Options::all`]; with [`Options::target`], only that one.
-    fn stops_at(&self, key: &str) -> bool {
-        !self.o.all && self.o.target.as_deref().is_none_or(|t| t == key)
     }
 
     /// Checks the budgets that need room for one more state; sets `stopped`.
@@ -355,20 +341,12 @@ impl<M: Model> Explorer<M> {
             let mut schedule = base.clone();
             schedule.extend(&r.steps);
             self.found.push((
-                Found {
-                    kind: OutcomeKind::Race,
-                    message: r.message(),
-                    schedule: format_schedule(&schedule),
-                    steps: schedule.len() as u32,
-                    shrunk_from: None,
-                    key: key.clone(),
-                    cut: None,
-                },
+                Found::new(OutcomeKind::Race, r.message(), key.clone(), &schedule),
                 key.clone(),
                 schedule,
             ));
             self.stats.violations += 1;
-            if self.stops_at(&key) {
+            if self.o.stops_at(&key) {
                 self.stopped = Some(Stopped::FirstViolation);
                 return;
             }

@@ -105,6 +105,15 @@ impl Json {
         }
     }
 
+    /// The array at `key` of an object (`actors`, an actor's `ops`); empty when
+    /// there is none.
+    pub fn arr(&self, key: &str) -> &[Json] {
+        match self.get(key) {
+            Some(Json::Arr(a)) => a,
+            _ => &[],
+        }
+    }
+
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
         match self {
             Json::Obj(fields) => fields.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),

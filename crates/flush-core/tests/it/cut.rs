@@ -40,17 +40,11 @@ fn first_cut(text: &str) -> Option<(String, Cut)> {
 }
 
 fn actors(tree: &Json) -> &[Json] {
-    match tree.get("actors") {
-        Some(Json::Arr(a)) => a,
-        _ => &[],
-    }
+    tree.arr("actors")
 }
 
 fn ops(actor: &Json) -> &[Json] {
-    match actor.get("ops") {
-        Some(Json::Arr(o)) => o,
-        _ => &[],
-    }
+    actor.arr("ops")
 }
 
 fn name(v: &Json, key: &str) -> String {
@@ -324,18 +318,31 @@ fn the_cut_file_keeps_the_knobs_and_the_same_deadlock() {
     assert_eq!(f.kind, flush_core::OutcomeKind::Deadlock, "{}", f.message);
     let smaller = parse(&cut.scenario);
     assert_eq!(smaller.knobs(), sc.knobs());
-    let schedule = smaller.header().schedule.clone().unwrap_or_default();
-    let mut r = smaller.run(flush_core::Policy::Scripted {
+    let end = deadlock_at_end(&smaller);
+    assert_eq!(
+        explore::deadlock_key(&end),
+        explore::deadlock_key(&f.message),
+        "the same goroutines wait at the same points"
+    );
+}
+
+/// The outcome message of `sc`'s embedded schedule, replayed to its end (a
+/// deadlock, in these tests).
+fn deadlock_at_end(sc: &AnyScenario) -> String {
+    let schedule = sc.header().schedule.clone().unwrap_or_default();
+    let mut r = sc.run(flush_core::Policy::Scripted {
         script: schedule.clone(),
         fallback_seed: 1,
     });
     r.run_steps(schedule.len() as u32);
-    let end = r.outcome().expect("the schedule ends the run");
+    let end = r.outcome().expect("the schedule ends in a deadlock");
     assert_eq!(
-        explore::deadlock_key(&end.message),
-        explore::deadlock_key(&f.message),
-        "the same goroutines wait at the same points"
+        end.kind,
+        flush_core::OutcomeKind::Deadlock,
+        "{}",
+        end.message
     );
+    end.message.clone()
 }
 
 /// A deadlock's text numbers goroutines, ops and counts, which a cut changes
@@ -360,16 +367,10 @@ fn a_deadlock_matches_whatever_the_cut_renumbers() {
     assert!(cut.complete);
     check_cut("twice", text, &f.key, &cut);
     let smaller = parse(&cut.scenario);
-    let schedule = smaller.header().schedule.clone().unwrap_or_default();
-    let mut r = smaller.run(flush_core::Policy::Scripted {
-        script: schedule.clone(),
-        fallback_seed: 1,
-    });
-    r.run_steps(schedule.len() as u32);
-    let end = r.outcome().expect("the schedule ends in the deadlock");
+    let end = deadlock_at_end(&smaller);
     assert_eq!(
-        explore::deadlock_key(&end.message),
+        explore::deadlock_key(&end),
         explore::deadlock_key(&f.message)
     );
-    assert_ne!(end.message, f.message, "the text itself was renumbered");
+    assert_ne!(end, f.message, "the text itself was renumbered");
 }
