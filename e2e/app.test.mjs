@@ -43,6 +43,7 @@ async function open(hash = '', opts = {}) {
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  if (opts.init) await page.addInitScript(opts.init);
   if (opts.storage) await page.addInitScript((s) => localStorage.setItem('flushscope.view', s), opts.storage);
   // Records when the first lane appears, in ms since navigation start (performance.now()).
   await page.addInitScript(() => {
@@ -408,12 +409,84 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
   assert.ok(run.states > 1000, `${run.states} states`);
   figures['explore in the page: frames per second while exploring'] = run.fps.toFixed(0);
   figures['explore in the page: frames over 50 ms while exploring'] = run.longFrames;
-  figures['explore in the page: states/s (sync-scaled-4x3, slices of 8 ms)'] = (run.states / 1.5).toFixed(0);
+  figures['explore in the page: states/s (sync-scaled-4x3, breadth first, in the worker, its start included)'] = (run.states / 1.5).toFixed(0);
   figures['explore in the page: cancel to result (ms)'] = run.cancelMs.toFixed(1);
   assert.equal(run.longFrames, 0, `longest frame ${run.worst} ms`);
   await shot(page, '16-explore-cancelled-long-search');
   await noCrash(page, errors);
   await ctx.close();
+});
+
+/** Explores sync-scaled-4x3 (every violation) for `ms`, then cancels: where it ran, its states, the cancel's ms. */
+async function exploreAndCancel(page, ms) {
+  await page.check('#explore-all');
+  return page.evaluate(async (ms) => {
+    document.querySelector('#explore-btn').click();
+    const t0 = performance.now();
+    let where = null;
+    while (performance.now() - t0 < ms) {
+      await new Promise((r) => setTimeout(r, 20));
+      where = document.querySelector('#explore-where')?.dataset.runner ?? where;
+    }
+    const t1 = performance.now();
+    document.querySelector('#explore-cancel').click();
+    while (!document.querySelector('#explore-result')) await new Promise((r) => setTimeout(r, 0));
+    const x = document.querySelector('#explore-result');
+    return { where, runner: x.dataset.runner, states: Number(x.dataset.states), cancelMs: performance.now() - t1, text: x.textContent };
+  }, ms);
+}
+
+test('the explorer runs in a worker; without one, or when it fails to load, in the page', async () => {
+  // With a worker: the page says so while it runs and on the result.
+  const a = await open('scenario=sync-scaled-4x3');
+  const inWorker = await exploreAndCancel(a.page, 1000);
+  assert.deepEqual([inWorker.where, inWorker.runner], ['worker', 'worker']);
+  assert.match(inWorker.text, /cancelled: the search is incomplete/);
+  assert.ok(inWorker.states > 1000, `${inWorker.states} states`);
+  assert.ok(inWorker.cancelMs < 100, `cancel took ${inWorker.cancelMs} ms`);
+  figures['explore: cancel to result painted, search in the worker (ms)'] = inWorker.cancelMs.toFixed(1);
+  // The worker's findings are the page's: the #34018 panic and invariant, with their cuts.
+  await a.page.goto(URL + '#scenario=segment-not-found');
+  await a.page.check('#explore-all');
+  await a.page.click('#explore-btn');
+  await a.page.waitForSelector('#explore-result[data-found="2"]');
+  const workerText = await a.page.textContent('#explore-result');
+  await noCrash(a.page, a.errors);
+  await a.ctx.close();
+
+  // No Worker at all: the search runs in the page, in slices, with the same result.
+  const b = await open('scenario=sync-scaled-4x3', { init: () => { delete window.Worker; } });
+  const inPage = await exploreAndCancel(b.page, 500);
+  assert.deepEqual([inPage.where, inPage.runner], ['page', 'page']);
+  assert.match(inPage.text, /cancelled: the search is incomplete/);
+  await b.page.goto(URL + '#scenario=segment-not-found');
+  await b.page.check('#explore-all');
+  await b.page.click('#explore-btn');
+  await b.page.waitForSelector('#explore-result[data-found="2"]');
+  assert.equal(await b.page.getAttribute('#explore-result', 'data-runner'), 'page');
+  const strip = (t) => t.replace(/in \d+ ms, \d+ states\/s/, '').replace(/in \d+ ms/, '');
+  assert.equal(strip(await b.page.textContent('#explore-result')), strip(workerText));
+  await noCrash(b.page, b.errors);
+  await b.ctx.close();
+
+  // A worker that cannot load its module: the page takes the search over.
+  const c = await open('scenario=sync-scaled-4x3', {
+    init: () => new MutationObserver(() => {
+      const l = document.querySelector('link[rel=modulepreload]');
+      if (l && !l.dataset.broken) { l.dataset.broken = '1'; l.setAttribute('href', '/no-such-glue.js'); }
+    }).observe(document, { childList: true, subtree: true }),
+  });
+  const warned = [];
+  c.page.on('console', (m) => { if (m.type() === 'warning') warned.push(m.text()); });
+  await c.page.check('#explore-all');
+  await c.page.click('#explore-btn');
+  await c.page.waitForSelector('#explore-where[data-runner="page"]');
+  await c.page.click('#explore-cancel');
+  await c.page.waitForSelector('#explore-result[data-runner="page"]');
+  assert.match(await c.page.textContent('#explore-result'), /cancelled: the search is incomplete/);
+  assert.ok(warned.some((w) => /explorer's worker failed.*no-such-glue/.test(w)), warned.join('\n'));
+  assert.equal(await c.page.$('#crash'), null, 'no Rust panic banner');
+  await c.ctx.close();
 });
 
 test('the explorer cuts the ops a violation does not need, greys them out, and opens the smaller scenario', async () => {

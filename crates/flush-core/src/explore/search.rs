@@ -158,10 +158,18 @@ impl<M: Model> Explorer<M> {
     }
 
     /// The report: violations (shrunk depth first), counts, why it stopped.
-    pub fn finish(self) -> Exploration {
-        let stopped = self.stopped.unwrap_or(Stopped::Exhausted);
+    pub fn finish(mut self) -> Exploration {
+        self.report()
+    }
+
+    /// The report ([`Explorer::finish`]) without freeing the states the search
+    /// holds: a front end shows it first and frees them after (a breadth-first
+    /// frontier of a few hundred MiB takes tens of milliseconds to free). The
+    /// search is over: it is done, and its findings went to the report.
+    pub fn report(&mut self) -> Exploration {
+        let stopped = *self.stopped.get_or_insert(Stopped::Exhausted);
         let mut violations = Vec::new();
-        for (mut f, key, path) in self.found {
+        for (mut f, key, path) in std::mem::take(&mut self.found) {
             if self.o.shrink && self.o.order == Order::Dfs {
                 let short = shrink(&*self.sc, &path, &key, SHRINK_REPLAYS);
                 if short.len() < path.len() {

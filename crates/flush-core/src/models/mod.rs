@@ -447,6 +447,11 @@ impl AnyExplorer {
     pub fn finish(self) -> Exploration {
         each_explorer!(self, x => x.finish())
     }
+
+    /// The report, the search's states kept (see [`explore::Explorer::report`]).
+    pub fn report(&mut self) -> Exploration {
+        each_explorer!(self, x => x.report())
+    }
 }
 
 /// One step of two runs of the same schedule side by side (see

@@ -1,138 +1,338 @@
 //! The explorer in the page: searches every interleaving of the loaded scenario in
-//! slices of a few milliseconds between frames (the page stays responsive and
-//! Cancel answers within a slice), shows progress, then each violation with a
+//! a Web Worker (see [`crate::worker`]; in slices of a few milliseconds between
+//! frames where there is none), shows progress, then each violation with a
 //! button that opens its schedule in the stepper.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
 
-use flush_core::explore::{
-    bytes_words, not_cut, Cut, CutBudget, Exploration, Found, OpShrink, Options, Progress,
-};
+use flush_core::explore::{bytes_words, Cut, Exploration, Found, Options, Progress};
 use flush_core::{AnyExplorer, AnyScenario, Choice, OutcomeKind};
 use gloo::timers::callback::Interval;
+use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::state::{Action, Dispatch, Mode, Shown, Source, ViewSpec};
+pub(crate) use crate::worker::PAGE_MAX_BYTES;
+use crate::worker::{
+    restore, FromWorker, Job, JobSpec, Search, SearchWire, Tick, ToWorker, WorkerLink,
+};
 
 /// Main-thread time one slice of the search may take (a frame is 16.7 ms).
 const SLICE_MS: f64 = 8.0;
-/// Model steps between two looks at the clock.
-const SLICE_TRANSITIONS: u64 = 512;
-/// What the page lets a search hold (the browser's memory is the user's).
-pub(crate) const PAGE_MAX_BYTES: u64 = 256 << 20;
 const PAGE_MAX_STATES: u64 = 50_000_000;
 pub(crate) const PAGE_MAX_STEPS: u32 = 200;
-
-/// Violations whose ops the page cuts after a search (each cut is a few
-/// searches of its own).
-const MAX_CUTS: usize = 4;
-/// One try's states in the page, and all tries' (a cut takes a few seconds at most).
-const PAGE_CUT_TRY_STATES: u64 = 200_000;
-const PAGE_CUT_STATES: u64 = 2_000_000;
 
 #[derive(Clone, PartialEq)]
 pub(crate) enum Status {
     Idle,
     /// `done` of `of` searches finished; `p` is the running one's progress;
     /// `cutting`: (tries, ops cut) once the search is done and its findings' ops
-    /// are being cut.
+    /// are being cut; `worker`: it runs in the worker.
     Running {
         p: Progress,
         ms: f64,
         done: usize,
         of: usize,
         cutting: Option<(u32, u32)>,
+        worker: bool,
     },
     Done {
         xs: Rc<Vec<Exploration>>,
         ms: f64,
+        worker: bool,
     },
 }
 
-/// What a single search's findings are cut from: the scenario file, the
-/// scenario as explored (version, knobs) and the search's options.
-pub(crate) struct CutPlan {
-    pub text: Rc<str>,
-    pub sc: AnyScenario,
-    pub o: Options,
+impl Status {
+    fn of(t: Tick, worker: bool) -> Status {
+        match t {
+            Tick::Running {
+                p,
+                ms,
+                done,
+                of,
+                cutting,
+            } => Status::Running {
+                p,
+                ms,
+                done,
+                of,
+                cutting,
+                worker,
+            },
+            Tick::Done { xs, ms } => Status::Done {
+                xs: Rc::new(xs),
+                ms,
+                worker,
+            },
+        }
+    }
 }
 
-/// The cut in progress: which finding, and its shrink.
-struct Cutting {
-    plan: CutPlan,
-    at: usize,
-    now: Option<OpShrink>,
+/// What the searches of one panel share: the job running here or in the
+/// worker, and the worker.
+struct Shared {
+    status: UseStateHandle<Status>,
+    /// The job's number: the worker's messages about an older one are dropped.
+    id: Cell<u32>,
+    /// A job running on this thread, and the timer that runs its slices.
+    here: RefCell<Option<Job>>,
+    timer: RefCell<Option<Interval>>,
+    /// The job handed to the worker (run here instead if the worker fails).
+    there: RefCell<Option<JobSpec>>,
+    worker: RefCell<Option<WorkerLink>>,
+    /// The worker failed (to load, or later): jobs run here from then on.
+    broken: Cell<bool>,
 }
 
-impl Cutting {
-    /// Goes on with the cuts of `x`'s findings for about one slice's steps;
-    /// true when every finding (up to [`MAX_CUTS`]) has its cut.
-    fn run(&mut self, x: &mut Exploration) -> bool {
-        let n = x.violations.len().min(MAX_CUTS);
-        while self.at < n {
-            if self.now.is_none() {
-                let f = &x.violations[self.at];
-                let budget = CutBudget {
-                    per_try: PAGE_CUT_TRY_STATES,
-                    states: PAGE_CUT_STATES,
-                    tries: 200,
-                    bytes: PAGE_MAX_BYTES / 4,
-                };
-                match OpShrink::new(&self.plan.text, &self.plan.sc, f, &self.plan.o, budget) {
-                    Ok(s) => self.now = Some(s),
-                    Err(why) => {
-                        x.violations[self.at].cut = Some(not_cut(why));
-                        self.at += 1;
-                        continue;
+impl Shared {
+    /// Forgets the job running (here or there) without a report.
+    fn forget(&self) {
+        self.id.set(self.id.get().wrapping_add(1));
+        self.here.borrow_mut().take();
+        self.timer.borrow_mut().take();
+        if self.there.borrow_mut().take().is_some() {
+            if let Some(w) = self.worker.borrow().as_ref() {
+                w.send(&ToWorker::Stop {
+                    id: self.id.get().wrapping_sub(1),
+                    report: false,
+                });
+            }
+        }
+    }
+
+    /// Runs `spec`: its first slice here at once (a small search is done before
+    /// the next frame), the rest in the worker, or here in slices without one.
+    fn start(self: &Rc<Self>, spec: JobSpec) {
+        self.forget();
+        let mut job = Job::new(&spec);
+        let first = job.slice(SLICE_MS);
+        if let Tick::Done { .. } = first {
+            self.status.set(Status::of(first, false));
+            return;
+        }
+        if self.send(&spec) {
+            *self.there.borrow_mut() = Some(spec);
+            self.status.set(Status::of(first, true));
+            return;
+        }
+        *self.here.borrow_mut() = Some(job);
+        self.status.set(Status::of(first, false));
+        self.run_here();
+    }
+
+    /// Runs searches set up here (from a state of the run), here.
+    fn start_here(self: &Rc<Self>, xs: Vec<AnyExplorer>) {
+        self.forget();
+        let mut job = Job::of(xs);
+        let first = job.slice(SLICE_MS);
+        if let Tick::Running { .. } = first {
+            *self.here.borrow_mut() = Some(job);
+            self.run_here();
+        }
+        self.status.set(Status::of(first, false));
+    }
+
+    /// Hands `spec` to the worker, started now if need be; false when there is
+    /// no worker to take it.
+    fn send(self: &Rc<Self>, spec: &JobSpec) -> bool {
+        if self.broken.get() {
+            return false;
+        }
+        if self.worker.borrow().is_none() {
+            let (a, b) = (Rc::downgrade(self), Rc::downgrade(self));
+            let link = WorkerLink::spawn(
+                move |m| {
+                    if let Some(s) = a.upgrade() {
+                        s.heard(m)
                     }
+                },
+                move |e: web_sys::Event| {
+                    if let Some(s) = b.upgrade() {
+                        let what = e
+                            .dyn_ref::<web_sys::ErrorEvent>()
+                            .map(|e| e.message())
+                            .unwrap_or_default();
+                        s.failed(&what)
+                    }
+                },
+            );
+            *self.worker.borrow_mut() = link;
+        }
+        let m = ToWorker::Start {
+            id: self.id.get(),
+            searches: spec.searches.iter().map(SearchWire::of).collect(),
+            cut: spec.cut.as_deref().map(str::to_owned),
+        };
+        self.worker.borrow().as_ref().is_some_and(|w| w.send(&m))
+    }
+
+    /// Runs the job here, a slice per timer tick.
+    fn run_here(self: &Rc<Self>) {
+        let me = Rc::downgrade(self);
+        *self.timer.borrow_mut() = Some(Interval::new(0, move || tick(&me)));
+    }
+
+    /// A message from the worker.
+    fn heard(self: &Rc<Self>, m: FromWorker) {
+        match m {
+            FromWorker::Tick { id, tick, keys } if id == self.id.get() => {
+                let t = match tick {
+                    Tick::Done { mut xs, ms } => {
+                        if let Some(spec) = self.there.borrow_mut().take() {
+                            restore(&mut xs, &keys, &spec);
+                        }
+                        Tick::Done { xs, ms }
+                    }
+                    t => t,
+                };
+                self.status.set(Status::of(t, true));
+            }
+            FromWorker::Failed { id, why } => {
+                web_sys::console::warn_1(
+                    &format!("FlushScope: the explorer's worker could not run a search ({why}); the page runs it.").into(),
+                );
+                if id == self.id.get() {
+                    self.run_there_here();
                 }
             }
-            let Some(s) = self.now.as_mut() else {
-                return true;
-            };
-            if !s.run(SLICE_TRANSITIONS) {
-                return false;
-            }
-            x.violations[self.at].cut = self.now.take().map(OpShrink::finish);
-            self.at += 1;
-        }
-        true
-    }
-
-    /// Ends the running cut where it stands (a cancel).
-    fn stop(&mut self, x: &mut Exploration) {
-        if let Some(mut s) = self.now.take() {
-            s.cancel();
-            if let Some(f) = x.violations.get_mut(self.at) {
-                f.cut = Some(s.finish());
-            }
+            FromWorker::Broken { why } => self.failed(&why),
+            FromWorker::Tick { .. } => {}
         }
     }
 
-    fn progress(&self) -> (u32, u32) {
-        self.now.as_ref().map_or((0, 0), OpShrink::progress)
+    /// The worker failed to load or broke: it is not used again; its job runs here.
+    fn failed(self: &Rc<Self>, what: &str) {
+        web_sys::console::warn_1(
+            &format!(
+                "FlushScope: the explorer's worker failed ({what}); searches run in the page."
+            )
+            .into(),
+        );
+        self.broken.set(true);
+        if let Some(w) = self.worker.borrow().as_ref() {
+            w.end();
+        }
+        self.run_there_here();
+    }
+
+    fn run_there_here(self: &Rc<Self>) {
+        let spec = self.there.borrow_mut().take();
+        if let Some(spec) = spec {
+            *self.here.borrow_mut() = Some(Job::new(&spec));
+            self.run_here();
+        }
+    }
+
+    /// Cancel: the job here reports what it covered at once; the worker within a
+    /// slice.
+    fn cancel(&self) {
+        let here = self.here.borrow_mut().take();
+        if let Some(mut j) = here {
+            self.timer.borrow_mut().take();
+            self.status.set(Status::of(j.cancel(), false));
+            // Its states are freed after the report is shown.
+            gloo::timers::callback::Timeout::new(0, move || drop(j)).forget();
+        } else if self.there.borrow().is_some() {
+            if let Some(w) = self.worker.borrow().as_ref() {
+                w.send(&ToWorker::Stop {
+                    id: self.id.get(),
+                    report: true,
+                });
+            }
+        }
     }
 }
 
-/// Searches run one after the other, each in slices; then, for a single
-/// search, the cuts of its findings.
-struct Job {
-    xs: Vec<Option<AnyExplorer>>,
-    out: Vec<Exploration>,
-    started: f64,
-    /// When the last search ended (the cuts after it are not the search's time).
-    searched: Option<f64>,
-    cut: Option<Cutting>,
+/// One slice of the job running here; then shows where it stands.
+fn tick(me: &Weak<Shared>) {
+    let Some(s) = me.upgrade() else { return };
+    let t = {
+        let mut here = s.here.borrow_mut();
+        let Some(j) = here.as_mut() else { return };
+        let t = j.slice(SLICE_MS);
+        if let Tick::Done { .. } = t {
+            // Its states are freed after the report is shown.
+            if let Some(j) = here.take() {
+                gloo::timers::callback::Timeout::new(0, move || drop(j)).forget();
+            }
+        }
+        t
+    };
+    // The timer stops once the job is done (dropped by an effect, never inside its own tick).
+    s.status.set(Status::of(t, false));
 }
 
-impl Job {
-    fn finished(&mut self, status: &UseStateHandle<Status>) {
-        status.set(Status::Done {
-            xs: Rc::new(std::mem::take(&mut self.out)),
-            ms: self.searched.unwrap_or_else(now) - self.started,
+/// Searches in progress and how to start and cancel them.
+pub(crate) struct ExploreHandle {
+    pub status: UseStateHandle<Status>,
+    /// The searches, and for a single search the file to cut its findings' ops from.
+    pub start: Callback<JobSpec>,
+    /// Searches set up from a state of the run (they run in the page).
+    pub start_here: Callback<Vec<AnyExplorer>>,
+    pub cancel: Callback<MouseEvent>,
+}
+
+/// Searches run in a worker (or here in slices); dropped when `key` changes.
+#[hook]
+pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHandle {
+    let status = use_state(|| Status::Idle);
+    let shared = {
+        let status = status.clone();
+        (*use_memo((), move |_| {
+            Rc::new(Shared {
+                status,
+                id: Cell::new(0),
+                here: RefCell::new(None),
+                timer: RefCell::new(None),
+                there: RefCell::new(None),
+                worker: RefCell::new(None),
+                broken: Cell::new(false),
+            })
+        }))
+        .clone()
+    };
+    {
+        let (shared, status) = (shared.clone(), status.clone());
+        use_effect_with(key, move |_| {
+            status.set(Status::Idle);
+            move || shared.forget()
         });
+    }
+    // The worker ends with the panel.
+    {
+        let shared = shared.clone();
+        use_effect_with((), move |_| {
+            move || {
+                shared.forget();
+                shared.worker.borrow_mut().take();
+            }
+        });
+    }
+    {
+        let shared = shared.clone();
+        use_effect_with((*status).clone(), move |s| {
+            if !matches!(s, Status::Running { .. }) {
+                shared.timer.borrow_mut().take();
+            }
+        });
+    }
+    let start = {
+        let shared = shared.clone();
+        Callback::from(move |spec: JobSpec| shared.start(spec))
+    };
+    let start_here = {
+        let shared = shared.clone();
+        Callback::from(move |xs: Vec<AnyExplorer>| shared.start_here(xs))
+    };
+    let cancel = Callback::from(move |_: MouseEvent| shared.cancel());
+    ExploreHandle {
+        status,
+        start,
+        start_here,
+        cancel,
     }
 }
 
@@ -146,155 +346,6 @@ pub struct ExploreProps {
 impl PartialEq for ExploreProps {
     fn eq(&self, o: &Self) -> bool {
         self.shown == o.shown
-    }
-}
-
-fn now() -> f64 {
-    gloo::utils::window()
-        .performance()
-        .map(|p| p.now())
-        .unwrap_or_default()
-}
-
-/// One slice: runs the searches in turn for about [`SLICE_MS`], then shows where
-/// they stand (or their reports, when all are done).
-fn tick(job: &RefCell<Option<Job>>, status: &UseStateHandle<Status>) {
-    let mut slot = job.borrow_mut();
-    let Some(j) = slot.as_mut() else { return };
-    let t0 = now();
-    let mut cut_done = false;
-    while now() - t0 < SLICE_MS {
-        let i = j.out.len();
-        let Some(x) = j.xs.get_mut(i).and_then(Option::as_mut) else {
-            // Every search is done: cut the findings' ops, a slice at a time.
-            cut_done = match (&mut j.cut, &mut j.out[..]) {
-                (Some(c), [x]) => c.run(x),
-                _ => true,
-            };
-            if cut_done {
-                break;
-            }
-            continue;
-        };
-        if x.run(SLICE_TRANSITIONS) {
-            if let Some(x) = j.xs[i].take() {
-                j.out.push(x.finish());
-            }
-            if j.out.len() == j.xs.len() {
-                j.searched = Some(now());
-            }
-        }
-    }
-    match j.xs.get(j.out.len()).and_then(Option::as_ref) {
-        None if cut_done => j.finished(status),
-        None => status.set(Status::Running {
-            p: j.out
-                .last()
-                .map(|x| Progress {
-                    states: x.states,
-                    depth: x.depth,
-                    bytes: x.peak_bytes,
-                    ..Progress::default()
-                })
-                .unwrap_or_default(),
-            ms: now() - j.started,
-            done: j.out.len().saturating_sub(1),
-            of: j.xs.len(),
-            cutting: Some(j.cut.as_ref().map_or((0, 0), Cutting::progress)),
-        }),
-        Some(x) => status.set(Status::Running {
-            p: x.progress(),
-            ms: now() - j.started,
-            done: j.out.len(),
-            of: j.xs.len(),
-            cutting: None,
-        }),
-    }
-}
-
-/// Searches in progress and how to start and cancel them.
-pub(crate) struct ExploreHandle {
-    pub status: UseStateHandle<Status>,
-    /// The searches, and for a single search where to cut its findings' ops from.
-    pub start: Callback<(Vec<AnyExplorer>, Option<CutPlan>)>,
-    pub cancel: Callback<MouseEvent>,
-}
-
-/// Searches run in slices by a timer; dropped when `key` changes.
-#[hook]
-pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHandle {
-    let status = use_state(|| Status::Idle);
-    let job = use_mut_ref(|| None::<Job>);
-    let timer = use_mut_ref(|| None::<Interval>);
-    {
-        let (job, timer, status) = (job.clone(), timer.clone(), status.clone());
-        use_effect_with(key, move |_| {
-            status.set(Status::Idle);
-            move || {
-                job.borrow_mut().take();
-                timer.borrow_mut().take();
-            }
-        });
-    }
-    // The timer stops once the searches are done (dropped here, never inside its own tick).
-    {
-        let timer = timer.clone();
-        use_effect_with((*status).clone(), move |s| {
-            if !matches!(s, Status::Running { .. }) {
-                timer.borrow_mut().take();
-            }
-        });
-    }
-    let start = {
-        let (job, status) = (job.clone(), status.clone());
-        Callback::from(move |(xs, plan): (Vec<AnyExplorer>, Option<CutPlan>)| {
-            let of = xs.len();
-            *job.borrow_mut() = Some(Job {
-                xs: xs.into_iter().map(Some).collect(),
-                out: Vec::new(),
-                started: now(),
-                searched: None,
-                cut: plan.map(|plan| Cutting {
-                    plan,
-                    at: 0,
-                    now: None,
-                }),
-            });
-            status.set(Status::Running {
-                p: Progress::default(),
-                ms: 0.0,
-                done: 0,
-                of,
-                cutting: None,
-            });
-            let (job, status) = (job.clone(), status.clone());
-            // The first slice at once (a small search is done before the next frame).
-            tick(&job, &status);
-            *timer.borrow_mut() = Some(Interval::new(0, move || tick(&job, &status)));
-        })
-    };
-    // Cancel reports what was covered at once (the next tick finds nothing to run).
-    let cancel = {
-        let (job, status) = (job.clone(), status.clone());
-        Callback::from(move |_: MouseEvent| {
-            let mut slot = job.borrow_mut();
-            let Some(j) = slot.as_mut() else { return };
-            let i = j.out.len();
-            if let Some(mut x) = j.xs.get_mut(i).and_then(Option::take) {
-                x.cancel();
-                j.out.push(x.finish());
-                j.xs.truncate(i + 1);
-                j.finished(&status);
-            } else if let (Some(c), [x]) = (&mut j.cut, &mut j.out[..]) {
-                c.stop(x);
-                j.finished(&status);
-            }
-        })
-    };
-    ExploreHandle {
-        status,
-        start,
-        cancel,
     }
 }
 
@@ -325,16 +376,19 @@ fn start_callbacks(
                 races: *races,
                 ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
             };
-            let plan = source_text(&source).map(|text| CutPlan {
-                text,
-                sc: sc.clone(),
-                o: o.clone(),
+            start.emit(JobSpec {
+                searches: vec![Search {
+                    source: source.clone(),
+                    sc: sc.clone(),
+                    o,
+                }],
+                cut: source_text(&source),
             });
-            start.emit((vec![AnyExplorer::new(&sc, o)], plan));
         })
     };
     let every_version = {
         let (start, races, sc) = (x.start.clone(), races.clone(), sc.clone());
+        let source = source.clone();
         Callback::from(move |_: MouseEvent| {
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES / 2,
@@ -343,16 +397,23 @@ fn start_callbacks(
                 races: *races,
                 ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
             };
-            let xs = sc
+            let searches = sc
                 .versions()
                 .iter()
                 .filter_map(|v| {
                     let mut s = sc.clone();
                     s.set_version(v.id).ok()?;
-                    Some(AnyExplorer::new(&s, o.clone()))
+                    Some(Search {
+                        source: source.clone(),
+                        sc: s,
+                        o: o.clone(),
+                    })
                 })
                 .collect();
-            start.emit((xs, None));
+            start.emit(JobSpec {
+                searches,
+                cut: None,
+            });
         })
     };
     (start, every_version)
@@ -390,7 +451,7 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
                 </label>
             </div>
             // Progress is not announced (it changes every frame); the result is.
-            if let Status::Running { p: pr, ms, done, of, cutting } = &*x.status {
+            if let Status::Running { p: pr, ms, done, of, cutting, .. } = &*x.status {
                 {running_view(pr, *ms)}
                 if *of > 1 { <p class="muted">{format!("Search {} of {of}", done + 1)}</p> }
                 if let Some((tries, cut)) = cutting {
@@ -428,9 +489,13 @@ fn status_view(s: &Status, p: &ExploreProps) -> Html {
         Status::Idle => html! {
             <p class="muted">{"Searches breadth first for an invariant broken, a Go panic or a deadlock, gives the shortest schedule to each, then cuts the scenario's ops it does not need."}</p>
         },
-        Status::Running { .. } => html! { <p class="muted">{"Exploring…"}</p> },
-        Status::Done { xs, ms } => match &xs[..] {
-            [x] => report_view(x, *ms, p),
+        Status::Running { worker, .. } => html! {
+            <p class="muted" id="explore-where" data-runner={if *worker { "worker" } else { "page" }}>
+                {if *worker { "Exploring in a background worker: the page stays free…" } else { "Exploring…" }}
+            </p>
+        },
+        Status::Done { xs, ms, worker } => match &xs[..] {
+            [x] => report_view(x, *ms, *worker, p),
             [] => html! {},
             many => versions_view(many, p),
         },
@@ -449,9 +514,10 @@ pub(crate) fn running_view(pr: &Progress, ms: f64) -> Html {
     }
 }
 
-fn report_view(x: &Exploration, ms: f64, p: &ExploreProps) -> Html {
+fn report_view(x: &Exploration, ms: f64, worker: bool, p: &ExploreProps) -> Html {
     html! {
-        <div id="explore-result" data-states={x.states.to_string()} data-found={x.violations.len().to_string()}>
+        <div id="explore-result" data-states={x.states.to_string()} data-found={x.violations.len().to_string()}
+             data-runner={if worker { "worker" } else { "page" }}>
             <p>{format!("{} states ({} transitions, depth {}) in {:.0} ms{}.", x.states, x.transitions, x.depth, ms, rate(x.states, ms))}</p>
             <p class="muted">{format!("Stopped: {}.", x.stopped_words())}</p>
             if x.violations.is_empty() && x.truncated {
@@ -687,12 +753,12 @@ pub fn race_lens(p: &LensProps) -> Html {
     let x = use_explorers(key);
     let choices = use_mut_ref(Vec::<Choice>::new);
     {
-        let (start, run, choices) = (x.start.clone(), p.run.clone(), choices.clone());
+        let (start, run, choices) = (x.start_here.clone(), p.run.clone(), choices.clone());
         use_effect_with(key, move |&(_, _, on)| {
             if on {
                 let list = AnyExplorer::lens(&run.borrow(), LENS_STEPS, LENS_STATES);
                 *choices.borrow_mut() = list.iter().map(|(c, _)| *c).collect();
-                start.emit((list.into_iter().map(|(_, x)| x).collect(), None));
+                start.emit(list.into_iter().map(|(_, x)| x).collect());
             }
         });
     }

@@ -1,13 +1,13 @@
 //! What if: the model's knobs (`AnyScenario::knobs`) as selects that rerun the
 //! scenario with another setting, and the policy matrix: every combination of the
-//! knobs explored in slices, a row each, the Milvus versions among them, each
+//! knobs explored in the explorer's worker, a row each, the Milvus versions among them, each
 //! finding one click from the stepper.
 
 use std::rc::Rc;
 
 use flush_core::engine::Knob;
 use flush_core::explore::{Exploration, Options};
-use flush_core::{AnyExplorer, AnyScenario};
+use flush_core::AnyScenario;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -15,6 +15,7 @@ use super::explore::{
     findings_cell, running_view, use_explorers, Status, PAGE_MAX_BYTES, PAGE_MAX_STEPS,
 };
 use crate::state::{Action, Dispatch, Shown};
+use crate::worker::{JobSpec, Search};
 
 /// What each row of the matrix may explore (a row is one search); the page says
 /// "1,000,000".
@@ -54,6 +55,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     }
     let start = {
         let (start, rows, sc) = (x.start.clone(), rows.clone(), p.scenario.clone());
+        let source = p.shown.source.clone();
         Callback::from(move |_: MouseEvent| {
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES / 2,
@@ -69,13 +71,17 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                     settings: v.knobs().iter().map(|k| (k.key, k.current)).collect(),
                 })
                 .collect();
-            start.emit((
-                variants
-                    .iter()
-                    .map(|(_, v)| AnyExplorer::new(v, o.clone()))
+            start.emit(JobSpec {
+                searches: variants
+                    .into_iter()
+                    .map(|(_, sc)| Search {
+                        source: source.clone(),
+                        sc,
+                        o: o.clone(),
+                    })
                     .collect(),
-                None,
-            ));
+                cut: None,
+            });
         })
     };
     let proposed = knobs.iter().any(|k| k.current != k.preset);

@@ -1,0 +1,781 @@
+//! Searches off the main thread: a job (searches one after the other, then the
+//! cuts of a single search's findings) that runs in slices, here or in a Web
+//! Worker.
+//!
+//! The worker is this very wasm module, loaded a second time in a module worker
+//! (the browser has it cached: nothing more to download). `main` returns at once
+//! where there is no `window`; the worker's script (see [`WorkerLink::spawn`])
+//! hands each message from the page to [`worker_message`] and calls
+//! [`worker_slice`] until it has nothing to say, a `MessageChannel` message between
+//! two slices so that a Cancel gets in. Scenarios cross as the page built them
+//! (source, version, knobs, step limit: [`SearchWire`]), results as the
+//! explorer's JSON; a test checks that both come back equal.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use flush_core::explore::{
+    collision_bound, not_cut, CutBudget, Exploration, OpShrink, Options, Progress,
+};
+use flush_core::{AnyExplorer, AnyScenario};
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::state::{scenario_of, Source};
+
+/// What the page lets a search hold (the browser's memory is the user's).
+pub(crate) const PAGE_MAX_BYTES: u64 = 256 << 20;
+/// Model steps between two looks at the clock.
+const SLICE_TRANSITIONS: u64 = 512;
+/// A worker's slice: long enough that messages cost little, short enough that a
+/// Cancel is answered well within 100 ms.
+pub(crate) const WORKER_SLICE_MS: f64 = 25.0;
+
+/// Violations whose ops are cut after a search (each cut is a few searches of
+/// its own).
+const MAX_CUTS: usize = 4;
+/// One try's states, and all tries' (a cut takes a few seconds at most).
+const PAGE_CUT_TRY_STATES: u64 = 200_000;
+const PAGE_CUT_STATES: u64 = 2_000_000;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()`, in a window or a worker alike.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+/// Milliseconds on the page's (or the worker's) clock.
+pub(crate) fn now() -> f64 {
+    performance_now()
+}
+
+/// One search: of `sc` (built from `source` by the page), with `o`.
+#[derive(Clone)]
+pub(crate) struct Search {
+    pub source: Source,
+    pub sc: AnyScenario,
+    pub o: Options,
+}
+
+/// Searches to run one after the other; `cut`: the file to cut a single
+/// search's findings' ops from.
+#[derive(Clone)]
+pub(crate) struct JobSpec {
+    pub searches: Vec<Search>,
+    pub cut: Option<Rc<str>>,
+}
+
+/// Where a job stands after a slice.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) enum Tick {
+    /// `done` of `of` searches finished; `p` is the running one's progress;
+    /// `cutting`: (tries, ops cut) once the searches are done and the findings'
+    /// ops are being cut.
+    Running {
+        p: Progress,
+        ms: f64,
+        done: usize,
+        of: usize,
+        cutting: Option<(u32, u32)>,
+    },
+    /// Every search's report, and the time the searches took (not the cuts).
+    Done { xs: Vec<Exploration>, ms: f64 },
+}
+
+/// The cut in progress: which finding, and its shrink.
+struct Cutting {
+    text: Rc<str>,
+    sc: AnyScenario,
+    o: Options,
+    at: usize,
+    now: Option<OpShrink>,
+}
+
+impl Cutting {
+    /// Goes on with the cuts of `x`'s findings for about one slice's steps;
+    /// true when every finding (up to [`MAX_CUTS`]) has its cut.
+    fn run(&mut self, x: &mut Exploration) -> bool {
+        let n = x.violations.len().min(MAX_CUTS);
+        while self.at < n {
+            if self.now.is_none() {
+                let f = &x.violations[self.at];
+                let budget = CutBudget {
+                    per_try: PAGE_CUT_TRY_STATES,
+                    states: PAGE_CUT_STATES,
+                    tries: 200,
+                    bytes: PAGE_MAX_BYTES / 4,
+                };
+                match OpShrink::new(&self.text, &self.sc, f, &self.o, budget) {
+                    Ok(s) => self.now = Some(s),
+                    Err(why) => {
+                        x.violations[self.at].cut = Some(not_cut(why));
+                        self.at += 1;
+                        continue;
+                    }
+                }
+            }
+            let Some(s) = self.now.as_mut() else {
+                return true;
+            };
+            if !s.run(SLICE_TRANSITIONS) {
+                return false;
+            }
+            x.violations[self.at].cut = self.now.take().map(OpShrink::finish);
+            self.at += 1;
+        }
+        true
+    }
+
+    /// Ends the running cut where it stands (a cancel).
+    fn stop(&mut self, x: &mut Exploration) {
+        if let Some(mut s) = self.now.take() {
+            s.cancel();
+            if let Some(f) = x.violations.get_mut(self.at) {
+                f.cut = Some(s.finish());
+            }
+        }
+    }
+
+    fn progress(&self) -> (u32, u32) {
+        self.now.as_ref().map_or((0, 0), OpShrink::progress)
+    }
+}
+
+/// A job under way.
+pub(crate) struct Job {
+    xs: Vec<Option<AnyExplorer>>,
+    /// The last search that ended, its states not yet freed (see
+    /// `Explorer::report`): freed when the next one ends, or with the job, once
+    /// its report is on its way.
+    spent: Option<AnyExplorer>,
+    out: Vec<Exploration>,
+    started: f64,
+    /// When the last search ended (the cuts after it are not the search's time).
+    searched: Option<f64>,
+    cut: Option<Cutting>,
+}
+
+impl Job {
+    /// Searches already set up (the race lens's, from a state of the run); they
+    /// run here, never in the worker.
+    pub fn of(xs: Vec<AnyExplorer>) -> Job {
+        Job {
+            xs: xs.into_iter().map(Some).collect(),
+            spent: None,
+            out: Vec::new(),
+            started: now(),
+            searched: None,
+            cut: None,
+        }
+    }
+
+    pub fn new(spec: &JobSpec) -> Job {
+        let cut = match (&spec.cut, &spec.searches[..]) {
+            (Some(text), [s]) => Some(Cutting {
+                text: text.clone(),
+                sc: s.sc.clone(),
+                o: s.o.clone(),
+                at: 0,
+                now: None,
+            }),
+            _ => None,
+        };
+        Job {
+            xs: spec
+                .searches
+                .iter()
+                .map(|s| Some(AnyExplorer::new(&s.sc, s.o.clone())))
+                .collect(),
+            spent: None,
+            out: Vec::new(),
+            started: now(),
+            searched: None,
+            cut,
+        }
+    }
+
+    /// Runs the searches in turn, then the cuts, for about `ms`; says where the
+    /// job stands.
+    pub fn slice(&mut self, ms: f64) -> Tick {
+        let t0 = now();
+        let mut cut_done = false;
+        while now() - t0 < ms {
+            let i = self.out.len();
+            let Some(x) = self.xs.get_mut(i).and_then(Option::as_mut) else {
+                // Every search is done: cut the findings' ops, a slice at a time.
+                cut_done = match (&mut self.cut, &mut self.out[..]) {
+                    (Some(c), [x]) => c.run(x),
+                    _ => true,
+                };
+                if cut_done {
+                    break;
+                }
+                continue;
+            };
+            if x.run(SLICE_TRANSITIONS) {
+                self.out.push(x.report());
+                self.spent = self.xs[i].take();
+                if self.out.len() == self.xs.len() {
+                    self.searched = Some(now());
+                }
+            }
+        }
+        self.tick(cut_done)
+    }
+
+    fn tick(&mut self, cut_done: bool) -> Tick {
+        let ms = now() - self.started;
+        match self.xs.get(self.out.len()).and_then(Option::as_ref) {
+            None if cut_done => self.finished(),
+            None => Tick::Running {
+                p: self
+                    .out
+                    .last()
+                    .map(|x| Progress {
+                        states: x.states,
+                        depth: x.depth,
+                        bytes: x.peak_bytes,
+                        ..Progress::default()
+                    })
+                    .unwrap_or_default(),
+                ms,
+                done: self.out.len().saturating_sub(1),
+                of: self.xs.len(),
+                cutting: Some(self.cut.as_ref().map_or((0, 0), Cutting::progress)),
+            },
+            Some(x) => Tick::Running {
+                p: x.progress(),
+                ms,
+                done: self.out.len(),
+                of: self.xs.len(),
+                cutting: None,
+            },
+        }
+    }
+
+    fn finished(&mut self) -> Tick {
+        Tick::Done {
+            xs: std::mem::take(&mut self.out),
+            ms: self.searched.unwrap_or_else(now) - self.started,
+        }
+    }
+
+    /// Stops where it stands and reports what was covered (the searches after
+    /// the running one are dropped).
+    pub fn cancel(&mut self) -> Tick {
+        let i = self.out.len();
+        if let Some(mut x) = self.xs.get_mut(i).and_then(Option::take) {
+            x.cancel();
+            self.out.push(x.report());
+            self.spent = Some(x);
+            self.searched = Some(now());
+        } else if let (Some(c), [x]) = (&mut self.cut, &mut self.out[..]) {
+            c.stop(x);
+        }
+        self.finished()
+    }
+}
+
+/// A search as it crosses to the worker: the scenario as the page built it
+/// (`scenario_of`, then version, knobs and step limit as `build` sets them). Every
+/// knob crosses set to what the scenario runs with; one left at its version's
+/// preset is resolved to that same preset by the model, so the search is the same.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SearchWire {
+    builtin: Option<String>,
+    file: String,
+    text: Option<String>,
+    version: Option<String>,
+    knobs: Vec<(String, String)>,
+    max_steps: u32,
+    o: Options,
+}
+
+impl SearchWire {
+    pub fn of(s: &Search) -> SearchWire {
+        let (builtin, file, text) = match &s.source {
+            Source::Builtin(name) => (Some(name.clone()), String::new(), None),
+            Source::Inline { file, text } => (None, file.clone(), Some(text.to_string())),
+        };
+        let h = s.sc.header();
+        SearchWire {
+            builtin,
+            file,
+            text,
+            version: h.version.map(str::to_owned),
+            knobs: s
+                .sc
+                .knobs()
+                .iter()
+                .map(|k| (k.key.to_owned(), k.current.to_owned()))
+                .collect(),
+            max_steps: h.max_steps,
+            o: s.o.clone(),
+        }
+    }
+
+    /// The search again, as the page had it (see `scenario_of` and `build`).
+    pub fn search(self) -> Result<Search, String> {
+        let source = match (self.builtin, self.text) {
+            (Some(name), _) => Source::Builtin(name),
+            (None, Some(text)) => Source::Inline {
+                file: self.file,
+                text: text.into(),
+            },
+            (None, None) => return Err("a search without a scenario".into()),
+        };
+        let mut sc = scenario_of(&source)?;
+        if let Some(v) = &self.version {
+            sc.set_version(v)?;
+        }
+        for (k, v) in &self.knobs {
+            sc.set_knob(k, v)?;
+        }
+        sc.header_mut().max_steps = self.max_steps;
+        Ok(Search {
+            source,
+            sc,
+            o: self.o,
+        })
+    }
+}
+
+/// From the page to the worker.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) enum ToWorker {
+    Start {
+        id: u32,
+        searches: Vec<SearchWire>,
+        cut: Option<String>,
+    },
+    /// Stop job `id`; `report`: send what it covered (a Cancel), else drop it.
+    Stop { id: u32, report: bool },
+}
+
+/// From the worker to the page.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) enum FromWorker {
+    /// Where job `id` stands; `keys`: each finding's key, for `Tick::Done` (JSON
+    /// leaves them out).
+    Tick {
+        id: u32,
+        tick: Tick,
+        keys: Vec<Vec<String>>,
+    },
+    /// The worker could not run job `id` (the page runs it itself).
+    Failed { id: u32, why: String },
+    /// The worker could not load this module (its script says so): the page
+    /// runs every search from then on.
+    Broken { why: String },
+}
+
+impl FromWorker {
+    fn tick(id: u32, tick: Tick) -> FromWorker {
+        let keys = match &tick {
+            Tick::Done { xs, .. } => xs
+                .iter()
+                .map(|x| x.violations.iter().map(|f| f.key.clone()).collect())
+                .collect(),
+            Tick::Running { .. } => Vec::new(),
+        };
+        FromWorker::Tick { id, tick, keys }
+    }
+}
+
+/// Puts back what a report's JSON leaves out: each search's version, options and
+/// findings' keys, and the collision bound exactly.
+pub(crate) fn restore(xs: &mut [Exploration], keys: &[Vec<String>], spec: &JobSpec) {
+    for (i, x) in xs.iter_mut().enumerate() {
+        if let Some(s) = spec.searches.get(i) {
+            x.version = s.sc.header().version;
+            x.options = Some(s.o.clone());
+        }
+        x.collision_bound = collision_bound(x.states);
+        for (f, k) in x
+            .violations
+            .iter_mut()
+            .zip(keys.get(i).into_iter().flatten())
+        {
+            f.key = k.clone();
+        }
+    }
+}
+
+/// The worker's job, or a reply waiting for the next slice (with the job it
+/// ends, freed at the slice after: the page hears first).
+enum Running {
+    Job(u32, Job),
+    Reply(String, Option<Job>),
+    Free(Job),
+}
+
+thread_local! {
+    static RUNNING: RefCell<Option<Running>> = const { RefCell::new(None) };
+}
+
+fn json(m: &FromWorker) -> String {
+    serde_json::to_string(m)
+        .unwrap_or_else(|e| format!("{{\"Failed\":{{\"id\":0,\"why\":\"{e}\"}}}}"))
+}
+
+/// In the worker: a message from the page (a job to start, or to stop).
+#[wasm_bindgen]
+pub fn worker_message(data: &str) {
+    let next = match serde_json::from_str::<ToWorker>(data) {
+        Ok(ToWorker::Start { id, searches, cut }) => {
+            match searches.into_iter().map(SearchWire::search).collect() {
+                Ok(searches) => Some(Running::Job(
+                    id,
+                    Job::new(&JobSpec {
+                        searches,
+                        cut: cut.map(Rc::from),
+                    }),
+                )),
+                Err(why) => Some(Running::Reply(json(&FromWorker::Failed { id, why }), None)),
+            }
+        }
+        Ok(ToWorker::Stop { id, report }) => {
+            let now = RUNNING.with(|r| r.borrow_mut().take());
+            match now {
+                Some(Running::Job(j, mut job)) if j == id && report => Some(Running::Reply(
+                    json(&FromWorker::tick(id, job.cancel())),
+                    Some(job),
+                )),
+                Some(Running::Job(j, job)) if j != id => Some(Running::Job(j, job)),
+                _ => None,
+            }
+        }
+        Err(e) => Some(Running::Reply(
+            json(&FromWorker::Failed {
+                id: 0,
+                why: format!("the worker could not read a message: {e}"),
+            }),
+            None,
+        )),
+    };
+    RUNNING.with(|r| *r.borrow_mut() = next);
+}
+
+/// In the worker: runs the job for a slice; what to send the page (`None`:
+/// nothing to do until the next message).
+#[wasm_bindgen]
+pub fn worker_slice() -> Option<String> {
+    RUNNING.with(|r| {
+        let mut r = r.borrow_mut();
+        match r.take()? {
+            Running::Reply(s, job) => {
+                *r = job.map(Running::Free);
+                Some(s)
+            }
+            Running::Free(job) => {
+                drop(job);
+                None
+            }
+            Running::Job(id, mut job) => {
+                let tick = job.slice(WORKER_SLICE_MS);
+                *r = Some(match tick {
+                    Tick::Running { .. } => Running::Job(id, job),
+                    Tick::Done { .. } => Running::Free(job),
+                });
+                Some(json(&FromWorker::tick(id, tick)))
+            }
+        }
+    })
+}
+
+/// The worker's script: loads this module (its JS glue and wasm, by the URLs
+/// the page loaded them from), keeping the page's messages until it can take
+/// them, then runs slices until there is nothing to say.
+const WORKER_JS: &str = r#"
+const early = [];
+self.onmessage = (e) => early.push(e.data);
+let m = null;
+try {
+  m = await import(GLUE);
+  await m.default({ module_or_path: WASM });
+} catch (e) {
+  self.postMessage(JSON.stringify({ Broken: { why: String(e) } }));
+  m = null;
+  self.close();
+}
+if (m) {
+  let busy = false;
+  const ch = new MessageChannel();
+  const go = () => { if (!busy) { busy = true; ch.port2.postMessage(0); } };
+  ch.port1.onmessage = () => {
+    busy = false;
+    const out = m.worker_slice();
+    if (out !== undefined && out !== null) { self.postMessage(out); go(); }
+  };
+  const take = (d) => { m.worker_message(d); go(); };
+  self.onmessage = (e) => take(e.data);
+  early.forEach(take);
+}
+"#;
+
+/// The absolute URL of the first `<link>` matching `selector` (Trunk's preloads
+/// of the JS glue and the wasm).
+fn link_url(doc: &web_sys::Document, selector: &str) -> Option<String> {
+    let href = doc.query_selector(selector).ok()??.get_attribute("href")?;
+    let base = doc.url().ok()?;
+    web_sys::Url::new_with_base(&href, &base)
+        .ok()
+        .map(|u| u.href())
+}
+
+/// The page's end of a worker; dropping it ends the worker.
+pub(crate) struct WorkerLink {
+    worker: web_sys::Worker,
+    url: String,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+impl WorkerLink {
+    /// A worker running this module, `on_message` getting what it says and
+    /// `on_error` called if it fails (to load, or later). `None` where the page
+    /// cannot start one (no module workers, or not served by Trunk).
+    pub fn spawn(
+        mut on_message: impl FnMut(FromWorker) + 'static,
+        on_error: impl FnMut(web_sys::Event) + 'static,
+    ) -> Option<WorkerLink> {
+        let doc = web_sys::window()?.document()?;
+        let glue = link_url(&doc, "link[rel=modulepreload]")?;
+        let wasm = link_url(&doc, "link[rel=preload][as=fetch]")?;
+        let js = WORKER_JS
+            .replace("GLUE", &serde_json::to_string(&glue).ok()?)
+            .replace("WASM", &serde_json::to_string(&wasm).ok()?);
+        let parts = js_sys::Array::of1(&JsValue::from_str(&js));
+        let bag = web_sys::BlobPropertyBag::new();
+        bag.set_type("text/javascript");
+        let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag).ok()?;
+        let url = web_sys::Url::create_object_url_with_blob(&blob).ok()?;
+        let opts = web_sys::WorkerOptions::new();
+        opts.set_type(web_sys::WorkerType::Module);
+        let Ok(worker) = web_sys::Worker::new_with_options(&url, &opts) else {
+            let _ = web_sys::Url::revoke_object_url(&url);
+            return None;
+        };
+        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
+            move |e: web_sys::MessageEvent| {
+                let text = e.data().as_string().unwrap_or_default();
+                match serde_json::from_str::<FromWorker>(&text) {
+                Ok(m) => on_message(m),
+                Err(err) => web_sys::console::error_1(&format!("FlushScope: a message from the explorer's worker could not be read: {err}").into()),
+            }
+            },
+        );
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(on_error);
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        Some(WorkerLink {
+            worker,
+            url,
+            _on_message: on_message,
+            _on_error: on_error,
+        })
+    }
+
+    /// Ends the worker now (it failed); the link is dropped later.
+    pub fn end(&self) {
+        self.worker.terminate();
+    }
+
+    pub fn send(&self, m: &ToWorker) -> bool {
+        serde_json::to_string(m)
+            .ok()
+            .is_some_and(|s| self.worker.post_message(&JsValue::from_str(&s)).is_ok())
+    }
+}
+
+impl Drop for WorkerLink {
+    fn drop(&mut self) {
+        self.worker.set_onmessage(None);
+        self.worker.set_onerror(None);
+        self.worker.terminate();
+        let _ = web_sys::Url::revoke_object_url(&self.url);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{build, Mode, ViewSpec};
+    use flush_core::builtin;
+
+    /// Every scenario the page can hand the worker: each built-in at each version,
+    /// and under each combination of its knobs (the policy matrix's rows).
+    fn page_searches() -> Vec<Search> {
+        let mut out = Vec::new();
+        for name in builtin::names() {
+            let source = Source::Builtin(name.to_owned());
+            let spec = ViewSpec {
+                source: source.clone(),
+                version: None,
+                knobs: Vec::new(),
+                tour: None,
+                seed: None,
+                mode: Mode::Seeded,
+                schedule: None,
+                step: 0,
+            };
+            let base = build(&spec).unwrap().0.scenario();
+            let mut scs = vec![base.clone()];
+            for v in base.versions() {
+                let mut s = base.clone();
+                s.set_version(v.id).unwrap();
+                scs.push(s);
+            }
+            scs.extend(base.variants().into_iter().map(|(_, v)| v));
+            for sc in scs {
+                out.push(Search {
+                    source: source.clone(),
+                    sc,
+                    o: Options::first(40, 1000),
+                });
+            }
+        }
+        out
+    }
+
+    /// `sc` with every knob set to what it runs with: a knob left at its version's
+    /// preset crosses as set to that preset, which the model resolves alike
+    /// (sync2024/knobs.rs: `p.request.unwrap_or(k.request)`).
+    fn explicit(mut sc: AnyScenario) -> AnyScenario {
+        for k in sc.knobs() {
+            sc.set_knob(k.key, k.current).unwrap();
+        }
+        sc
+    }
+
+    /// The worker rebuilds each scenario equal to the page's, from its wire form.
+    #[test]
+    fn a_search_crosses_to_the_worker_unchanged() {
+        let all = page_searches();
+        assert!(all.len() > 20, "{} searches", all.len());
+        let mut knobbed = 0;
+        for s in all {
+            let wire = SearchWire::of(&s);
+            knobbed += usize::from(!wire.knobs.is_empty());
+            let m = ToWorker::Start {
+                id: 7,
+                searches: vec![wire],
+                cut: None,
+            };
+            let back: ToWorker = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+            let ToWorker::Start {
+                id, mut searches, ..
+            } = back
+            else {
+                panic!("not a start")
+            };
+            assert_eq!(id, 7);
+            let got = searches.remove(0).search().unwrap();
+            assert_eq!(
+                explicit(got.sc),
+                explicit(s.sc.clone()),
+                "{}",
+                s.sc.header().name
+            );
+            assert_eq!(got.o, s.o);
+            assert_eq!(got.source, s.source);
+        }
+        assert!(knobbed > 0, "no scenario with knobs crossed");
+    }
+
+    /// An edited (inline) scenario crosses too; a search the worker cannot
+    /// rebuild says why.
+    #[test]
+    fn an_inline_scenario_crosses_and_a_bad_one_says_why() {
+        let (name, text) = builtin::FILES[0];
+        let source = Source::Inline {
+            file: format!("{name}.json"),
+            text: Rc::from(text),
+        };
+        let sc = crate::state::scenario_of(&source).unwrap();
+        let s = Search {
+            source,
+            sc: sc.clone(),
+            o: Options::first(10, 10),
+        };
+        assert_eq!(
+            explicit(SearchWire::of(&s).search().unwrap().sc),
+            explicit(sc)
+        );
+        let mut bad = SearchWire::of(&s);
+        bad.version = Some("nope".into());
+        let why = match bad.search() {
+            Err(why) => why,
+            Ok(_) => panic!("a made-up version was taken"),
+        };
+        assert!(why.contains("nope"), "{why}");
+    }
+
+    /// A report crosses back equal to the one the page would have made, findings'
+    /// keys and cuts included.
+    #[test]
+    fn a_report_crosses_back_unchanged() {
+        let mut crossed = 0;
+        for name in [
+            "segment-not-found",
+            "runner-creation-race",
+            "inject-done-splice",
+        ] {
+            let Some(sc) = builtin::get(name) else {
+                panic!("no built-in {name}")
+            };
+            let o = Options {
+                all: true,
+                shrink: false,
+                ..Options::first(60, 200_000)
+            };
+            let mut x = AnyExplorer::new(&sc, o.clone());
+            while !x.run(10_000) {}
+            let mut x = x.finish();
+            let text = builtin::FILES.iter().find(|f| f.0 == name).map(|f| f.1);
+            if let (Some(text), Some(f)) = (text, x.violations.first()) {
+                let budget = CutBudget {
+                    per_try: 100_000,
+                    states: 1_000_000,
+                    tries: 50,
+                    bytes: 64 << 20,
+                };
+                let mut cut = OpShrink::new(text, &sc, f, &o, budget).unwrap();
+                while !cut.run(10_000) {}
+                x.violations[0].cut = Some(cut.finish());
+            }
+            assert!(!x.violations.is_empty(), "{name} found nothing");
+            let m = FromWorker::tick(
+                3,
+                Tick::Done {
+                    xs: vec![x.clone()],
+                    ms: 1.5,
+                },
+            );
+            let back: FromWorker = serde_json::from_str(&json(&m)).unwrap();
+            let FromWorker::Tick {
+                id: 3,
+                tick: Tick::Done { mut xs, ms },
+                keys,
+            } = back
+            else {
+                panic!("not a done tick")
+            };
+            assert_eq!(ms, 1.5);
+            let spec = JobSpec {
+                searches: vec![Search {
+                    source: Source::Builtin(name.into()),
+                    sc: sc.clone(),
+                    o: o.clone(),
+                }],
+                cut: None,
+            };
+            restore(&mut xs, &keys, &spec);
+            assert_eq!(xs, vec![x], "{name}");
+            crossed += 1;
+        }
+        assert_eq!(crossed, 3);
+    }
+}
