@@ -10,6 +10,7 @@ pub mod hooks;
 pub mod permalink;
 pub mod plots;
 pub mod state;
+pub mod wire;
 pub mod worker;
 
 use std::rc::Rc;

@@ -17,12 +17,14 @@ use std::rc::Rc;
 use flush_core::explore::{
     collision_bound, not_cut, CutBudget, Exploration, OpShrink, Options, Progress,
 };
+use flush_core::scenario::json::{self as core_json, Json};
 use flush_core::{AnyExplorer, AnyScenario};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::state::{scenario_of, Source};
+use crate::wire::{self, each, string, Obj, Read};
 
 /// What the page lets a search hold (the browser's memory is the user's).
 pub(crate) const PAGE_MAX_BYTES: u64 = 256 << 20;
@@ -68,7 +70,7 @@ pub(crate) struct JobSpec {
 }
 
 /// Where a job stands after a slice.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) enum Tick {
     /// `done` of `of` searches finished; `p` is the running one's progress;
     /// `cutting`: (tries, ops cut) once the searches are done and the findings'
@@ -282,7 +284,7 @@ impl Job {
 /// (`scenario_of`, then version, knobs and step limit as `build` sets them). Every
 /// knob crosses set to what the scenario runs with; one left at its version's
 /// preset is resolved to that same preset by the model, so the search is the same.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub(crate) struct SearchWire {
     builtin: Option<String>,
     file: String,
@@ -316,6 +318,26 @@ impl SearchWire {
         }
     }
 
+    fn read(o: Obj) -> Read<SearchWire> {
+        Ok(SearchWire {
+            builtin: o.opt_str("builtin")?,
+            file: o.str("file")?,
+            text: o.opt_str("text")?,
+            version: o.opt_str("version")?,
+            knobs: each(o.arr("knobs")?, "knobs", |j| match j {
+                Json::Arr(kv) if kv.len() == 2 => {
+                    Ok((string(&kv[0], "knob")?, string(&kv[1], "setting")?))
+                }
+                other => Err(format!(
+                    "a knob should be [key, setting], not {}",
+                    other.describe()
+                )),
+            })?,
+            max_steps: o.u32("max_steps")?,
+            o: wire::options(o.obj("o")?)?,
+        })
+    }
+
     /// The search again, as the page had it (see `scenario_of` and `build`).
     pub fn search(self) -> Result<Search, String> {
         let source = match (self.builtin, self.text) {
@@ -343,7 +365,7 @@ impl SearchWire {
 }
 
 /// From the page to the worker.
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub(crate) enum ToWorker {
     Start {
         id: u32,
@@ -355,7 +377,7 @@ pub(crate) enum ToWorker {
 }
 
 /// From the worker to the page.
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub(crate) enum FromWorker {
     /// Where job `id` stands; `keys`: each finding's key, for `Tick::Done` (JSON
     /// leaves them out).
@@ -371,7 +393,101 @@ pub(crate) enum FromWorker {
     Broken { why: String },
 }
 
+/// A serde enum as JSON: `{"Variant": {fields}}`.
+fn tagged<'a>(text: &str, tree: &'a mut Option<Json>) -> Read<(&'a str, Obj<'a>)> {
+    *tree = Some(core_json::parse(text, "message").map_err(|e| e.to_string())?);
+    match tree {
+        Some(Json::Obj(f)) if f.len() == 1 => Ok((&f[0].0, Obj::of(&f[0].1, &f[0].0)?)),
+        _ => Err("a message should be an object with one field".into()),
+    }
+}
+
+impl ToWorker {
+    pub fn read(text: &str) -> Read<ToWorker> {
+        let mut tree = None;
+        let (tag, o) = tagged(text, &mut tree)?;
+        match tag {
+            "Start" => Ok(ToWorker::Start {
+                id: o.u32("id")?,
+                searches: each(o.arr("searches")?, "searches", |j| {
+                    SearchWire::read(Obj::of(j, "a search")?)
+                })?,
+                cut: o.opt_str("cut")?,
+            }),
+            "Stop" => Ok(ToWorker::Stop {
+                id: o.u32("id")?,
+                report: o.bool("report")?,
+            }),
+            other => Err(format!("no message \"{}\"", core_json::short(other))),
+        }
+    }
+}
+
+impl Tick {
+    fn read(j: &Json) -> Read<Tick> {
+        let (tag, o) = match j {
+            Json::Obj(f) if f.len() == 1 => (&f[0].0, Obj::of(&f[0].1, &f[0].0)?),
+            other => {
+                return Err(format!(
+                    "a tick should be an object with one field, not {}",
+                    other.describe()
+                ))
+            }
+        };
+        match tag.as_str() {
+            "Running" => Ok(Tick::Running {
+                p: wire::progress(o.obj("p")?)?,
+                ms: o.f64("ms")?,
+                done: o.u64("done")? as usize,
+                of: o.u64("of")? as usize,
+                cutting: match o.opt("cutting") {
+                    None => None,
+                    Some(Json::Arr(v)) if v.len() == 2 => {
+                        let n = |j: &Json| match j {
+                            Json::Num(n) => n
+                                .as_u64()
+                                .and_then(|n| u32::try_from(n).ok())
+                                .ok_or("\"cutting\" holds two counts"),
+                            _ => Err("\"cutting\" holds two counts"),
+                        };
+                        Some((n(&v[0])?, n(&v[1])?))
+                    }
+                    Some(_) => return Err("\"cutting\" holds two counts".into()),
+                },
+            }),
+            "Done" => Ok(Tick::Done {
+                xs: each(o.arr("xs")?, "xs", |j| {
+                    wire::exploration(Obj::of(j, "a report")?)
+                })?,
+                ms: o.f64("ms")?,
+            }),
+            other => Err(format!("no tick \"{}\"", core_json::short(other))),
+        }
+    }
+}
+
 impl FromWorker {
+    pub fn read(text: &str) -> Read<FromWorker> {
+        let mut tree = None;
+        let (tag, o) = tagged(text, &mut tree)?;
+        match tag {
+            "Tick" => Ok(FromWorker::Tick {
+                id: o.u32("id")?,
+                tick: Tick::read(o.0.get("tick").ok_or("no field \"tick\"")?)?,
+                keys: each(o.arr("keys")?, "keys", |j| match j {
+                    Json::Arr(v) => each(v, "keys", |k| string(k, "key")),
+                    other => Err(format!("should be an array, not {}", other.describe())),
+                })?,
+            }),
+            "Failed" => Ok(FromWorker::Failed {
+                id: o.u32("id")?,
+                why: o.str("why")?,
+            }),
+            "Broken" => Ok(FromWorker::Broken { why: o.str("why")? }),
+            other => Err(format!("no message \"{}\"", core_json::short(other))),
+        }
+    }
+
     fn tick(id: u32, tick: Tick) -> FromWorker {
         let keys = match &tick {
             Tick::Done { xs, .. } => xs
@@ -423,7 +539,7 @@ fn json(m: &FromWorker) -> String {
 /// In the worker: a message from the page (a job to start, or to stop).
 #[wasm_bindgen]
 pub fn worker_message(data: &str) {
-    let next = match serde_json::from_str::<ToWorker>(data) {
+    let next = match ToWorker::read(data) {
         Ok(ToWorker::Start { id, searches, cut }) => {
             match searches.into_iter().map(SearchWire::search).collect() {
                 Ok(searches) => Some(Running::Job(
@@ -561,7 +677,7 @@ impl WorkerLink {
         let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
             move |e: web_sys::MessageEvent| {
                 let text = e.data().as_string().unwrap_or_default();
-                match serde_json::from_str::<FromWorker>(&text) {
+                match FromWorker::read(&text) {
                 Ok(m) => on_message(m),
                 Err(err) => web_sys::console::error_1(&format!("FlushScope: a message from the explorer's worker could not be read: {err}").into()),
             }
@@ -664,7 +780,7 @@ mod tests {
                 searches: vec![wire],
                 cut: None,
             };
-            let back: ToWorker = serde_json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+            let back = ToWorker::read(&serde_json::to_string(&m).unwrap()).unwrap();
             let ToWorker::Start {
                 id, mut searches, ..
             } = back
@@ -754,7 +870,7 @@ mod tests {
                     ms: 1.5,
                 },
             );
-            let back: FromWorker = serde_json::from_str(&json(&m)).unwrap();
+            let back = FromWorker::read(&json(&m)).unwrap();
             let FromWorker::Tick {
                 id: 3,
                 tick: Tick::Done { mut xs, ms },
@@ -777,5 +893,66 @@ mod tests {
             crossed += 1;
         }
         assert_eq!(crossed, 3);
+        // Progress crosses too, with and without a cut under way.
+        for cutting in [None, Some((4, 2))] {
+            let tick = Tick::Running {
+                p: Progress {
+                    states: 5,
+                    transitions: 9,
+                    depth: 2,
+                    frontier: 3,
+                    bytes: 100,
+                    violations: 1,
+                },
+                ms: 2.5,
+                done: 1,
+                of: 3,
+                cutting,
+            };
+            let back = FromWorker::read(&json(&FromWorker::tick(9, tick.clone()))).unwrap();
+            let want = FromWorker::Tick {
+                id: 9,
+                tick,
+                keys: Vec::new(),
+            };
+            assert_eq!(back, want);
+        }
+    }
+
+    /// A message that is not what it should be says what is wrong, and where;
+    /// the worker answers it with a failure, never a panic.
+    #[test]
+    fn a_bad_message_says_what_is_wrong() {
+        for (text, want) in [
+            ("", "empty"),
+            ("[1]", "one field"),
+            (
+                r#"{"Start":{"id":1,"searches":[{"file":"x"}],"cut":null}}"#,
+                "searches[0]: no field \"knobs\"",
+            ),
+            (
+                r#"{"Stop":{"id":-1,"report":true}}"#,
+                "\"id\" is not a whole number",
+            ),
+            (r#"{"Launch":{}}"#, "no message \"Launch\""),
+        ] {
+            let why = ToWorker::read(text).expect_err(text);
+            assert!(why.contains(want), "{text}: {why}");
+        }
+        let why = FromWorker::read(
+            r#"{"Tick":{"id":1,"tick":{"Done":{"xs":[{"scenario":"x"}],"ms":1}},"keys":[]}}"#,
+        )
+        .expect_err("a report without its fields");
+        assert!(why.contains("xs[0]: no field \"order\""), "{why}");
+        let why = FromWorker::read(r#"{"Tick":{"id":1,"tick":{"Running":{"p":{},"ms":0,"done":0,"of":1,"cutting":[1]}},"keys":[]}}"#)
+            .expect_err("a progress without its fields");
+        assert!(why.contains("no field \"states\""), "{why}");
+        worker_message("{not json");
+        let reply = worker_slice().expect("a reply");
+        match FromWorker::read(&reply) {
+            Ok(FromWorker::Failed { why, .. }) => assert!(why.contains("could not read"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(worker_slice(), None);
     }
 }

@@ -21,7 +21,7 @@
 //! Resumable, like the search: [`OpShrink::run`] goes on for a number of model
 //! steps and returns, so the page cuts in slices between frames.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::{deadlock_key, Found, Options, Order, Stopped};
 use crate::engine::{CutGroup, OutcomeKind};
@@ -30,7 +30,7 @@ use crate::scenario::json::{self, Json};
 
 /// One op of the original scenario, for a reader: whose, which, what it says,
 /// and whether the shrink cut it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OpLine {
     pub actor: String,
     /// The op's index among its actor's ops, in the original file.
@@ -41,7 +41,7 @@ pub struct OpLine {
 }
 
 /// What shrinking the ops gave.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Cut {
     /// Every op of the original scenario, the cut ones marked.
     pub ops: Vec<OpLine>,

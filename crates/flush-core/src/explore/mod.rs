@@ -23,7 +23,7 @@ mod races;
 mod search;
 mod shrink;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub use cut::{not_cut, Cut, CutBudget, OpLine, OpShrink, MAX_CUT_OPS};
 pub use fingerprint::{collision_bound, fingerprint, state_bytes, FpSet};
@@ -41,7 +41,7 @@ use crate::engine::{blocked_words, End, Model, OutcomeKind};
 use crate::sched::Choice;
 
 /// One violation the search found.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Found {
     /// `panic`, `invariant` or `deadlock`.
     pub kind: OutcomeKind,
@@ -83,7 +83,7 @@ impl Found {
 }
 
 /// The search order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Order {
     /// Breadth first: shortest schedules; the frontier holds whole states.
@@ -102,7 +102,7 @@ impl Order {
 }
 
 /// Why the search stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stopped {
     /// Every state within the depth budget was visited.
@@ -117,9 +117,9 @@ pub enum Stopped {
     Cancelled,
 }
 
-/// How to search, and the budgets (serialisable: the page hands a search to its
+/// How to search, and the budgets (serialised: the page hands a search to its
 /// worker).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Options {
     /// Paths longer than this are cut (and the search reported incomplete).
     pub max_steps: u32,
@@ -211,7 +211,7 @@ impl Options {
 }
 
 /// Where a running search stands (passed to the progress callback).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize)]
 pub struct Progress {
     pub states: u64,
     pub transitions: u64,
@@ -224,13 +224,11 @@ pub struct Progress {
     pub violations: u32,
 }
 
-/// What a search covered and found. It also reads back from its JSON (the page's
-/// worker sends it so) except for `version`, `options` and each finding's `key`,
-/// which the reader has: see `flush-web`'s worker.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// What a search covered and found (the page's worker sends it as its JSON:
+/// `flush-web`'s `wire.rs` reads it back).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Exploration {
     pub scenario: String,
-    #[serde(skip_deserializing)]
     pub version: Option<&'static str>,
     pub order: Order,
     pub states: u64,
