@@ -439,6 +439,11 @@ async function exploreAndCancel(page, ms) {
 test('the explorer runs in a worker; without one, or when it fails to load, in the page', async () => {
   // With a worker: the page says so while it runs and on the result.
   const a = await open('scenario=sync-scaled-4x3');
+  // The worker starts when the pointer comes over the button, before the click.
+  assert.equal(a.page.workers().length, 0);
+  const spawned = a.page.waitForEvent('worker');
+  await a.page.hover('#explore-btn');
+  await spawned;
   const inWorker = await exploreAndCancel(a.page, 1000);
   assert.deepEqual([inWorker.where, inWorker.runner], ['worker', 'worker']);
   assert.match(inWorker.text, /cancelled: the search is incomplete/);
@@ -451,6 +456,8 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await a.page.click('#explore-btn');
   await a.page.waitForSelector('#explore-result[data-found="2"]');
   const workerText = await a.page.textContent('#explore-result');
+  assert.equal(await a.page.getAttribute('#explore-result', 'data-runner'), 'page', 'a small search is done in the first slice, in the page');
+  assert.equal(a.page.workers().length, 1, 'one worker for the panel, whatever the searches');
   await noCrash(a.page, a.errors);
   await a.ctx.close();
 

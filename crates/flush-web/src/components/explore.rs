@@ -135,6 +135,35 @@ impl Shared {
         self.status.set(Status::of(first, false));
     }
 
+    /// Starts the worker ahead of a search (a pointer over, or focus on, a button
+    /// that starts one): it loads while the user clicks.
+    fn warm(self: &Rc<Self>) {
+        if !self.broken.get() && self.worker.borrow().is_none() {
+            self.spawn();
+        }
+    }
+
+    fn spawn(self: &Rc<Self>) {
+        let (a, b) = (Rc::downgrade(self), Rc::downgrade(self));
+        let link = WorkerLink::spawn(
+            move |m| {
+                if let Some(s) = a.upgrade() {
+                    s.heard(m)
+                }
+            },
+            move |e: web_sys::Event| {
+                if let Some(s) = b.upgrade() {
+                    let what = e
+                        .dyn_ref::<web_sys::ErrorEvent>()
+                        .map(|e| e.message())
+                        .unwrap_or_default();
+                    s.failed(&what)
+                }
+            },
+        );
+        *self.worker.borrow_mut() = link;
+    }
+
     /// Hands `spec` to the worker, started now if need be; false when there is
     /// no worker to take it.
     fn send(self: &Rc<Self>, spec: &JobSpec) -> bool {
@@ -142,24 +171,7 @@ impl Shared {
             return false;
         }
         if self.worker.borrow().is_none() {
-            let (a, b) = (Rc::downgrade(self), Rc::downgrade(self));
-            let link = WorkerLink::spawn(
-                move |m| {
-                    if let Some(s) = a.upgrade() {
-                        s.heard(m)
-                    }
-                },
-                move |e: web_sys::Event| {
-                    if let Some(s) = b.upgrade() {
-                        let what = e
-                            .dyn_ref::<web_sys::ErrorEvent>()
-                            .map(|e| e.message())
-                            .unwrap_or_default();
-                        s.failed(&what)
-                    }
-                },
-            );
-            *self.worker.borrow_mut() = link;
+            self.spawn();
         }
         let m = ToWorker::Start {
             id: self.id.get(),
@@ -273,6 +285,8 @@ pub(crate) struct ExploreHandle {
     /// Searches set up from a state of the run (they run in the page).
     pub start_here: Callback<Vec<AnyExplorer>>,
     pub cancel: Callback<MouseEvent>,
+    /// For the buttons that start a search: loads the worker ahead of the click.
+    pub warm: Callback<()>,
 }
 
 /// Searches run in a worker (or here in slices); dropped when `key` changes.
@@ -327,8 +341,13 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
         let shared = shared.clone();
         Callback::from(move |xs: Vec<AnyExplorer>| shared.start_here(xs))
     };
+    let warm = {
+        let shared = shared.clone();
+        Callback::from(move |()| shared.warm())
+    };
     let cancel = Callback::from(move |_: MouseEvent| shared.cancel());
     ExploreHandle {
+        warm,
         status,
         start,
         start_here,
@@ -428,6 +447,10 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
     let versions = !p.scenario.versions().is_empty();
     let (on_all, on_races) = (toggle(&all), toggle(&races));
     let running = matches!(*x.status, Status::Running { .. });
+    let (warm, warm_focus) = (
+        x.warm.reform(|_: PointerEvent| ()),
+        x.warm.reform(|_: FocusEvent| ()),
+    );
     html! {
         <section class="panel explore" id="explore" aria-labelledby="explore-title">
             <h3 id="explore-title">{"Explore every interleaving"}</h3>
@@ -435,9 +458,11 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
                 if running {
                     <button id="explore-cancel" onclick={x.cancel.clone()}>{"Cancel"}</button>
                 } else {
-                    <button id="explore-btn" class="primary" onclick={start}>{"Explore"}</button>
+                    <button id="explore-btn" class="primary" onclick={start}
+                            onpointerenter={warm.clone()} onfocus={warm_focus.clone()}>{"Explore"}</button>
                     if versions {
                         <button id="explore-versions-btn" onclick={every_version}
+                                onpointerenter={warm} onfocus={warm_focus}
                                 title="Every distinct violation under each Milvus version">{"Every version"}</button>
                     }
                 }

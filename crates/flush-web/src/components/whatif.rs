@@ -106,7 +106,9 @@ pub fn what_if(p: &WhatIfProps) -> Html {
             if running {
                 <button id="matrix-cancel" onclick={x.cancel.clone()}>{"Cancel"}</button>
             } else {
-                <button id="matrix-btn" class="primary" onclick={start}>{"Explore every combination"}</button>
+                <button id="matrix-btn" class="primary" onclick={start}
+                        onpointerenter={x.warm.reform(|_: PointerEvent| ())} onfocus={x.warm.reform(|_: FocusEvent| ())}>
+                    {"Explore every combination"}</button>
             }
             if let Status::Running { p: pr, ms, done, of, .. } = &*x.status {
                 {running_view(pr, *ms)}
