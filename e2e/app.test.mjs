@@ -432,7 +432,7 @@ async function exploreAndCancel(page, ms) {
     document.querySelector('#explore-cancel').click();
     while (!document.querySelector('#explore-result')) await new Promise((r) => setTimeout(r, 0));
     const x = document.querySelector('#explore-result');
-    return { where, runner: x.dataset.runner, states: Number(x.dataset.states), cancelMs: performance.now() - t1, text: x.textContent };
+    return { where, runner: x.dataset.runner, states: Number(x.dataset.states), peak: Number(x.dataset.peak), cancelMs: performance.now() - t1, text: x.textContent };
   }, ms);
 }
 
@@ -443,8 +443,12 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   assert.equal(a.page.workers().length, 0);
   const spawned = a.page.waitForEvent('worker');
   await a.page.hover('#explore-btn');
-  await spawned;
+  const worker = await spawned;
+  const closed = new Promise((r) => worker.on('close', r));
   const inWorker = await exploreAndCancel(a.page, 1000);
+  // It held over 64 MiB: the worker is ended (its memory with it); the next search starts another.
+  assert.ok(inWorker.peak > 64 * 2 ** 20, `${inWorker.peak} bytes held`);
+  await closed;
   assert.deepEqual([inWorker.where, inWorker.runner], ['worker', 'worker']);
   assert.match(inWorker.text, /cancelled: the search is incomplete/);
   assert.ok(inWorker.states > 1000, `${inWorker.states} states`);

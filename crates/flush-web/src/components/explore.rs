@@ -19,6 +19,8 @@ use crate::worker::{
     restore, FromWorker, Job, JobSpec, Search, SearchWire, Tick, ToWorker, WorkerLink,
 };
 
+/// A worker whose search held more than this is ended once it reports.
+const RETIRE_BYTES: u64 = 64 << 20;
 /// Main-thread time one slice of the search may take (a frame is 16.7 ms).
 const SLICE_MS: f64 = 8.0;
 const PAGE_MAX_STATES: u64 = 50_000_000;
@@ -187,6 +189,21 @@ impl Shared {
         *self.timer.borrow_mut() = Some(Interval::new(0, move || tick(&me)));
     }
 
+    /// Ends the worker after a search that held much memory (a wasm module's memory
+    /// never shrinks): the next search starts another. Not from inside the
+    /// worker's own message handler: a moment later, unless a job started since.
+    fn retire(self: &Rc<Self>) {
+        let me = Rc::downgrade(self);
+        gloo::timers::callback::Timeout::new(0, move || {
+            if let Some(s) = me.upgrade() {
+                if s.there.borrow().is_none() {
+                    s.worker.borrow_mut().take();
+                }
+            }
+        })
+        .forget();
+    }
+
     /// A message from the worker.
     fn heard(self: &Rc<Self>, m: FromWorker) {
         match m {
@@ -195,6 +212,9 @@ impl Shared {
                     Tick::Done { mut xs, ms } => {
                         if let Some(spec) = self.there.borrow_mut().take() {
                             restore(&mut xs, &keys, &spec);
+                        }
+                        if xs.iter().any(|x| x.peak_bytes > RETIRE_BYTES) {
+                            self.retire();
                         }
                         Tick::Done { xs, ms }
                     }
@@ -542,7 +562,7 @@ pub(crate) fn running_view(pr: &Progress, ms: f64) -> Html {
 fn report_view(x: &Exploration, ms: f64, worker: bool, p: &ExploreProps) -> Html {
     html! {
         <div id="explore-result" data-states={x.states.to_string()} data-found={x.violations.len().to_string()}
-             data-runner={if worker { "worker" } else { "page" }}>
+             data-runner={if worker { "worker" } else { "page" }} data-peak={x.peak_bytes.to_string()}>
             <p>{format!("{} states ({} transitions, depth {}) in {:.0} ms{}.", x.states, x.transitions, x.depth, ms, rate(x.states, ms))}</p>
             <p class="muted">{format!("Stopped: {}.", x.stopped_words())}</p>
             if x.violations.is_empty() && x.truncated {
