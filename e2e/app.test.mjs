@@ -449,6 +449,19 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   // It held over 64 MiB: the worker is ended (its memory with it); the next search starts another.
   assert.ok(inWorker.peak > 64 * 2 ** 20, `${inWorker.peak} bytes held`);
   await closed;
+  // A double click on Cancel answers as one click does, and its second click does not start
+  // another search on the Explore button that took Cancel's place: before the worker's first
+  // word (the page's first slice reports) and after it (the second Stop finds no job).
+  for (const late of [false, true]) {
+    await a.page.click('#explore-btn');
+    await a.page.waitForSelector('#explore-where[data-runner="worker"]');
+    if (late) await a.page.waitForFunction(() => / ([1-9]\d*|0\.[3-9])\.?\d* s$/.test(document.querySelector('#explore-running')?.textContent ?? ''));
+    await a.page.dblclick('#explore-cancel');
+    await a.page.waitForSelector('#explore-result');
+    assert.match(await a.page.textContent('#explore-result'), /cancelled: the search is incomplete/, `late: ${late}`);
+    // Early, the worker (just started: the last one ended with its 64 MiB) has usually not spoken yet.
+    if (late) assert.equal(await a.page.getAttribute('#explore-result', 'data-runner'), 'worker');
+  }
   assert.deepEqual([inWorker.where, inWorker.runner], ['worker', 'worker']);
   assert.match(inWorker.text, /cancelled: the search is incomplete/);
   assert.ok(inWorker.states > 1000, `${inWorker.states} states`);
@@ -480,11 +493,11 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await noCrash(b.page, b.errors);
   await b.ctx.close();
 
-  // A worker that cannot load its module: the page takes the search over.
+  // A worker that cannot load its module (looked for beside the page's, here moved away): the page takes the search over.
   const c = await open('scenario=sync-scaled-4x3', {
     init: () => new MutationObserver(() => {
       const l = document.querySelector('link[rel=modulepreload]');
-      if (l && !l.dataset.broken) { l.dataset.broken = '1'; l.setAttribute('href', '/no-such-glue.js'); }
+      if (l && !l.dataset.broken) { l.dataset.broken = '1'; l.setAttribute('href', '/no-such-dir/flush-web-0.js'); }
     }).observe(document, { childList: true, subtree: true }),
   });
   const warned = [];
@@ -495,7 +508,7 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await c.page.click('#explore-cancel');
   await c.page.waitForSelector('#explore-result[data-runner="page"]');
   assert.match(await c.page.textContent('#explore-result'), /cancelled: the search is incomplete/);
-  assert.ok(warned.some((w) => /explorer's worker failed.*no-such-glue/.test(w)), warned.join('\n'));
+  assert.ok(warned.some((w) => /explorer's worker failed.*no-such-dir\/flush-worker\.js/.test(w)), warned.join('\n'));
   assert.equal(await c.page.$('#crash'), null, 'no Rust panic banner');
   await c.ctx.close();
 });

@@ -10,7 +10,6 @@ pub mod hooks;
 pub mod permalink;
 pub mod plots;
 pub mod state;
-pub mod wire;
 pub mod worker;
 
 use std::rc::Rc;

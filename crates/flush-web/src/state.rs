@@ -23,16 +23,7 @@ const DEFAULT_SPEED: u32 = 4;
 /// it compare equal).
 pub type Dispatch = UseReducerDispatcher<AppState>;
 
-/// Where the scenario comes from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Source {
-    Builtin(String),
-    /// An uploaded (or permalinked) file: its name and text.
-    Inline {
-        file: String,
-        text: Rc<str>,
-    },
-}
+pub use flush_worker::{scenario_of, Source};
 
 /// How the run is scheduled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,20 +185,6 @@ pub enum Action {
     Help(bool),
     /// Opens or closes the scenario editor.
     Editor(bool),
-}
-
-/// Loads a scenario source into a checked scenario.
-pub fn scenario_of(source: &Source) -> Result<AnyScenario, String> {
-    match source {
-        Source::Builtin(name) => builtin::get(name).ok_or_else(|| {
-            format!(
-                "There is no built-in scenario \"{}\". Built-ins: {}.",
-                crate::permalink::short(name),
-                builtin::names().join(", ")
-            )
-        }),
-        Source::Inline { file, text } => AnyScenario::parse(text, file).map_err(|e| e.to_string()),
-    }
 }
 
 /// A tour by id, with `stop` checked against its stops.

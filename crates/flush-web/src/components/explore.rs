@@ -84,6 +84,10 @@ struct Shared {
     timer: RefCell<Option<Interval>>,
     /// The job handed to the worker (run here instead if the worker fails).
     there: RefCell<Option<JobSpec>>,
+    /// That job's first slice, run here: kept until the worker reports, so that a
+    /// Cancel before then reports what it covered (and a failing worker's job
+    /// goes on from it).
+    head: RefCell<Option<Job>>,
     worker: RefCell<Option<WorkerLink>>,
     /// The worker failed (to load, or later): jobs run here from then on.
     broken: Cell<bool>,
@@ -94,6 +98,7 @@ impl Shared {
     fn forget(&self) {
         self.id.set(self.id.get().wrapping_add(1));
         self.here.borrow_mut().take();
+        self.head.borrow_mut().take();
         self.timer.borrow_mut().take();
         if self.there.borrow_mut().take().is_some() {
             if let Some(w) = self.worker.borrow().as_ref() {
@@ -117,6 +122,7 @@ impl Shared {
         }
         if self.send(&spec) {
             *self.there.borrow_mut() = Some(spec);
+            *self.head.borrow_mut() = Some(job);
             self.status.set(Status::of(first, true));
             return;
         }
@@ -208,6 +214,7 @@ impl Shared {
     fn heard(self: &Rc<Self>, m: FromWorker) {
         match m {
             FromWorker::Tick { id, tick, keys } if id == self.id.get() => {
+                self.head.borrow_mut().take();
                 let t = match tick {
                     Tick::Done { mut xs, ms } => {
                         if let Some(spec) = self.there.borrow_mut().take() {
@@ -222,14 +229,15 @@ impl Shared {
                 };
                 self.status.set(Status::of(t, true));
             }
-            FromWorker::Failed { id, why } => {
+            FromWorker::Failed { id, why } if id == self.id.get() => {
                 web_sys::console::warn_1(
                     &format!("FlushScope: the explorer's worker could not run a search ({why}); the page runs it.").into(),
                 );
-                if id == self.id.get() {
-                    self.run_there_here();
-                }
+                self.run_there_here();
             }
+            FromWorker::Failed { why, .. } => web_sys::console::warn_1(
+                &format!("FlushScope: the explorer's worker: {why}").into(),
+            ),
             FromWorker::Broken { why } => self.failed(&why),
             FromWorker::Tick { .. } => {}
         }
@@ -253,7 +261,8 @@ impl Shared {
     fn run_there_here(self: &Rc<Self>) {
         let spec = self.there.borrow_mut().take();
         if let Some(spec) = spec {
-            *self.here.borrow_mut() = Some(Job::new(&spec));
+            let head = self.head.borrow_mut().take();
+            *self.here.borrow_mut() = Some(head.unwrap_or_else(|| Job::new(&spec)));
             self.run_here();
         }
     }
@@ -268,11 +277,21 @@ impl Shared {
             // Its states are freed after the report is shown.
             gloo::timers::callback::Timeout::new(0, move || drop(j)).forget();
         } else if self.there.borrow().is_some() {
+            // Before the worker's first word, its job has covered less than the
+            // first slice here did: that one reports, the worker's is dropped.
+            let head = self.head.borrow_mut().take();
+            let report = head.is_none();
             if let Some(w) = self.worker.borrow().as_ref() {
                 w.send(&ToWorker::Stop {
                     id: self.id.get(),
-                    report: true,
+                    report,
                 });
+            }
+            if let Some(mut j) = head {
+                // What the worker still says of it is not heard.
+                self.id.set(self.id.get().wrapping_add(1));
+                self.there.borrow_mut().take();
+                self.status.set(Status::of(j.cancel(), false));
             }
         }
     }
@@ -322,6 +341,7 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
                 here: RefCell::new(None),
                 timer: RefCell::new(None),
                 there: RefCell::new(None),
+                head: RefCell::new(None),
                 worker: RefCell::new(None),
                 broken: Cell::new(false),
             })
@@ -407,7 +427,11 @@ fn start_callbacks(
     let start = {
         let (start, all, races, sc) = (x.start.clone(), all.clone(), races.clone(), sc.clone());
         let source = source.clone();
-        Callback::from(move |_: MouseEvent| {
+        Callback::from(move |e: MouseEvent| {
+            // The second click of a double click on Cancel lands here: not a start.
+            if e.detail() > 1 {
+                return;
+            }
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES,
                 all: *all,
@@ -428,7 +452,11 @@ fn start_callbacks(
     let every_version = {
         let (start, races, sc) = (x.start.clone(), races.clone(), sc.clone());
         let source = source.clone();
-        Callback::from(move |_: MouseEvent| {
+        Callback::from(move |e: MouseEvent| {
+            // The second click of a double click on Cancel lands here: not a start.
+            if e.detail() > 1 {
+                return;
+            }
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES / 2,
                 all: true,

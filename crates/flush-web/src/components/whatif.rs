@@ -56,7 +56,11 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     let start = {
         let (start, rows, sc) = (x.start.clone(), rows.clone(), p.scenario.clone());
         let source = p.shown.source.clone();
-        Callback::from(move |_: MouseEvent| {
+        Callback::from(move |e: MouseEvent| {
+            // The second click of a double click on Cancel lands here: not a start.
+            if e.detail() > 1 {
+                return;
+            }
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES / 2,
                 all: true,

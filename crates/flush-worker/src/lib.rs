@@ -1,0 +1,868 @@
+//! The explorer's worker: a job (searches one after the other, then the cuts of
+//! a single search's findings) that runs in slices, in a Web Worker or in the
+//! page, and the messages that cross between them.
+//!
+//! This crate is built twice: into the page's module (`flush-web`, which runs a
+//! job's first slice itself, and whole jobs where no worker starts), and alone
+//! into `flush-worker.wasm` (`src/main.rs`), the worker's module, without the
+//! page's code and optimised for speed (`profile.worker`). The worker's script
+//! (`flush-web`'s `WorkerLink::spawn`) hands each message from the page to
+//! [`worker_message`] and calls [`worker_slice`] until it has nothing to say, a
+//! `MessageChannel` message between two slices so that a Cancel gets in.
+//! Scenarios cross as the page built them (source, version, knobs, step limit:
+//! [`SearchWire`]), results as the explorer's JSON, read back by [`wire`];
+//! `flush-web`'s tests check that both come back equal.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+use flush_core::builtin;
+use flush_core::explore::{
+    collision_bound, not_cut, CutBudget, Exploration, OpShrink, Options, Progress,
+};
+use flush_core::scenario::json::{self as core_json, Json};
+use flush_core::{AnyExplorer, AnyScenario};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+pub mod wire;
+use wire::{each, string, Obj, Read};
+
+/// Where the scenario comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    Builtin(String),
+    /// An uploaded (or permalinked) file: its name and text.
+    Inline {
+        file: String,
+        text: Rc<str>,
+    },
+}
+
+/// Loads a scenario source into a checked scenario.
+pub fn scenario_of(source: &Source) -> Result<AnyScenario, String> {
+    match source {
+        Source::Builtin(name) => builtin::get(name).ok_or_else(|| {
+            format!(
+                "There is no built-in scenario \"{}\". Built-ins: {}.",
+                core_json::short(name),
+                builtin::names().join(", ")
+            )
+        }),
+        Source::Inline { file, text } => AnyScenario::parse(text, file).map_err(|e| e.to_string()),
+    }
+}
+
+/// What the page lets a search hold (the browser's memory is the user's).
+pub const PAGE_MAX_BYTES: u64 = 256 << 20;
+/// Model steps between two looks at the clock.
+const SLICE_TRANSITIONS: u64 = 512;
+/// A worker's slice: long enough that messages cost little, short enough that a
+/// Cancel is answered well within 100 ms.
+pub const WORKER_SLICE_MS: f64 = 25.0;
+
+/// Violations whose ops are cut after a search (each cut is a few searches of
+/// its own).
+const MAX_CUTS: usize = 4;
+/// One try's states, and all tries' (a cut takes a few seconds at most).
+const PAGE_CUT_TRY_STATES: u64 = 200_000;
+const PAGE_CUT_STATES: u64 = 2_000_000;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()`, in a window or a worker alike.
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
+/// Milliseconds on the page's (or the worker's) clock.
+#[cfg(target_arch = "wasm32")]
+pub fn now() -> f64 {
+    performance_now()
+}
+
+/// Milliseconds since the first call (native tests run jobs too).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn now() -> f64 {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64()
+        * 1000.0
+}
+
+/// One search: of `sc` (built from `source` by the page), with `o`.
+#[derive(Clone)]
+pub struct Search {
+    pub source: Source,
+    pub sc: AnyScenario,
+    pub o: Options,
+}
+
+/// Searches to run one after the other; `cut`: the file to cut a single
+/// search's findings' ops from.
+#[derive(Clone)]
+pub struct JobSpec {
+    pub searches: Vec<Search>,
+    pub cut: Option<Rc<str>>,
+}
+
+/// Where a job stands after a slice.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub enum Tick {
+    /// `done` of `of` searches finished; `p` is the running one's progress;
+    /// `cutting`: (tries, ops cut) once the searches are done and the findings'
+    /// ops are being cut.
+    Running {
+        p: Progress,
+        ms: f64,
+        done: usize,
+        of: usize,
+        cutting: Option<(u32, u32)>,
+    },
+    /// Every search's report, and the time the searches took (not the cuts).
+    Done { xs: Vec<Exploration>, ms: f64 },
+}
+
+/// The cut in progress: which finding, and its shrink.
+struct Cutting {
+    text: Rc<str>,
+    sc: AnyScenario,
+    o: Options,
+    at: usize,
+    now: Option<OpShrink>,
+}
+
+impl Cutting {
+    /// Goes on with the cuts of `x`'s findings for about one slice's steps;
+    /// true when every finding (up to [`MAX_CUTS`]) has its cut.
+    fn run(&mut self, x: &mut Exploration) -> bool {
+        let n = x.violations.len().min(MAX_CUTS);
+        while self.at < n {
+            if self.now.is_none() {
+                let f = &x.violations[self.at];
+                let budget = CutBudget {
+                    per_try: PAGE_CUT_TRY_STATES,
+                    states: PAGE_CUT_STATES,
+                    tries: 200,
+                    bytes: PAGE_MAX_BYTES / 4,
+                };
+                match OpShrink::new(&self.text, &self.sc, f, &self.o, budget) {
+                    Ok(s) => self.now = Some(s),
+                    Err(why) => {
+                        x.violations[self.at].cut = Some(not_cut(why));
+                        self.at += 1;
+                        continue;
+                    }
+                }
+            }
+            let Some(s) = self.now.as_mut() else {
+                return true;
+            };
+            if !s.run(SLICE_TRANSITIONS) {
+                return false;
+            }
+            x.violations[self.at].cut = self.now.take().map(OpShrink::finish);
+            self.at += 1;
+        }
+        true
+    }
+
+    /// Ends the running cut where it stands (a cancel).
+    fn stop(&mut self, x: &mut Exploration) {
+        if let Some(mut s) = self.now.take() {
+            s.cancel();
+            if let Some(f) = x.violations.get_mut(self.at) {
+                f.cut = Some(s.finish());
+            }
+        }
+    }
+
+    fn progress(&self) -> (u32, u32) {
+        self.now.as_ref().map_or((0, 0), OpShrink::progress)
+    }
+}
+
+/// A job under way.
+pub struct Job {
+    xs: Vec<Option<AnyExplorer>>,
+    /// The last search that ended, its states not yet freed (see
+    /// `Explorer::report`): freed when the next one ends, or with the job, once
+    /// its report is on its way.
+    spent: Option<AnyExplorer>,
+    out: Vec<Exploration>,
+    started: f64,
+    /// When the last search ended (the cuts after it are not the search's time).
+    searched: Option<f64>,
+    cut: Option<Cutting>,
+}
+
+impl Job {
+    /// Searches already set up (the race lens's, from a state of the run); they
+    /// run here, never in the worker.
+    pub fn of(xs: Vec<AnyExplorer>) -> Job {
+        Job {
+            xs: xs.into_iter().map(Some).collect(),
+            spent: None,
+            out: Vec::new(),
+            started: now(),
+            searched: None,
+            cut: None,
+        }
+    }
+
+    pub fn new(spec: &JobSpec) -> Job {
+        let cut = match (&spec.cut, &spec.searches[..]) {
+            (Some(text), [s]) => Some(Cutting {
+                text: text.clone(),
+                sc: s.sc.clone(),
+                o: s.o.clone(),
+                at: 0,
+                now: None,
+            }),
+            _ => None,
+        };
+        Job {
+            xs: spec
+                .searches
+                .iter()
+                .map(|s| Some(AnyExplorer::new(&s.sc, s.o.clone())))
+                .collect(),
+            spent: None,
+            out: Vec::new(),
+            started: now(),
+            searched: None,
+            cut,
+        }
+    }
+
+    /// Runs the searches in turn, then the cuts, for about `ms`; says where the
+    /// job stands.
+    pub fn slice(&mut self, ms: f64) -> Tick {
+        let t0 = now();
+        let mut cut_done = false;
+        while now() - t0 < ms {
+            let i = self.out.len();
+            let Some(x) = self.xs.get_mut(i).and_then(Option::as_mut) else {
+                // Every search is done: cut the findings' ops, a slice at a time.
+                cut_done = match (&mut self.cut, &mut self.out[..]) {
+                    (Some(c), [x]) => c.run(x),
+                    _ => true,
+                };
+                if cut_done {
+                    break;
+                }
+                continue;
+            };
+            if x.run(SLICE_TRANSITIONS) {
+                self.out.push(x.report());
+                self.spent = self.xs[i].take();
+                if self.out.len() == self.xs.len() {
+                    self.searched = Some(now());
+                }
+            }
+        }
+        self.tick(cut_done)
+    }
+
+    fn tick(&mut self, cut_done: bool) -> Tick {
+        let ms = now() - self.started;
+        match self.xs.get(self.out.len()).and_then(Option::as_ref) {
+            None if cut_done => self.finished(),
+            None => Tick::Running {
+                p: self
+                    .out
+                    .last()
+                    .map(|x| Progress {
+                        states: x.states,
+                        depth: x.depth,
+                        bytes: x.peak_bytes,
+                        ..Progress::default()
+                    })
+                    .unwrap_or_default(),
+                ms,
+                done: self.out.len().saturating_sub(1),
+                of: self.xs.len(),
+                cutting: Some(self.cut.as_ref().map_or((0, 0), Cutting::progress)),
+            },
+            Some(x) => Tick::Running {
+                p: x.progress(),
+                ms,
+                done: self.out.len(),
+                of: self.xs.len(),
+                cutting: None,
+            },
+        }
+    }
+
+    fn finished(&mut self) -> Tick {
+        Tick::Done {
+            xs: std::mem::take(&mut self.out),
+            ms: self.searched.unwrap_or_else(now) - self.started,
+        }
+    }
+
+    /// Stops where it stands and reports what was covered (the searches after
+    /// the running one are dropped).
+    pub fn cancel(&mut self) -> Tick {
+        let i = self.out.len();
+        if let Some(mut x) = self.xs.get_mut(i).and_then(Option::take) {
+            x.cancel();
+            self.out.push(x.report());
+            self.spent = Some(x);
+            self.searched = Some(now());
+        } else if let (Some(c), [x]) = (&mut self.cut, &mut self.out[..]) {
+            c.stop(x);
+        }
+        self.finished()
+    }
+}
+
+/// A search as it crosses to the worker: the scenario as the page built it
+/// (`scenario_of`, then version, knobs and step limit as `build` sets them). Every
+/// knob crosses set to what the scenario runs with; one left at its version's
+/// preset is resolved to that same preset by the model, so the search is the same.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SearchWire {
+    pub builtin: Option<String>,
+    pub file: String,
+    pub text: Option<String>,
+    pub version: Option<String>,
+    pub knobs: Vec<(String, String)>,
+    pub max_steps: u32,
+    pub o: Options,
+}
+
+impl SearchWire {
+    pub fn of(s: &Search) -> SearchWire {
+        let (builtin, file, text) = match &s.source {
+            Source::Builtin(name) => (Some(name.clone()), String::new(), None),
+            Source::Inline { file, text } => (None, file.clone(), Some(text.to_string())),
+        };
+        let h = s.sc.header();
+        SearchWire {
+            builtin,
+            file,
+            text,
+            version: h.version.map(str::to_owned),
+            knobs: s
+                .sc
+                .knobs()
+                .iter()
+                .map(|k| (k.key.to_owned(), k.current.to_owned()))
+                .collect(),
+            max_steps: h.max_steps,
+            o: s.o.clone(),
+        }
+    }
+
+    fn read(o: Obj) -> Read<SearchWire> {
+        Ok(SearchWire {
+            builtin: o.opt_str("builtin")?,
+            file: o.str("file")?,
+            text: o.opt_str("text")?,
+            version: o.opt_str("version")?,
+            knobs: each(o.arr("knobs")?, "knobs", |j| match j {
+                Json::Arr(kv) if kv.len() == 2 => {
+                    Ok((string(&kv[0], "knob")?, string(&kv[1], "setting")?))
+                }
+                other => Err(format!(
+                    "a knob should be [key, setting], not {}",
+                    other.describe()
+                )),
+            })?,
+            max_steps: o.u32("max_steps")?,
+            o: wire::options(o.obj("o")?)?,
+        })
+    }
+
+    /// The search again, as the page had it (see `scenario_of` and `build`).
+    pub fn search(self) -> Result<Search, String> {
+        let source = match (self.builtin, self.text) {
+            (Some(name), _) => Source::Builtin(name),
+            (None, Some(text)) => Source::Inline {
+                file: self.file,
+                text: text.into(),
+            },
+            (None, None) => return Err("a search without a scenario".into()),
+        };
+        let mut sc = scenario_of(&source)?;
+        if let Some(v) = &self.version {
+            sc.set_version(v)?;
+        }
+        for (k, v) in &self.knobs {
+            sc.set_knob(k, v)?;
+        }
+        sc.header_mut().max_steps = self.max_steps;
+        Ok(Search {
+            source,
+            sc,
+            o: self.o,
+        })
+    }
+}
+
+/// From the page to the worker.
+#[derive(Debug, PartialEq, Serialize)]
+pub enum ToWorker {
+    Start {
+        id: u32,
+        searches: Vec<SearchWire>,
+        cut: Option<String>,
+    },
+    /// Stop job `id`; `report`: send what it covered (a Cancel), else drop it.
+    Stop { id: u32, report: bool },
+}
+
+/// From the worker to the page.
+#[derive(Debug, PartialEq, Serialize)]
+pub enum FromWorker {
+    /// Where job `id` stands; `keys`: each finding's key, for `Tick::Done` (JSON
+    /// leaves them out).
+    Tick {
+        id: u32,
+        tick: Tick,
+        keys: Vec<Vec<String>>,
+    },
+    /// The worker could not run job `id` (the page runs it itself).
+    Failed { id: u32, why: String },
+    /// The worker could not load this module (its script says so): the page
+    /// runs every search from then on.
+    Broken { why: String },
+}
+
+/// A serde enum as JSON: `{"Variant": {fields}}`.
+fn tagged<'a>(text: &str, tree: &'a mut Option<Json>) -> Read<(&'a str, Obj<'a>)> {
+    *tree = Some(core_json::parse(text, "message").map_err(|e| e.to_string())?);
+    match tree {
+        Some(Json::Obj(f)) if f.len() == 1 => Ok((&f[0].0, Obj::of(&f[0].1, &f[0].0)?)),
+        _ => Err("a message should be an object with one field".into()),
+    }
+}
+
+impl ToWorker {
+    pub fn read(text: &str) -> Read<ToWorker> {
+        let mut tree = None;
+        let (tag, o) = tagged(text, &mut tree)?;
+        match tag {
+            "Start" => Ok(ToWorker::Start {
+                id: o.u32("id")?,
+                searches: each(o.arr("searches")?, "searches", |j| {
+                    SearchWire::read(Obj::of(j, "a search")?)
+                })?,
+                cut: o.opt_str("cut")?,
+            }),
+            "Stop" => Ok(ToWorker::Stop {
+                id: o.u32("id")?,
+                report: o.bool("report")?,
+            }),
+            other => Err(format!("no message \"{}\"", core_json::short(other))),
+        }
+    }
+}
+
+impl Tick {
+    fn read(j: &Json) -> Read<Tick> {
+        let (tag, o) = match j {
+            Json::Obj(f) if f.len() == 1 => (&f[0].0, Obj::of(&f[0].1, &f[0].0)?),
+            other => {
+                return Err(format!(
+                    "a tick should be an object with one field, not {}",
+                    other.describe()
+                ))
+            }
+        };
+        match tag.as_str() {
+            "Running" => Ok(Tick::Running {
+                p: wire::progress(o.obj("p")?)?,
+                ms: o.f64("ms")?,
+                done: o.u64("done")? as usize,
+                of: o.u64("of")? as usize,
+                cutting: match o.opt("cutting") {
+                    None => None,
+                    Some(Json::Arr(v)) if v.len() == 2 => {
+                        let n = |j: &Json| match j {
+                            Json::Num(n) => n
+                                .as_u64()
+                                .and_then(|n| u32::try_from(n).ok())
+                                .ok_or("\"cutting\" holds two counts"),
+                            _ => Err("\"cutting\" holds two counts"),
+                        };
+                        Some((n(&v[0])?, n(&v[1])?))
+                    }
+                    Some(_) => return Err("\"cutting\" holds two counts".into()),
+                },
+            }),
+            "Done" => Ok(Tick::Done {
+                xs: each(o.arr("xs")?, "xs", |j| {
+                    wire::exploration(Obj::of(j, "a report")?)
+                })?,
+                ms: o.f64("ms")?,
+            }),
+            other => Err(format!("no tick \"{}\"", core_json::short(other))),
+        }
+    }
+}
+
+impl FromWorker {
+    pub fn read(text: &str) -> Read<FromWorker> {
+        let mut tree = None;
+        let (tag, o) = tagged(text, &mut tree)?;
+        match tag {
+            "Tick" => Ok(FromWorker::Tick {
+                id: o.u32("id")?,
+                tick: Tick::read(o.0.get("tick").ok_or("no field \"tick\"")?)?,
+                keys: each(o.arr("keys")?, "keys", |j| match j {
+                    Json::Arr(v) => each(v, "keys", |k| string(k, "key")),
+                    other => Err(format!("should be an array, not {}", other.describe())),
+                })?,
+            }),
+            "Failed" => Ok(FromWorker::Failed {
+                id: o.u32("id")?,
+                why: o.str("why")?,
+            }),
+            "Broken" => Ok(FromWorker::Broken { why: o.str("why")? }),
+            other => Err(format!("no message \"{}\"", core_json::short(other))),
+        }
+    }
+
+    fn tick(id: u32, tick: Tick) -> FromWorker {
+        let keys = match &tick {
+            Tick::Done { xs, .. } => xs
+                .iter()
+                .map(|x| x.violations.iter().map(|f| f.key.clone()).collect())
+                .collect(),
+            Tick::Running { .. } => Vec::new(),
+        };
+        FromWorker::Tick { id, tick, keys }
+    }
+}
+
+/// Puts back what a report's JSON leaves out: each search's version, options and
+/// findings' keys, and the collision bound exactly.
+pub fn restore(xs: &mut [Exploration], keys: &[Vec<String>], spec: &JobSpec) {
+    for (i, x) in xs.iter_mut().enumerate() {
+        if let Some(s) = spec.searches.get(i) {
+            x.version = s.sc.header().version;
+            x.options = Some(s.o.clone());
+        }
+        x.collision_bound = collision_bound(x.states);
+        for (f, k) in x
+            .violations
+            .iter_mut()
+            .zip(keys.get(i).into_iter().flatten())
+        {
+            f.key = k.clone();
+        }
+    }
+}
+
+/// What the worker holds: the job it runs, replies to send before its next
+/// slice, and a job that ended, freed once its report is on its way (the page
+/// hears first).
+#[derive(Default)]
+struct State {
+    job: Option<(u32, Job)>,
+    outbox: VecDeque<String>,
+    spent: Option<Job>,
+}
+
+thread_local! {
+    static STATE: RefCell<State> = RefCell::new(State::default());
+}
+
+fn json(m: &FromWorker) -> String {
+    serde_json::to_string(m)
+        .unwrap_or_else(|e| format!("{{\"Failed\":{{\"id\":0,\"why\":\"{e}\"}}}}"))
+}
+
+/// In the worker: a message from the page (a job to start, or to stop). A
+/// message it cannot read, or a Stop for another job, leaves the running job as
+/// it is.
+#[wasm_bindgen]
+pub fn worker_message(data: &str) {
+    STATE.with(|st| {
+        let mut st = st.borrow_mut();
+        match ToWorker::read(data) {
+            Ok(ToWorker::Start { id, searches, cut }) => {
+                match searches.into_iter().map(SearchWire::search).collect() {
+                    Ok(searches) => {
+                        let job = Job::new(&JobSpec {
+                            searches,
+                            cut: cut.map(Rc::from),
+                        });
+                        st.spent = st.job.replace((id, job)).map(|(_, j)| j);
+                    }
+                    Err(why) => st.outbox.push_back(json(&FromWorker::Failed { id, why })),
+                }
+            }
+            Ok(ToWorker::Stop { id, report }) => {
+                if st.job.as_ref().is_some_and(|(j, _)| *j == id) {
+                    if let Some((_, mut job)) = st.job.take() {
+                        if report {
+                            st.outbox
+                                .push_back(json(&FromWorker::tick(id, job.cancel())));
+                        }
+                        st.spent = Some(job);
+                    }
+                }
+            }
+            Err(e) => st.outbox.push_back(json(&FromWorker::Failed {
+                id: 0,
+                why: format!("the worker could not read a message: {e}"),
+            })),
+        }
+    });
+}
+
+/// In the worker: runs the job for a slice; what to send the page (`None`:
+/// nothing to do until the next message).
+#[wasm_bindgen]
+pub fn worker_slice() -> Option<String> {
+    STATE.with(|st| {
+        let mut st = st.borrow_mut();
+        if let Some(reply) = st.outbox.pop_front() {
+            return Some(reply);
+        }
+        // The last report went out with the slice before: now its states go.
+        st.spent = None;
+        let (id, job) = st.job.as_mut()?;
+        let id = *id;
+        let tick = job.slice(WORKER_SLICE_MS);
+        if let Tick::Done { .. } = tick {
+            st.spent = st.job.take().map(|(_, j)| j);
+        }
+        Some(json(&FromWorker::tick(id, tick)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report crosses back equal to the one the page would have made, findings'
+    /// keys and cuts included.
+    #[test]
+    fn a_report_crosses_back_unchanged() {
+        let mut crossed = 0;
+        for name in [
+            "segment-not-found",
+            "runner-creation-race",
+            "inject-done-splice",
+        ] {
+            let Some(sc) = builtin::get(name) else {
+                panic!("no built-in {name}")
+            };
+            let o = Options {
+                all: true,
+                shrink: false,
+                ..Options::first(60, 200_000)
+            };
+            let mut x = AnyExplorer::new(&sc, o.clone());
+            while !x.run(10_000) {}
+            let mut x = x.finish();
+            let text = builtin::FILES.iter().find(|f| f.0 == name).map(|f| f.1);
+            if let (Some(text), Some(f)) = (text, x.violations.first()) {
+                let budget = CutBudget {
+                    per_try: 100_000,
+                    states: 1_000_000,
+                    tries: 50,
+                    bytes: 64 << 20,
+                };
+                let mut cut = OpShrink::new(text, &sc, f, &o, budget).unwrap();
+                while !cut.run(10_000) {}
+                x.violations[0].cut = Some(cut.finish());
+            }
+            assert!(!x.violations.is_empty(), "{name} found nothing");
+            let m = FromWorker::tick(
+                3,
+                Tick::Done {
+                    xs: vec![x.clone()],
+                    ms: 1.5,
+                },
+            );
+            let back = FromWorker::read(&json(&m)).unwrap();
+            let FromWorker::Tick {
+                id: 3,
+                tick: Tick::Done { mut xs, ms },
+                keys,
+            } = back
+            else {
+                panic!("not a done tick")
+            };
+            assert_eq!(ms, 1.5);
+            let spec = JobSpec {
+                searches: vec![Search {
+                    source: Source::Builtin(name.into()),
+                    sc: sc.clone(),
+                    o: o.clone(),
+                }],
+                cut: None,
+            };
+            restore(&mut xs, &keys, &spec);
+            assert_eq!(xs, vec![x], "{name}");
+            crossed += 1;
+        }
+        assert_eq!(crossed, 3);
+    }
+
+    /// Progress crosses too, with and without a cut under way.
+    #[test]
+    fn progress_crosses_back_unchanged() {
+        for cutting in [None, Some((4, 2))] {
+            let tick = Tick::Running {
+                p: Progress {
+                    states: 5,
+                    transitions: 9,
+                    depth: 2,
+                    frontier: 3,
+                    bytes: 100,
+                    violations: 1,
+                },
+                ms: 2.5,
+                done: 1,
+                of: 3,
+                cutting,
+            };
+            let back = FromWorker::read(&json(&FromWorker::tick(9, tick.clone()))).unwrap();
+            let want = FromWorker::Tick {
+                id: 9,
+                tick,
+                keys: Vec::new(),
+            };
+            assert_eq!(back, want);
+        }
+    }
+
+    /// A message that is not what it should be says what is wrong, and where;
+    /// the worker answers it with a failure, never a panic.
+    #[test]
+    fn a_bad_message_says_what_is_wrong() {
+        for (text, want) in [
+            ("", "empty"),
+            ("[1]", "one field"),
+            (
+                r#"{"Start":{"id":1,"searches":[{"file":"x"}],"cut":null}}"#,
+                "searches[0]: no field \"knobs\"",
+            ),
+            (
+                r#"{"Stop":{"id":-1,"report":true}}"#,
+                "\"id\" is not a whole number",
+            ),
+            (r#"{"Launch":{}}"#, "no message \"Launch\""),
+        ] {
+            let why = ToWorker::read(text).expect_err(text);
+            assert!(why.contains(want), "{text}: {why}");
+        }
+        let why = FromWorker::read(
+            r#"{"Tick":{"id":1,"tick":{"Done":{"xs":[{"scenario":"x"}],"ms":1}},"keys":[]}}"#,
+        )
+        .expect_err("a report without its fields");
+        assert!(why.contains("xs[0]: no field \"order\""), "{why}");
+        let why = FromWorker::read(r#"{"Tick":{"id":1,"tick":{"Running":{"p":{},"ms":0,"done":0,"of":1,"cutting":[1]}},"keys":[]}}"#)
+            .expect_err("a progress without its fields");
+        assert!(why.contains("no field \"states\""), "{why}");
+        worker_message("{not json");
+        let reply = worker_slice().expect("a reply");
+        match FromWorker::read(&reply) {
+            Ok(FromWorker::Failed { why, .. }) => assert!(why.contains("could not read"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(worker_slice(), None);
+    }
+
+    fn start(id: u32, name: &str, all: bool) -> String {
+        let sc = builtin::get(name).unwrap();
+        let s = Search {
+            source: Source::Builtin(name.into()),
+            sc,
+            o: Options {
+                all,
+                shrink: false,
+                ..Options::first(200, 5_000_000)
+            },
+        };
+        serde_json::to_string(&ToWorker::Start {
+            id,
+            searches: vec![SearchWire::of(&s)],
+            cut: None,
+        })
+        .unwrap()
+    }
+
+    /// The worker's end of a job: an unreadable message and a Stop for another
+    /// job leave it running; two Stops in a row give one report; a new Start
+    /// replaces the job.
+    #[test]
+    fn the_running_job_survives_noise_and_a_double_cancel() {
+        worker_message(&start(5, "compaction-race", true));
+        let first = worker_slice().expect("progress");
+        assert!(
+            matches!(
+                FromWorker::read(&first),
+                Ok(FromWorker::Tick {
+                    id: 5,
+                    tick: Tick::Running { .. },
+                    ..
+                })
+            ),
+            "{first}"
+        );
+        worker_message("{not json");
+        worker_message(r#"{"Stop":{"id":4,"report":true}}"#);
+        let failed = worker_slice().expect("the failure");
+        assert!(
+            matches!(
+                FromWorker::read(&failed),
+                Ok(FromWorker::Failed { id: 0, .. })
+            ),
+            "{failed}"
+        );
+        let going = worker_slice().expect("still searching");
+        assert!(
+            matches!(
+                FromWorker::read(&going),
+                Ok(FromWorker::Tick {
+                    id: 5,
+                    tick: Tick::Running { .. },
+                    ..
+                })
+            ),
+            "{going}"
+        );
+        worker_message(r#"{"Stop":{"id":5,"report":true}}"#);
+        worker_message(r#"{"Stop":{"id":5,"report":true}}"#);
+        let done = worker_slice().expect("the report");
+        match FromWorker::read(&done) {
+            Ok(FromWorker::Tick {
+                id: 5,
+                tick: Tick::Done { xs, .. },
+                ..
+            }) => {
+                assert_eq!(xs.len(), 1);
+                assert_eq!(xs[0].stopped, flush_core::explore::Stopped::Cancelled);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(worker_slice(), None, "one report, then nothing");
+        // A new job replaces one still running, and runs to its end.
+        worker_message(&start(6, "compaction-race", true));
+        worker_message(&start(7, "segment-not-found", false));
+        let mut last = None;
+        while let Some(m) = worker_slice() {
+            last = Some(m);
+        }
+        match FromWorker::read(&last.unwrap()) {
+            Ok(FromWorker::Tick {
+                id: 7,
+                tick: Tick::Done { xs, .. },
+                ..
+            }) => {
+                assert_eq!(xs[0].violations.len(), 1)
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
