@@ -16,14 +16,15 @@ const early = [];
 self.onmessage = (e) => early.push(e.data);
 let m = null;
 try {
-  m = await import(GLUE);
-  await m.default({ module_or_path: WASM });
+  m = await import(__FS_GLUE__);
+  await m.default({ module_or_path: __FS_WASM__ });
 } catch (e) {
   self.postMessage(JSON.stringify({ Broken: { why: String(e) } }));
   m = null;
   self.close();
 }
 if (m) {
+  self.postMessage('{"Ready":{}}');
   let busy = false;
   const ch = new MessageChannel();
   const go = () => { if (!busy) { busy = true; ch.port2.postMessage(0); } };
@@ -73,18 +74,19 @@ pub struct WorkerLink {
 }
 
 impl WorkerLink {
-    /// A worker running this module, `on_message` getting what it says and
-    /// `on_error` called if it fails (to load, or later). `None` where the page
+    /// A worker running the worker's module, `on_message` getting what it says
+    /// (or why it could not be read) and `on_error` called if it fails (to load,
+    /// or later). `None` where the page
     /// cannot start one (no module workers, or not served by Trunk).
     pub fn spawn(
-        mut on_message: impl FnMut(FromWorker) + 'static,
+        mut on_message: impl FnMut(Result<FromWorker, String>) + 'static,
         on_error: impl FnMut(web_sys::Event) + 'static,
     ) -> Option<WorkerLink> {
         let doc = web_sys::window()?.document()?;
         let (glue, wasm) = worker_urls(&doc)?;
         let js = WORKER_JS
-            .replace("GLUE", &serde_json::to_string(&glue).ok()?)
-            .replace("WASM", &serde_json::to_string(&wasm).ok()?);
+            .replace("__FS_GLUE__", &serde_json::to_string(&glue).ok()?)
+            .replace("__FS_WASM__", &serde_json::to_string(&wasm).ok()?);
         let parts = js_sys::Array::of1(&JsValue::from_str(&js));
         let bag = web_sys::BlobPropertyBag::new();
         bag.set_type("text/javascript");
@@ -96,15 +98,13 @@ impl WorkerLink {
             let _ = web_sys::Url::revoke_object_url(&url);
             return None;
         };
-        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
-            move |e: web_sys::MessageEvent| {
+        let on_message =
+            Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
                 let text = e.data().as_string().unwrap_or_default();
-                match FromWorker::read(&text) {
-                Ok(m) => on_message(m),
-                Err(err) => web_sys::console::error_1(&format!("FlushScope: a message from the explorer's worker could not be read: {err}").into()),
-            }
-            },
-        );
+                on_message(FromWorker::read(&text).map_err(|e| {
+                    format!("a message from the explorer's worker could not be read: {e}")
+                }))
+            });
         let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(on_error);
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));

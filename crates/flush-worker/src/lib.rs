@@ -7,7 +7,7 @@
 //! into `flush-worker.wasm` (`src/main.rs`), the worker's module, without the
 //! page's code and optimised for speed (`profile.worker`). The worker's script
 //! (`flush-web`'s `WorkerLink::spawn`) hands each message from the page to
-//! [`worker_message`] and calls [`worker_slice`] until it has nothing to say, a
+//! [`message`] and calls [`slice`] until it has nothing to say, a
 //! `MessageChannel` message between two slices so that a Cancel gets in.
 //! Scenarios cross as the page built them (source, version, knobs, step limit:
 //! [`SearchWire`]), results as the explorer's JSON, read back by [`wire`];
@@ -213,6 +213,10 @@ impl Job {
         }
     }
 
+    fn with_cut(xs: Vec<AnyExplorer>, cut: Option<Cutting>) -> Job {
+        Job { cut, ..Job::of(xs) }
+    }
+
     pub fn new(spec: &JobSpec) -> Job {
         let cut = match (&spec.cut, &spec.searches[..]) {
             (Some(text), [s]) => Some(Cutting {
@@ -224,18 +228,12 @@ impl Job {
             }),
             _ => None,
         };
-        Job {
-            xs: spec
-                .searches
-                .iter()
-                .map(|s| Some(AnyExplorer::new(&s.sc, s.o.clone())))
-                .collect(),
-            spent: None,
-            out: Vec::new(),
-            started: now(),
-            searched: None,
-            cut,
-        }
+        let xs = spec
+            .searches
+            .iter()
+            .map(|s| AnyExplorer::new(&s.sc, s.o.clone()))
+            .collect();
+        Job::with_cut(xs, cut)
     }
 
     /// Runs the searches in turn, then the cuts, for about `ms`; says where the
@@ -258,7 +256,12 @@ impl Job {
             };
             if x.run(SLICE_TRANSITIONS) {
                 self.out.push(x.report());
-                self.spent = self.xs[i].take();
+                // The last search's states go once its report is on its way; the
+                // others' now (a job of many searches would hold them all).
+                let x = self.xs[i].take();
+                if self.out.len() == self.xs.len() {
+                    self.spent = x;
+                }
                 if self.out.len() == self.xs.len() {
                     self.searched = Some(now());
                 }
@@ -269,8 +272,9 @@ impl Job {
 
     fn tick(&mut self, cut_done: bool) -> Tick {
         let ms = now() - self.started;
+        let cutting = self.cut.is_some() && self.out.len() == 1;
         match self.xs.get(self.out.len()).and_then(Option::as_ref) {
-            None if cut_done => self.finished(),
+            None if cut_done || !cutting => self.finished(),
             None => Tick::Running {
                 p: self
                     .out
@@ -285,7 +289,7 @@ impl Job {
                 ms,
                 done: self.out.len().saturating_sub(1),
                 of: self.xs.len(),
-                cutting: Some(self.cut.as_ref().map_or((0, 0), Cutting::progress)),
+                cutting: self.cut.as_ref().map(Cutting::progress),
             },
             Some(x) => Tick::Running {
                 p: x.progress(),
@@ -431,18 +435,38 @@ pub enum FromWorker {
     /// The worker could not load this module (its script says so): the page
     /// runs every search from then on.
     Broken { why: String },
+    /// The worker has loaded its module (its script says so): a job handed over
+    /// now starts at once.
+    Ready {},
 }
 
 /// A serde enum as JSON: `{"Variant": {fields}}`.
-fn tagged<'a>(text: &str, tree: &'a mut Option<Json>) -> Read<(&'a str, Obj<'a>)> {
-    *tree = Some(core_json::parse(text, "message").map_err(|e| e.to_string())?);
-    match tree {
-        Some(Json::Obj(f)) if f.len() == 1 => Ok((&f[0].0, Obj::of(&f[0].1, &f[0].0)?)),
-        _ => Err("a message should be an object with one field".into()),
+fn one_field(j: &Json) -> Read<(&str, Obj<'_>)> {
+    match j {
+        Json::Obj(f) if f.len() == 1 => Ok((&f[0].0, Obj::of(&f[0].1, &f[0].0)?)),
+        other => Err(format!(
+            "should be an object with one field, not {}",
+            other.describe()
+        )),
     }
 }
 
+/// A message: a serde enum as JSON, parsed into `tree`.
+fn tagged<'a>(text: &str, tree: &'a mut Option<Json>) -> Read<(&'a str, Obj<'a>)> {
+    let t = tree.insert(core_json::parse(text, "message").map_err(|e| e.to_string())?);
+    one_field(t).map_err(|e| format!("a message {e}"))
+}
+
 impl ToWorker {
+    /// The job a message names, as far as it can be read (0: none): the page
+    /// runs that job itself when the worker cannot.
+    fn id_of(text: &str) -> u32 {
+        let mut tree = None;
+        tagged(text, &mut tree)
+            .and_then(|(_, o)| o.u32("id"))
+            .unwrap_or(0)
+    }
+
     pub fn read(text: &str) -> Read<ToWorker> {
         let mut tree = None;
         let (tag, o) = tagged(text, &mut tree)?;
@@ -465,16 +489,8 @@ impl ToWorker {
 
 impl Tick {
     fn read(j: &Json) -> Read<Tick> {
-        let (tag, o) = match j {
-            Json::Obj(f) if f.len() == 1 => (&f[0].0, Obj::of(&f[0].1, &f[0].0)?),
-            other => {
-                return Err(format!(
-                    "a tick should be an object with one field, not {}",
-                    other.describe()
-                ))
-            }
-        };
-        match tag.as_str() {
+        let (tag, o) = one_field(j)?;
+        match tag {
             "Running" => Ok(Tick::Running {
                 p: wire::progress(o.obj("p")?)?,
                 ms: o.f64("ms")?,
@@ -524,6 +540,7 @@ impl FromWorker {
                 why: o.str("why")?,
             }),
             "Broken" => Ok(FromWorker::Broken { why: o.str("why")? }),
+            "Ready" => Ok(FromWorker::Ready {}),
             other => Err(format!("no message \"{}\"", core_json::short(other))),
         }
     }
@@ -581,8 +598,7 @@ fn json(m: &FromWorker) -> String {
 /// In the worker: a message from the page (a job to start, or to stop). A
 /// message it cannot read, or a Stop for another job, leaves the running job as
 /// it is.
-#[wasm_bindgen]
-pub fn worker_message(data: &str) {
+pub fn message(data: &str) {
     STATE.with(|st| {
         let mut st = st.borrow_mut();
         match ToWorker::read(data) {
@@ -610,7 +626,7 @@ pub fn worker_message(data: &str) {
                 }
             }
             Err(e) => st.outbox.push_back(json(&FromWorker::Failed {
-                id: 0,
+                id: ToWorker::id_of(data),
                 why: format!("the worker could not read a message: {e}"),
             })),
         }
@@ -619,8 +635,7 @@ pub fn worker_message(data: &str) {
 
 /// In the worker: runs the job for a slice; what to send the page (`None`:
 /// nothing to do until the next message).
-#[wasm_bindgen]
-pub fn worker_slice() -> Option<String> {
+pub fn slice() -> Option<String> {
     STATE.with(|st| {
         let mut st = st.borrow_mut();
         if let Some(reply) = st.outbox.pop_front() {
@@ -641,6 +656,8 @@ pub fn worker_slice() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flush_core::explore::{Found, Order, Stopped};
+    use flush_core::OutcomeKind;
 
     /// A report crosses back equal to the one the page would have made, findings'
     /// keys and cuts included.
@@ -736,6 +753,124 @@ mod tests {
         }
     }
 
+    fn cut_of(skipped: Option<String>) -> flush_core::explore::Cut {
+        flush_core::explore::Cut {
+            ops: vec![flush_core::explore::OpLine {
+                actor: "flowgraph".into(),
+                index: 1,
+                op: "insert segment=300".into(),
+                cut: true,
+            }],
+            kept: 0,
+            scenario: "{}".into(),
+            schedule: "0,1".into(),
+            steps: 2,
+            tries: 3,
+            refused: 1,
+            states: 9,
+            held: 2,
+            complete: false,
+            skipped,
+        }
+    }
+
+    fn found(shrunk_from: Option<u32>, cut: Option<flush_core::explore::Cut>) -> Found {
+        Found {
+            kind: OutcomeKind::Deadlock,
+            message: "all goroutines are asleep".into(),
+            schedule: "0,1".into(),
+            steps: 2,
+            shrunk_from,
+            key: "deadlock".into(),
+            cut,
+        }
+    }
+
+    /// Every field and variant a report or a search may carry crosses: a
+    /// depth-first finding with its length before shrinking, a cut that was
+    /// skipped, a time, a target, and each order, stop and kind.
+    #[test]
+    fn every_field_and_variant_crosses() {
+        let sc = builtin::get("segment-not-found").unwrap();
+        let o = Options {
+            target: Some("panic:segment not found[segment=300]".into()),
+            order: Order::Dfs,
+            ..Options::first(30, 1000)
+        };
+        let search = Search {
+            source: Source::Builtin("segment-not-found".into()),
+            sc: sc.clone(),
+            o: o.clone(),
+        };
+        let m = ToWorker::Start {
+            id: 2,
+            searches: vec![SearchWire::of(&search)],
+            cut: Some("{}".into()),
+        };
+        assert_eq!(
+            ToWorker::read(&serde_json::to_string(&m).unwrap()).unwrap(),
+            m
+        );
+        let spec = JobSpec {
+            searches: vec![search],
+            cut: None,
+        };
+        let x = Exploration {
+            scenario: "segment-not-found".into(),
+            version: sc.header().version,
+            order: Order::Dfs,
+            states: 12,
+            transitions: 30,
+            depth: 4,
+            stopped: Stopped::MaxBytes,
+            depth_cut: 2,
+            truncated: true,
+            peak_bytes: 4096,
+            collision_bound: collision_bound(12),
+            violations: vec![
+                found(Some(5), Some(cut_of(Some("over 2,000 ops".into())))),
+                found(None, Some(cut_of(None))),
+                found(None, None),
+            ],
+            time_ms: Some(17),
+            options: Some(o),
+        };
+        let mut variants = Vec::new();
+        for order in wire::ORDERS {
+            variants.push(Exploration { order, ..x.clone() });
+        }
+        for stopped in wire::STOPS {
+            variants.push(Exploration {
+                stopped,
+                ..x.clone()
+            });
+        }
+        for kind in wire::KINDS {
+            let mut v = x.clone();
+            v.violations[0].kind = kind;
+            variants.push(v);
+        }
+        for v in variants {
+            let m = FromWorker::tick(
+                1,
+                Tick::Done {
+                    xs: vec![v.clone()],
+                    ms: 0.5,
+                },
+            );
+            let Ok(FromWorker::Tick {
+                tick: Tick::Done { mut xs, .. },
+                keys,
+                ..
+            }) = FromWorker::read(&json(&m))
+            else {
+                panic!("{v:?} did not cross")
+            };
+            restore(&mut xs, &keys, &spec);
+            assert_eq!(xs, vec![v]);
+        }
+    }
+
     /// A message that is not what it should be says what is wrong, and where;
     /// the worker answers it with a failure, never a panic.
     #[test]
@@ -764,13 +899,23 @@ mod tests {
         let why = FromWorker::read(r#"{"Tick":{"id":1,"tick":{"Running":{"p":{},"ms":0,"done":0,"of":1,"cutting":[1]}},"keys":[]}}"#)
             .expect_err("a progress without its fields");
         assert!(why.contains("no field \"states\""), "{why}");
-        worker_message("{not json");
-        let reply = worker_slice().expect("a reply");
+        // A Start it cannot read is answered under its own id: the page runs that job.
+        message(r#"{"Start":{"id":9,"searches":[{"file":"x"}],"cut":null}}"#);
+        let reply = slice().expect("a reply");
+        assert!(
+            matches!(
+                FromWorker::read(&reply),
+                Ok(FromWorker::Failed { id: 9, .. })
+            ),
+            "{reply}"
+        );
+        message("{not json");
+        let reply = slice().expect("a reply");
         match FromWorker::read(&reply) {
             Ok(FromWorker::Failed { why, .. }) => assert!(why.contains("could not read"), "{why}"),
             other => panic!("{other:?}"),
         }
-        assert_eq!(worker_slice(), None);
+        assert_eq!(slice(), None);
     }
 
     fn start(id: u32, name: &str, all: bool) -> String {
@@ -797,8 +942,8 @@ mod tests {
     /// replaces the job.
     #[test]
     fn the_running_job_survives_noise_and_a_double_cancel() {
-        worker_message(&start(5, "compaction-race", true));
-        let first = worker_slice().expect("progress");
+        message(&start(5, "compaction-race", true));
+        let first = slice().expect("progress");
         assert!(
             matches!(
                 FromWorker::read(&first),
@@ -810,9 +955,9 @@ mod tests {
             ),
             "{first}"
         );
-        worker_message("{not json");
-        worker_message(r#"{"Stop":{"id":4,"report":true}}"#);
-        let failed = worker_slice().expect("the failure");
+        message("{not json");
+        message(r#"{"Stop":{"id":4,"report":true}}"#);
+        let failed = slice().expect("the failure");
         assert!(
             matches!(
                 FromWorker::read(&failed),
@@ -820,7 +965,7 @@ mod tests {
             ),
             "{failed}"
         );
-        let going = worker_slice().expect("still searching");
+        let going = slice().expect("still searching");
         assert!(
             matches!(
                 FromWorker::read(&going),
@@ -832,9 +977,9 @@ mod tests {
             ),
             "{going}"
         );
-        worker_message(r#"{"Stop":{"id":5,"report":true}}"#);
-        worker_message(r#"{"Stop":{"id":5,"report":true}}"#);
-        let done = worker_slice().expect("the report");
+        message(r#"{"Stop":{"id":5,"report":true}}"#);
+        message(r#"{"Stop":{"id":5,"report":true}}"#);
+        let done = slice().expect("the report");
         match FromWorker::read(&done) {
             Ok(FromWorker::Tick {
                 id: 5,
@@ -846,12 +991,12 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(worker_slice(), None, "one report, then nothing");
+        assert_eq!(slice(), None, "one report, then nothing");
         // A new job replaces one still running, and runs to its end.
-        worker_message(&start(6, "compaction-race", true));
-        worker_message(&start(7, "segment-not-found", false));
+        message(&start(6, "compaction-race", true));
+        message(&start(7, "segment-not-found", false));
         let mut last = None;
-        while let Some(m) = worker_slice() {
+        while let Some(m) = slice() {
             last = Some(m);
         }
         match FromWorker::read(&last.unwrap()) {

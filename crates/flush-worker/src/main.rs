@@ -1,7 +1,20 @@
-//! The explorer worker's module: everything it does is exported by the library
-//! (`worker_message`, `worker_slice`); there is nothing to start. Naming them
-//! here links the library in (a binary links only the crates it uses).
+//! The explorer worker's module: the worker's script (`flush-web`'s
+//! `WorkerLink::spawn`) calls these two; there is nothing to start. They live
+//! here, not in the library, so that the page's module (which links the library
+//! for its first slice) does not carry them.
 
-fn main() {
-    let _ = (flush_worker::worker_message, flush_worker::worker_slice);
+use wasm_bindgen::prelude::*;
+
+/// A message from the page (see [`flush_worker::message`]).
+#[wasm_bindgen]
+pub fn worker_message(data: &str) {
+    flush_worker::message(data)
 }
+
+/// A slice of the job; what to send the page (see [`flush_worker::slice`]).
+#[wasm_bindgen]
+pub fn worker_slice() -> Option<String> {
+    flush_worker::slice()
+}
+
+fn main() {}

@@ -126,12 +126,55 @@ pub(crate) fn each<T>(v: &[Json], what: &str, f: impl Fn(&Json) -> Read<T>) -> R
         .collect()
 }
 
+/// Every variant of the enums a report names, for [`Obj::named`]. A variant added
+/// to one of them fails to compile [`every_variant_is_listed`] until it is listed.
+pub(crate) const ORDERS: [Order; 2] = [Order::Bfs, Order::Dfs];
+pub(crate) const STOPS: [Stopped; 5] = [
+    Stopped::Exhausted,
+    Stopped::FirstViolation,
+    Stopped::MaxStates,
+    Stopped::MaxBytes,
+    Stopped::Cancelled,
+];
+pub(crate) const KINDS: [OutcomeKind; 6] = [
+    OutcomeKind::Completed,
+    OutcomeKind::Panic,
+    OutcomeKind::Deadlock,
+    OutcomeKind::Invariant,
+    OutcomeKind::StepLimit,
+    OutcomeKind::Race,
+];
+
+/// Never called: its matches name every variant, so a new one is a compile error
+/// here, a reminder to list it above.
+#[allow(dead_code)]
+fn every_variant_is_listed(o: Order, s: Stopped, k: OutcomeKind) {
+    match o {
+        Order::Bfs | Order::Dfs => {}
+    }
+    match s {
+        Stopped::Exhausted
+        | Stopped::FirstViolation
+        | Stopped::MaxStates
+        | Stopped::MaxBytes
+        | Stopped::Cancelled => {}
+    }
+    match k {
+        OutcomeKind::Completed
+        | OutcomeKind::Panic
+        | OutcomeKind::Deadlock
+        | OutcomeKind::Invariant
+        | OutcomeKind::StepLimit
+        | OutcomeKind::Race => {}
+    }
+}
+
 pub(crate) fn options(o: Obj) -> Read<Options> {
     Ok(Options {
         max_steps: o.u32("max_steps")?,
         max_states: o.u64("max_states")?,
         max_bytes: o.u64("max_bytes")?,
-        order: o.named("order", &[Order::Bfs, Order::Dfs])?,
+        order: o.named("order", &ORDERS)?,
         all: o.bool("all")?,
         shrink: o.bool("shrink")?,
         races: o.bool("races")?,
@@ -152,24 +195,18 @@ pub(crate) fn progress(o: Obj) -> Read<Progress> {
     })
 }
 
-/// A report as `Exploration`'s JSON has it: `version`, `options` and the
-/// findings' keys are not in it (the reader puts them back).
+/// A report as `Exploration`'s JSON has it. `options` and the findings' keys are
+/// not in it, and `version` is a `&'static str` this reader cannot make: `restore`
+/// puts all three back from the job.
 pub(crate) fn exploration(o: Obj) -> Read<Exploration> {
-    let stopped = [
-        Stopped::Exhausted,
-        Stopped::FirstViolation,
-        Stopped::MaxStates,
-        Stopped::MaxBytes,
-        Stopped::Cancelled,
-    ];
     Ok(Exploration {
         scenario: o.str("scenario")?,
         version: None,
-        order: o.named("order", &[Order::Bfs, Order::Dfs])?,
+        order: o.named("order", &ORDERS)?,
         states: o.u64("states")?,
         transitions: o.u64("transitions")?,
         depth: o.u32("depth")?,
-        stopped: o.named("stopped", &stopped)?,
+        stopped: o.named("stopped", &STOPS)?,
         depth_cut: o.u64("depth_cut")?,
         truncated: o.bool("truncated")?,
         peak_bytes: o.u64("peak_bytes")?,
@@ -183,16 +220,8 @@ pub(crate) fn exploration(o: Obj) -> Read<Exploration> {
 }
 
 fn found(o: Obj) -> Read<Found> {
-    let kinds = [
-        OutcomeKind::Completed,
-        OutcomeKind::Panic,
-        OutcomeKind::Deadlock,
-        OutcomeKind::Invariant,
-        OutcomeKind::StepLimit,
-        OutcomeKind::Race,
-    ];
     Ok(Found {
-        kind: o.named("kind", &kinds)?,
+        kind: o.named("kind", &KINDS)?,
         message: o.str("message")?,
         schedule: o.str("schedule")?,
         steps: o.u32("steps")?,

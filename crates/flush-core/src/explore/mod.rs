@@ -225,7 +225,7 @@ pub struct Progress {
 }
 
 /// What a search covered and found (the page's worker sends it as its JSON:
-/// `flush-web`'s `wire.rs` reads it back).
+/// `flush-worker`'s `wire.rs` reads it back).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Exploration {
     pub scenario: String,

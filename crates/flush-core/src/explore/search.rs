@@ -165,13 +165,19 @@ impl<M: Model> Explorer<M> {
     /// The report ([`Explorer::finish`]) without freeing the states the search
     /// holds: a front end shows it first and frees them after (a breadth-first
     /// frontier of a few hundred MiB takes tens of milliseconds to free). The
-    /// search is over: it is done, and its findings went to the report.
+    /// search is over after it: a search not done is reported cancelled, never
+    /// exhausted; a second report says the same.
     pub fn report(&mut self) -> Exploration {
-        let stopped = *self.stopped.get_or_insert(Stopped::Exhausted);
+        let end = match self.frontier_empty() {
+            true => Stopped::Exhausted,
+            false => Stopped::Cancelled,
+        };
+        let stopped = *self.stopped.get_or_insert(end);
         let mut violations = Vec::new();
-        for (mut f, key, path) in std::mem::take(&mut self.found) {
+        for (f, key, path) in &self.found {
+            let mut f = f.clone();
             if self.o.shrink && self.o.order == Order::Dfs {
-                let short = shrink(&*self.sc, &path, &key, SHRINK_REPLAYS);
+                let short = shrink(&*self.sc, path, key, SHRINK_REPLAYS);
                 if short.len() < path.len() {
                     f.shrunk_from = Some(f.steps);
                     f.steps = short.len() as u32;

@@ -295,3 +295,25 @@ fn the_lens_reports_only_what_a_choice_can_break_anew() {
         assert!(m.starts_with("segment not found"), "{m}");
     }
 }
+
+/// A report leaves the search's states alive (the page shows it, then frees
+/// them): said twice it says the same, findings included; a search reported
+/// before it is done says it was cancelled, never exhausted.
+#[test]
+fn a_report_keeps_the_states_and_says_the_same_twice() {
+    let sc = flush_core::builtin::get("segment-not-found").unwrap();
+    let o = flush_core::explore::Options::exhaustive(60, 1_000_000);
+    let mut x = flush_core::AnyExplorer::new(&sc, o.clone());
+    while !x.run(1000) {}
+    let first = x.report();
+    assert_eq!(first.violations.len(), 2);
+    assert_eq!(first.stopped, flush_core::explore::Stopped::Exhausted);
+    assert_eq!(x.report(), first);
+    assert_eq!(x.finish(), first);
+    let big = flush_core::builtin::get("sync-scaled-4x3").unwrap();
+    let mut y = flush_core::AnyExplorer::new(&big, o);
+    assert!(!y.run(100));
+    let early = y.report();
+    assert_eq!(early.stopped, flush_core::explore::Stopped::Cancelled);
+    assert!(early.truncated);
+}

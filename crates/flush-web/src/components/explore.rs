@@ -91,15 +91,26 @@ struct Shared {
     worker: RefCell<Option<WorkerLink>>,
     /// The worker failed (to load, or later): jobs run here from then on.
     broken: Cell<bool>,
+    /// The worker has loaded its module.
+    ready: Cell<bool>,
+    /// A job running here while the worker loads, handed over once it is ready.
+    pending: RefCell<Option<JobSpec>>,
+    /// A Cancel was sent to the worker: if it fails now, its job is not rerun.
+    cancelling: Cell<bool>,
+    /// The most bytes a search in the worker was seen to hold: its module's
+    /// memory, which never shrinks (see [`RETIRE_BYTES`]).
+    peak: Cell<u64>,
 }
 
 impl Shared {
     /// Forgets the job running (here or there) without a report.
-    fn forget(&self) {
+    fn forget(self: &Rc<Self>) {
         self.id.set(self.id.get().wrapping_add(1));
         self.here.borrow_mut().take();
         self.head.borrow_mut().take();
+        self.pending.borrow_mut().take();
         self.timer.borrow_mut().take();
+        self.cancelling.set(false);
         if self.there.borrow_mut().take().is_some() {
             if let Some(w) = self.worker.borrow().as_ref() {
                 w.send(&ToWorker::Stop {
@@ -107,11 +118,15 @@ impl Shared {
                     report: false,
                 });
             }
+            if self.peak.get() > RETIRE_BYTES {
+                self.retire();
+            }
         }
     }
 
     /// Runs `spec`: its first slice here at once (a small search is done before
-    /// the next frame), the rest in the worker, or here in slices without one.
+    /// the next frame), then in the worker once it has loaded (here in slices
+    /// until then), or here in slices without one.
     fn start(self: &Rc<Self>, spec: JobSpec) {
         self.forget();
         let mut job = Job::new(&spec);
@@ -120,15 +135,37 @@ impl Shared {
             self.status.set(Status::of(first, false));
             return;
         }
-        if self.send(&spec) {
+        if self.ready.get() && self.send(&spec) {
             *self.there.borrow_mut() = Some(spec);
             *self.head.borrow_mut() = Some(job);
             self.status.set(Status::of(first, true));
             return;
         }
+        self.warm();
+        if self.worker.borrow().is_some() {
+            *self.pending.borrow_mut() = Some(spec);
+        }
         *self.here.borrow_mut() = Some(job);
         self.status.set(Status::of(first, false));
         self.run_here();
+    }
+
+    /// The worker is ready: the job running here (if any still) starts again
+    /// there, its progress here kept for a Cancel before the worker's first word.
+    fn hand_over(self: &Rc<Self>) {
+        let Some(spec) = self.pending.borrow_mut().take() else {
+            return;
+        };
+        let Some(job) = self.here.borrow_mut().take() else {
+            return;
+        };
+        if !self.send(&spec) {
+            *self.here.borrow_mut() = Some(job);
+            return;
+        }
+        self.timer.borrow_mut().take();
+        *self.there.borrow_mut() = Some(spec);
+        *self.head.borrow_mut() = Some(job);
     }
 
     /// Runs searches set up here (from a state of the run), here.
@@ -152,11 +189,17 @@ impl Shared {
     }
 
     fn spawn(self: &Rc<Self>) {
+        self.peak.set(0);
+        self.ready.set(false);
         let (a, b) = (Rc::downgrade(self), Rc::downgrade(self));
         let link = WorkerLink::spawn(
-            move |m| {
+            move |m: Result<FromWorker, String>| {
                 if let Some(s) = a.upgrade() {
-                    s.heard(m)
+                    match m {
+                        Ok(m) => s.heard(m),
+                        // What it says cannot be read: it is not used again.
+                        Err(why) => s.failed(&why),
+                    }
                 }
             },
             move |e: web_sys::Event| {
@@ -204,6 +247,8 @@ impl Shared {
             if let Some(s) = me.upgrade() {
                 if s.there.borrow().is_none() {
                     s.worker.borrow_mut().take();
+                    s.peak.set(0);
+                    s.ready.set(false);
                 }
             }
         })
@@ -220,12 +265,17 @@ impl Shared {
                         if let Some(spec) = self.there.borrow_mut().take() {
                             restore(&mut xs, &keys, &spec);
                         }
-                        if xs.iter().any(|x| x.peak_bytes > RETIRE_BYTES) {
+                        let held = xs.iter().map(|x| x.peak_bytes).max().unwrap_or(0);
+                        self.peak.set(self.peak.get().max(held));
+                        if self.peak.get() > RETIRE_BYTES {
                             self.retire();
                         }
                         Tick::Done { xs, ms }
                     }
-                    t => t,
+                    Tick::Running { p, .. } => {
+                        self.peak.set(self.peak.get().max(p.bytes));
+                        tick
+                    }
                 };
                 self.status.set(Status::of(t, true));
             }
@@ -239,6 +289,10 @@ impl Shared {
                 &format!("FlushScope: the explorer's worker: {why}").into(),
             ),
             FromWorker::Broken { why } => self.failed(&why),
+            FromWorker::Ready {} => {
+                self.ready.set(true);
+                self.hand_over();
+            }
             FromWorker::Tick { .. } => {}
         }
     }
@@ -252,6 +306,7 @@ impl Shared {
             .into(),
         );
         self.broken.set(true);
+        self.pending.borrow_mut().take();
         if let Some(w) = self.worker.borrow().as_ref() {
             w.end();
         }
@@ -261,8 +316,17 @@ impl Shared {
     fn run_there_here(self: &Rc<Self>) {
         let spec = self.there.borrow_mut().take();
         if let Some(spec) = spec {
-            let head = self.head.borrow_mut().take();
-            *self.here.borrow_mut() = Some(head.unwrap_or_else(|| Job::new(&spec)));
+            let mut job = self
+                .head
+                .borrow_mut()
+                .take()
+                .unwrap_or_else(|| Job::new(&spec));
+            if self.cancelling.get() {
+                // It was cancelled: report what the page covered, not a rerun.
+                self.status.set(Status::of(job.cancel(), false));
+                return;
+            }
+            *self.here.borrow_mut() = Some(job);
             self.run_here();
         }
     }
@@ -275,12 +339,13 @@ impl Shared {
             self.timer.borrow_mut().take();
             self.status.set(Status::of(j.cancel(), false));
             // Its states are freed after the report is shown.
-            gloo::timers::callback::Timeout::new(0, move || drop(j)).forget();
+            drop_later(j);
         } else if self.there.borrow().is_some() {
             // Before the worker's first word, its job has covered less than the
             // first slice here did: that one reports, the worker's is dropped.
             let head = self.head.borrow_mut().take();
             let report = head.is_none();
+            self.cancelling.set(report);
             if let Some(w) = self.worker.borrow().as_ref() {
                 w.send(&ToWorker::Stop {
                     id: self.id.get(),
@@ -307,8 +372,9 @@ fn tick(me: &Weak<Shared>) {
         if let Tick::Done { .. } = t {
             // Its states are freed after the report is shown.
             if let Some(j) = here.take() {
-                gloo::timers::callback::Timeout::new(0, move || drop(j)).forget();
+                drop_later(j);
             }
+            s.pending.borrow_mut().take();
         }
         t
     };
@@ -344,6 +410,10 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
                 head: RefCell::new(None),
                 worker: RefCell::new(None),
                 broken: Cell::new(false),
+                cancelling: Cell::new(false),
+                ready: Cell::new(false),
+                pending: RefCell::new(None),
+                peak: Cell::new(0),
             })
         }))
         .clone()
@@ -385,7 +455,7 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
         let shared = shared.clone();
         Callback::from(move |()| shared.warm())
     };
-    let cancel = Callback::from(move |_: MouseEvent| shared.cancel());
+    let cancel = one_click(Callback::from(move |_: MouseEvent| shared.cancel()));
     ExploreHandle {
         warm,
         status,
@@ -427,11 +497,7 @@ fn start_callbacks(
     let start = {
         let (start, all, races, sc) = (x.start.clone(), all.clone(), races.clone(), sc.clone());
         let source = source.clone();
-        Callback::from(move |e: MouseEvent| {
-            // The second click of a double click on Cancel lands here: not a start.
-            if e.detail() > 1 {
-                return;
-            }
+        Callback::from(move |_: MouseEvent| {
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES,
                 all: *all,
@@ -452,11 +518,7 @@ fn start_callbacks(
     let every_version = {
         let (start, races, sc) = (x.start.clone(), races.clone(), sc.clone());
         let source = source.clone();
-        Callback::from(move |e: MouseEvent| {
-            // The second click of a double click on Cancel lands here: not a start.
-            if e.detail() > 1 {
-                return;
-            }
+        Callback::from(move |_: MouseEvent| {
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES / 2,
                 all: true,
@@ -483,7 +545,23 @@ fn start_callbacks(
             });
         })
     };
-    (start, every_version)
+    (one_click(start), one_click(every_version))
+}
+
+/// A button's handler that ignores the second click of a double click: a
+/// search's start and its Cancel take the same place, so that click would undo
+/// the first (a key press's click has no count, and goes through).
+pub(crate) fn one_click(cb: Callback<MouseEvent>) -> Callback<MouseEvent> {
+    Callback::from(move |e: MouseEvent| {
+        if e.detail() <= 1 {
+            cb.emit(e)
+        }
+    })
+}
+
+/// Frees `x` (a search's states) after this task: the report shows first.
+fn drop_later<T: 'static>(x: T) {
+    gloo::timers::callback::Timeout::new(0, move || drop(x)).forget();
 }
 
 #[function_component(ExplorePanel)]

@@ -3,6 +3,7 @@
 //! knobs explored in the explorer's worker, a row each, the Milvus versions among them, each
 //! finding one click from the stepper.
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use flush_core::engine::Knob;
@@ -12,7 +13,8 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use super::explore::{
-    findings_cell, running_view, use_explorers, Status, PAGE_MAX_BYTES, PAGE_MAX_STEPS,
+    findings_cell, one_click, running_view, use_explorers, ExploreHandle, Status, PAGE_MAX_BYTES,
+    PAGE_MAX_STEPS,
 };
 use crate::state::{Action, Dispatch, Shown};
 use crate::worker::{JobSpec, Search};
@@ -53,41 +55,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     if knobs.is_empty() {
         return html! {};
     }
-    let start = {
-        let (start, rows, sc) = (x.start.clone(), rows.clone(), p.scenario.clone());
-        let source = p.shown.source.clone();
-        Callback::from(move |e: MouseEvent| {
-            // The second click of a double click on Cancel lands here: not a start.
-            if e.detail() > 1 {
-                return;
-            }
-            let o = Options {
-                max_bytes: PAGE_MAX_BYTES / 2,
-                all: true,
-                shrink: false,
-                ..Options::first(PAGE_MAX_STEPS, ROW_MAX_STATES)
-            };
-            let variants = sc.variants();
-            *rows.borrow_mut() = variants
-                .iter()
-                .map(|(presets, v)| Row {
-                    presets: presets.clone(),
-                    settings: v.knobs().iter().map(|k| (k.key, k.current)).collect(),
-                })
-                .collect();
-            start.emit(JobSpec {
-                searches: variants
-                    .into_iter()
-                    .map(|(_, sc)| Search {
-                        source: source.clone(),
-                        sc,
-                        o: o.clone(),
-                    })
-                    .collect(),
-                cut: None,
-            });
-        })
-    };
+    let start = matrix_start(&x, &rows, p);
     let proposed = knobs.iter().any(|k| k.current != k.preset);
     let reset = {
         let d = p.dispatch.clone();
@@ -125,6 +93,44 @@ pub fn what_if(p: &WhatIfProps) -> Html {
             </div>
         </section>
     }
+}
+
+/// The matrix button's handler: one search per combination of the knobs, the
+/// rows' settings kept in `rows` for the table.
+fn matrix_start(
+    x: &ExploreHandle,
+    rows: &Rc<RefCell<Vec<Row>>>,
+    p: &WhatIfProps,
+) -> Callback<MouseEvent> {
+    let (start, rows, sc) = (x.start.clone(), rows.clone(), p.scenario.clone());
+    let source = p.shown.source.clone();
+    one_click(Callback::from(move |_: MouseEvent| {
+        let o = Options {
+            max_bytes: PAGE_MAX_BYTES / 2,
+            all: true,
+            shrink: false,
+            ..Options::first(PAGE_MAX_STEPS, ROW_MAX_STATES)
+        };
+        let variants = sc.variants();
+        *rows.borrow_mut() = variants
+            .iter()
+            .map(|(presets, v)| Row {
+                presets: presets.clone(),
+                settings: v.knobs().iter().map(|k| (k.key, k.current)).collect(),
+            })
+            .collect();
+        start.emit(JobSpec {
+            searches: variants
+                .into_iter()
+                .map(|(_, sc)| Search {
+                    source: source.clone(),
+                    sc,
+                    o: o.clone(),
+                })
+                .collect(),
+            cut: None,
+        });
+    }))
 }
 
 fn rows_count(knobs: &[Knob]) -> usize {
