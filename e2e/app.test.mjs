@@ -495,8 +495,9 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   assert.match(inPage.text, /cancelled: the search is incomplete/);
   const [pageRunner, pageText] = await longer(b.page);
   assert.equal(pageRunner, 'page');
-  const strip = (t) => t.replace(/in \d+ ms, \d+ states\/s/, '').replace(/in \d+ ms/, '');
+  const strip = (t) => t.replace(/in \d+ ms, \d+ states\/s/, '').replace(/in \d+ ms/, '').replace(', in a background worker', '');
   assert.match(workerText, /flush_insert segment=1 pos=a/);
+  assert.match(workerText, /states\/s, in a background worker\./);
   assert.equal(strip(pageText), strip(workerText));
   await noCrash(b.page, b.errors);
   await b.ctx.close();

@@ -669,7 +669,8 @@ fn report_view(x: &Exploration, ms: f64, worker: bool, p: &ExploreProps) -> Html
     html! {
         <div id="explore-result" data-states={x.states.to_string()} data-found={x.violations.len().to_string()}
              data-runner={if worker { "worker" } else { "page" }} data-peak={x.peak_bytes.to_string()}>
-            <p>{format!("{} states ({} transitions, depth {}) in {:.0} ms{}.", x.states, x.transitions, x.depth, ms, rate(x.states, ms))}</p>
+            <p>{format!("{} states ({} transitions, depth {}) in {:.0} ms{}{}.", x.states, x.transitions, x.depth, ms, rate(x.states, ms),
+                if worker { ", in a background worker" } else { "" })}</p>
             <p class="muted">{format!("Stopped: {}.", x.stopped_words())}</p>
             if x.violations.is_empty() && x.truncated {
                 <p>{"No violation found so far."}</p>
