@@ -3,15 +3,15 @@
 //! page, and the messages that cross between them.
 //!
 //! This crate is built twice: into the page's module (`flush-web`, which runs a
-//! job's first slice itself, and whole jobs where no worker starts), and alone
-//! into `flush-worker.wasm` (`src/main.rs`), the worker's module, without the
-//! page's code and optimised for speed (`profile.worker`). The worker's script
-//! (`flush-web`'s `WorkerLink::spawn`) hands each message from the page to
-//! [`message`] and calls [`slice`] until it has nothing to say, a
-//! `MessageChannel` message between two slices so that a Cancel gets in.
-//! Scenarios cross as the page built them (source, version, knobs, step limit:
-//! [`SearchWire`]), results as the explorer's JSON, read back by [`wire`];
-//! `flush-web`'s tests check that both come back equal.
+//! job itself for its first slice and until the worker has loaded, and whole
+//! where no worker starts), and alone into `flush-worker_bg.wasm` (`src/main.rs`),
+//! the worker's module, without the page's code and optimised for speed
+//! (`profile.worker`). The worker's script (`flush-web`'s `WorkerLink::spawn`)
+//! hands each message from the page to [`message`] and calls [`slice`] until it
+//! has nothing to say, a `MessageChannel` message between two slices so that a
+//! Cancel gets in. Scenarios cross as the page built them (source, version,
+//! knobs, step limit: [`SearchWire`]), results as the explorer's JSON, read back
+//! by [`wire`]; the tests here and in `flush-web` check that both come back equal.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

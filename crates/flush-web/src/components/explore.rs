@@ -240,12 +240,13 @@ impl Shared {
 
     /// Ends the worker after a search that held much memory (a wasm module's memory
     /// never shrinks): the next search starts another. Not from inside the
-    /// worker's own message handler: a moment later, unless a job started since.
+    /// worker's own message handler: a moment later, unless a job was handed to
+    /// it (or waits for it) since.
     fn retire(self: &Rc<Self>) {
         let me = Rc::downgrade(self);
         gloo::timers::callback::Timeout::new(0, move || {
             if let Some(s) = me.upgrade() {
-                if s.there.borrow().is_none() {
+                if s.there.borrow().is_none() && s.pending.borrow().is_none() {
                     s.worker.borrow_mut().take();
                     s.peak.set(0);
                     s.ready.set(false);
