@@ -502,6 +502,17 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await noCrash(b.page, b.errors);
   await b.ctx.close();
 
+  // A worker that loads late (its module held back 1.5 s) finds the page's job well under way
+  // (over 500 ms): the page keeps it rather than have the worker start it again from nothing.
+  const d = await open('scenario=compaction-race');
+  await d.page.route('**/flush-worker_bg.wasm*', async (r) => { await new Promise((res) => setTimeout(res, 1500)); await r.continue(); });
+  await d.page.click('#explore-btn');
+  await d.page.waitForSelector('#explore-result', { timeout: 60000 });
+  assert.equal(await d.page.getAttribute('#explore-result', 'data-runner'), 'page');
+  assert.match(await d.page.textContent('#explore-result'), /invariant/);
+  await noCrash(d.page, d.errors);
+  await d.ctx.close();
+
   // A worker that cannot load its module (looked for beside the page's, here moved away): the page takes the search over.
   const c = await open('scenario=sync-scaled-4x3', {
     init: () => new MutationObserver(() => {

@@ -301,6 +301,11 @@ impl Job {
         }
     }
 
+    /// Milliseconds since the job started.
+    pub fn elapsed(&self) -> f64 {
+        now() - self.started
+    }
+
     fn finished(&mut self) -> Tick {
         Tick::Done {
             xs: std::mem::take(&mut self.out),

@@ -19,6 +19,9 @@ use crate::worker::{
     restore, FromWorker, Job, JobSpec, Search, SearchWire, Tick, ToWorker, WorkerLink,
 };
 
+/// A job that has run here this long when the worker becomes ready stays here:
+/// the worker would start it again from nothing, and is not twice as fast.
+const HAND_OVER_MS: f64 = 500.0;
 /// A worker whose search held more than this is ended once it reports.
 const RETIRE_BYTES: u64 = 64 << 20;
 /// Main-thread time one slice of the search may take (a frame is 16.7 ms).
@@ -150,12 +153,21 @@ impl Shared {
         self.run_here();
     }
 
-    /// The worker is ready: the job running here (if any still) starts again
-    /// there, its progress here kept for a Cancel before the worker's first word.
+    /// The worker is ready: the job running here (if any still, and not for
+    /// long: [`HAND_OVER_MS`]) starts again there, its progress here kept for a
+    /// Cancel before the worker's first word.
     fn hand_over(self: &Rc<Self>) {
         let Some(spec) = self.pending.borrow_mut().take() else {
             return;
         };
+        if self
+            .here
+            .borrow()
+            .as_ref()
+            .is_none_or(|j| j.elapsed() > HAND_OVER_MS)
+        {
+            return;
+        }
         let Some(job) = self.here.borrow_mut().take() else {
             return;
         };
