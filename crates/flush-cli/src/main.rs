@@ -817,10 +817,7 @@ fn load(file: &str) -> Result<AnyScenario, String> {
 /// The scenario and the file it was read from (`None`: a generated built-in).
 fn load_source(file: &str) -> Result<(AnyScenario, Option<String>), String> {
     if let Some(name) = file.strip_prefix("builtin:") {
-        let text = builtin::FILES
-            .iter()
-            .find(|f| f.0 == name)
-            .map(|f| f.1.to_owned());
+        let text = builtin::text(name).map(str::to_owned);
         return builtin::get(name).map(|sc| (sc, text)).ok_or_else(|| {
             format!(
                 "no built-in scenario \"{name}\"; known: {}",

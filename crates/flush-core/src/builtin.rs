@@ -107,16 +107,21 @@ pub fn names() -> Vec<&'static str> {
         .collect()
 }
 
+/// A built-in's file (`None`: no such file, or a generated built-in).
+pub fn text(name: &str) -> Option<&'static str> {
+    FILES.iter().find(|f| f.0 == name).map(|f| f.1)
+}
+
 /// A built-in scenario by name: a file of `scenarios/`, or a generated one
 /// (`pairs-N`, N from 1 to 20000; `sync-scaled-SxT`).
 pub fn get(name: &str) -> Option<AnyScenario> {
     if let Some(sc) = AnyScenario::generated(name) {
         return Some(sc);
     }
-    let (stem, text) = FILES.iter().find(|f| f.0 == name)?;
+    let text = text(name)?;
     // The files are checked by a test; a broken one is a build-time bug.
     Some(
-        AnyScenario::parse(text, &format!("scenarios/{stem}.json"))
+        AnyScenario::parse(text, &format!("scenarios/{name}.json"))
             .expect("built-in scenario parses"),
     )
 }

@@ -3,7 +3,8 @@
 //! the page's).
 
 pub use flush_worker::{
-    now, restore, FromWorker, Job, JobSpec, Search, SearchWire, Tick, ToWorker, PAGE_MAX_BYTES,
+    now, restore, FromWorker, Job, JobSpec, Running, Search, SearchWire, Tick, ToWorker,
+    PAGE_MAX_BYTES,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

@@ -109,21 +109,27 @@ pub struct JobSpec {
     pub cut: Option<Rc<str>>,
 }
 
+/// A job under way: `done` of `of` searches finished; `p` is the running one's
+/// progress; `cutting`: (tries, ops cut) once the searches are done and the
+/// findings' ops are being cut.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Running {
+    pub p: Progress,
+    pub ms: f64,
+    pub done: usize,
+    pub of: usize,
+    pub cutting: Option<(u32, u32)>,
+}
+
 /// Where a job stands after a slice.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Tick {
-    /// `done` of `of` searches finished; `p` is the running one's progress;
-    /// `cutting`: (tries, ops cut) once the searches are done and the findings'
-    /// ops are being cut.
-    Running {
-        p: Progress,
-        ms: f64,
-        done: usize,
-        of: usize,
-        cutting: Option<(u32, u32)>,
-    },
+    Running(Running),
     /// Every search's report, and the time the searches took (not the cuts).
-    Done { xs: Vec<Exploration>, ms: f64 },
+    Done {
+        xs: Vec<Exploration>,
+        ms: f64,
+    },
 }
 
 /// The cut in progress: which finding, and its shrink.
@@ -275,7 +281,7 @@ impl Job {
         let cutting = self.cut.is_some() && self.out.len() == 1;
         match self.xs.get(self.out.len()).and_then(Option::as_ref) {
             None if cut_done || !cutting => self.finished(),
-            None => Tick::Running {
+            None => Tick::Running(Running {
                 p: self
                     .out
                     .last()
@@ -290,14 +296,14 @@ impl Job {
                 done: self.out.len().saturating_sub(1),
                 of: self.xs.len(),
                 cutting: self.cut.as_ref().map(Cutting::progress),
-            },
-            Some(x) => Tick::Running {
+            }),
+            Some(x) => Tick::Running(Running {
                 p: x.progress(),
                 ms,
                 done: self.out.len(),
                 of: self.xs.len(),
                 cutting: None,
-            },
+            }),
         }
     }
 
@@ -496,7 +502,7 @@ impl Tick {
     fn read(j: &Json) -> Read<Tick> {
         let (tag, o) = one_field(j)?;
         match tag {
-            "Running" => Ok(Tick::Running {
+            "Running" => Ok(Tick::Running(Running {
                 p: wire::progress(o.obj("p")?)?,
                 ms: o.f64("ms")?,
                 done: o.u64("done")? as usize,
@@ -515,7 +521,7 @@ impl Tick {
                     }
                     Some(_) => return Err("\"cutting\" holds two counts".into()),
                 },
-            }),
+            })),
             "Done" => Ok(Tick::Done {
                 xs: each(o.arr("xs")?, "xs", |j| {
                     wire::exploration(Obj::of(j, "a report")?)
@@ -556,7 +562,7 @@ impl FromWorker {
                 .iter()
                 .map(|x| x.violations.iter().map(|f| f.key.clone()).collect())
                 .collect(),
-            Tick::Running { .. } => Vec::new(),
+            Tick::Running(_) => Vec::new(),
         };
         FromWorker::Tick { id, tick, keys }
     }
@@ -685,7 +691,7 @@ mod tests {
             let mut x = AnyExplorer::new(&sc, o.clone());
             while !x.run(10_000) {}
             let mut x = x.finish();
-            let text = builtin::FILES.iter().find(|f| f.0 == name).map(|f| f.1);
+            let text = builtin::text(name);
             if let (Some(text), Some(f)) = (text, x.violations.first()) {
                 let budget = CutBudget {
                     per_try: 100_000,
@@ -734,7 +740,7 @@ mod tests {
     #[test]
     fn progress_crosses_back_unchanged() {
         for cutting in [None, Some((4, 2))] {
-            let tick = Tick::Running {
+            let tick = Tick::Running(Running {
                 p: Progress {
                     states: 5,
                     transitions: 9,
@@ -747,7 +753,7 @@ mod tests {
                 done: 1,
                 of: 3,
                 cutting,
-            };
+            });
             let back = FromWorker::read(&json(&FromWorker::tick(9, tick.clone()))).unwrap();
             let want = FromWorker::Tick {
                 id: 9,
@@ -954,7 +960,7 @@ mod tests {
                 FromWorker::read(&first),
                 Ok(FromWorker::Tick {
                     id: 5,
-                    tick: Tick::Running { .. },
+                    tick: Tick::Running(_),
                     ..
                 })
             ),
@@ -976,7 +982,7 @@ mod tests {
                 FromWorker::read(&going),
                 Ok(FromWorker::Tick {
                     id: 5,
-                    tick: Tick::Running { .. },
+                    tick: Tick::Running(_),
                     ..
                 })
             ),

@@ -189,11 +189,7 @@ fn a_cut_renumbers_waits_and_keeps_what_they_wait_for() {
 /// does not reach the violation.
 #[test]
 fn a_complete_cut_cannot_lose_one_more_op() {
-    let splice = flush_core::builtin::FILES
-        .iter()
-        .find(|f| f.0 == "inject-done-splice")
-        .unwrap()
-        .1;
+    let splice = flush_core::builtin::text("inject-done-splice").unwrap();
     for text in [PADDED, splice] {
         let sc = parse(text);
         let (key, cut) = first_cut(text).unwrap();
@@ -290,11 +286,7 @@ fn an_actor_without_ops_stays_and_the_counts_agree() {
 /// swaps the real deadlock for a wait nothing answers is put back).
 #[test]
 fn the_cut_file_keeps_the_knobs_and_the_same_deadlock() {
-    let text = flush_core::builtin::FILES
-        .iter()
-        .find(|f| f.0 == "follow-up-crash")
-        .unwrap()
-        .1;
+    let text = flush_core::builtin::text("follow-up-crash").unwrap();
     let mut sc = parse(text);
     sc.set_version("439fb24b32").unwrap();
     sc.set_knob("load", "every_missing").unwrap();
@@ -304,11 +296,7 @@ fn the_cut_file_keeps_the_knobs_and_the_same_deadlock() {
     let schedule = smaller.header().schedule.clone().unwrap_or_default();
     assert_eq!(reaches(&smaller, &schedule, &f.key), Some(schedule.len()));
 
-    let text = flush_core::builtin::FILES
-        .iter()
-        .find(|f| f.0 == "compaction-race")
-        .unwrap()
-        .1;
+    let text = flush_core::builtin::text("compaction-race").unwrap();
     let mut tree = json::parse(text, "cr").unwrap();
     let on = vec![("handler_locks_sticky".to_owned(), Json::Bool(true))];
     tree.set("what_if", Json::Obj(on));

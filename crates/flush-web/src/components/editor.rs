@@ -28,10 +28,8 @@ pub struct EditorProps {
 /// The file behind a source, with the name a download gets.
 fn source_text(source: &Source) -> Result<(String, String), String> {
     match source {
-        Source::Builtin(name) => flush_core::builtin::FILES
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(n, t)| (format!("{n}.json"), (*t).to_owned()))
+        Source::Builtin(name) => flush_core::builtin::text(name)
+            .map(|t| (format!("{name}.json"), t.to_owned()))
             .ok_or_else(|| {
                 format!("{name} is generated, not a file: pick another scenario to edit.")
             }),

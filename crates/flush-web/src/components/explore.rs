@@ -14,6 +14,7 @@ use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
 use crate::state::{Action, Dispatch, Mode, Shown, Source, ViewSpec};
+pub(crate) use crate::worker::Running;
 pub(crate) use crate::worker::PAGE_MAX_BYTES;
 use crate::worker::{
     restore, FromWorker, Job, JobSpec, Search, SearchWire, Tick, ToWorker, WorkerLink,
@@ -32,15 +33,9 @@ pub(crate) const PAGE_MAX_STEPS: u32 = 200;
 #[derive(Clone, PartialEq)]
 pub(crate) enum Status {
     Idle,
-    /// `done` of `of` searches finished; `p` is the running one's progress;
-    /// `cutting`: (tries, ops cut) once the search is done and its findings' ops
-    /// are being cut; `worker`: it runs in the worker.
+    /// Where the job stands; `worker`: it runs in the worker.
     Running {
-        p: Progress,
-        ms: f64,
-        done: usize,
-        of: usize,
-        cutting: Option<(u32, u32)>,
+        run: Running,
         worker: bool,
     },
     Done {
@@ -53,20 +48,7 @@ pub(crate) enum Status {
 impl Status {
     fn of(t: Tick, worker: bool) -> Status {
         match t {
-            Tick::Running {
-                p,
-                ms,
-                done,
-                of,
-                cutting,
-            } => Status::Running {
-                p,
-                ms,
-                done,
-                of,
-                cutting,
-                worker,
-            },
+            Tick::Running(run) => Status::Running { run, worker },
             Tick::Done { xs, ms } => Status::Done {
                 xs: Rc::new(xs),
                 ms,
@@ -185,7 +167,7 @@ impl Shared {
         self.forget();
         let mut job = Job::of(xs);
         let first = job.slice(SLICE_MS);
-        if let Tick::Running { .. } = first {
+        if let Tick::Running(_) = first {
             *self.here.borrow_mut() = Some(job);
             self.run_here();
         }
@@ -285,8 +267,8 @@ impl Shared {
                         }
                         Tick::Done { xs, ms }
                     }
-                    Tick::Running { p, .. } => {
-                        self.peak.set(self.peak.get().max(p.bytes));
+                    Tick::Running(run) => {
+                        self.peak.set(self.peak.get().max(run.p.bytes));
                         tick
                     }
                 };
@@ -615,7 +597,7 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
                 </label>
             </div>
             // Progress is not announced (it changes every frame); the result is.
-            if let Status::Running { p: pr, ms, done, of, cutting, .. } = &*x.status {
+            if let Status::Running { run: Running { p: pr, ms, done, of, cutting }, .. } = &*x.status {
                 {running_view(pr, *ms)}
                 if *of > 1 { <p class="muted">{format!("Search {} of {of}", done + 1)}</p> }
                 if let Some((tries, cut)) = cutting {
@@ -632,10 +614,7 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
 /// The scenario file behind `source`, to cut ops from (`None`: a generated one).
 fn source_text(source: &Source) -> Option<Rc<str>> {
     match source {
-        Source::Builtin(name) => flush_core::builtin::FILES
-            .iter()
-            .find(|f| f.0 == name)
-            .map(|f| Rc::from(f.1)),
+        Source::Builtin(name) => flush_core::builtin::text(name).map(Rc::from),
         Source::Inline { text, .. } => Some(text.clone()),
     }
 }
@@ -946,7 +925,7 @@ pub fn race_lens(p: &LensProps) -> Html {
                 if *on {
                     {match &*x.status {
                         Status::Idle => html! {},
-                        Status::Running { done, of, .. } => html! {
+                        Status::Running { run: Running { done, of, .. }, .. } => html! {
                             <p class="muted">{format!("Looking ahead: {done} of {of} choices…")}</p>
                         },
                         Status::Done { xs, .. } => lens_list(&choices.borrow(), xs, p),

@@ -13,8 +13,8 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 use super::explore::{
-    findings_cell, one_click, running_view, use_explorers, ExploreHandle, Status, PAGE_MAX_BYTES,
-    PAGE_MAX_STEPS,
+    findings_cell, one_click, running_view, use_explorers, ExploreHandle, Running, Status,
+    PAGE_MAX_BYTES, PAGE_MAX_STEPS,
 };
 use crate::state::{Action, Dispatch, Shown};
 use crate::worker::{JobSpec, Search};
@@ -82,7 +82,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
                         onpointerenter={x.warm.reform(|_: PointerEvent| ())} onfocus={x.warm.reform(|_: FocusEvent| ())}>
                     {"Explore every combination"}</button>
             }
-            if let Status::Running { p: pr, ms, done, of, .. } = &*x.status {
+            if let Status::Running { run: Running { p: pr, ms, done, of, .. }, .. } = &*x.status {
                 {running_view(pr, *ms)}
                 <p class="muted">{format!("Combination {} of {of}", done + 1)}</p>
             }
