@@ -513,6 +513,26 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await noCrash(d.page, d.errors);
   await d.ctx.close();
 
+  // A worker that loads a little late (its module held back 100 ms) takes the job over and starts
+  // it again: the time shown still counts from the click, the page's part included.
+  const e = await open('scenario=sync-scaled-4x3');
+  await e.page.route('**/flush-worker_bg.wasm*', async (r) => { await new Promise((res) => setTimeout(res, 100)); await r.continue(); });
+  await e.page.check('#explore-all');
+  const t0 = await e.page.evaluate(() => { document.querySelector('#explore-btn').click(); return performance.now(); });
+  await e.page.waitForSelector('#explore-where[data-runner="worker"]');
+  await e.page.waitForTimeout(300);
+  const wall = await e.page.evaluate(async (t0) => {
+    document.querySelector('#explore-cancel').click();
+    const t1 = performance.now();
+    while (!document.querySelector('#explore-result')) await new Promise((r) => setTimeout(r, 0));
+    return t1 - t0;
+  }, t0);
+  assert.equal(await e.page.getAttribute('#explore-result', 'data-runner'), 'worker');
+  const shown = Number(await e.page.getAttribute('#explore-result', 'data-ms'));
+  assert.ok(Math.abs(shown - wall) < 60, `shown ${shown} ms, ${wall.toFixed(0)} ms from the click to Cancel`);
+  await noCrash(e.page, e.errors);
+  await e.ctx.close();
+
   // A worker that cannot load its module (looked for beside the page's, here moved away): the page takes the search over.
   const c = await open('scenario=sync-scaled-4x3', {
     init: () => new MutationObserver(() => {
@@ -531,6 +551,22 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   assert.ok(warned.some((w) => /explorer's worker failed.*no-such-dir\/flush-worker\.js/.test(w)), warned.join('\n'));
   assert.equal(await c.page.$('#crash'), null, 'no Rust panic banner');
   await c.ctx.close();
+});
+
+test('a search stopped by its memory budget stops where the CLI\'s does (the page estimates a state as a 64-bit machine does)', async () => {
+  const { ctx, page, errors } = await open('scenario=sync-scaled-4x3');
+  await page.check('#explore-all');
+  await page.click('#explore-btn');
+  await page.waitForSelector('#explore-result', { timeout: 60000 });
+  const text = await page.textContent('#explore-result');
+  assert.match(text, /memory/i, text);
+  const states = Number(await page.getAttribute('#explore-result', 'data-states'));
+  const cli = JSON.parse(execFileSync(process.env.FLUSHSCOPE_BIN ?? '../target/debug/flushscope',
+    ['explore', 'builtin:sync-scaled-4x3', '--all', '--order', 'bfs', '--max-memory', '256M', '--json']).toString());
+  assert.equal(cli.stopped, 'max_bytes');
+  assert.equal(states, cli.states, `the page stopped at ${states} states, the CLI at ${cli.states}`);
+  await noCrash(page, errors);
+  await ctx.close();
 });
 
 test('the explorer cuts the ops a violation does not need, greys them out, and opens the smaller scenario', async () => {

@@ -173,6 +173,11 @@ pub trait Model: Clone + Sized + 'static {
     /// True when the model's steps declare their footprints (see [`Model::accesses`]),
     /// so an empty race check means something.
     const FOOTPRINTS: bool = false;
+    /// `size_of::<Self::State>()` on a 64-bit machine. The explorer's byte budget
+    /// estimates a state with it on every target, so the page (wasm32, where
+    /// pointers are 4 bytes) stops where the CLI does. A model states it; a test
+    /// checks it on 64-bit builds.
+    const STATE_SIZE_64: usize = std::mem::size_of::<Self::State>();
 
     // ----- provided -----
 
@@ -557,17 +562,20 @@ struct Snapshots<S> {
     bytes: Vec<u64>,
     total: u64,
     budget: u64,
+    /// A world's inline size as the byte estimate takes it ([`Model::STATE_SIZE_64`]).
+    inline: usize,
 }
 
 impl<S: Clone + Hash> Snapshots<S> {
-    fn new(world: S, budget: u64) -> Snapshots<S> {
-        let b = crate::explore::state_bytes(&world);
+    fn new(world: S, budget: u64, inline: usize) -> Snapshots<S> {
+        let b = crate::explore::fingerprint::bytes_with_inline(&world, inline);
         Snapshots {
             every: SNAPSHOT_EVERY,
             worlds: vec![world],
             bytes: vec![b],
             total: b,
             budget,
+            inline,
         }
     }
 
@@ -576,7 +584,7 @@ impl<S: Clone + Hash> Snapshots<S> {
         if step % self.every != 0 || step / self.every != self.worlds.len() as u32 {
             return;
         }
-        let b = crate::explore::state_bytes(world);
+        let b = crate::explore::fingerprint::bytes_with_inline(world, self.inline);
         self.worlds.push(world.clone());
         self.bytes.push(b);
         self.total += b;
@@ -661,7 +669,7 @@ impl<M: Model> Run<M> {
         let mut run = Run {
             sched: Scheduler::new(policy),
             head: world.clone(),
-            snapshots: Snapshots::new(world, SNAPSHOT_BUDGET),
+            snapshots: Snapshots::new(world, SNAPSHOT_BUDGET, M::STATE_SIZE_64),
             world: None,
             cursor: 0,
             records: Vec::new(),
@@ -927,7 +935,7 @@ mod tests {
         let world = |step: u32| vec![u64::from(step); 10_000];
         let one = crate::explore::state_bytes(&world(0));
         let budget = 10 * one;
-        let mut s = Snapshots::new(world(0), budget);
+        let mut s = Snapshots::new(world(0), budget, 24);
         let steps = 200 * SNAPSHOT_EVERY;
         for step in 1..=steps {
             if step % SNAPSHOT_EVERY == 0 {
@@ -963,7 +971,7 @@ mod tests {
     /// replays at most that many steps.
     #[test]
     fn small_worlds_keep_the_fine_spacing() {
-        let mut s = Snapshots::new(7u32, SNAPSHOT_BUDGET);
+        let mut s = Snapshots::new(7u32, SNAPSHOT_BUDGET, 4);
         for step in 1..=100 * SNAPSHOT_EVERY {
             s.after_step(step, &step);
         }

@@ -4,6 +4,8 @@
 
 use std::hash::{BuildHasher, Hash, Hasher};
 
+use crate::engine::Model;
+
 /// The same seed everywhere: the same scenario gives the same counts and schedules.
 const SEED: u64 = 0x5eed_f105_0000_0001;
 
@@ -21,6 +23,8 @@ pub fn collision_bound(n: u64) -> f64 {
 }
 
 /// Counts the bytes a value feeds its hasher: its data, without allocator slack.
+/// A `usize` (a length, an index) counts 8 bytes on every target, as on a 64-bit
+/// machine: the page (wasm32) and the CLI estimate a state alike.
 #[derive(Default)]
 struct Counter(usize);
 
@@ -28,17 +32,34 @@ impl Hasher for Counter {
     fn write(&mut self, bytes: &[u8]) {
         self.0 += bytes.len();
     }
+    fn write_usize(&mut self, _: usize) {
+        self.0 += 8;
+    }
+    fn write_isize(&mut self, _: isize) {
+        self.0 += 8;
+    }
     fn finish(&self) -> u64 {
         self.0 as u64
     }
 }
 
-/// An estimate of the memory one state takes: its inline size plus its data
+/// An estimate of the memory one value takes: its inline size plus its data
 /// counted through `Hash`, with half again for allocation headers and slack.
 pub fn state_bytes<T: Hash>(t: &T) -> u64 {
+    bytes_with_inline(t, std::mem::size_of::<T>())
+}
+
+/// [`state_bytes`] of a model's state, with the inline size the state has on a
+/// 64-bit machine ([`Model::STATE_SIZE_64`]) on every target: a search that
+/// stops at a byte budget stops at the same state in the page and in the CLI.
+pub fn model_state_bytes<M: Model>(s: &M::State) -> u64 {
+    bytes_with_inline(s, M::STATE_SIZE_64)
+}
+
+pub(crate) fn bytes_with_inline<T: Hash>(t: &T, inline: usize) -> u64 {
     let mut c = Counter::default();
     t.hash(&mut c);
-    (std::mem::size_of::<T>() + c.0 + c.0 / 2) as u64
+    (inline + c.0 + c.0 / 2) as u64
 }
 
 /// A set of fingerprints: open addressing, linear probing, 8 bytes a slot. It

@@ -248,7 +248,8 @@ fn search<M: Model>(
     let mut facts = Vec::new();
     *budget = budget.saturating_sub(x.first as u64);
     // A large world gets fewer states: the queue holds whole states.
-    let states = SEARCH_STATES.min((SEARCH_BYTES / super::state_bytes(&w).max(1)) as usize);
+    let states =
+        SEARCH_STATES.min((SEARCH_BYTES / super::model_state_bytes::<M>(&w).max(1)) as usize);
     let mut seen = HashSet::from([super::fingerprint(&w)]);
     let mut queue = std::collections::VecDeque::from([(w, Vec::<Choice>::new())]);
     let (mut runnable, mut spare) = (Vec::new(), Vec::new());

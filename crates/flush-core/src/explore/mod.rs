@@ -26,7 +26,7 @@ mod shrink;
 use serde::Serialize;
 
 pub use cut::{not_cut, Cut, CutBudget, OpLine, OpShrink, MAX_CUT_OPS};
-pub use fingerprint::{collision_bound, fingerprint, state_bytes, FpSet};
+pub use fingerprint::{collision_bound, fingerprint, model_state_bytes, state_bytes, FpSet};
 pub use matrix::{matrix, matrix_text, MatrixRow};
 pub use outcomes::{
     end_word, find_outcome, outcome_line, outcomes, run_outcome, Observe, ObservedOutcome,

@@ -31,7 +31,7 @@ use std::collections::VecDeque;
 use std::ops::{Deref, Range};
 use std::sync::{mpsc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 
-use super::fingerprint::{fingerprint, state_bytes, FpSet};
+use super::fingerprint::{bytes_with_inline, fingerprint, model_state_bytes, FpSet};
 use super::search::schedule_of;
 use super::{findings, Exploration, Finding, Found, Options, Progress, Stopped};
 use crate::engine::Model;
@@ -230,6 +230,8 @@ struct Books {
     depth_cut: u64,
     peak_bytes: u64,
     state_bytes: u64,
+    /// A state's inline size as the estimate takes it ([`Model::STATE_SIZE_64`]).
+    inline: usize,
     stopped: Option<Stopped>,
     /// The level's parents, and how many the merge has taken.
     level_len: u64,
@@ -240,8 +242,9 @@ struct Books {
 }
 
 impl Books {
-    /// The books of a search whose root, of `state_bytes`, is visited.
-    fn new(o: &Options, threads: usize, state_bytes: u64) -> Books {
+    /// The books of a search whose root, of `state_bytes` (`inline` of them in
+    /// place), is visited.
+    fn new(o: &Options, threads: usize, (state_bytes, inline): (u64, usize)) -> Books {
         let stats = Progress {
             states: 1,
             ..Progress::default()
@@ -254,6 +257,7 @@ impl Books {
             depth_cut: 0,
             peak_bytes: 0,
             state_bytes,
+            inline,
             stopped: None,
             level_len: 1,
             popped: 0,
@@ -338,7 +342,7 @@ impl Books {
                     self.stats.states += 1;
                     if self.stats.states % 256 == 0 {
                         let s = &w.cands[kid.cand as usize];
-                        self.state_bytes = self.state_bytes.max(state_bytes(s));
+                        self.state_bytes = self.state_bytes.max(bytes_with_inline(s, self.inline));
                     }
                     self.links.push((p.link, kid.choice));
                     w.keep[kid.cand as usize] = self.links.len() as u32;
@@ -471,7 +475,11 @@ where
 {
     let threads = threads.clamp(1, 256);
     let root = sc.init();
-    let mut b = Books::new(o, threads, state_bytes(&root));
+    let mut b = Books::new(
+        o,
+        threads,
+        (model_state_bytes::<M>(&root), M::STATE_SIZE_64),
+    );
     let sh = Shared::new(root, threads, o.max_steps);
     std::thread::scope(|scope| {
         let (done_tx, done_rx) = mpsc::channel::<bool>();

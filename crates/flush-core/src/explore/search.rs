@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::fingerprint::{fingerprint, state_bytes, FpSet};
+use super::fingerprint::{fingerprint, model_state_bytes, FpSet};
 use super::races::races_at;
 use super::{
     findings, shrink, Exploration, Found, Options, Order, Progress, Stopped, SHRINK_REPLAYS,
@@ -83,7 +83,7 @@ impl<M: Model> Explorer<M> {
             },
         };
         let mut x = Explorer {
-            state_bytes: state_bytes(&root),
+            state_bytes: model_state_bytes::<M>(&root),
             sc,
             o,
             seen: FpSet::default(),
@@ -215,7 +215,7 @@ impl<M: Model> Explorer<M> {
         }
         self.stats.states += 1;
         if self.stats.states % 256 == 0 {
-            self.state_bytes = self.state_bytes.max(state_bytes(w));
+            self.state_bytes = self.state_bytes.max(model_state_bytes::<M>(w));
         }
         true
     }

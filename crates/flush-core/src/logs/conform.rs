@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::{Kind, Parsed, Record};
 use crate::engine::Model;
-use crate::explore::fingerprint::{fingerprint, state_bytes, FpSet};
+use crate::explore::fingerprint::{fingerprint, model_state_bytes, FpSet};
 use crate::sched::{format_schedule, Choice};
 
 /// A log line as the search compares it: the caller's package directory and
@@ -621,7 +621,7 @@ impl<'a, M: Model> Search<'a, M> {
     /// one that matched most) and the budget that stopped it.
     fn run(mut self) -> (u32, Option<String>, Self) {
         let root = self.sc.init();
-        let bytes_each = state_bytes(&root).max(1);
+        let bytes_each = model_state_bytes::<M>(&root).max(1);
         let mut queue = Frontier::default();
         queue.push(0, root, [0, 0], (0, 0));
         let mut best_node = 0;
@@ -783,7 +783,7 @@ impl<'a, M: Model> Search<'a, M> {
 /// budget ran out first. Breadth-first over states alone.
 fn prints_anywhere<M: Model>(sc: &M, key: &Key, o: &Options) -> Option<bool> {
     let root = sc.init();
-    let bytes_each = state_bytes(&root).max(1);
+    let bytes_each = model_state_bytes::<M>(&root).max(1);
     let mut seen = FpSet::default();
     seen.insert(fingerprint(&root));
     let mut queue = VecDeque::from([(root, 0u32)]);

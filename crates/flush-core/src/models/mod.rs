@@ -522,3 +522,28 @@ impl AnyScenario {
             .collect())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::Model;
+
+    /// The byte estimate takes each model's stated 64-bit state size on every
+    /// target (so the page stops at a byte budget where the CLI does): it must be
+    /// the true one.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn each_model_states_its_state_size_on_64_bit() {
+        use std::mem::size_of;
+        let stated = [
+            super::flush2021::Scenario::STATE_SIZE_64,
+            super::sync2024::Scenario::STATE_SIZE_64,
+            super::mutex::Scenario::STATE_SIZE_64,
+        ];
+        let real = [
+            size_of::<super::flush2021::World>(),
+            size_of::<super::sync2024::World>(),
+            size_of::<super::mutex::World>(),
+        ];
+        assert_eq!(stated, real, "update the models' STATE_SIZE_64");
+    }
+}

@@ -85,6 +85,10 @@ struct Shared {
     /// The most bytes a search in the worker was seen to hold: its module's
     /// memory, which never shrinks (see [`RETIRE_BYTES`]).
     peak: Cell<u64>,
+    /// How long the job handed to the worker had run here before (its first
+    /// slice, or its slices while the worker loaded): the worker starts it again,
+    /// so its times count from the click only with this added.
+    lead: Cell<f64>,
 }
 
 impl Shared {
@@ -121,6 +125,7 @@ impl Shared {
             return;
         }
         if self.ready.get() && self.send(&spec) {
+            self.lead.set(job.elapsed());
             *self.there.borrow_mut() = Some(spec);
             *self.head.borrow_mut() = Some(job);
             self.status.set(Status::of(first, true));
@@ -158,6 +163,7 @@ impl Shared {
             return;
         }
         self.timer.borrow_mut().take();
+        self.lead.set(job.elapsed());
         *self.there.borrow_mut() = Some(spec);
         *self.head.borrow_mut() = Some(job);
     }
@@ -265,11 +271,15 @@ impl Shared {
                         if self.peak.get() > RETIRE_BYTES {
                             self.retire();
                         }
-                        Tick::Done { xs, ms }
+                        Tick::Done {
+                            xs,
+                            ms: ms + self.lead.get(),
+                        }
                     }
-                    Tick::Running(run) => {
+                    Tick::Running(mut run) => {
                         self.peak.set(self.peak.get().max(run.p.bytes));
-                        tick
+                        run.ms += self.lead.get();
+                        Tick::Running(run)
                     }
                 };
                 self.status.set(Status::of(t, true));
@@ -409,6 +419,7 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
                 ready: Cell::new(false),
                 pending: RefCell::new(None),
                 peak: Cell::new(0),
+                lead: Cell::new(0.0),
             })
         }))
         .clone()
@@ -659,7 +670,7 @@ pub(crate) fn running_view(pr: &Progress, ms: f64) -> Html {
 
 fn report_view(x: &Exploration, ms: f64, worker: bool, p: &ExploreProps) -> Html {
     html! {
-        <div id="explore-result" data-states={x.states.to_string()} data-found={x.violations.len().to_string()}
+        <div id="explore-result" data-states={x.states.to_string()} data-ms={format!("{ms:.0}")} data-found={x.violations.len().to_string()}
              data-runner={if worker { "worker" } else { "page" }} data-peak={x.peak_bytes.to_string()}>
             <p>{format!("{} states ({} transitions, depth {}) in {:.0} ms{}{}.", x.states, x.transitions, x.depth, ms, rate(x.states, ms),
                 if worker { ", in a background worker" } else { "" })}</p>

@@ -307,4 +307,5 @@ impl crate::engine::Model for Scenario {
             .collect()
     }
     const FOOTPRINTS: bool = true;
+    const STATE_SIZE_64: usize = 720;
 }

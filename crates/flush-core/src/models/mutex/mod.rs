@@ -24,6 +24,7 @@ impl Model for Scenario {
     /// The actor that ran.
     type Who = u16;
 
+    const STATE_SIZE_64: usize = 120;
     fn header(&self) -> &Header {
         &self.head
     }
