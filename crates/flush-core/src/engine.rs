@@ -178,6 +178,12 @@ pub trait Model: Clone + Sized + 'static {
     /// pointers are 4 bytes) stops where the CLI does. A model states it; a test
     /// checks it on 64-bit builds.
     const STATE_SIZE_64: usize = std::mem::size_of::<Self::State>();
+    /// The explorer's 64-bit fingerprint of a state, what it remembers of a
+    /// visited one: by default the whole state's. A model may leave out fields
+    /// the others decide (indexes, caches), never one that tells states apart.
+    fn fingerprint(&self, s: &Self::State) -> u64 {
+        crate::explore::fingerprint(s)
+    }
 
     // ----- provided -----
 

@@ -31,7 +31,7 @@ use std::collections::VecDeque;
 use std::ops::{Deref, Range};
 use std::sync::{mpsc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 
-use super::fingerprint::{bytes_with_inline, fingerprint, model_state_bytes, FpSet};
+use super::fingerprint::{bytes_with_inline, model_state_bytes, FpSet};
 use super::search::schedule_of;
 use super::{findings, Exploration, Finding, Found, Options, Progress, Stopped};
 use crate::engine::Model;
@@ -193,7 +193,7 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
                     let mut next = self.copy(&e.state);
                     self.facts.clear();
                     sc.step(&mut next, c, &mut self.facts);
-                    let fp = fingerprint(&next);
+                    let fp = sc.fingerprint(&next);
                     let cand = if seen.contains(fp) || !self.batch.insert(fp) {
                         self.recycle(next);
                         NOT_KEPT
@@ -385,10 +385,11 @@ struct Shared<S, F> {
 }
 
 impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
-    /// `threads` threads' books, the first holding `root`, visited.
-    fn new(root: S, threads: usize, max_steps: u32) -> Self {
+    /// `threads` threads' books, the first holding `root` (of fingerprint
+    /// `fp`), visited.
+    fn new((root, fp): (S, u64), threads: usize, max_steps: u32) -> Self {
         let mut seen = FpSet::default();
-        seen.insert(fingerprint(&root));
+        seen.insert(fp);
         let mut root = Some(Entry {
             state: root,
             link: 0,
@@ -480,7 +481,8 @@ where
         threads,
         (model_state_bytes::<M>(&root), M::STATE_SIZE_64),
     );
-    let sh = Shared::new(root, threads, o.max_steps);
+    let fp = sc.fingerprint(&root);
+    let sh = Shared::new((root, fp), threads, o.max_steps);
     std::thread::scope(|scope| {
         let (done_tx, done_rx) = mpsc::channel::<bool>();
         let mut jobs = Vec::new();

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use super::fingerprint::{fingerprint, model_state_bytes, FpSet};
+use super::fingerprint::{model_state_bytes, FpSet};
 use super::races::races_at;
 use super::{
     findings, shrink, Exploration, Found, Options, Order, Progress, Stopped, SHRINK_REPLAYS,
@@ -210,7 +210,7 @@ impl<M: Model> Explorer<M> {
 
     /// Remembers a state; false when it was seen before.
     fn visit(&mut self, w: &M::State) -> bool {
-        if !self.seen.insert(fingerprint(w)) {
+        if !self.seen.insert(self.sc.fingerprint(w)) {
             return false;
         }
         self.stats.states += 1;

@@ -119,6 +119,9 @@ impl crate::engine::Model for Scenario {
             Who::Gone => "?".to_owned(),
         }
     }
+    fn fingerprint(&self, s: &World) -> u64 {
+        crate::explore::fingerprint(&world::Identity(s))
+    }
     fn go_panic<'s>(&self, s: &'s World) -> Option<(u32, &'s str)> {
         s.panic.as_ref().map(|p| (p.goroutine, p.message.as_str()))
     }

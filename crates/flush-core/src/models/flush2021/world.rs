@@ -411,7 +411,7 @@ pub struct GoPanic {
 
 /// The whole state of a flush-2021 run. Small, `Clone + Eq + Hash`: finished
 /// goroutines and notified runners leave it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct World {
     /// Live goroutines, sorted by id. A deque: the goroutines that finish are mostly
     /// the newest (halves) or the oldest runners, so removal moves few elements.
@@ -488,6 +488,195 @@ pub struct World {
     pub(super) actor_done: Vec<u32>,
     /// Where this scenario needs preemption points that others do not (see [`Grain`]).
     pub(super) grain: Grain,
+}
+
+/// What the explorer's fingerprint hashes of a world: all but what the other
+/// fields decide (the id lists kept beside `goroutines` and `runners`, the queue
+/// index, the readiness books `ready`, `multi_case`, `watched`, `lock_waiters`
+/// and `sig_waiters`, all functions of where the goroutines stand, the scratch
+/// lists empty between steps, and the scenario's constants). Two worlds equal in
+/// the rest are equal in these (a test checks it on every built-in's reachable
+/// worlds), so it tells worlds apart as the whole would, with a third less to
+/// hash. The derived `Hash` (all fields) stays for the memory estimate.
+pub(crate) struct Identity<'a>(pub &'a World);
+
+impl std::hash::Hash for Identity<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        // Every field by name: a new field is a compile error here, not a bug.
+        let World {
+            goroutines,
+            runners,
+            goroutine_ids: _,
+            runner_ids: _,
+            queues,
+            queue_index: _,
+            dirty_queues: _,
+            injections,
+            drop,
+            replica,
+            replica_new,
+            open_signals,
+            save_binlog_faults,
+            drop_channel_faults,
+            notified,
+            closing,
+            panic,
+            violations,
+            next_gid,
+            next_runner,
+            next_sig,
+            ready: _,
+            multi_case: _,
+            closing_left,
+            sig_waiters: _,
+            touched: _,
+            footprint: _,
+            n_actors: _,
+            watched: _,
+            lock_waiters: _,
+            finaliser,
+            waits_notified: _,
+            actor_done,
+            grain: _,
+        } = self.0;
+        goroutines.hash(h);
+        runners.hash(h);
+        queues.hash(h);
+        injections.hash(h);
+        drop.hash(h);
+        replica.hash(h);
+        replica_new.hash(h);
+        open_signals.hash(h);
+        save_binlog_faults.hash(h);
+        drop_channel_faults.hash(h);
+        notified.hash(h);
+        closing.hash(h);
+        panic.hash(h);
+        violations.hash(h);
+        next_gid.hash(h);
+        next_runner.hash(h);
+        next_sig.hash(h);
+        closing_left.hash(h);
+        finaliser.hash(h);
+        actor_done.hash(h);
+    }
+}
+
+/// `clone_from` reuses every buffer of the world it overwrites (the explorer
+/// clones into spare worlds; a derived one would free them all and allocate anew).
+impl Clone for World {
+    fn clone(&self) -> World {
+        World {
+            goroutines: self.goroutines.clone(),
+            runners: self.runners.clone(),
+            goroutine_ids: self.goroutine_ids.clone(),
+            runner_ids: self.runner_ids.clone(),
+            queues: self.queues.clone(),
+            queue_index: self.queue_index.clone(),
+            dirty_queues: self.dirty_queues.clone(),
+            injections: self.injections.clone(),
+            drop: self.drop.clone(),
+            replica: self.replica.clone(),
+            replica_new: self.replica_new,
+            open_signals: self.open_signals.clone(),
+            save_binlog_faults: self.save_binlog_faults,
+            drop_channel_faults: self.drop_channel_faults,
+            notified: self.notified,
+            closing: self.closing,
+            panic: self.panic.clone(),
+            violations: self.violations.clone(),
+            next_gid: self.next_gid,
+            next_runner: self.next_runner,
+            next_sig: self.next_sig,
+            ready: self.ready.clone(),
+            multi_case: self.multi_case,
+            closing_left: self.closing_left.clone(),
+            sig_waiters: self.sig_waiters.clone(),
+            touched: self.touched.clone(),
+            footprint: self.footprint.clone(),
+            n_actors: self.n_actors,
+            watched: self.watched.clone(),
+            lock_waiters: self.lock_waiters.clone(),
+            finaliser: self.finaliser,
+            waits_notified: self.waits_notified,
+            actor_done: self.actor_done.clone(),
+            grain: self.grain,
+        }
+    }
+
+    fn clone_from(&mut self, o: &World) {
+        // Every field by name: a new field is a compile error here, not a bug.
+        let World {
+            goroutines,
+            runners,
+            goroutine_ids,
+            runner_ids,
+            queues,
+            queue_index,
+            dirty_queues,
+            injections,
+            drop,
+            replica,
+            replica_new,
+            open_signals,
+            save_binlog_faults,
+            drop_channel_faults,
+            notified,
+            closing,
+            panic,
+            violations,
+            next_gid,
+            next_runner,
+            next_sig,
+            ready,
+            multi_case,
+            closing_left,
+            sig_waiters,
+            touched,
+            footprint,
+            n_actors,
+            watched,
+            lock_waiters,
+            finaliser,
+            waits_notified,
+            actor_done,
+            grain,
+        } = self;
+        goroutines.clone_from(&o.goroutines);
+        runners.clone_from(&o.runners);
+        goroutine_ids.clone_from(&o.goroutine_ids);
+        runner_ids.clone_from(&o.runner_ids);
+        queues.clone_from(&o.queues);
+        queue_index.clone_from(&o.queue_index);
+        dirty_queues.clone_from(&o.dirty_queues);
+        injections.clone_from(&o.injections);
+        drop.clone_from(&o.drop);
+        replica.clone_from(&o.replica);
+        *replica_new = o.replica_new;
+        open_signals.clone_from(&o.open_signals);
+        *save_binlog_faults = o.save_binlog_faults;
+        *drop_channel_faults = o.drop_channel_faults;
+        *notified = o.notified;
+        *closing = o.closing;
+        panic.clone_from(&o.panic);
+        violations.clone_from(&o.violations);
+        *next_gid = o.next_gid;
+        *next_runner = o.next_runner;
+        *next_sig = o.next_sig;
+        ready.clone_from(&o.ready);
+        *multi_case = o.multi_case;
+        closing_left.clone_from(&o.closing_left);
+        sig_waiters.clone_from(&o.sig_waiters);
+        touched.clone_from(&o.touched);
+        footprint.clone_from(&o.footprint);
+        *n_actors = o.n_actors;
+        watched.clone_from(&o.watched);
+        lock_waiters.clone_from(&o.lock_waiters);
+        *finaliser = o.finaliser;
+        *waits_notified = o.waits_notified;
+        actor_done.clone_from(&o.actor_done);
+        *grain = o.grain;
+    }
 }
 
 /// Preemption points that matter only when some goroutine of the scenario can touch

@@ -216,30 +216,33 @@ impl World {
     }
 
     /// Segment states only move forward (a removed and re-added segment included).
+    /// Both lists are sorted by segment: one walk, no allocation (it runs after
+    /// every step the explorer tries).
     fn check_states_forward(&mut self, ev: &mut Vec<Ev>) {
-        let segs: Vec<(i64, SegState)> = self
-            .metacache
-            .segments()
-            .iter()
-            .map(|s| (s.segment, s.state))
-            .collect();
-        for (id, st) in segs {
-            match self.last_state.binary_search_by_key(&id, |x| x.0) {
-                Ok(i) => {
-                    let before = self.last_state[i].1;
-                    if st < before {
-                        self.violate(
-                            Violation::StateBackwards {
-                                segment: id,
-                                from: before,
-                                to: st,
-                            },
-                            ev,
-                        );
-                    }
-                    self.last_state[i].1 = st;
+        let mut j = 0;
+        for k in 0..self.metacache.segments().len() {
+            let (id, st) = {
+                let s = &self.metacache.segments()[k];
+                (s.segment, s.state)
+            };
+            while j < self.last_state.len() && self.last_state[j].0 < id {
+                j += 1;
+            }
+            if j < self.last_state.len() && self.last_state[j].0 == id {
+                let before = self.last_state[j].1;
+                if st < before {
+                    self.violate(
+                        Violation::StateBackwards {
+                            segment: id,
+                            from: before,
+                            to: st,
+                        },
+                        ev,
+                    );
                 }
-                Err(i) => self.last_state.insert(i, (id, st)),
+                self.last_state[j].1 = st;
+            } else {
+                self.last_state.insert(j, (id, st));
             }
         }
     }
@@ -249,13 +252,11 @@ impl World {
     /// row twice, insert_buffer.go:110 and :128, and StartSyncing takes off only the
     /// last chunk, write_buffer.go:589-591, so it does not follow the write buffer.)
     fn check_row_counts(&mut self, ev: &mut Vec<Ev>) {
-        let rows: Vec<(i64, i64, i32)> = self
-            .metacache
-            .segments()
-            .iter()
-            .map(|s| (s.segment, s.syncing_rows, s.syncing_tasks))
-            .collect();
-        for (id, syncing, tasks) in rows {
+        for k in 0..self.metacache.segments().len() {
+            let (id, syncing, tasks) = {
+                let s = &self.metacache.segments()[k];
+                (s.segment, s.syncing_rows, s.syncing_tasks)
+            };
             let (in_flight, n) = self.in_flight(id);
             if syncing != in_flight || tasks != n {
                 self.violate(
@@ -275,13 +276,11 @@ impl World {
     /// No buffered rows dropped: every inserted row is buffered, in a task in flight,
     /// or synced, unless datacoord really dropped the segment.
     fn check_rows_kept(&mut self, ev: &mut Vec<Ev>) {
-        let lost: Vec<(i64, i64)> = self
-            .rows
-            .iter()
-            .filter(|r| r.lost > 0)
-            .map(|r| (r.segment, r.lost))
-            .collect();
-        for (segment, lost) in lost {
+        for k in 0..self.rows.len() {
+            let (segment, lost) = (self.rows[k].segment, self.rows[k].lost);
+            if lost <= 0 {
+                continue;
+            }
             let dropped = self
                 .dc(segment)
                 .is_none_or(|d| d.state == SegState::Dropped);

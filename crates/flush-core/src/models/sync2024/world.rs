@@ -136,10 +136,28 @@ pub enum HandlerAt {
     LoadStats { load: Vec<i64> },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Goroutine {
     pub id: Gid,
     pub role: Role,
+}
+
+/// `clone_from` keeps a role equal to the source's: the explorer clones worlds
+/// into spare ones, whose goroutines mostly stand where the source's do, and a
+/// role's clone allocates (a request's segments, a task's positions).
+impl Clone for Goroutine {
+    fn clone(&self) -> Goroutine {
+        Goroutine {
+            id: self.id,
+            role: self.role.clone(),
+        }
+    }
+    fn clone_from(&mut self, o: &Goroutine) {
+        self.id = o.id;
+        if self.role != o.role {
+            self.role.clone_from(&o.role);
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
