@@ -634,6 +634,36 @@ test('the race lens marks each runnable goroutine by what it can lead to', async
   assert.equal(await page.locator('.lens-list .lens-ok').count(), 2);
   await noCrash(page, errors);
   await ctx.close();
+
+  // A longer look-ahead (compaction-race, two steps in) runs in the worker, which replays the
+  // run's schedule to the cursor: the same marks as the page's own without a worker.
+  const lensAt2 = async (page, hover) => {
+    await page.waitForSelector('#lens-on');
+    if (hover) {
+      const spawned = page.waitForEvent('worker');
+      await page.hover('#lens-on');
+      await spawned;
+      // Its module loaded: the lens goes to it at once.
+      await page.waitForTimeout(1000);
+    }
+    for (let i = 0; i < 2; i++) await page.click('#step-btn');
+    await waitStep(page, 2);
+    await page.check('#lens-on');
+    await page.waitForSelector('.lens-list', { timeout: 60000 });
+    return [await page.getAttribute('.lens-list', 'data-runner'), await page.textContent('#lens')];
+  };
+  const w = await open('scenario=compaction-race');
+  const [runner, inWorker] = await lensAt2(w.page, true);
+  assert.equal(runner, 'worker');
+  assert.match(inWorker, /can lead to|nothing new breaks/);
+  await noCrash(w.page, w.errors);
+  await w.ctx.close();
+  const h = await open('scenario=compaction-race', { init: () => { delete window.Worker; } });
+  const [pageRunner, inPage] = await lensAt2(h.page, false);
+  assert.equal(pageRunner, 'page');
+  assert.equal(inPage, inWorker);
+  await noCrash(h.page, h.errors);
+  await h.ctx.close();
 });
 
 test('lockstep: the #34018 schedule under the fix parts at UpdateSegmentView', async () => {

@@ -3,8 +3,8 @@
 //! the page's).
 
 pub use flush_worker::{
-    now, restore, FromWorker, Job, JobSpec, Running, Search, SearchWire, Tick, ToWorker,
-    PAGE_MAX_BYTES,
+    now, restore, FromWorker, Job, JobSpec, Lens, LensWire, Running, Search, SearchWire, Tick,
+    ToWorker, PAGE_MAX_BYTES,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -201,19 +201,29 @@ mod tests {
         for s in all {
             let wire = SearchWire::of(&s);
             knobbed += usize::from(!wire.knobs.is_empty());
+            // The race lens crosses with the same search and a schedule.
+            let lens = LensWire {
+                search: wire.clone(),
+                schedule: vec![[0, 0], [2, 1]],
+            };
             let m = ToWorker::Start {
                 id: 7,
                 searches: vec![wire],
                 cut: None,
+                lens: Some(Box::new(lens.clone())),
             };
             let back = ToWorker::read(&serde_json::to_string(&m).unwrap()).unwrap();
             let ToWorker::Start {
-                id, mut searches, ..
+                id,
+                mut searches,
+                lens: Some(lens_back),
+                ..
             } = back
             else {
-                panic!("not a start")
+                panic!("not a start with a lens")
             };
             assert_eq!(id, 7);
+            assert_eq!(*lens_back, lens);
             let got = searches.remove(0).search().unwrap();
             assert_eq!(
                 explicit(got.sc),

@@ -22,7 +22,7 @@ use flush_core::explore::{
     collision_bound, not_cut, CutBudget, Exploration, OpShrink, Options, Progress,
 };
 use flush_core::scenario::json::{self as core_json, Json};
-use flush_core::{AnyExplorer, AnyScenario};
+use flush_core::{AnyExplorer, AnyScenario, Choice};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -102,11 +102,33 @@ pub struct Search {
 }
 
 /// Searches to run one after the other; `cut`: the file to cut a single
-/// search's findings' ops from.
+/// search's findings' ops from; `lens`: the race lens's searches, after them.
 #[derive(Clone)]
 pub struct JobSpec {
     pub searches: Vec<Search>,
     pub cut: Option<Rc<str>>,
+    pub lens: Option<Lens>,
+}
+
+/// The race lens where a run stands: `search`'s scenario and options (see
+/// `AnyExplorer::lens_options`), the run replayed from the start by `schedule`;
+/// one search per choice runnable there.
+#[derive(Clone)]
+pub struct Lens {
+    pub search: Search,
+    pub schedule: Vec<Choice>,
+}
+
+impl JobSpec {
+    /// What each report of the job was searched with: a search's, or the lens's
+    /// for each of its searches.
+    fn search_of(&self, i: usize) -> Option<&Search> {
+        match (self.searches.get(i), &self.lens) {
+            (Some(s), _) => Some(s),
+            (None, Some(l)) => Some(&l.search),
+            (None, None) => None,
+        }
+    }
 }
 
 /// A job under way: `done` of `of` searches finished; `p` is the running one's
@@ -206,9 +228,7 @@ pub struct Job {
 }
 
 impl Job {
-    /// Searches already set up (the race lens's, from a state of the run); they
-    /// run here, never in the worker.
-    pub fn of(xs: Vec<AnyExplorer>) -> Job {
+    fn of(xs: Vec<AnyExplorer>) -> Job {
         Job {
             xs: xs.into_iter().map(Some).collect(),
             spent: None,
@@ -223,7 +243,8 @@ impl Job {
         Job { cut, ..Job::of(xs) }
     }
 
-    pub fn new(spec: &JobSpec) -> Job {
+    /// The job of `spec`; `Err` when the lens's schedule cannot be replayed.
+    pub fn new(spec: &JobSpec) -> Result<Job, String> {
         let cut = match (&spec.cut, &spec.searches[..]) {
             (Some(text), [s]) => Some(Cutting {
                 text: text.clone(),
@@ -234,12 +255,16 @@ impl Job {
             }),
             _ => None,
         };
-        let xs = spec
+        let mut xs: Vec<AnyExplorer> = spec
             .searches
             .iter()
             .map(|s| AnyExplorer::new(&s.sc, s.o.clone()))
             .collect();
-        Job::with_cut(xs, cut)
+        if let Some(l) = &spec.lens {
+            let lens = AnyExplorer::lens_after(&l.search.sc, &l.schedule, &l.search.o)?;
+            xs.extend(lens.into_iter().map(|(_, x)| x));
+        }
+        Ok(Job::with_cut(xs, cut))
     }
 
     /// Runs the searches in turn, then the cuts, for about `ms`; says where the
@@ -419,6 +444,57 @@ impl SearchWire {
     }
 }
 
+/// The race lens as it crosses to the worker: the scenario and options, and
+/// the run's schedule to its cursor, each choice `[goroutine, case]`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LensWire {
+    pub search: SearchWire,
+    pub schedule: Vec<[u32; 2]>,
+}
+
+impl LensWire {
+    pub fn of(l: &Lens) -> LensWire {
+        LensWire {
+            search: SearchWire::of(&l.search),
+            schedule: l.schedule.iter().map(|c| [c.g, c.alt]).collect(),
+        }
+    }
+
+    fn read(o: Obj) -> Read<LensWire> {
+        Ok(LensWire {
+            search: SearchWire::read(o.obj("search")?)?,
+            schedule: each(o.arr("schedule")?, "schedule", |j| match j {
+                Json::Arr(v) if v.len() == 2 => {
+                    let n = |j: &Json| match j {
+                        Json::Num(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+                        _ => None,
+                    };
+                    match (n(&v[0]), n(&v[1])) {
+                        (Some(g), Some(alt)) => Ok([g, alt]),
+                        _ => Err("a step of the schedule should be [goroutine, case]".into()),
+                    }
+                }
+                other => Err(format!(
+                    "a step of the schedule should be [goroutine, case], not {}",
+                    other.describe()
+                )),
+            })?,
+        })
+    }
+
+    /// The lens again, as the page had it.
+    pub fn lens(self) -> Result<Lens, String> {
+        Ok(Lens {
+            search: self.search.search()?,
+            schedule: self
+                .schedule
+                .iter()
+                .map(|&[g, alt]| Choice::new(g, alt))
+                .collect(),
+        })
+    }
+}
+
 /// From the page to the worker.
 #[derive(Debug, PartialEq, Serialize)]
 pub enum ToWorker {
@@ -426,6 +502,8 @@ pub enum ToWorker {
         id: u32,
         searches: Vec<SearchWire>,
         cut: Option<String>,
+        /// Boxed: most messages carry none.
+        lens: Option<Box<LensWire>>,
     },
     /// Stop job `id`; `report`: send what it covered (a Cancel), else drop it.
     Stop { id: u32, report: bool },
@@ -488,6 +566,10 @@ impl ToWorker {
                     SearchWire::read(Obj::of(j, "a search")?)
                 })?,
                 cut: o.opt_str("cut")?,
+                lens: match o.opt("lens") {
+                    None | Some(Json::Null) => None,
+                    Some(j) => Some(Box::new(LensWire::read(Obj::of(j, "lens")?)?)),
+                },
             }),
             "Stop" => Ok(ToWorker::Stop {
                 id: o.u32("id")?,
@@ -572,7 +654,7 @@ impl FromWorker {
 /// findings' keys, and the collision bound exactly.
 pub fn restore(xs: &mut [Exploration], keys: &[Vec<String>], spec: &JobSpec) {
     for (i, x) in xs.iter_mut().enumerate() {
-        if let Some(s) = spec.searches.get(i) {
+        if let Some(s) = spec.search_of(i) {
             x.version = s.sc.header().version;
             x.options = Some(s.o.clone());
         }
@@ -613,15 +695,25 @@ pub fn message(data: &str) {
     STATE.with(|st| {
         let mut st = st.borrow_mut();
         match ToWorker::read(data) {
-            Ok(ToWorker::Start { id, searches, cut }) => {
-                match searches.into_iter().map(SearchWire::search).collect() {
-                    Ok(searches) => {
-                        let job = Job::new(&JobSpec {
+            Ok(ToWorker::Start {
+                id,
+                searches,
+                cut,
+                lens,
+            }) => {
+                let job = searches
+                    .into_iter()
+                    .map(SearchWire::search)
+                    .collect::<Result<_, _>>()
+                    .and_then(|searches| {
+                        Job::new(&JobSpec {
                             searches,
                             cut: cut.map(Rc::from),
-                        });
-                        st.spent = st.job.replace((id, job)).map(|(_, j)| j);
-                    }
+                            lens: lens.map(|l| l.lens()).transpose()?,
+                        })
+                    });
+                match job {
+                    Ok(job) => st.spent = st.job.replace((id, job)).map(|(_, j)| j),
                     Err(why) => st.outbox.push_back(json(&FromWorker::Failed { id, why })),
                 }
             }
@@ -728,6 +820,7 @@ mod tests {
                     o: o.clone(),
                 }],
                 cut: None,
+                lens: None,
             };
             restore(&mut xs, &keys, &spec);
             assert_eq!(xs, vec![x], "{name}");
@@ -813,10 +906,15 @@ mod tests {
             sc: sc.clone(),
             o: o.clone(),
         };
+        let lens = Lens {
+            search: search.clone(),
+            schedule: vec![Choice::new(0, 0), Choice::new(3, 1)],
+        };
         let m = ToWorker::Start {
             id: 2,
             searches: vec![SearchWire::of(&search)],
             cut: Some("{}".into()),
+            lens: Some(Box::new(LensWire::of(&lens))),
         };
         assert_eq!(
             ToWorker::read(&serde_json::to_string(&m).unwrap()).unwrap(),
@@ -825,6 +923,7 @@ mod tests {
         let spec = JobSpec {
             searches: vec![search],
             cut: None,
+            lens: None,
         };
         let x = Exploration {
             scenario: "segment-not-found".into(),
@@ -944,8 +1043,93 @@ mod tests {
             id,
             searches: vec![SearchWire::of(&s)],
             cut: None,
+            lens: None,
         })
         .unwrap()
+    }
+
+    /// The race lens crosses as the run's schedule: the worker replays it and
+    /// reports what the lens at the run's cursor reports, choice for choice; a
+    /// schedule that cannot be replayed is refused, naming the step, and the
+    /// job before it goes on.
+    #[test]
+    fn the_lens_runs_in_the_worker_as_at_the_cursor() {
+        let name = "segment-not-found";
+        let sc = builtin::get(name).unwrap();
+        let mut run = sc.run(flush_core::Policy::Scripted {
+            script: sc.header().schedule.clone().unwrap(),
+            fallback_seed: 1,
+        });
+        run.run_to_end();
+        let schedule = run.schedule();
+        run.goto(3);
+        let o = AnyExplorer::lens_options(8, 20_000);
+        let want: Vec<Exploration> = AnyExplorer::lens(&run, 8, 20_000)
+            .into_iter()
+            .map(|(_, mut x)| {
+                while !x.run(4096) {}
+                x.finish()
+            })
+            .collect();
+        assert!(want.len() >= 2 && want.iter().any(|x| !x.violations.is_empty()));
+        let lens = Lens {
+            search: Search {
+                source: Source::Builtin(name.into()),
+                sc: sc.clone(),
+                o,
+            },
+            schedule: schedule[..3].to_vec(),
+        };
+        let start = |id, lens: &Lens| {
+            serde_json::to_string(&ToWorker::Start {
+                id,
+                searches: Vec::new(),
+                cut: None,
+                lens: Some(Box::new(LensWire::of(lens))),
+            })
+            .unwrap()
+        };
+        message(&start(11, &lens));
+        let (mut xs, keys) = loop {
+            match FromWorker::read(&slice().expect("a reply")).unwrap() {
+                FromWorker::Tick {
+                    id: 11,
+                    tick: Tick::Done { xs, .. },
+                    keys,
+                } => break (xs, keys),
+                FromWorker::Tick { id: 11, .. } => {}
+                other => panic!("{other:?}"),
+            }
+        };
+        restore(
+            &mut xs,
+            &keys,
+            &JobSpec {
+                searches: Vec::new(),
+                cut: None,
+                lens: Some(lens.clone()),
+            },
+        );
+        let strip = |v: &[Exploration]| {
+            v.iter()
+                .map(|x| Exploration {
+                    time_ms: None,
+                    ..x.clone()
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(strip(&xs), strip(&want));
+        let bad = Lens {
+            schedule: vec![Choice::new(0, 0), Choice::new(99, 0)],
+            ..lens
+        };
+        message(&start(12, &bad));
+        let reply = FromWorker::read(&slice().expect("a reply")).unwrap();
+        let FromWorker::Failed { id: 12, why } = reply else {
+            panic!("{reply:?}")
+        };
+        assert!(why.contains("step 2 (goroutine 99)"), "{why}");
+        assert_eq!(slice(), None, "nothing else runs");
     }
 
     /// The worker's end of a job: an unreadable message and a Stop for another

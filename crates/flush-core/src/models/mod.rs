@@ -377,6 +377,22 @@ pub enum AnyExplorer {
     Mutex(explore::Explorer<mutex::Scenario>),
 }
 
+impl From<explore::Explorer<flush2021::Scenario>> for AnyExplorer {
+    fn from(x: explore::Explorer<flush2021::Scenario>) -> AnyExplorer {
+        AnyExplorer::Flush(x)
+    }
+}
+impl From<explore::Explorer<sync2024::Scenario>> for AnyExplorer {
+    fn from(x: explore::Explorer<sync2024::Scenario>) -> AnyExplorer {
+        AnyExplorer::Sync(x)
+    }
+}
+impl From<explore::Explorer<mutex::Scenario>> for AnyExplorer {
+    fn from(x: explore::Explorer<mutex::Scenario>) -> AnyExplorer {
+        AnyExplorer::Mutex(x)
+    }
+}
+
 macro_rules! each_explorer {
     ($self:expr, $x:ident => $body:expr) => {
         match $self {
@@ -387,40 +403,76 @@ macro_rules! each_explorer {
     };
 }
 
+/// The race lens from `here`: for each runnable choice, a search of the state it
+/// leads to; what `here` already showed is not reported again.
+fn lens_from<M: Model>(
+    sc: Arc<M>,
+    here: &M::State,
+    o: &explore::Options,
+) -> Vec<(Choice, AnyExplorer)>
+where
+    AnyExplorer: From<explore::Explorer<M>>,
+{
+    let known = explore::finding_keys(&*sc, here);
+    let mut runnable = Vec::new();
+    sc.runnable(here, &mut runnable);
+    runnable
+        .into_iter()
+        .map(|c| {
+            let mut w = here.clone();
+            let mut facts = Vec::new();
+            sc.step(&mut w, c, &mut facts);
+            let x = explore::Explorer::from_state(sc.clone(), w, o.clone(), known.clone());
+            (c, AnyExplorer::from(x))
+        })
+        .collect()
+}
+
 impl AnyExplorer {
-    /// The race lens at the run's cursor: for each runnable choice, a search of
-    /// the state it leads to, at most `steps` further steps deep and `max_states`
-    /// states, breadth first, stopping at the first violation not already shown
-    /// at the cursor.
-    pub fn lens(run: &AnyRun, steps: u32, max_states: u64) -> Vec<(Choice, AnyExplorer)> {
-        let o = explore::Options {
+    /// The race lens's searches: at most `steps` further steps deep and
+    /// `max_states` states each, breadth first, stopping at the first violation
+    /// not already shown where they start.
+    pub fn lens_options(steps: u32, max_states: u64) -> explore::Options {
+        explore::Options {
             max_bytes: 64 << 20,
             ..explore::Options::first(steps.max(1), max_states)
-        };
-        fn each<M: Model>(
-            r: &Run<M>,
-            o: &explore::Options,
-            wrap: fn(explore::Explorer<M>) -> AnyExplorer,
-        ) -> Vec<(Choice, AnyExplorer)> {
-            let sc = r.scenario_arc();
-            let here = r.world();
-            let known = explore::finding_keys(&**sc, here);
-            r.runnable_here()
-                .into_iter()
-                .map(|c| {
-                    let mut w = here.clone();
-                    let mut facts = Vec::new();
-                    sc.step(&mut w, c, &mut facts);
-                    let x = explore::Explorer::from_state(sc.clone(), w, o.clone(), known.clone());
-                    (c, wrap(x))
-                })
-                .collect()
         }
-        match run {
-            AnyRun::Flush(r) => each(r, &o, AnyExplorer::Flush),
-            AnyRun::Sync(r) => each(r, &o, AnyExplorer::Sync),
-            AnyRun::Mutex(r) => each(r, &o, AnyExplorer::Mutex),
+    }
+
+    /// The race lens at the run's cursor: for each runnable choice, a search of
+    /// the state it leads to (see [`AnyExplorer::lens_options`]).
+    pub fn lens(run: &AnyRun, steps: u32, max_states: u64) -> Vec<(Choice, AnyExplorer)> {
+        let o = AnyExplorer::lens_options(steps, max_states);
+        each_run!(run, r => lens_from(r.scenario_arc().clone(), r.world(), &o))
+    }
+
+    /// The race lens after `schedule` from the start of `sc` (how the worker is
+    /// told where the run stands): the run's cursor replayed, each choice
+    /// checked runnable where it is taken. The same searches as
+    /// [`AnyExplorer::lens`] at that cursor.
+    pub fn lens_after(
+        sc: &AnyScenario,
+        schedule: &[Choice],
+        o: &explore::Options,
+    ) -> Result<Vec<(Choice, AnyExplorer)>, String> {
+        fn replay<M: Model>(sc: &M, schedule: &[Choice]) -> Result<M::State, String> {
+            let mut w = sc.init();
+            let (mut runnable, mut facts) = (Vec::new(), Vec::new());
+            for (i, &c) in schedule.iter().enumerate() {
+                sc.runnable(&w, &mut runnable);
+                if !runnable.contains(&c) {
+                    return Err(format!(
+                        "the run's step {} (goroutine {}) cannot be taken: it is not runnable there",
+                        i + 1,
+                        c.g
+                    ));
+                }
+                facts.clear();
+                sc.step(&mut w, c, &mut facts);
+            }
+            Ok(w)
         }
+        each_scenario!(sc, s => Ok(lens_from(s.clone(), &replay(&**s, schedule)?, o)))
     }
 
     pub fn new(sc: &AnyScenario, o: explore::Options) -> AnyExplorer {

@@ -296,6 +296,59 @@ fn the_lens_reports_only_what_a_choice_can_break_anew() {
     }
 }
 
+/// The worker is told where the run stands by its schedule: the lens after that
+/// schedule, replayed from the start, is the lens at the run's cursor, report for
+/// report, at the first cursors of three built-ins of both models. A schedule
+/// that cannot be replayed is refused, naming the step.
+#[test]
+fn the_lens_after_a_replayed_schedule_is_the_lens_at_the_cursor() {
+    use flush_core::AnyExplorer;
+    let report = |list: Vec<(flush_core::Choice, AnyExplorer)>| {
+        list.into_iter()
+            .map(|(c, mut x)| {
+                while !x.run(1024) {}
+                let x = x.finish();
+                (c, serde_json::to_string(&x).unwrap(), x.violations.len())
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut cursors = 0;
+    let mut found = 0;
+    for name in [
+        "segment-not-found",
+        "runner-creation-race",
+        "compaction-race",
+    ] {
+        let sc = flush_core::builtin::get(name).unwrap();
+        let mut r = sc.run(flush_core::Policy::Seeded(3));
+        r.run_to_end();
+        let schedule = r.schedule();
+        for cursor in 0..=schedule.len().min(12) {
+            r.goto(cursor as u32);
+            let o = AnyExplorer::lens_options(6, 5_000);
+            let here = report(AnyExplorer::lens(&r, 6, 5_000));
+            let after = report(AnyExplorer::lens_after(&sc, &schedule[..cursor], &o).unwrap());
+            assert_eq!(here, after, "{name} at step {cursor}");
+            found += here.iter().map(|(_, _, n)| n).sum::<usize>();
+            cursors += 1;
+        }
+    }
+    assert!(
+        cursors >= 20 && found > 0,
+        "{cursors} cursors, {found} findings"
+    );
+    let sc = flush_core::builtin::get("segment-not-found").unwrap();
+    let o = AnyExplorer::lens_options(6, 5_000);
+    let bad = [
+        flush_core::Choice::new(0, 0),
+        flush_core::Choice::new(99, 0),
+    ];
+    let Err(why) = AnyExplorer::lens_after(&sc, &bad, &o) else {
+        panic!("a goroutine that does not exist was replayed")
+    };
+    assert!(why.contains("step 2 (goroutine 99)"), "{why}");
+}
+
 /// A report leaves the search's states alive (the page shows it, then frees
 /// them): said twice it says the same, findings included; a search reported
 /// before it is done says it was cancelled, never exhausted.

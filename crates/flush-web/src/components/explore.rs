@@ -17,7 +17,8 @@ use crate::state::{Action, Dispatch, Mode, Shown, Source, ViewSpec};
 pub(crate) use crate::worker::Running;
 pub(crate) use crate::worker::PAGE_MAX_BYTES;
 use crate::worker::{
-    restore, FromWorker, Job, JobSpec, Search, SearchWire, Tick, ToWorker, WorkerLink,
+    restore, FromWorker, Job, JobSpec, Lens, LensWire, Search, SearchWire, Tick, ToWorker,
+    WorkerLink,
 };
 
 /// A job that has run here this long when the worker becomes ready stays here:
@@ -118,7 +119,10 @@ impl Shared {
     /// until then), or here in slices without one.
     fn start(self: &Rc<Self>, spec: JobSpec) {
         self.forget();
-        let mut job = Job::new(&spec);
+        let mut job = match Job::new(&spec) {
+            Ok(job) => job,
+            Err(why) => return self.unable(&why),
+        };
         let first = job.slice(SLICE_MS);
         if let Tick::Done { .. } = first {
             self.status.set(Status::of(first, false));
@@ -168,16 +172,11 @@ impl Shared {
         *self.head.borrow_mut() = Some(job);
     }
 
-    /// Runs searches set up here (from a state of the run), here.
-    fn start_here(self: &Rc<Self>, xs: Vec<AnyExplorer>) {
-        self.forget();
-        let mut job = Job::of(xs);
-        let first = job.slice(SLICE_MS);
-        if let Tick::Running(_) = first {
-            *self.here.borrow_mut() = Some(job);
-            self.run_here();
-        }
-        self.status.set(Status::of(first, false));
+    /// A job that cannot be set up (the lens's schedule does not replay: a bug,
+    /// never the user's input): the console says why, the panel shows nothing.
+    fn unable(&self, why: &str) {
+        web_sys::console::warn_1(&format!("FlushScope: a search could not start: {why}").into());
+        self.status.set(Status::Idle);
     }
 
     /// Starts the worker ahead of a search (a pointer over, or focus on, a button
@@ -228,6 +227,7 @@ impl Shared {
             id: self.id.get(),
             searches: spec.searches.iter().map(SearchWire::of).collect(),
             cut: spec.cut.as_deref().map(str::to_owned),
+            lens: spec.lens.as_ref().map(|l| Box::new(LensWire::of(l))),
         };
         self.worker.borrow().as_ref().is_some_and(|w| w.send(&m))
     }
@@ -321,11 +321,11 @@ impl Shared {
     fn run_there_here(self: &Rc<Self>) {
         let spec = self.there.borrow_mut().take();
         if let Some(spec) = spec {
-            let mut job = self
-                .head
-                .borrow_mut()
-                .take()
-                .unwrap_or_else(|| Job::new(&spec));
+            let head = self.head.borrow_mut().take();
+            let mut job = match head.map_or_else(|| Job::new(&spec), Ok) {
+                Ok(job) => job,
+                Err(why) => return self.unable(&why),
+            };
             if self.cancelling.get() {
                 // It was cancelled: report what the page covered, not a rerun.
                 self.status.set(Status::of(job.cancel(), false));
@@ -392,8 +392,6 @@ pub(crate) struct ExploreHandle {
     pub status: UseStateHandle<Status>,
     /// The searches, and for a single search the file to cut its findings' ops from.
     pub start: Callback<JobSpec>,
-    /// Searches set up from a state of the run (they run in the page).
-    pub start_here: Callback<Vec<AnyExplorer>>,
     pub cancel: Callback<MouseEvent>,
     /// For the buttons that start a search: loads the worker ahead of the click.
     pub warm: Callback<()>,
@@ -453,10 +451,6 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
         let shared = shared.clone();
         Callback::from(move |spec: JobSpec| shared.start(spec))
     };
-    let start_here = {
-        let shared = shared.clone();
-        Callback::from(move |xs: Vec<AnyExplorer>| shared.start_here(xs))
-    };
     let warm = {
         let shared = shared.clone();
         Callback::from(move |()| shared.warm())
@@ -466,7 +460,6 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
         warm,
         status,
         start,
-        start_here,
         cancel,
     }
 }
@@ -518,6 +511,7 @@ fn start_callbacks(
                     o,
                 }],
                 cut: source_text(&source),
+                lens: None,
             });
         })
     };
@@ -548,6 +542,7 @@ fn start_callbacks(
             start.emit(JobSpec {
                 searches,
                 cut: None,
+                lens: None,
             });
         })
     };
@@ -908,12 +903,27 @@ pub fn race_lens(p: &LensProps) -> Html {
     let x = use_explorers(key);
     let choices = use_mut_ref(Vec::<Choice>::new);
     {
-        let (start, run, choices) = (x.start_here.clone(), p.run.clone(), choices.clone());
+        let (start, run, choices) = (x.start.clone(), p.run.clone(), choices.clone());
+        let (source, cursor) = (p.shown.source.clone(), p.cursor as usize);
         use_effect_with(key, move |&(_, _, on)| {
             if on {
-                let list = AnyExplorer::lens(&run.borrow(), LENS_STEPS, LENS_STATES);
-                *choices.borrow_mut() = list.iter().map(|(c, _)| *c).collect();
-                start.emit(list.into_iter().map(|(_, x)| x).collect());
+                // The worker gets the run's schedule to the cursor and replays it.
+                let run = run.borrow();
+                *choices.borrow_mut() = run.runnable_here();
+                let mut schedule = run.schedule();
+                schedule.truncate(cursor);
+                start.emit(JobSpec {
+                    searches: Vec::new(),
+                    cut: None,
+                    lens: Some(Lens {
+                        search: Search {
+                            source,
+                            sc: run.scenario(),
+                            o: AnyExplorer::lens_options(LENS_STEPS, LENS_STATES),
+                        },
+                        schedule,
+                    }),
+                });
             }
         });
     }
@@ -928,7 +938,8 @@ pub fn race_lens(p: &LensProps) -> Html {
         <section class="panel lens" id="lens" aria-labelledby="lens-title">
             <h3 id="lens-title">{"Race lens"}</h3>
             <label class="check">
-                <input type="checkbox" id="lens-on" checked={*on} onchange={toggle} />
+                <input type="checkbox" id="lens-on" checked={*on} onchange={toggle}
+                       onpointerenter={x.warm.reform(|_: PointerEvent| ())} onfocus={x.warm.reform(|_: FocusEvent| ())} />
                 {format!(" look {LENS_STEPS} steps ahead from each runnable goroutine")}
             </label>
             // Not a live region: it changes at every step, which the step narration covers.
@@ -939,7 +950,7 @@ pub fn race_lens(p: &LensProps) -> Html {
                         Status::Running { run: Running { done, of, .. }, .. } => html! {
                             <p class="muted">{format!("Looking ahead: {done} of {of} choices…")}</p>
                         },
-                        Status::Done { xs, .. } => lens_list(&choices.borrow(), xs, p),
+                        Status::Done { xs, worker, .. } => lens_list(&choices.borrow(), xs, *worker, p),
                     }}
                 }
             </div>
@@ -947,14 +958,14 @@ pub fn race_lens(p: &LensProps) -> Html {
     }
 }
 
-fn lens_list(choices: &[Choice], xs: &[Exploration], p: &LensProps) -> Html {
+fn lens_list(choices: &[Choice], xs: &[Exploration], worker: bool, p: &LensProps) -> Html {
     if choices.is_empty() {
         return html! { <p class="muted">{"Nothing can run here."}</p> };
     }
     let run = p.run.borrow();
     let prefix: Vec<Choice> = run.schedule().into_iter().take(p.cursor as usize).collect();
     html! {
-        <ul class="lens-list">
+        <ul class="lens-list" data-runner={if worker { "worker" } else { "page" }}>
             {for choices.iter().zip(xs).map(|(c, x)| {
                 let label = run.choice_label(*c);
                 let who = match label.as_str() {

@@ -129,6 +129,7 @@ fn matrix_start(
                 })
                 .collect(),
             cut: None,
+            lens: None,
         });
     }))
 }
