@@ -890,6 +890,24 @@ mod tests {
         }
     }
 
+    /// A Start with every field set (a search, a cut, a lens) crosses unchanged.
+    fn a_start_crosses(search: &Search) {
+        let lens = Lens {
+            search: search.clone(),
+            schedule: vec![Choice::new(0, 0), Choice::new(3, 1)],
+        };
+        let m = ToWorker::Start {
+            id: 2,
+            searches: vec![SearchWire::of(search)],
+            cut: Some("{}".into()),
+            lens: Some(Box::new(LensWire::of(&lens))),
+        };
+        assert_eq!(
+            ToWorker::read(&serde_json::to_string(&m).unwrap()).unwrap(),
+            m
+        );
+    }
+
     /// Every field and variant a report or a search may carry crosses: a
     /// depth-first finding with its length before shrinking, a cut that was
     /// skipped, a time, a target, and each order, stop and kind.
@@ -906,20 +924,7 @@ mod tests {
             sc: sc.clone(),
             o: o.clone(),
         };
-        let lens = Lens {
-            search: search.clone(),
-            schedule: vec![Choice::new(0, 0), Choice::new(3, 1)],
-        };
-        let m = ToWorker::Start {
-            id: 2,
-            searches: vec![SearchWire::of(&search)],
-            cut: Some("{}".into()),
-            lens: Some(Box::new(LensWire::of(&lens))),
-        };
-        assert_eq!(
-            ToWorker::read(&serde_json::to_string(&m).unwrap()).unwrap(),
-            m
-        );
+        a_start_crosses(&search);
         let spec = JobSpec {
             searches: vec![search],
             cut: None,
