@@ -635,31 +635,33 @@ test('the race lens marks each runnable goroutine by what it can lead to', async
   await noCrash(page, errors);
   await ctx.close();
 
-  // A longer look-ahead (compaction-race, two steps in) runs in the worker, which replays the
-  // run's schedule to the cursor: the same marks as the page's own without a worker.
-  const lensAt2 = async (page, hover) => {
-    await page.waitForSelector('#lens-on');
-    if (hover) {
-      const spawned = page.waitForEvent('worker');
-      await page.hover('#lens-on');
-      await spawned;
-      // Its module loaded: the lens goes to it at once.
-      await page.waitForTimeout(1000);
-    }
-    for (let i = 0; i < 2; i++) await page.click('#step-btn');
-    await waitStep(page, 2);
-    await page.check('#lens-on');
-    await page.waitForSelector('.lens-list', { timeout: 60000 });
+  // A longer look-ahead (compaction-race) runs in the worker once it has loaded, which replays
+  // the run's schedule to the cursor: the same marks as the page's own without a worker.
+  const lensAt = async (page, step) => {
+    await page.waitForSelector(`.lens-list[data-cursor="${step}"]`, { timeout: 60000 });
     return [await page.getAttribute('.lens-list', 'data-runner'), await page.textContent('#lens')];
   };
   const w = await open('scenario=compaction-race');
-  const [runner, inWorker] = await lensAt2(w.page, true);
-  assert.equal(runner, 'worker');
+  await w.page.waitForSelector('#lens-on');
+  await w.page.hover('#lens-on');
+  await w.page.check('#lens-on');
+  let at = 0, runner = 'page', inWorker = '';
+  // Until the worker has loaded, the page runs the look-ahead itself: step until it has.
+  while (runner !== 'worker' && at < 8) {
+    await w.page.click('#step-btn');
+    at++;
+    await waitStep(w.page, at);
+    [runner, inWorker] = await lensAt(w.page, at);
+  }
+  assert.equal(runner, 'worker', `the lens still ran in the page at step ${at}`);
   assert.match(inWorker, /can lead to|nothing new breaks/);
   await noCrash(w.page, w.errors);
   await w.ctx.close();
   const h = await open('scenario=compaction-race', { init: () => { delete window.Worker; } });
-  const [pageRunner, inPage] = await lensAt2(h.page, false);
+  await h.page.waitForSelector('#lens-on');
+  for (let i = 1; i <= at; i++) { await h.page.click('#step-btn'); await waitStep(h.page, i); }
+  await h.page.check('#lens-on');
+  const [pageRunner, inPage] = await lensAt(h.page, at);
   assert.equal(pageRunner, 'page');
   assert.equal(inPage, inWorker);
   await noCrash(h.page, h.errors);

@@ -965,7 +965,7 @@ fn lens_list(choices: &[Choice], xs: &[Exploration], worker: bool, p: &LensProps
     let run = p.run.borrow();
     let prefix: Vec<Choice> = run.schedule().into_iter().take(p.cursor as usize).collect();
     html! {
-        <ul class="lens-list" data-runner={if worker { "worker" } else { "page" }}>
+        <ul class="lens-list" data-runner={if worker { "worker" } else { "page" }} data-cursor={p.cursor.to_string()}>
             {for choices.iter().zip(xs).map(|(c, x)| {
                 let label = run.choice_label(*c);
                 let who = match label.as_str() {
