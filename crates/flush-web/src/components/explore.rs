@@ -962,6 +962,17 @@ fn lens_list(choices: &[Choice], xs: &[Exploration], worker: bool, p: &LensProps
     if choices.is_empty() {
         return html! { <p class="muted">{"Nothing can run here."}</p> };
     }
+    // One search per choice, in the order of the run's runnable set: should the
+    // replay have found another set (a bug), no label may go to another's finding.
+    if xs.len() != choices.len() {
+        let why = format!(
+            "The look-ahead found {} runnable goroutines where the run has {}; it is not shown.",
+            xs.len(),
+            choices.len()
+        );
+        web_sys::console::warn_1(&format!("FlushScope: {why}").into());
+        return html! { <p class="error lens-error" role="status">{why}</p> };
+    }
     let run = p.run.borrow();
     let prefix: Vec<Choice> = run.schedule().into_iter().take(p.cursor as usize).collect();
     html! {
