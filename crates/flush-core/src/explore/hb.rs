@@ -250,7 +250,7 @@ fn search<M: Model>(
     // A large world gets fewer states: the queue holds whole states.
     let states =
         SEARCH_STATES.min((SEARCH_BYTES / super::model_state_bytes::<M>(&w).max(1)) as usize);
-    let mut seen = HashSet::from([super::fingerprint(&w)]);
+    let mut seen = HashSet::from([sc.fingerprint(&w)]);
     let mut queue = std::collections::VecDeque::from([(w, Vec::<Choice>::new())]);
     let (mut runnable, mut spare) = (Vec::new(), Vec::new());
     while let Some((w, path)) = queue.pop_front() {
@@ -280,7 +280,7 @@ fn search<M: Model>(
             let mut s = w.clone();
             facts.clear();
             sc.step(&mut s, c, &mut facts);
-            if seen.insert(super::fingerprint(&s)) {
+            if seen.insert(sc.fingerprint(&s)) {
                 let mut p = path.clone();
                 p.push(c);
                 queue.push_back((s, p));
