@@ -189,7 +189,12 @@ impl World {
                 };
                 self.access(segment, site);
                 let chained = self.queues[qi].next_chain;
-                self.drop.tails_read.push((segment, chained));
+                // Kept by segment, each after any read before it of that segment
+                // (only `find` by segment reads it): the waiters of two queues read
+                // in either order give one world, as in Go, not two.
+                let tails = &mut self.drop.tails_read;
+                let at = tails.partition_point(|t| t.0 <= segment);
+                tails.insert(at, (segment, chained));
                 match self.queues[qi].tail {
                     None => {
                         ev.push(Ev::TailRead {

@@ -205,6 +205,7 @@ pub struct DropState {
     pub tail_waiters: u32,
     /// Per queue whose tail a waiter read: how many runners had joined its tail chain
     /// then. A runner among them still unnotified at flushAndDrop was overtaken.
+    /// Sorted by segment (in the order read within one segment).
     pub tails_read: Vec<(i64, u32)>,
 }
 
