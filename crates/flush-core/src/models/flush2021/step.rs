@@ -179,7 +179,10 @@ impl World {
         let st = &mut self.injections[inj as usize];
         st.remaining = st.remaining.saturating_sub(1);
         let twice = st.taken.contains(&segment);
-        st.taken.push(segment);
+        // Kept sorted (only looked up): two queues taking it in either order give
+        // one world, as in Go, where the WaitGroup only counts.
+        let at = st.taken.partition_point(|&s| s <= segment);
+        st.taken.insert(at, segment);
         if st.remaining == 0 {
             self.touch_where(|g| matches!(g.role, Role::WaitInjected { inj: i } if i == inj));
         }

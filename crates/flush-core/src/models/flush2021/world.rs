@@ -134,7 +134,7 @@ pub struct TaskInjection {
     /// `injected` closed by `waitForInjected`.
     pub injected: bool,
     pub over: Over,
-    /// Segments whose queue took it (`injectOne`), in order.
+    /// Segments whose queue took it (`injectOne`), sorted.
     pub taken: Vec<i64>,
 }
 
