@@ -514,12 +514,21 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await d.ctx.close();
 
   // A worker that loads a little late (its module held back 100 ms) takes the job over and starts
-  // it again: the time shown still counts from the click, the page's part included.
-  const e = await open('scenario=sync-scaled-4x3');
-  await e.page.route('**/flush-worker_bg.wasm*', async (r) => { await new Promise((res) => setTimeout(res, 100)); await r.continue(); });
-  await e.page.check('#explore-all');
-  const t0 = await e.page.evaluate(() => { document.querySelector('#explore-btn').click(); return performance.now(); });
-  await e.page.waitForSelector('#explore-where[data-runner="worker"]');
+  // it again: the time shown still counts from the click, the page's part included. On a busy
+  // machine its module can take past the 500 ms hand-over limit to compile, and the page rightly
+  // keeps the job (the case above): then try again, three times at most.
+  let e;
+  let t0;
+  for (let attempt = 1; ; attempt++) {
+    e = await open('scenario=sync-scaled-4x3');
+    await e.page.route('**/flush-worker_bg.wasm*', async (r) => { await new Promise((res) => setTimeout(res, 100)); await r.continue(); });
+    await e.page.check('#explore-all');
+    t0 = await e.page.evaluate(() => { document.querySelector('#explore-btn').click(); return performance.now(); });
+    const handed = await e.page.waitForSelector('#explore-where[data-runner="worker"]', { timeout: 10000 }).then(() => true, () => false);
+    if (handed) break;
+    await e.ctx.close();
+    assert.ok(attempt < 3, 'in three tries the worker (held back 100 ms) never took the search over from the page');
+  }
   await e.page.waitForTimeout(300);
   const wall = await e.page.evaluate(async (t0) => {
     document.querySelector('#explore-cancel').click();
