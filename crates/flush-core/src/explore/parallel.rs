@@ -29,7 +29,7 @@
 //! searches side by side each run as fast as one alone. Where the second
 //! thread's time goes (perf, `sync-scaled-4x3`, 1.5 M states, one thread 5.5 s
 //! of CPU, two 8.6 s): malloc and free about 0.9 s more (`malloc_consolidate`
-//! among them; reusing roles' vectors in `clone_from` did not change it),
+//! among them; reusing roles' vectors in `clone_from` left one thread's as it was),
 //! memmove 0.4 s more, reading parents another core made, and two cache misses a child in the
 //! visited set instead of one (`contains` while expanding, `insert` while
 //! merging, which is serial).
