@@ -35,7 +35,7 @@ pub use outcomes::{
 pub use parallel::explore_threads;
 pub use races::{races_at, races_here, run_races, Race, RaceSide, RunRace, RunRaces};
 pub use search::Explorer;
-pub use shrink::{reaches, shrink};
+pub use shrink::{reaches, replay, shrink};
 
 use crate::engine::{blocked_words, End, Model, OutcomeKind};
 use crate::sched::Choice;

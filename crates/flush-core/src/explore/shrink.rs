@@ -5,29 +5,40 @@ use super::findings;
 use crate::engine::Model;
 use crate::sched::Choice;
 
-/// Replays `schedule` strictly (each choice must be runnable when its turn comes)
-/// and returns the number of steps after which the violation `key` first shows,
-/// or `None` if it does not within the schedule.
-pub fn reaches<M: Model>(sc: &M, schedule: &[Choice], key: &str) -> Option<usize> {
+/// Replays `schedule` from the start strictly (each choice must be runnable
+/// when its turn comes), asking `stop` of the start and of the state after each
+/// step. `Ok((state, Some(n)))`: `stop` said yes after `n` steps; `Ok((state,
+/// None))`: the schedule ended first; `Err(i)`: choice `i` was not runnable.
+pub fn replay<M: Model>(
+    sc: &M,
+    schedule: &[Choice],
+    mut stop: impl FnMut(&M::State) -> bool,
+) -> Result<(M::State, Option<usize>), usize> {
     let mut w = sc.init();
-    let shows = |w: &M::State| findings(sc, w).0.iter().any(|f| f.2 == key);
-    if shows(&w) {
-        return Some(0);
+    if stop(&w) {
+        return Ok((w, Some(0)));
     }
-    let mut runnable = Vec::new();
-    let mut facts = Vec::new();
+    let (mut runnable, mut facts) = (Vec::new(), Vec::new());
     for (i, &c) in schedule.iter().enumerate() {
         sc.runnable(&w, &mut runnable);
         if !runnable.contains(&c) {
-            return None;
+            return Err(i);
         }
         facts.clear();
         sc.step(&mut w, c, &mut facts);
-        if shows(&w) {
-            return Some(i + 1);
+        if stop(&w) {
+            return Ok((w, Some(i + 1)));
         }
     }
-    None
+    Ok((w, None))
+}
+
+/// Replays `schedule` strictly (see [`replay`]) and returns the number of steps
+/// after which the violation `key` first shows, or `None` if it does not within
+/// the schedule.
+pub fn reaches<M: Model>(sc: &M, schedule: &[Choice], key: &str) -> Option<usize> {
+    let shows = |w: &M::State| findings(sc, w).0.iter().any(|f| f.2 == key);
+    replay(sc, schedule, shows).ok().and_then(|(_, at)| at)
 }
 
 /// A shorter schedule that still shows the violation `key`, found by dropping

@@ -456,21 +456,15 @@ impl AnyExplorer {
         o: &explore::Options,
     ) -> Result<Vec<(Choice, AnyExplorer)>, String> {
         fn replay<M: Model>(sc: &M, schedule: &[Choice]) -> Result<M::State, String> {
-            let mut w = sc.init();
-            let (mut runnable, mut facts) = (Vec::new(), Vec::new());
-            for (i, &c) in schedule.iter().enumerate() {
-                sc.runnable(&w, &mut runnable);
-                if !runnable.contains(&c) {
-                    return Err(format!(
+            explore::replay(sc, schedule, |_| false)
+                .map(|(w, _)| w)
+                .map_err(|i| {
+                    format!(
                         "the run's step {} (goroutine {}) cannot be taken: it is not runnable there",
                         i + 1,
-                        c.g
-                    ));
-                }
-                facts.clear();
-                sc.step(&mut w, c, &mut facts);
-            }
-            Ok(w)
+                        schedule[i].g
+                    )
+                })
         }
         each_scenario!(sc, s => Ok(lens_from(s.clone(), &replay(&**s, schedule)?, o)))
     }
