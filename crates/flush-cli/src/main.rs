@@ -113,6 +113,11 @@ enum Cmd {
         /// the same for any count. Depth first and the race check run on one.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: Option<u32>,
+        /// Depth first, try steps that commute in one order only (sleep sets): the
+        /// same states and violations in fewer model steps. flush-2021 only (its
+        /// steps declare all they touch); other models explore in full.
+        #[arg(long)]
+        reduce: bool,
         #[arg(long)]
         json: bool,
         /// Instead of violations, list every distinct observable outcome (flush-2021:
@@ -278,6 +283,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             no_shrink,
             races,
             threads,
+            reduce,
             json,
             outcomes,
         } => {
@@ -297,6 +303,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 target: None,
                 threads: threads.unwrap_or_else(cores),
                 detail_deadlocks: false,
+                reduce,
             };
             o.check()?;
             explore(&sc, text.as_deref(), &o, json)

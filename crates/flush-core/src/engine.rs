@@ -134,6 +134,15 @@ pub trait Model: Clone + Sized + 'static {
     fn syncs<'s>(&self, _s: &'s Self::State) -> &'s [SyncOp] {
         &[]
     }
+    /// What else the step that produced `s` touched that orders it against other
+    /// goroutines' steps, as (object, id) keys named like [`SyncOp`]'s: a
+    /// channel it found open and waits on (its close decides whether this step
+    /// blocks), an id counter it drew from (ids are given in step order). Not Go
+    /// memory and no happens-before edge: only the partial-order reduction's
+    /// independence reads them ([`crate::explore::reduce`]).
+    fn order_keys<'s>(&self, _s: &'s Self::State) -> &'s [(&'static str, (i64, i64))] {
+        &[]
+    }
     /// The changes to the Go code the scenario asks for (its what-if knobs), each
     /// a name a reader can look up; empty for the code as it is. Every face labels
     /// a run with any of them "proposed".
@@ -173,6 +182,12 @@ pub trait Model: Clone + Sized + 'static {
     /// True when the model's steps declare their footprints (see [`Model::accesses`]),
     /// so an empty race check means something.
     const FOOTPRINTS: bool = false;
+    /// The footprints ([`Model::accesses`], [`Model::syncs`], [`Model::order_keys`])
+    /// name everything a step touches that another goroutine's step may touch:
+    /// steps [`crate::explore::reduce::Touched::independent`] calls independent
+    /// commute (tested step by step over the built-ins), so the explorer may try
+    /// them in one order only ([`crate::explore::Options::reduce`]).
+    const REDUCIBLE: bool = false;
     /// `size_of::<Self::State>()` on a 64-bit machine. The explorer's byte budget
     /// estimates a state with it on every target, so the page (wasm32, where
     /// pointers are 4 bytes) stops where the CLI does. A model states it; a test
@@ -433,20 +448,27 @@ pub const GO: &str = "go";
 /// A step's accesses and synchronisation, kept beside a state: it never makes two
 /// states different (equal, hashes to nothing), and a copy starts empty (it is the
 /// footprint of the step that produced *this* state; the explorer copies states by
-/// the million).
+/// the million). The third list holds what else orders the step against other
+/// goroutines' steps without being Go memory or a happens-before edge (see
+/// [`Model::order_keys`]).
 #[derive(Debug, Default)]
-pub struct Footprint(pub Vec<Access>, pub Vec<SyncOp>);
+pub struct Footprint(
+    pub Vec<Access>,
+    pub Vec<SyncOp>,
+    pub Vec<(&'static str, (i64, i64))>,
+);
 
 impl Footprint {
     pub fn clear(&mut self) {
         self.0.clear();
         self.1.clear();
+        self.2.clear();
     }
 }
 
 impl Clone for Footprint {
     fn clone(&self) -> Footprint {
-        Footprint(Vec::new(), Vec::new())
+        Footprint(Vec::new(), Vec::new(), Vec::new())
     }
     fn clone_from(&mut self, _: &Footprint) {
         self.clear();

@@ -181,6 +181,7 @@ pub(crate) fn options(o: Obj) -> Read<Options> {
         target: o.opt_str("target")?,
         threads: o.u32("threads")?,
         detail_deadlocks: o.bool("detail_deadlocks")?,
+        reduce: o.bool("reduce")?,
     })
 }
 

@@ -20,6 +20,7 @@ mod outcomes;
 #[cfg(not(target_arch = "wasm32"))]
 mod parallel;
 mod races;
+pub mod reduce;
 mod search;
 mod shrink;
 
@@ -144,6 +145,11 @@ pub struct Options {
     /// Tell deadlocks apart by who waits where ([`deadlock_key`]), not one
     /// `deadlock` for all (the op cut keeps a cut only for the same deadlock).
     pub detail_deadlocks: bool,
+    /// Depth first, skip the second order of steps that commute (sleep sets over
+    /// [`reduce::Touched`], for a model whose footprints are complete:
+    /// [`crate::engine::Model::REDUCIBLE`]). The same states are visited and the
+    /// same violations found, in fewer steps of the model.
+    pub reduce: bool,
 }
 
 /// The default memory budget where the machine's memory is unknown (wasm).
@@ -166,6 +172,7 @@ impl Options {
             target: None,
             threads: 1,
             detail_deadlocks: false,
+            reduce: false,
         }
     }
 

@@ -2,11 +2,12 @@
 //! transitions and returns, so the CLI can report progress and the page can
 //! explore in slices between frames.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use super::fingerprint::{model_state_bytes, FpSet};
 use super::races::races_at;
+use super::reduce::Touched;
 use super::{
     findings, shrink, Exploration, Found, Options, Order, Progress, Stopped, SHRINK_REPLAYS,
 };
@@ -20,6 +21,11 @@ struct Frame<S> {
     first: usize,
     len: u32,
     next: u32,
+    /// With [`Options::reduce`]: the steps not to take here (each commutes with
+    /// every step taken since an earlier level took it), and the steps taken from
+    /// here so far (the later ones sleep on them where they commute).
+    sleep: Vec<(Choice, Touched)>,
+    taken: Vec<(Choice, Touched)>,
 }
 
 /// What is left to explore.
@@ -56,6 +62,12 @@ pub struct Explorer<M: Model> {
     known: Vec<String>,
     /// States no longer needed, cloned into (`clone_from`) instead of allocating.
     spare: Vec<M::State>,
+    /// With [`Options::reduce`]: the steps a visited state was left with asleep,
+    /// by its fingerprint (states with none are not kept). Reached again with
+    /// fewer asleep, it takes the ones it skipped (Godefroid's sleep sets with
+    /// state matching: the search then visits every state the full one does).
+    slept: HashMap<u64, Vec<Choice>>,
+    slept_bytes: u64,
 }
 
 /// Spare states kept for reuse.
@@ -97,7 +109,10 @@ impl<M: Model> Explorer<M> {
             facts: Vec::new(),
             known,
             spare: Vec::new(),
+            slept: HashMap::new(),
+            slept_bytes: 0,
         };
+        x.o.reduce &= M::REDUCIBLE && x.o.order == Order::Dfs;
         x.visit(&root);
         match x.frontier {
             Frontier::Bfs { ref mut queue, .. } => queue.push_back((root, 0, 0)),
@@ -210,7 +225,12 @@ impl<M: Model> Explorer<M> {
 
     /// Remembers a state; false when it was seen before.
     fn visit(&mut self, w: &M::State) -> bool {
-        if !self.seen.insert(self.sc.fingerprint(w)) {
+        self.visit_fp(self.sc.fingerprint(w), w)
+    }
+
+    /// [`Explorer::visit`] of a state whose fingerprint is `fp`.
+    fn visit_fp(&mut self, fp: u64, w: &M::State) -> bool {
+        if !self.seen.insert(fp) {
             return false;
         }
         self.stats.states += 1;
@@ -270,7 +290,8 @@ impl<M: Model> Explorer<M> {
                 (choices.capacity() * std::mem::size_of::<Choice>()) as u64,
             ),
         };
-        let bytes = self.seen.bytes_to_insert() + frontier * self.state_bytes + extra;
+        let bytes =
+            self.seen.bytes_to_insert() + frontier * self.state_bytes + extra + self.slept_bytes;
         if bytes > self.o.max_bytes {
             self.stopped = Some(Stopped::MaxBytes);
             return false;
@@ -377,6 +398,8 @@ impl<M: Model> Explorer<M> {
             first: 0,
             len: choices.len() as u32,
             next: 0,
+            sleep: Vec::new(),
+            taken: Vec::new(),
         });
     }
 
@@ -397,6 +420,9 @@ impl<M: Model> Explorer<M> {
         }
         let c = choices[top.first + top.next as usize];
         top.next += 1;
+        if self.o.reduce && top.sleep.iter().any(|s| s.0 == c) {
+            return;
+        }
         let mut next = Self::copy(&mut self.spare, &top.state);
         if !self.room_for_one_more() {
             return;
@@ -404,10 +430,29 @@ impl<M: Model> Explorer<M> {
         self.facts.clear();
         self.sc.step(&mut next, c, &mut self.facts);
         self.stats.transitions += 1;
-        if !self.visit(&next) {
-            self.recycle(next);
+        let sleep = match self.o.reduce {
+            true => self.sleep_after(c, &next),
+            false => Vec::new(),
+        };
+        let fp = self.sc.fingerprint(&next);
+        if !self.visit_fp(fp, &next) {
+            if self.o.reduce {
+                self.wake(fp, next, sleep);
+            } else {
+                self.recycle(next);
+            }
             return;
         }
+        if !sleep.is_empty() {
+            self.slept_bytes += 48 + 8 * sleep.len() as u64;
+            self.slept.insert(fp, sleep.iter().map(|s| s.0).collect());
+        }
+        self.dfs_enter(next, sleep);
+    }
+
+    /// Depth first: judges a newly visited state and, unless the search stops
+    /// there, makes it the deepest level (with `sleep` asleep).
+    fn dfs_enter(&mut self, next: M::State, sleep: Vec<(Choice, Touched)>) {
         let Frontier::Dfs { frames, .. } = &self.frontier else {
             unreachable!()
         };
@@ -451,8 +496,76 @@ impl<M: Model> Explorer<M> {
                 first,
                 len: runnable.len() as u32,
                 next: 0,
+                sleep,
+                taken: Vec::new(),
             });
         }
+        self.runnable = runnable;
+    }
+
+    /// The sleep set of the state step `c` of the deepest level reached
+    /// (`next`): what slept there or was taken there before `c`, where it
+    /// commutes with `c`. Records `c` as taken.
+    fn sleep_after(&mut self, c: Choice, next: &M::State) -> Vec<(Choice, Touched)> {
+        let Frontier::Dfs { frames, .. } = &mut self.frontier else {
+            unreachable!("a depth-first search has frames")
+        };
+        let top = frames.last_mut().expect("a level");
+        let touched = Touched::of(&*self.sc, next);
+        let sleep = top
+            .sleep
+            .iter()
+            .chain(&top.taken)
+            .filter(|(t, tt)| t.g != c.g && tt.independent(&touched))
+            .cloned()
+            .collect();
+        top.taken.push((c, touched));
+        sleep
+    }
+
+    /// A visited state reached again with `sleep` asleep: the steps it was left
+    /// with asleep before and that are awake now are taken from it (a level of
+    /// their own); the state keeps only what slept both times.
+    fn wake(&mut self, fp: u64, next: M::State, sleep: Vec<(Choice, Touched)>) {
+        let Some(before) = self.slept.get_mut(&fp) else {
+            // Every step was taken from it.
+            self.recycle(next);
+            return;
+        };
+        let awake: Vec<Choice> = before
+            .iter()
+            .copied()
+            .filter(|c| !sleep.iter().any(|s| s.0 == *c))
+            .collect();
+        if awake.is_empty() {
+            self.recycle(next);
+            return;
+        }
+        before.retain(|c| sleep.iter().any(|s| s.0 == *c));
+        if before.is_empty() {
+            self.slept.remove(&fp);
+        }
+        let Frontier::Dfs { frames, choices } = &mut self.frontier else {
+            unreachable!()
+        };
+        if frames.len() as u32 >= self.o.max_steps {
+            self.depth_cut += 1;
+            self.recycle(next);
+            return;
+        }
+        let mut runnable = std::mem::take(&mut self.runnable);
+        self.sc.runnable(&next, &mut runnable);
+        runnable.retain(|c| awake.contains(c));
+        let first = choices.len();
+        choices.extend_from_slice(&runnable);
+        frames.push(Frame {
+            state: next,
+            first,
+            len: runnable.len() as u32,
+            next: 0,
+            sleep,
+            taken: Vec::new(),
+        });
         self.runnable = runnable;
     }
 }

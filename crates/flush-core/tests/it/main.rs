@@ -13,6 +13,7 @@ mod logs;
 mod parallel;
 mod props;
 mod races;
+mod reduction;
 mod stage;
 mod sync2024;
 mod tidy;

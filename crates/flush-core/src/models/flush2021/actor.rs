@@ -398,6 +398,7 @@ impl World {
             err: r.insert_err || r.delete_err,
         };
         if self.drop.locked {
+            self.order(footprint::obj::DROP_HANDLER, (0, 0));
             ev.push(Ev::DropMutexWait { pack });
             return Flow::At(ActorAt::DropMutex { pack });
         }
@@ -419,6 +420,8 @@ impl World {
                 then: AfterInit::Inject { next },
             });
         };
+        // A channel keeps its sends in order, and a full one blocks them.
+        self.order(footprint::obj::INJECT_CH, (segment, -1));
         if self.queues[qi].inject_ch.len() >= INJECT_CH_CAP {
             ev.push(Ev::InjectChFull { inj, segment });
             return Flow::At(ActorAt::Inject { inj, next });
@@ -471,6 +474,7 @@ impl World {
         let qi = self.closing_left[i].1.remove(alt as usize);
         if self.queues[qi as usize].inject_mut.is_some() {
             let segment = self.queues[qi as usize].segment;
+            self.order(footprint::obj::INJECT_MUT, (segment, 0));
             ev.push(Ev::CloseVisits {
                 segment,
                 blocked: true,

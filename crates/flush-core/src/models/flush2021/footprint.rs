@@ -114,6 +114,10 @@ pub mod obj {
     /// A `chan struct{}` that is closed, never sent on (a queue's `tailCh` of
     /// fm:115, an `injectDone` of fm:204, a runner's `finishSignal` of ft:118): its id.
     pub const CHAN: &str = "chan";
+    /// The world's next signal id (an order key only: see `Model::order_keys`).
+    pub const NEXT_SIG: &str = "next signal id";
+    /// The world's next runner id (an order key only).
+    pub const NEXT_RUNNER: &str = "next runner id";
     /// `orderFlushQueue.injectCh` (fm:105), one per queue: by (segment, injection).
     pub const INJECT_CH: &str = "injectCh";
     /// `taskInjection.injectOver` (ft:82): by injection.
@@ -169,6 +173,13 @@ impl World {
             release,
             at,
         });
+    }
+
+    /// Records an order key (see `Model::order_keys`): this step read the state
+    /// of `object` `id` (a lock it found held, a channel it found full) and
+    /// went another way than it would have otherwise.
+    pub(super) fn order(&mut self, object: &'static str, id: (i64, i64)) {
+        self.footprint.2.push((object, id));
     }
 
     /// `dropHandler.Lock()` ... `Unlock()` around an append to its packs, in one step.

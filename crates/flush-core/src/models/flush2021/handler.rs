@@ -17,6 +17,8 @@ impl World {
         let qi = self.qi(segment).expect("handler's queue");
         match at {
             HandlerAt::Select => {
+                // The select reads injectCh whichever case it takes.
+                self.order(footprint::obj::INJECT_CH, (segment, -1));
                 let inj_ready = !self.queues[qi].inject_ch.is_empty();
                 // With both cases ready, case 0 takes the injection and case 1 returns.
                 if inj_ready && alt == 0 {
@@ -115,6 +117,7 @@ impl World {
         let inj = self.queues[qi].inject_ch.pop_front().expect("ready");
         // fm:202 `case inject := <-q.injectCh`.
         self.sync_pair(footprint::obj::INJECT_CH, (segment, inj.into()), false);
+        self.order(footprint::obj::INJECT_CH, (segment, -1));
         self.touch_inject_ch(qi);
         let done = self.new_signal(true);
         // What-if `handler_chains_tail`: keep the tail it replaces, to wait for it.
@@ -159,7 +162,9 @@ impl World {
             });
         }
         let live = self.goroutine(h.goroutine).is_some();
-        if !live {
+        if live {
+            self.order(footprint::obj::HANDLER_WG, (h.goroutine.into(), 0));
+        } else {
             // fm:224 `h.wg.Wait()` returns at once: the handler has returned.
             self.sync(footprint::obj::HANDLER_WG, h.goroutine.into(), false);
         }

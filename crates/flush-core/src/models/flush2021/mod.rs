@@ -215,6 +215,9 @@ impl crate::engine::Model for Scenario {
     fn syncs<'s>(&self, w: &'s World) -> &'s [crate::engine::SyncOp] {
         &w.footprint.1
     }
+    fn order_keys<'s>(&self, w: &'s World) -> &'s [(&'static str, (i64, i64))] {
+        &w.footprint.2
+    }
     fn proposed(&self) -> Vec<&'static str> {
         self.what_if.names()
     }
@@ -310,5 +313,6 @@ impl crate::engine::Model for Scenario {
             .collect()
     }
     const FOOTPRINTS: bool = true;
-    const STATE_SIZE_64: usize = 720;
+    const REDUCIBLE: bool = true;
+    const STATE_SIZE_64: usize = 744;
 }

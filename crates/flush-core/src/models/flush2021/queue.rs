@@ -96,6 +96,10 @@ impl World {
     ) -> RunnerId {
         let id = self.next_runner;
         self.next_runner += 1;
+        // Runner ids are given in step order.
+        self.footprint
+            .2
+            .push((super::footprint::obj::NEXT_RUNNER, (0, 0)));
         self.runner_ids.push_back(id);
         self.runners.push_back(Runner {
             id,
@@ -140,6 +144,7 @@ impl World {
         if self.grain.creation_locked {
             match self.queues[qi].create_mut {
                 Some(h) if h != g => {
+                    self.order(footprint::obj::CREATE_MUT, (segment, 0));
                     ev.push(Ev::CreateMutWait { segment });
                     return Flow::At(ActorAt::CreateMut { segment });
                 }

@@ -194,6 +194,8 @@ impl World {
             err: run.insert_err || run.delete_err,
         };
         self.runners[ri].pack = Some(pack);
+        // The poll reads the channel whether or not it finds an injection.
+        self.order(footprint::obj::INJECT_CH, (segment, -1));
         if let Some(inj) = self.queues[qi].inject_ch.pop_front() {
             // ft:181 `case injection := <-t.injectSignal`.
             self.sync_pair(footprint::obj::INJECT_CH, (segment, inj.into()), false);

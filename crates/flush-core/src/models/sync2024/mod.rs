@@ -216,5 +216,5 @@ impl crate::engine::Model for Scenario {
         out
     }
     const FOOTPRINTS: bool = true;
-    const STATE_SIZE_64: usize = 360;
+    const STATE_SIZE_64: usize = 384;
 }
