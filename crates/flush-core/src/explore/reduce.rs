@@ -111,13 +111,4 @@ impl Touched {
         }
         true
     }
-
-    /// How many distinct things the step touched.
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
 }

@@ -389,16 +389,26 @@ impl<M: Model> Explorer<M> {
     }
 
     fn push_root(&mut self, state: M::State) {
+        let mut runnable = std::mem::take(&mut self.runnable);
+        self.sc.runnable(&state, &mut runnable);
+        self.push_level(state, &runnable, Vec::new());
+        self.runnable = runnable;
+    }
+
+    /// Depth first: `state` becomes the deepest level, to take `runnable` from
+    /// with `sleep` asleep.
+    fn push_level(&mut self, state: M::State, runnable: &[Choice], sleep: Vec<(Choice, Touched)>) {
         let Frontier::Dfs { frames, choices } = &mut self.frontier else {
             unreachable!("a depth-first search has frames")
         };
-        self.sc.runnable(&state, choices);
+        let first = choices.len();
+        choices.extend_from_slice(runnable);
         frames.push(Frame {
             state,
-            first: 0,
-            len: choices.len() as u32,
+            first,
+            len: runnable.len() as u32,
             next: 0,
-            sleep: Vec::new(),
+            sleep,
             taken: Vec::new(),
         });
     }
@@ -486,19 +496,7 @@ impl<M: Model> Explorer<M> {
         if depth >= self.o.max_steps {
             self.depth_cut += u64::from(!runnable.is_empty());
         } else {
-            let Frontier::Dfs { frames, choices } = &mut self.frontier else {
-                unreachable!()
-            };
-            let first = choices.len();
-            choices.extend_from_slice(&runnable);
-            frames.push(Frame {
-                state: next,
-                first,
-                len: runnable.len() as u32,
-                next: 0,
-                sleep,
-                taken: Vec::new(),
-            });
+            self.push_level(next, &runnable, sleep);
         }
         self.runnable = runnable;
     }
@@ -545,7 +543,7 @@ impl<M: Model> Explorer<M> {
         if before.is_empty() {
             self.slept.remove(&fp);
         }
-        let Frontier::Dfs { frames, choices } = &mut self.frontier else {
+        let Frontier::Dfs { frames, .. } = &self.frontier else {
             unreachable!()
         };
         if frames.len() as u32 >= self.o.max_steps {
@@ -556,16 +554,7 @@ impl<M: Model> Explorer<M> {
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(&next, &mut runnable);
         runnable.retain(|c| awake.contains(c));
-        let first = choices.len();
-        choices.extend_from_slice(&runnable);
-        frames.push(Frame {
-            state: next,
-            first,
-            len: runnable.len() as u32,
-            next: 0,
-            sleep,
-            taken: Vec::new(),
-        });
+        self.push_level(next, &runnable, sleep);
         self.runnable = runnable;
     }
 }
