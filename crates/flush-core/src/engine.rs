@@ -445,6 +445,12 @@ pub struct SyncOp {
 /// The [`SyncOp`] object of a `go` statement, by the new goroutine's id.
 pub const GO: &str = "go";
 
+/// An order key ([`Model::order_keys`]) object that orders a step against every
+/// other goroutine's step: for a step that changes what every later step does
+/// or checks (flush-2021's `close()` ranges over every queue stored so far and
+/// turns the queue invariants off), where no finer key says it.
+pub const EVERY_STEP: &str = "every step";
+
 /// A step's accesses and synchronisation, kept beside a state: it never makes two
 /// states different (equal, hashes to nothing), and a copy starts empty (it is the
 /// footprint of the step that produced *this* state; the explorer copies states by

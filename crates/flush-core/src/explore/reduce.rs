@@ -16,11 +16,12 @@
 //! What a step touches besides Go memory and synchronisation comes in as order
 //! keys ([`Model::order_keys`]): an id counter drawn from, a lock found held, a
 //! channel polled empty or found open. A lock held at an access counts as taking
-//! it. A step that panics ends the run and so depends on every other.
+//! it. A step that panics ends the run and so depends on every other, as does
+//! one with the order key [`EVERY_STEP`].
 
 use std::hash::{BuildHasher as _, Hash, Hasher};
 
-use crate::engine::{Model, GO};
+use crate::engine::{Model, EVERY_STEP, GO};
 
 /// What one step touched: hashed (field, instance) or (sync object, id) keys,
 /// each with whether the step writes it (every synchronisation counts as a
@@ -28,7 +29,8 @@ use crate::engine::{Model, GO};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Touched {
     keys: Vec<(u64, bool)>,
-    /// The step panicked: it ends the run, so it disables every other step.
+    /// The step panicked (it ends the run, so it disables every other step), or
+    /// it has the order key [`EVERY_STEP`]: it depends on every other step.
     ends: bool,
 }
 
@@ -74,6 +76,7 @@ impl Touched {
             self.keys.push((k, true));
         }
         for &(o, id) in order {
+            self.ends |= o == EVERY_STEP;
             self.keys.push((key(1, o, id.0, id.1), true));
         }
         self.keys.sort_unstable();

@@ -128,6 +128,8 @@ impl World {
                     let flags = (flushed, dropped);
                     return self.run_adhoc(segment, pos, HalfKind::Insert, fail, flags, ev);
                 }
+                // `dropping.Load()` read false: before startDropping's store.
+                self.order(footprint::obj::DROPPING, (0, 0));
                 self.flush_mode_read(g, actor, pc, op, HalfKind::Insert, ev)
             }
             Op::FlushDelete { segment, .. } => {
@@ -142,6 +144,7 @@ impl World {
                     };
                     return self.drop_delete_lookup(qi, op, ev);
                 }
+                self.order(footprint::obj::DROPPING, (0, 0));
                 self.flush_mode_read(g, actor, pc, op, HalfKind::Delete, ev)
             }
             Op::Inject { inj } => {
@@ -182,6 +185,10 @@ impl World {
                 // fm:515-526 close — dispatcher.Range over the queues stored now, one by
                 // one, in map order (a scheduler choice at each).
                 self.closing = true;
+                // Which queues the range visits depends on every dispatcher store
+                // before it, and `closing` turns the queue invariants off for every
+                // step after it: it is ordered against every other step.
+                self.order(crate::engine::EVERY_STEP, (0, 0));
                 let n = self.queues.len() as u32;
                 ev.push(Ev::ManagerClose { queues: n });
                 self.closing_left.push((g, (0..n).collect()));

@@ -118,6 +118,8 @@ pub mod obj {
     pub const NEXT_SIG: &str = "next signal id";
     /// The world's next runner id (an order key only).
     pub const NEXT_RUNNER: &str = "next runner id";
+    /// The model's queue slots, given in store order (a queue's index).
+    pub const NEXT_QUEUE: &str = "next queue slot";
     /// `orderFlushQueue.injectCh` (fm:105), one per queue: by (segment, injection).
     pub const INJECT_CH: &str = "injectCh";
     /// `taskInjection.injectOver` (ft:82): by injection.

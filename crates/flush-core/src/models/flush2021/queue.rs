@@ -23,6 +23,7 @@ impl World {
             return Some(qi);
         }
         self.sync(footprint::obj::DISPATCHER, segment, true);
+        self.order(footprint::obj::NEXT_QUEUE, (0, 0));
         self.queues.push(Queue {
             segment,
             tail: None,
@@ -285,6 +286,8 @@ impl World {
     /// fm:145 — `q.working.Delete(MsgID)`.
     pub(super) fn working_delete(&mut self, segment: i64, pos: PosId, ev: &mut Vec<Ev>) {
         let qi = self.qi(segment).expect("runner's queue");
+        // A later LoadOrStore of the MsgID stores a new runner (sync.Map).
+        self.sync_pair(footprint::obj::WORKING, (segment, pos.into()), true);
         let q = self.queue_mut(qi);
         if let Ok(i) = q.working.binary_search_by_key(&pos, |x| x.0) {
             q.working.remove(i);

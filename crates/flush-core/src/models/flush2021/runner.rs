@@ -10,7 +10,11 @@ impl World {
     pub(super) fn run_half(&mut self, r: RunnerId, actor: u16, pc: u32, op: &Op, ev: &mut Vec<Ev>) {
         let ri = self.ri(r);
         let (segment, pos) = (self.runners[ri].segment, self.runners[ri].pos);
-        self.runners[ri].feeders.push((actor, pc));
+        // A set (the FIFO check asks whether one is there), kept sorted: feeders
+        // of one runner commute, so their order must not tell worlds apart.
+        let feeders = &mut self.runners[ri].feeders;
+        let at = feeders.partition_point(|&f| f < (actor, pc));
+        feeders.insert(at, (actor, pc));
         let (kind, fail) = match *op {
             Op::FlushInsert {
                 flushed,
