@@ -237,4 +237,21 @@ proptest! {
         let r = crate::explore::orders_agree(&sc, 200, 50_000);
         prop_assert!(r.is_ok(), "{}", r.unwrap_err());
     }
+
+    /// On random flush-2021 scenarios under random what-ifs, the sleep-set
+    /// search (`--reduce`) visits the states the full depth-first search visits
+    /// and finds the same violations (see `reduction::sleep_sets_agree`).
+    #[test]
+    fn sleep_sets_agree_on_random_scenarios(
+        actors in prop::collection::vec(prop::collection::vec(op_strategy(), 0..5), 1..4),
+        n_inj in 0u8..3,
+        what_ifs in 0u8..16,
+    ) {
+        let mut sc = flush_scenario(actors, n_inj);
+        for (i, knob) in flush2021::setup::WHAT_IFS.iter().enumerate() {
+            *(knob.field)(&mut sc.what_if) = what_ifs & (1 << i) != 0;
+        }
+        let r = crate::reduction::sleep_sets_agree(&sc, 50_000);
+        prop_assert!(r.is_ok(), "{}", r.unwrap_err());
+    }
 }

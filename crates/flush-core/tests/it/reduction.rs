@@ -6,7 +6,7 @@ use std::collections::{HashSet, VecDeque};
 
 use flush_core::engine::Model;
 use flush_core::explore::reduce::Touched;
-use flush_core::explore::{Exploration, Options, Order, Stopped};
+use flush_core::explore::{self, Exploration, Options, Order, Stopped};
 use flush_core::models::{flush2021, AnyScenario};
 use flush_core::sched::Choice;
 
@@ -201,4 +201,60 @@ fn sleep_sets_visit_every_state_and_find_every_violation() {
         reduced_steps * 10 < full_steps * 7,
         "{reduced_steps} of {full_steps} steps"
     );
+}
+
+/// Every pair of steps the relation calls independent in the first 2,000
+/// worlds of `sc` commutes (see [`diamonds`]), and a full depth-first search of
+/// `sc` and a sleep-set one agree: the same states
+/// and violations, every reduced schedule replaying to its violation, no more
+/// model steps. `Ok(false)`: the full search did not exhaust within
+/// `max_states` (nothing compared).
+pub fn sleep_sets_agree<M: Model>(sc: &M, max_states: u64) -> Result<bool, String> {
+    let (_, _, bad) = diamonds(sc, 2_000);
+    if !bad.is_empty() {
+        return Err(format!(
+            "steps called independent that do not commute:\n{}",
+            bad.join("\n")
+        ));
+    }
+    let o = Options {
+        order: Order::Dfs,
+        shrink: false,
+        ..Options::exhaustive(400, max_states)
+    };
+    let full = explore::explore_with(sc, &o, &mut |_| true);
+    if full.stopped != Stopped::Exhausted {
+        return Ok(false);
+    }
+    let reduced = explore::explore_with(sc, &Options { reduce: true, ..o }, &mut |_| true);
+    fn keys(x: &Exploration) -> Vec<&str> {
+        let mut k: Vec<&str> = x.violations.iter().map(|f| f.key.as_str()).collect();
+        k.sort_unstable();
+        k
+    }
+    let (f, r) = (&full, &reduced);
+    if (r.stopped, r.states) != (f.stopped, f.states) || keys(r) != keys(f) {
+        return Err(format!(
+            "full: {} states {:?} {:?}\nsleep sets: {} states {:?} {:?}",
+            f.states,
+            f.stopped,
+            keys(f),
+            r.states,
+            r.stopped,
+            keys(r)
+        ));
+    }
+    if r.transitions > f.transitions {
+        return Err(format!(
+            "{} model steps, the full search {}",
+            r.transitions, f.transitions
+        ));
+    }
+    for v in &r.violations {
+        let schedule = Choice::parse_list(&v.schedule).map_err(|e| e.to_string())?;
+        if explore::reaches(sc, &schedule, &v.key).is_none() {
+            return Err(format!("{} does not replay ({})", v.key, v.schedule));
+        }
+    }
+    Ok(true)
 }
