@@ -298,6 +298,56 @@ fn explore_threads_give_the_same_result() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// `--reduce` searches depth first with sleep sets: the same states and
+/// violations as the full search in fewer model steps, and the report says it
+/// reduced. A model whose footprints are incomplete is explored in full, with a
+/// note on stderr; a breadth-first search with it is refused.
+#[test]
+fn explore_reduce_says_what_it_did() {
+    let json = |args: &[&str]| {
+        let o = flushscope(args);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        (v, stderr(&o))
+    };
+    let base = [
+        "explore",
+        "builtin:runner-creation-race",
+        "--all",
+        "--no-shrink",
+        "--json",
+    ];
+    let (full, _) = json(&base);
+    let (reduced, _) = json(&[&base[..], &["--reduce"]].concat());
+    assert_eq!(reduced["order"], "dfs");
+    assert_eq!(
+        (&full["reduced"], &reduced["reduced"]),
+        (&false.into(), &true.into())
+    );
+    assert_eq!(full["states"], reduced["states"]);
+    assert_eq!(
+        full["violations"].as_array().map(Vec::len),
+        reduced["violations"].as_array().map(Vec::len)
+    );
+    assert!(reduced["transitions"].as_u64() < full["transitions"].as_u64());
+    let text = stdout(&flushscope(&[
+        "explore",
+        "builtin:ordered-flush",
+        "--reduce",
+    ]));
+    assert!(text.contains("reduction: sleep sets"), "{text}");
+    let (sync, err) = json(&["explore", "builtin:segment-not-found", "--reduce", "--json"]);
+    assert_eq!(sync["reduced"], false);
+    assert!(err.contains("--reduce was not used: sync-2024"), "{err}");
+    let o = flushscope(&["explore", "builtin:handoff", "--reduce", "--order", "bfs"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--reduce needs a depth-first search"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// A budget reached stops the search with what it covered, which budget stopped
 /// it and how to raise it; zero and malformed budgets are refused.
 #[test]

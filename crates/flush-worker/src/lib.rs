@@ -942,6 +942,7 @@ mod tests {
             truncated: true,
             peak_bytes: 4096,
             collision_bound: collision_bound(12),
+            reduced: true,
             violations: vec![
                 found(Some(5), Some(cut_of(Some("over 2,000 ops".into())))),
                 found(None, Some(cut_of(None))),
@@ -954,6 +955,10 @@ mod tests {
         for order in wire::ORDERS {
             variants.push(Exploration { order, ..x.clone() });
         }
+        variants.push(Exploration {
+            reduced: false,
+            ..x.clone()
+        });
         for stopped in wire::STOPS {
             variants.push(Exploration {
                 stopped,

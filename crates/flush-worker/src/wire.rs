@@ -212,6 +212,7 @@ pub(crate) fn exploration(o: Obj) -> Read<Exploration> {
         truncated: o.bool("truncated")?,
         peak_bytes: o.u64("peak_bytes")?,
         collision_bound: o.f64("collision_bound")?,
+        reduced: o.bool("reduced")?,
         violations: each(o.arr("violations")?, "violations", |j| {
             found(Obj::of(j, "a finding")?)
         })?,

@@ -213,6 +213,12 @@ impl Options {
                 self.max_bytes
             ));
         }
+        if self.reduce && self.order == Order::Bfs {
+            return Err(
+                "--reduce needs a depth-first search: use --order dfs (or leave --order out)"
+                    .into(),
+            );
+        }
         Ok(())
     }
 }
@@ -251,6 +257,10 @@ pub struct Exploration {
     pub peak_bytes: u64,
     /// An upper bound on the chance that a fingerprint collision hid a state.
     pub collision_bound: f64,
+    /// Whether sleep sets were used ([`Options::reduce`], for a depth-first
+    /// search of a model whose footprints are complete): asked for and not used
+    /// means the model was explored in full.
+    pub reduced: bool,
     pub violations: Vec<Found>,
     /// Wall time, filled in by the caller (the core has no clock).
     pub time_ms: Option<u64>,
@@ -298,6 +308,9 @@ impl Exploration {
                     "paths were"
                 }
             ));
+        }
+        if self.reduced {
+            s.push_str("reduction: sleep sets (steps that commute taken in one order)\n");
         }
         s.push_str(&format!(
             "fingerprints: 64-bit; chance that a collision hid a state: at most {:.1e}; memory held at most ~{}\n",
@@ -480,6 +493,8 @@ pub(crate) fn report(
             ),
         peak_bytes,
         collision_bound: collision_bound(stats.states),
+        // The explorer turns `reduce` off where it does not apply.
+        reduced: o.reduce && o.order == Order::Dfs,
         violations,
         time_ms: None,
         options: Some(o.clone()),
