@@ -114,9 +114,9 @@ enum Cmd {
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: Option<u32>,
         /// Try steps that commute in one order only (sleep sets): the same states
-        /// and violations in fewer model steps. A depth-first search (the default
-        /// order with it). flush-2021 only (its steps declare all they touch);
-        /// other models explore in full, and the report says so.
+        /// and violations (breadth first, with schedules as short) in fewer model
+        /// steps, on one thread. flush-2021 only (its steps declare all they
+        /// touch); other models explore in full, and a note says so.
         #[arg(long)]
         reduce: bool,
         #[arg(long)]
@@ -297,7 +297,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 max_steps,
                 max_states,
                 max_bytes: max_memory.unwrap_or_else(default_max_memory),
-                order: order_of(order.as_deref(), all || reduce),
+                order: order_of(order.as_deref(), all),
                 all,
                 shrink: !no_shrink,
                 races,
@@ -318,12 +318,12 @@ fn cores() -> u32 {
 }
 
 /// `--order`, or its default: breadth first (shortest schedules), depth first
-/// with `--all` (least memory) or `--reduce` (`dfs_first`).
-fn order_of(order: Option<&str>, dfs_first: bool) -> Order {
+/// with `--all` (least memory).
+fn order_of(order: Option<&str>, all: bool) -> Order {
     match order {
         Some("bfs") => Order::Bfs,
         Some("dfs") => Order::Dfs,
-        _ if dfs_first => Order::Dfs,
+        _ if all => Order::Dfs,
         _ => Order::Bfs,
     }
 }

@@ -145,10 +145,11 @@ pub struct Options {
     /// Tell deadlocks apart by who waits where ([`deadlock_key`]), not one
     /// `deadlock` for all (the op cut keeps a cut only for the same deadlock).
     pub detail_deadlocks: bool,
-    /// Depth first, skip the second order of steps that commute (sleep sets over
+    /// Skip the second order of steps that commute (sleep sets over
     /// [`reduce::Touched`], for a model whose footprints are complete:
-    /// [`crate::engine::Model::REDUCIBLE`]). The same states are visited and the
-    /// same violations found, in fewer steps of the model.
+    /// [`crate::engine::Model::REDUCIBLE`]; on one thread). The same states are
+    /// visited and the same violations found (breadth first, with schedules as
+    /// short), in fewer steps of the model.
     pub reduce: bool,
 }
 
@@ -213,12 +214,6 @@ impl Options {
                 self.max_bytes
             ));
         }
-        if self.reduce && self.order == Order::Bfs {
-            return Err(
-                "--reduce needs a depth-first search: use --order dfs (or leave --order out)"
-                    .into(),
-            );
-        }
         Ok(())
     }
 }
@@ -257,9 +252,9 @@ pub struct Exploration {
     pub peak_bytes: u64,
     /// An upper bound on the chance that a fingerprint collision hid a state.
     pub collision_bound: f64,
-    /// Whether sleep sets were used ([`Options::reduce`], for a depth-first
-    /// search of a model whose footprints are complete): asked for and not used
-    /// means the model was explored in full.
+    /// Whether sleep sets were used ([`Options::reduce`], for a model whose
+    /// footprints are complete): asked for and not used means the model was
+    /// explored in full.
     pub reduced: bool,
     pub violations: Vec<Found>,
     /// Wall time, filled in by the caller (the core has no clock).
@@ -494,7 +489,7 @@ pub(crate) fn report(
         peak_bytes,
         collision_bound: collision_bound(stats.states),
         // The explorer turns `reduce` off where it does not apply.
-        reduced: o.reduce && o.order == Order::Dfs,
+        reduced: o.reduce,
         violations,
         time_ms: None,
         options: Some(o.clone()),

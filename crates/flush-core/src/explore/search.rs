@@ -8,6 +8,10 @@ use std::sync::Arc;
 use super::fingerprint::{model_state_bytes, FpSet};
 use super::races::races_at;
 use super::reduce::Touched;
+
+/// A step asleep or taken, with what it touched (shared: sleep sets copy it
+/// from state to state).
+type Stepped = (Choice, Arc<Touched>);
 use super::{
     findings, shrink, Exploration, Found, Options, Order, Progress, Stopped, SHRINK_REPLAYS,
 };
@@ -24,16 +28,16 @@ struct Frame<S> {
     /// With [`Options::reduce`]: the steps not to take here (each commutes with
     /// every step taken since an earlier level took it), and the steps taken from
     /// here so far (the later ones sleep on them where they commute).
-    sleep: Vec<(Choice, Touched)>,
-    taken: Vec<(Choice, Touched)>,
+    sleep: Vec<Stepped>,
+    taken: Vec<Stepped>,
 }
 
 /// What is left to explore.
 enum Frontier<S> {
-    /// Breadth first: (state, link index + 1 (0 = root), depth), and the parent
-    /// links that rebuild schedules without storing one per state.
+    /// Breadth first: (state, link index + 1 (0 = root), depth, fingerprint),
+    /// and the parent links that rebuild schedules without storing one per state.
     Bfs {
-        queue: VecDeque<(S, u32, u32)>,
+        queue: VecDeque<(S, u32, u32, u64)>,
         links: Vec<(u32, Choice)>,
     },
     /// Depth first: the current path, and the choices of each level.
@@ -67,7 +71,46 @@ pub struct Explorer<M: Model> {
     /// fewer asleep, it takes the ones it skipped (Godefroid's sleep sets with
     /// state matching: the search then visits every state the full one does).
     slept: HashMap<u64, Vec<Choice>>,
+    /// Breadth first with [`Options::reduce`]: the sleep set of each state that
+    /// has one, by fingerprint (see [`Asleep`]).
+    asleep: HashMap<u64, Asleep>,
     slept_bytes: u64,
+}
+
+/// Breadth first with [`Options::reduce`]: the steps a state is to leave
+/// asleep. Reached again before it is expanded, it keeps only what sleeps on
+/// both paths; reached again after, the steps awake now are queued to be taken
+/// from it (`awake`), and it keeps what slept both times.
+struct Asleep {
+    /// Until the state is expanded: the steps asleep, with what each touched.
+    sleep: Vec<Stepped>,
+    /// Once it is expanded: the steps that slept (what they touched is let go:
+    /// a woken state's children get no sleep set from them, which only means
+    /// more steps taken).
+    slept: Option<Vec<Choice>>,
+    awake: Vec<Choice>,
+}
+
+/// The sleep set of the state step `c` (which touched `touched`) leads to:
+/// what slept where `c` was taken, or was taken there before it, where it
+/// commutes with `c`.
+fn sleep_after_step(
+    sleep: &[Stepped],
+    taken: &[Stepped],
+    c: Choice,
+    touched: &Touched,
+) -> Vec<Stepped> {
+    sleep
+        .iter()
+        .chain(taken)
+        .filter(|(t, tt)| t.g != c.g && tt.independent(touched))
+        .cloned()
+        .collect()
+}
+
+/// Bytes a sleep set of `n` steps is counted for in the memory budget.
+fn sleep_bytes(n: usize) -> u64 {
+    64 + 48 * n as u64
 }
 
 /// Spare states kept for reuse.
@@ -110,12 +153,14 @@ impl<M: Model> Explorer<M> {
             known,
             spare: Vec::new(),
             slept: HashMap::new(),
+            asleep: HashMap::new(),
             slept_bytes: 0,
         };
-        x.o.reduce &= M::REDUCIBLE && x.o.order == Order::Dfs;
-        x.visit(&root);
+        x.o.reduce &= M::REDUCIBLE;
+        let fp = x.sc.fingerprint(&root);
+        x.visit_fp(fp, &root);
         match x.frontier {
-            Frontier::Bfs { ref mut queue, .. } => queue.push_back((root, 0, 0)),
+            Frontier::Bfs { ref mut queue, .. } => queue.push_back((root, 0, 0, fp)),
             Frontier::Dfs { .. } => {
                 let ended = x.judge(&root, |_| Vec::new());
                 if M::FOOTPRINTS && x.o.races && x.stopped.is_none() && !ended {
@@ -223,12 +268,7 @@ impl<M: Model> Explorer<M> {
         }
     }
 
-    /// Remembers a state; false when it was seen before.
-    fn visit(&mut self, w: &M::State) -> bool {
-        self.visit_fp(self.sc.fingerprint(w), w)
-    }
-
-    /// [`Explorer::visit`] of a state whose fingerprint is `fp`.
+    /// Remembers a state whose fingerprint is `fp`; false when it was seen before.
     fn visit_fp(&mut self, fp: u64, w: &M::State) -> bool {
         if !self.seen.insert(fp) {
             return false;
@@ -302,24 +342,31 @@ impl<M: Model> Explorer<M> {
 
     /// Breadth first: judges the oldest waiting state and queues its new children.
     fn bfs_expand_one(&mut self) {
-        let Frontier::Bfs { queue, links } = &mut self.frontier else {
+        let Frontier::Bfs { queue, .. } = &mut self.frontier else {
             unreachable!("a breadth-first search has a queue")
         };
-        let Some((w, link, depth)) = queue.pop_front() else {
+        let Some((w, link, depth, fp)) = queue.pop_front() else {
             return;
         };
-        let _ = links;
+        let (sleep, only) = self.bfs_sleep(fp);
+        if only.as_ref().is_some_and(Vec::is_empty) {
+            // Queued again to wake steps another arrival already woke.
+            self.recycle(w);
+            return;
+        }
         self.stats.depth = self.stats.depth.max(depth);
-        let ended = self.judge(&w, |f| match f {
-            Frontier::Bfs { links, .. } => schedule_of(links, link),
-            Frontier::Dfs { .. } => unreachable!(),
-        });
+        // A state queued again to wake steps was judged when first expanded.
+        let ended = only.is_none()
+            && self.judge(&w, |f| match f {
+                Frontier::Bfs { links, .. } => schedule_of(links, link),
+                Frontier::Dfs { .. } => unreachable!(),
+            });
         if self.stopped.is_some() || ended {
             return;
         }
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(&w, &mut runnable);
-        if M::FOOTPRINTS && self.o.races {
+        if M::FOOTPRINTS && self.o.races && only.is_none() {
             self.check_races(&w, &runnable, |f| match f {
                 Frontier::Bfs { links, .. } => schedule_of(links, link),
                 Frontier::Dfs { .. } => unreachable!(),
@@ -329,30 +376,109 @@ impl<M: Model> Explorer<M> {
                 return;
             }
         }
+        if let Some(only) = &only {
+            runnable.retain(|c| only.contains(c));
+        }
+        runnable.retain(|c| !sleep.iter().any(|s| s.0 == *c));
         if depth >= self.o.max_steps {
             self.depth_cut += u64::from(!runnable.is_empty());
         } else {
-            for &c in &runnable {
-                if !self.room_for_one_more() {
-                    break;
-                }
-                let mut next = Self::copy(&mut self.spare, &w);
-                self.facts.clear();
-                self.sc.step(&mut next, c, &mut self.facts);
-                self.stats.transitions += 1;
-                if self.visit(&next) {
-                    let Frontier::Bfs { queue, links } = &mut self.frontier else {
-                        unreachable!()
-                    };
-                    links.push((link, c));
-                    queue.push_back((next, links.len() as u32, depth + 1));
-                } else {
-                    self.recycle(next);
-                }
-            }
+            self.bfs_children(&w, link, depth, &runnable, &sleep);
         }
         self.recycle(w);
         self.runnable = runnable;
+    }
+
+    /// Breadth first: steps `runnable` from `w` (at `depth`, reached by `link`,
+    /// with `sleep` asleep) and queues the children not seen before.
+    fn bfs_children(
+        &mut self,
+        w: &M::State,
+        link: u32,
+        depth: u32,
+        runnable: &[Choice],
+        sleep: &[Stepped],
+    ) {
+        let mut taken: Vec<Stepped> = Vec::new();
+        for &c in runnable {
+            if !self.room_for_one_more() {
+                break;
+            }
+            let mut next = Self::copy(&mut self.spare, w);
+            self.facts.clear();
+            self.sc.step(&mut next, c, &mut self.facts);
+            self.stats.transitions += 1;
+            let fp = self.sc.fingerprint(&next);
+            let new = self.visit_fp(fp, &next);
+            let mut queued = new;
+            if self.o.reduce {
+                let touched = Arc::new(Touched::of(&*self.sc, &next));
+                let child = sleep_after_step(sleep, &taken, c, &touched);
+                taken.push((c, touched));
+                queued |= self.bfs_arrive(fp, new, child);
+            }
+            if queued {
+                let Frontier::Bfs { queue, links } = &mut self.frontier else {
+                    unreachable!()
+                };
+                links.push((link, c));
+                queue.push_back((next, links.len() as u32, depth + 1, fp));
+            } else {
+                self.recycle(next);
+            }
+        }
+    }
+
+    /// Breadth first with [`Options::reduce`]: the state `fp` is expanded now;
+    /// the steps to leave asleep, and the only ones to take when it was queued
+    /// again to wake them (see [`Asleep`]).
+    fn bfs_sleep(&mut self, fp: u64) -> (Vec<Stepped>, Option<Vec<Choice>>) {
+        let Some(a) = self.asleep.get_mut(&fp) else {
+            return (Vec::new(), None);
+        };
+        if a.slept.is_some() {
+            // Woken: only the steps awake now are taken, and they give their
+            // children no sleep set.
+            return (Vec::new(), Some(std::mem::take(&mut a.awake)));
+        }
+        let sleep = std::mem::take(&mut a.sleep);
+        a.slept = Some(sleep.iter().map(|s| s.0).collect());
+        (sleep, None)
+    }
+
+    /// Breadth first with [`Options::reduce`]: a step reached state `fp` (`new`
+    /// if first seen) with `sleep` asleep. Returns whether the state is to be
+    /// queued again, to take steps that slept when it was expanded and are
+    /// awake now.
+    fn bfs_arrive(&mut self, fp: u64, new: bool, sleep: Vec<Stepped>) -> bool {
+        if new {
+            if !sleep.is_empty() {
+                self.slept_bytes += sleep_bytes(sleep.len());
+                let a = Asleep {
+                    sleep,
+                    slept: None,
+                    awake: Vec::new(),
+                };
+                self.asleep.insert(fp, a);
+            }
+            return false;
+        }
+        // Seen with nothing asleep: every step is (or will be) taken from it.
+        let Some(a) = self.asleep.get_mut(&fp) else {
+            return false;
+        };
+        let asleep_now = |c: &Choice| sleep.iter().any(|s| s.0 == *c);
+        let Some(slept) = &mut a.slept else {
+            a.sleep.retain(|s| asleep_now(&s.0));
+            if a.sleep.is_empty() {
+                self.asleep.remove(&fp);
+            }
+            return false;
+        };
+        let before = a.awake.len();
+        a.awake.extend(slept.iter().filter(|c| !asleep_now(c)));
+        slept.retain(asleep_now);
+        a.awake.len() > before
     }
 
     /// The race check of state `w` (see [`Options::races`] and [`races_at`]): each
@@ -397,7 +523,7 @@ impl<M: Model> Explorer<M> {
 
     /// Depth first: `state` becomes the deepest level, to take `runnable` from
     /// with `sleep` asleep.
-    fn push_level(&mut self, state: M::State, runnable: &[Choice], sleep: Vec<(Choice, Touched)>) {
+    fn push_level(&mut self, state: M::State, runnable: &[Choice], sleep: Vec<Stepped>) {
         let Frontier::Dfs { frames, choices } = &mut self.frontier else {
             unreachable!("a depth-first search has frames")
         };
@@ -454,7 +580,7 @@ impl<M: Model> Explorer<M> {
             return;
         }
         if !sleep.is_empty() {
-            self.slept_bytes += 48 + 8 * sleep.len() as u64;
+            self.slept_bytes += sleep_bytes(sleep.len());
             self.slept.insert(fp, sleep.iter().map(|s| s.0).collect());
         }
         self.dfs_enter(next, sleep);
@@ -462,7 +588,7 @@ impl<M: Model> Explorer<M> {
 
     /// Depth first: judges a newly visited state and, unless the search stops
     /// there, makes it the deepest level (with `sleep` asleep).
-    fn dfs_enter(&mut self, next: M::State, sleep: Vec<(Choice, Touched)>) {
+    fn dfs_enter(&mut self, next: M::State, sleep: Vec<Stepped>) {
         let Frontier::Dfs { frames, .. } = &self.frontier else {
             unreachable!()
         };
@@ -504,19 +630,13 @@ impl<M: Model> Explorer<M> {
     /// The sleep set of the state step `c` of the deepest level reached
     /// (`next`): what slept there or was taken there before `c`, where it
     /// commutes with `c`. Records `c` as taken.
-    fn sleep_after(&mut self, c: Choice, next: &M::State) -> Vec<(Choice, Touched)> {
+    fn sleep_after(&mut self, c: Choice, next: &M::State) -> Vec<Stepped> {
         let Frontier::Dfs { frames, .. } = &mut self.frontier else {
             unreachable!("a depth-first search has frames")
         };
         let top = frames.last_mut().expect("a level");
-        let touched = Touched::of(&*self.sc, next);
-        let sleep = top
-            .sleep
-            .iter()
-            .chain(&top.taken)
-            .filter(|(t, tt)| t.g != c.g && tt.independent(&touched))
-            .cloned()
-            .collect();
+        let touched = Arc::new(Touched::of(&*self.sc, next));
+        let sleep = sleep_after_step(&top.sleep, &top.taken, c, &touched);
         top.taken.push((c, touched));
         sleep
     }
@@ -524,7 +644,7 @@ impl<M: Model> Explorer<M> {
     /// A visited state reached again with `sleep` asleep: the steps it was left
     /// with asleep before and that are awake now are taken from it (a level of
     /// their own); the state keeps only what slept both times.
-    fn wake(&mut self, fp: u64, next: M::State, sleep: Vec<(Choice, Touched)>) {
+    fn wake(&mut self, fp: u64, next: M::State, sleep: Vec<Stepped>) {
         let Some(before) = self.slept.get_mut(&fp) else {
             // Every step was taken from it.
             self.recycle(next);

@@ -212,14 +212,28 @@ impl AnyScenario {
         progress: &mut dyn FnMut(&explore::Progress) -> bool,
     ) -> Exploration {
         // Breadth first on several threads gives what one thread gives (see
-        // `explore::explore_threads`); the race check and depth first run on one.
+        // `explore::explore_threads`); the race check, depth first and sleep sets
+        // (where the model allows them) run on one.
         #[cfg(not(target_arch = "wasm32"))]
         if o.threads > 1 && o.order == explore::Order::Bfs && !o.races {
             let t = o.threads as usize;
-            return each_scenario!(self, s => explore::explore_threads(&**s, o, t, progress));
+            let full = explore::Options {
+                reduce: false,
+                ..o.clone()
+            };
+            return each_scenario!(self, s => match o.reduce && reducible(&**s) {
+                true => explore::explore_with(&**s, o, progress),
+                false => explore::explore_threads(&**s, &full, t, progress),
+            });
         }
         each_scenario!(self, s => explore::explore_with(&**s, o, progress))
     }
+}
+
+/// Whether `M`'s footprints allow sleep sets ([`Model::REDUCIBLE`]).
+#[cfg(not(target_arch = "wasm32"))]
+fn reducible<M: Model>(_: &M) -> bool {
+    M::REDUCIBLE
 }
 
 impl AnyRun {

@@ -239,8 +239,9 @@ proptest! {
     }
 
     /// On random flush-2021 scenarios under random what-ifs, the sleep-set
-    /// search (`--reduce`) visits the states the full depth-first search visits
-    /// and finds the same violations (see `reduction::sleep_sets_agree`).
+    /// search (`--reduce`) visits the states the full search visits and finds
+    /// the same violations, depth first and breadth first (see
+    /// `reduction::sleep_sets_agree`).
     #[test]
     fn sleep_sets_agree_on_random_scenarios(
         actors in prop::collection::vec(prop::collection::vec(op_strategy(), 0..5), 1..4),
