@@ -11,6 +11,7 @@ mod golden;
 mod knobs;
 mod logs;
 mod parallel;
+mod por_toy;
 mod props;
 mod races;
 mod reduction;

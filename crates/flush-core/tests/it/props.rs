@@ -115,7 +115,7 @@ fn header(name: &str, model: &'static str) -> Header {
 }
 
 /// 300 cases, or PROPTEST_CASES for a longer hunt.
-fn cases() -> u32 {
+pub(crate) fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
