@@ -115,8 +115,8 @@ enum Cmd {
         threads: Option<u32>,
         /// Try steps that commute in one order only (sleep sets): the same states
         /// and violations (breadth first, with schedules as short) in fewer model
-        /// steps, on one thread. flush-2021 only (its steps declare all they
-        /// touch); other models explore in full, and a note says so.
+        /// steps, on one thread. For models whose steps declare all they touch
+        /// (flush-2021, sync-2024); others explore in full, and a note says so.
         #[arg(long)]
         reduce: bool,
         #[arg(long)]

@@ -114,6 +114,48 @@ fn header(name: &str, model: &'static str) -> Header {
     }
 }
 
+/// segment-not-found's setup with random flow-graph ops (insert, sync, seal on
+/// three segments) and SyncSegments ticks, at one of the six versions.
+fn sync_scenario(ops: Vec<(u8, u8, i64, bool)>, version: usize) -> sync2024::Scenario {
+    let flush_core::AnyScenario::Sync(sc) = flush_core::builtin::get("segment-not-found").unwrap()
+    else {
+        unreachable!("a sync-2024 scenario")
+    };
+    let mut sc = (*sc).clone();
+    sc.at_version(sync2024::Version::ALL[version]);
+    let segs = [300i64, 101, 103];
+    let mut fg = Vec::new();
+    let mut dc = Vec::new();
+    for (k, s, rows, flag) in ops {
+        let segment = segs[s as usize];
+        match k {
+            0 => fg.push(sync2024::Op::Insert {
+                segment,
+                partition: 1,
+                rows,
+            }),
+            1 => fg.push(sync2024::Op::Sync {
+                segment,
+                flush: flag,
+            }),
+            2 => fg.push(sync2024::Op::Seal { segment }),
+            _ => dc.push(sync2024::Op::SyncSegments { partition: 1 }),
+        }
+    }
+    sc.actors = vec![
+        Actor {
+            name: "fg".into(),
+            ops: fg,
+        },
+        Actor {
+            name: "dc".into(),
+            ops: dc,
+        },
+    ];
+    sc.actors.retain(|a| !a.ops.is_empty());
+    sc
+}
+
 /// 300 cases, or PROPTEST_CASES for a longer hunt.
 pub(crate) fn cases() -> u32 {
     std::env::var("PROPTEST_CASES")
@@ -182,25 +224,7 @@ proptest! {
         version in 0usize..6,
         entropy in prop::collection::vec(any::<u8>(), 0..100),
     ) {
-        let flush_core::AnyScenario::Sync(sc) = flush_core::builtin::get("segment-not-found").unwrap() else {
-            unreachable!("a sync-2024 scenario")
-        };
-        let mut sc = (*sc).clone();
-        sc.at_version(sync2024::Version::ALL[version]);
-        let segs = [300i64, 101, 103];
-        let mut fg = Vec::new();
-        let mut dc = Vec::new();
-        for (k, s, rows, flag) in ops {
-            let segment = segs[s as usize];
-            match k {
-                0 => fg.push(sync2024::Op::Insert { segment, partition: 1, rows }),
-                1 => fg.push(sync2024::Op::Sync { segment, flush: flag }),
-                2 => fg.push(sync2024::Op::Seal { segment }),
-                _ => dc.push(sync2024::Op::SyncSegments { partition: 1 }),
-            }
-        }
-        sc.actors = vec![Actor { name: "fg".into(), ops: fg }, Actor { name: "dc".into(), ops: dc }];
-        sc.actors.retain(|a| !a.ops.is_empty());
+        let sc = sync_scenario(ops, version);
         let mut r = Run::<sync2024::Scenario>::new(Arc::new(sc), Policy::Entropy(entropy));
         r.run_to_end();
         let o = r.outcome().expect("ends");
@@ -252,6 +276,17 @@ proptest! {
         for (i, knob) in flush2021::setup::WHAT_IFS.iter().enumerate() {
             *(knob.field)(&mut sc.what_if) = what_ifs & (1 << i) != 0;
         }
+        let r = crate::reduction::sleep_sets_agree(&sc, 50_000);
+        prop_assert!(r.is_ok(), "{}", r.unwrap_err());
+    }
+
+    /// The same on random sync-2024 scenarios at every version.
+    #[test]
+    fn sync_sleep_sets_agree_on_random_scenarios(
+        ops in prop::collection::vec((0u8..4, 0u8..3, 1i64..50, any::<bool>()), 1..10),
+        version in 0usize..6,
+    ) {
+        let sc = sync_scenario(ops, version);
         let r = crate::reduction::sleep_sets_agree(&sc, 50_000);
         prop_assert!(r.is_ok(), "{}", r.unwrap_err());
     }

@@ -7,7 +7,7 @@ use std::collections::{HashSet, VecDeque};
 use flush_core::engine::Model;
 use flush_core::explore::reduce::Touched;
 use flush_core::explore::{self, Exploration, Options, Order, Stopped};
-use flush_core::models::{flush2021, AnyScenario};
+use flush_core::models::{flush2021, sync2024, AnyScenario};
 use flush_core::sched::Choice;
 
 use crate::common;
@@ -124,13 +124,18 @@ fn independent_steps_commute() {
         for (presets, v) in common::builtin(name).variants() {
             let (c, p, b) = match &v {
                 AnyScenario::Flush(s) if flush2021::Scenario::REDUCIBLE => diamonds(&**s, 1_500),
+                AnyScenario::Sync(s) if sync2024::Scenario::REDUCIBLE => diamonds(&**s, 1_500),
                 AnyScenario::Flush(_) | AnyScenario::Sync(_) | AnyScenario::Mutex(_) => continue,
             };
             checked += c;
             pairs += p;
             bad.extend(
                 b.into_iter()
-                    .take(3)
+                    .take(if std::env::var_os("PROBE").is_some() {
+                        20
+                    } else {
+                        3
+                    })
                     .map(|b| format!("{name} {presets:?}: {b}")),
             );
         }
@@ -158,10 +163,12 @@ fn sleep_sets_visit_every_state_and_find_every_violation() {
         let (mut runs, mut full_steps, mut reduced_steps) = (0, 0, 0);
         for name in flush_core::builtin::names() {
             for (presets, v) in common::builtin(name).variants() {
-                let AnyScenario::Flush(sc) = &v else {
-                    continue;
+                let r = match &v {
+                    AnyScenario::Flush(sc) => agree(&**sc, order, 50_000),
+                    AnyScenario::Sync(sc) => agree(&**sc, order, 50_000),
+                    AnyScenario::Mutex(_) => continue,
                 };
-                match agree(&**sc, order, 50_000) {
+                match r {
                     Ok(Some((f, r))) => {
                         runs += 1;
                         full_steps += f;

@@ -179,7 +179,9 @@ pub enum Ev {
     Invariant(Violation),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// Ordered so that the world keeps its violations sorted: two steps that
+/// commute then reach one world whichever breaks its invariant first.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Violation {
     /// The #34018 condition: a sync task is in flight for a segment the metacache no longer has.
     SyncTaskWithoutSegment { segment: i64, task: u32 },

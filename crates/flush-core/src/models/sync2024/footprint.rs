@@ -11,6 +11,12 @@
 //! flow graph's `GetSegmentByID` then `AddSegment`, and the sync task's
 //! `GetSegmentByID`, are separately locked calls, and SyncSegments'
 //! `UpdateSegmentView` may run between them (the model's steps stop there).
+//!
+//! For the partial-order reduction each access names its segment (one entry of
+//! the map), a method that ranges over the map names every segment it holds,
+//! and the order keys of [`key`] name the rest a step reads or writes.
+//! `tests/it/reduction.rs` steps every pair this calls independent both ways,
+//! over the built-ins and random scenarios at every version.
 
 use super::World;
 use crate::engine::{Access, GoSite};
@@ -78,13 +84,39 @@ impl Site {
     }
 }
 
+/// Order keys (see `Model::order_keys`): what else a step touches that orders
+/// it against other goroutines' steps. Everything of one segment (its
+/// metacache entry, its write buffer, datacoord's meta of it, its key lock,
+/// its sync tasks, its row ledger and the invariants on it) is one key: steps
+/// on different segments commute, steps on one segment are tried in both
+/// orders.
+pub mod key {
+    /// One segment, by id.
+    pub const SEGMENT: &str = "segment";
+    /// Which segments the metacache holds: added or removed by a step, ranged
+    /// over by another (UpdateSegmentView, the meta writer's start positions).
+    pub const MC_MEMBERS: &str = "metacache members";
+    /// Which segments datacoord's meta holds (an L0 segment is created by
+    /// SaveBinlogPaths; the tick ranges over a partition's).
+    pub const DC_MEMBERS: &str = "datacoord members";
+    /// Datacoord's `flushCh` and whether its flush loop runs.
+    pub const FLUSH_CH: &str = "flushCh";
+    /// Goroutine and sync-task ids, given in step order.
+    pub const NEXT_GID: &str = "next goroutine id";
+    pub const NEXT_TASK: &str = "next task id";
+    /// A flow-graph op returned (what `wait_for` waits on): by (actor, op).
+    pub const FLOWGRAPH: &str = "flowgraph";
+}
+
 impl World {
-    /// Records that this step calls the metacache method `site`.
-    pub(super) fn mc(&mut self, site: Site) {
+    /// Records that this step calls the metacache method `site` on `segment`
+    /// (`c.mu` is held: the access never races; the object is the segment, so
+    /// the reduction tells segments apart).
+    pub(super) fn mc(&mut self, site: Site, segment: i64) {
         let (write, line, func, code) = site.what();
         self.footprint.0.push(Access {
             field: SEGMENT_INFOS,
-            object: 0,
+            object: segment,
             write,
             locks: MU,
             site: GoSite {
@@ -94,5 +126,26 @@ impl World {
                 code,
             },
         });
+        self.seg(segment);
+    }
+
+    /// A metacache method that ranges over the map: every segment it holds,
+    /// and its membership.
+    pub(super) fn mc_all(&mut self, site: Site) {
+        for k in 0..self.metacache.segments().len() {
+            let id = self.metacache.segments()[k].segment;
+            self.mc(site, id);
+        }
+        self.order(key::MC_MEMBERS, 0, 0);
+    }
+
+    /// Records that this step touches something of `segment`.
+    pub(super) fn seg(&mut self, segment: i64) {
+        self.order(key::SEGMENT, segment, 0);
+    }
+
+    /// Records an order key.
+    pub(super) fn order(&mut self, object: &'static str, a: i64, b: i64) {
+        self.footprint.2.push((object, (a, b)));
     }
 }

@@ -153,6 +153,9 @@ impl crate::engine::Model for Scenario {
     fn syncs<'s>(&self, w: &'s World) -> &'s [crate::engine::SyncOp] {
         &w.footprint.1
     }
+    fn order_keys<'s>(&self, w: &'s World) -> &'s [(&'static str, (i64, i64))] {
+        &w.footprint.2
+    }
     fn proposed(&self) -> Vec<&'static str> {
         Knobs::with(self.version, self.policy).differences(Knobs::of(self.version))
     }
@@ -216,5 +219,6 @@ impl crate::engine::Model for Scenario {
         out
     }
     const FOOTPRINTS: bool = true;
+    const REDUCIBLE: bool = true;
     const STATE_SIZE_64: usize = 384;
 }

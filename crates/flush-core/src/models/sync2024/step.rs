@@ -83,6 +83,8 @@ impl World {
                         actor: *other,
                         index: *index,
                     });
+                    let id = (i64::from(*other), i64::from(*index));
+                    self.order(footprint::key::FLOWGRAPH, id.0, id.1);
                     if !self.op_done(sc, g, actor, pc, ev) {
                         return;
                     }
@@ -133,6 +135,7 @@ impl World {
 
     /// The actor returned from op `pc`. Returns false when it has no ops left.
     fn op_done(&mut self, sc: &Scenario, g: Gid, actor: u16, pc: u32, ev: &mut Vec<Ev>) -> bool {
+        self.order(footprint::key::FLOWGRAPH, actor.into(), pc.into());
         self.actor_done[actor as usize] = pc + 1;
         let next = pc + 1;
         if next as usize >= sc.actors[actor as usize].ops.len() {
@@ -164,10 +167,11 @@ impl World {
         }
     }
 
+    /// Records a broken invariant (once), keeping the list sorted.
     fn violate(&mut self, v: Violation, ev: &mut Vec<Ev>) {
-        if !self.violations.contains(&v) {
+        if let Err(i) = self.violations.binary_search(&v) {
             ev.push(Ev::Invariant(v.clone()));
-            self.violations.push(v);
+            self.violations.insert(i, v);
         }
     }
 
@@ -209,9 +213,7 @@ impl World {
             {
                 t.reported_absent = true;
             }
-            let v = Violation::SyncTaskWithoutSegment { segment, task: n };
-            ev.push(Ev::Invariant(v.clone()));
-            self.violations.push(v);
+            self.violate(Violation::SyncTaskWithoutSegment { segment, task: n }, ev);
         }
     }
 

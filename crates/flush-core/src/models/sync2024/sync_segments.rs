@@ -13,6 +13,14 @@ impl World {
     pub(super) fn sync_segments_tick(&mut self, partition: i64, ev: &mut Vec<Ev>) -> Flow {
         let mut selected = Vec::new();
         let mut segments = Vec::new();
+        // A range over datacoord's segments of the partition.
+        self.order(footprint::key::DC_MEMBERS, 0, 0);
+        for k in 0..self.datacoord.len() {
+            let (id, p) = (self.datacoord[k].segment, self.datacoord[k].partition);
+            if p == partition {
+                self.seg(id);
+            }
+        }
         for d in &self.datacoord {
             if d.partition != partition || !knobs::selected(self.knobs, d) {
                 continue;
@@ -80,7 +88,9 @@ impl World {
                     return None;
                 }
                 let all: Vec<i64> = req.segments.iter().map(|s| s.segment).collect();
-                self.mc(Site::DetectMissing);
+                for &id in &all {
+                    self.mc(Site::DetectMissing, id);
+                }
                 let missing = self.metacache.detect_missing(&all);
                 let load = self.segments_to_load(req, &missing, ev);
                 if load.is_empty() {
@@ -145,7 +155,10 @@ impl World {
 
     /// meta_cache.go:267-304@ca7ef26e4b UpdateSegmentView(partitionID, newSegments, newSegmentsBF, allSegments).
     fn update_segment_view(&mut self, req: &SyncRequest, new_segments: &[i64], ev: &mut Vec<Ev>) {
-        self.mc(Site::UpdateView);
+        self.mc_all(Site::UpdateView);
+        for s in &req.segments {
+            self.mc(Site::UpdateView, s.segment);
+        }
         let new: Vec<MetaSeg> = new_segments
             .iter()
             .filter_map(|id| req.get(*id))

@@ -7,6 +7,7 @@ use super::*;
 
 impl World {
     fn end_task(&mut self, g: Gid, segment: i64) {
+        self.seg(segment);
         self.key_locks.retain(|k| !(k.0 == segment && k.1 == g));
         self.finish(g);
     }
@@ -30,7 +31,7 @@ impl World {
         match at {
             TaskAt::RunStart => {
                 // task.go:127-135 Run — t.segment, has = t.metacache.GetSegmentByID(t.segmentID).
-                self.mc(Site::Get);
+                self.mc(Site::Get, segment);
                 if self.metacache.get(segment).is_none() {
                     if t.is_drop {
                         ev.push(Ev::TaskDiscarded { segment });
@@ -60,6 +61,7 @@ impl World {
             TaskAt::FinishSyncing { start_pos } => {
                 // meta_writer.go:136 — SetStartPosRecorded for the reported segments.
                 for s in &start_pos {
+                    self.seg(*s);
                     self.metacache
                         .update(*s, None, &[Action::SetStartPosRecorded(true)]);
                 }
@@ -69,10 +71,11 @@ impl World {
                 if t.is_flush {
                     actions.push(Action::UpdateState(SegState::Flushed));
                 }
-                self.mc(Site::Update);
+                self.mc(Site::Update, segment);
                 let applied = self.metacache.update(segment, None, &actions);
                 if t.is_drop {
-                    self.mc(Site::Remove);
+                    self.mc(Site::Remove, segment);
+                    self.order(footprint::key::MC_MEMBERS, 0, 0);
                     self.metacache.remove(segment);
                 }
                 self.ledger(segment).synced += t.rows;
@@ -93,7 +96,11 @@ impl World {
     fn write_meta(&mut self, g: Gid, t: &SyncTask, ev: &mut Vec<Ev>) -> Option<TaskAt> {
         let segment = t.segment;
         // task.go:166-172 writeMeta → meta_writer.go:54-57 UpdateSync — GetSegmentByID again.
-        self.mc(Site::Get);
+        self.mc(Site::Get, segment);
+        if self.metacache.get(segment).is_some() {
+            // meta_writer.go:58-70 below ranges over the whole metacache.
+            self.mc_all(Site::Get);
+        }
         let Some(seg) = self.metacache.get(segment) else {
             ev.push(Ev::TaskSegmentMissing {
                 segment,
@@ -135,6 +142,7 @@ impl World {
     /// follows the binlogs (meta.go:916-931: the checkpoint's, then the binlog count).
     fn datacoord_save_binlog_paths(&mut self, t: &SyncTask, rows: i64, ev: &mut Vec<Ev>) {
         let segment = t.segment;
+        self.seg(segment);
         let at = self.datacoord.binary_search_by_key(&segment, |d| d.segment);
         if t.level == Level::L0 {
             return self.datacoord_save_l0(t, at, ev);
@@ -178,6 +186,7 @@ impl World {
             statslog,
         });
         if queued {
+            self.order(footprint::key::FLUSH_CH, 0, 0);
             self.flush_ch.push(segment);
             if !self
                 .goroutines
@@ -196,6 +205,7 @@ impl World {
         let i = match at {
             Ok(i) => i,
             Err(i) => {
+                self.order(footprint::key::DC_MEMBERS, 0, 0);
                 self.datacoord.insert(
                     i,
                     DcSeg {
@@ -221,7 +231,9 @@ impl World {
     /// datacoord server.go:1006-1022 startFlushLoop → :1035-1069 postFlush@ca7ef26e4b:
     /// `SetState(Flushed)` for a healthy segment.
     pub(super) fn step_flush_loop(&mut self, g: Gid, ev: &mut Vec<Ev>) {
+        self.order(footprint::key::FLUSH_CH, 0, 0);
         let segment = self.flush_ch.remove(0);
+        self.seg(segment);
         let flushed = match self.datacoord.binary_search_by_key(&segment, |d| d.segment) {
             Ok(i) if self.datacoord[i].state != SegState::Dropped => {
                 self.datacoord[i].state = SegState::Flushed;

@@ -393,6 +393,7 @@ impl World {
     }
 
     pub(super) fn spawn(&mut self, role: Role) -> Gid {
+        self.order(super::footprint::key::NEXT_GID, 0, 0);
         let id = self.next_gid;
         self.next_gid += 1;
         self.goroutines.push(Goroutine { id, role });

@@ -16,7 +16,7 @@ impl World {
         rows: i64,
         ev: &mut Vec<Ev>,
     ) -> Flow {
-        self.mc(Site::Get);
+        self.mc(Site::Get, segment);
         if self.metacache.get(segment).is_none() {
             ev.push(Ev::InsertLookupMiss { segment });
             return Flow::At(ActorAt::InsertAdd {
@@ -33,6 +33,7 @@ impl World {
     /// (FlushSegments), which seals its metacache entry: two steps, a tick can come
     /// between them.
     pub(super) fn seal_datacoord(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
+        self.seg(segment);
         let sealed = match self.datacoord.binary_search_by_key(&segment, |d| d.segment) {
             Ok(i) if self.datacoord[i].state == SegState::Growing => {
                 self.datacoord[i].state = SegState::Sealed;
@@ -47,7 +48,7 @@ impl World {
     /// write_buffer.go:220-225 sealSegments, from the datanode's FlushSegments RPC
     /// (datanode/services.go:99): Growing -> Sealed in the metacache.
     pub(super) fn seal_datanode(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
-        self.mc(Site::Update);
+        self.mc(Site::Update, segment);
         let sealed = self.metacache.update(
             segment,
             Some(&[SegState::Growing]),
@@ -67,7 +68,8 @@ impl World {
         rows: i64,
         ev: &mut Vec<Ev>,
     ) {
-        self.mc(Site::Add);
+        self.mc(Site::Add, segment);
+        self.order(footprint::key::MC_MEMBERS, 0, 0);
         self.metacache.add(MetaSeg {
             segment,
             partition,
@@ -122,7 +124,7 @@ impl World {
     /// call of its own), then :329-355 syncSegments → getSyncTask.
     pub(super) fn sync_segment(&mut self, segment: i64, flush: bool, ev: &mut Vec<Ev>) -> Flow {
         if flush {
-            self.mc(Site::Update);
+            self.mc(Site::Update, segment);
             let moved = self.metacache.update(
                 segment,
                 Some(&[SegState::Sealed]),
@@ -141,7 +143,7 @@ impl World {
     pub(super) fn get_sync_task(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
         // :569-572 — GetSegmentByID; missing: ErrSegmentNotFound before the buffer is
         // yielded (it stays in wb.buffers), warned at :571 and :336.
-        self.mc(Site::Get);
+        self.mc(Site::Get, segment);
         let Some(info) = self.metacache.get(segment).cloned() else {
             ev.push(Ev::SyncSkipped { segment });
             return Flow::Returned;
@@ -161,9 +163,10 @@ impl World {
         let is_drop = info.state == SegState::Dropped;
         if rows > 0 {
             // storage_serializer.go:85-108 — serialize, RollStats (a no-op if missing).
-            self.mc(Site::Update);
+            self.mc(Site::Update, segment);
             self.metacache.update(segment, None, &[Action::RollStats]);
         }
+        self.order(footprint::key::NEXT_TASK, 0, 0);
         self.next_task += 1;
         let task = SyncTask {
             n: self.next_task,
@@ -196,7 +199,7 @@ impl World {
     /// then `SerializePkStatsList` over the segment's stats history.
     pub(super) fn merged_stats(&mut self, g: Gid, task: SyncTask, ev: &mut Vec<Ev>) -> Flow {
         let segment = task.segment;
-        self.mc(Site::Get);
+        self.mc(Site::Get, segment);
         let Some(seg) = self.metacache.get(segment) else {
             // :208-210 ErrSegmentNotFound → EncodeBuffer warns (:115) and fails →
             // write_buffer.go:335-337 warns "segment not found in meta" and goes on: the
