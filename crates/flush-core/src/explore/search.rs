@@ -8,15 +8,15 @@ use std::sync::Arc;
 use super::fingerprint::{model_state_bytes, FpSet};
 use super::races::races_at;
 use super::reduce::Touched;
-
-/// A step asleep or taken, with what it touched (shared: sleep sets copy it
-/// from state to state).
-type Stepped = (Choice, Arc<Touched>);
 use super::{
     findings, shrink, Exploration, Found, Options, Order, Progress, Stopped, SHRINK_REPLAYS,
 };
 use crate::engine::{Model, OutcomeKind};
 use crate::sched::{format_schedule, Choice};
+
+/// A step asleep or taken, with what it touched (shared: sleep sets copy it
+/// from state to state).
+type Stepped = (Choice, Arc<Touched>);
 
 /// One level of the depth-first path: a state and its runnable choices (a range
 /// of the shared choice buffer), `next` the one to try next.
