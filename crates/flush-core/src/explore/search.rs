@@ -18,6 +18,10 @@ use crate::sched::{format_schedule, Choice};
 /// from state to state).
 type Stepped = (Choice, Arc<Touched>);
 
+/// A breadth-first state waiting: (state, link index + 1 (0 = root), depth,
+/// fingerprint, the only steps to take when it is queued again to wake them).
+type Queued<S> = (S, u32, u32, u64, Option<Vec<Choice>>);
+
 /// One level of the depth-first path: a state and its runnable choices (a range
 /// of the shared choice buffer), `next` the one to try next.
 struct Frame<S> {
@@ -34,10 +38,10 @@ struct Frame<S> {
 
 /// What is left to explore.
 enum Frontier<S> {
-    /// Breadth first: (state, link index + 1 (0 = root), depth, fingerprint),
-    /// and the parent links that rebuild schedules without storing one per state.
+    /// Breadth first: the states waiting ([`Queued`]), and the parent links
+    /// that rebuild schedules without storing one per state.
     Bfs {
-        queue: VecDeque<(S, u32, u32, u64)>,
+        queue: VecDeque<Queued<S>>,
         links: Vec<(u32, Choice)>,
     },
     /// Depth first: the current path, and the choices of each level.
@@ -66,29 +70,23 @@ pub struct Explorer<M: Model> {
     known: Vec<String>,
     /// States no longer needed, cloned into (`clone_from`) instead of allocating.
     spare: Vec<M::State>,
-    /// With [`Options::reduce`]: the steps a visited state was left with asleep,
-    /// by its fingerprint (states with none are not kept). Reached again with
-    /// fewer asleep, it takes the ones it skipped (Godefroid's sleep sets with
-    /// state matching: the search then visits every state the full one does).
-    slept: HashMap<u64, Vec<Choice>>,
-    /// Breadth first with [`Options::reduce`]: the sleep set of each state that
-    /// has one, by fingerprint (see [`Asleep`]).
+    /// With [`Options::reduce`]: the sleep set of each state that has one, by
+    /// fingerprint (see [`Asleep`]).
     asleep: HashMap<u64, Asleep>,
     slept_bytes: u64,
 }
 
-/// Breadth first with [`Options::reduce`]: the steps a state is to leave
-/// asleep. Reached again before it is expanded, it keeps only what sleeps on
-/// both paths; reached again after, the steps awake now are queued to be taken
-/// from it (`awake`), and it keeps what slept both times.
-struct Asleep {
-    /// Until the state is expanded: the steps asleep, with what each touched.
-    sleep: Vec<Stepped>,
-    /// Once it is expanded: the steps that slept (what they touched is let go:
-    /// a woken state's children get no sleep set from them, which only means
-    /// more steps taken).
-    slept: Option<Vec<Choice>>,
-    awake: Vec<Choice>,
+/// With [`Options::reduce`]: the steps a state is left with asleep
+/// (Godefroid's sleep sets with state matching). Reached again before it is
+/// expanded (breadth first), it keeps only what sleeps on both paths; reached
+/// again after, the steps that slept and are awake now are taken from it, and
+/// it keeps what slept both times (see [`Explorer::woken`]).
+enum Asleep {
+    /// Queued, not expanded yet: the steps asleep, with what each touched.
+    Queued(Vec<Stepped>),
+    /// Expanded: the steps that slept (what they touched is let go: a woken
+    /// step's child gets no sleep set, which only means more steps taken).
+    Expanded(Vec<Choice>),
 }
 
 /// The sleep set of the state step `c` (which touched `touched`) leads to:
@@ -152,7 +150,6 @@ impl<M: Model> Explorer<M> {
             facts: Vec::new(),
             known,
             spare: Vec::new(),
-            slept: HashMap::new(),
             asleep: HashMap::new(),
             slept_bytes: 0,
         };
@@ -160,7 +157,7 @@ impl<M: Model> Explorer<M> {
         let fp = x.sc.fingerprint(&root);
         x.visit_fp(fp, &root);
         match x.frontier {
-            Frontier::Bfs { ref mut queue, .. } => queue.push_back((root, 0, 0, fp)),
+            Frontier::Bfs { ref mut queue, .. } => queue.push_back((root, 0, 0, fp, None)),
             Frontier::Dfs { .. } => {
                 let ended = x.judge(&root, |_| Vec::new());
                 if M::FOOTPRINTS && x.o.races && x.stopped.is_none() && !ended {
@@ -345,15 +342,13 @@ impl<M: Model> Explorer<M> {
         let Frontier::Bfs { queue, .. } = &mut self.frontier else {
             unreachable!("a breadth-first search has a queue")
         };
-        let Some((w, link, depth, fp)) = queue.pop_front() else {
+        let Some((w, link, depth, fp, only)) = queue.pop_front() else {
             return;
         };
-        let (sleep, only) = self.bfs_sleep(fp);
-        if only.as_ref().is_some_and(Vec::is_empty) {
-            // Queued again to wake steps another arrival already woke.
-            self.recycle(w);
-            return;
-        }
+        let sleep = match (self.o.reduce, &only) {
+            (true, None) => self.bfs_sleep(fp),
+            _ => Vec::new(),
+        };
         self.stats.depth = self.stats.depth.max(depth);
         // A state queued again to wake steps was judged when first expanded.
         let ended = only.is_none()
@@ -410,19 +405,19 @@ impl<M: Model> Explorer<M> {
             self.stats.transitions += 1;
             let fp = self.sc.fingerprint(&next);
             let new = self.visit_fp(fp, &next);
-            let mut queued = new;
+            let mut wake = None;
             if self.o.reduce {
                 let touched = Arc::new(Touched::of(&*self.sc, &next));
                 let child = sleep_after_step(sleep, &taken, c, &touched);
                 taken.push((c, touched));
-                queued |= self.bfs_arrive(fp, new, child);
+                wake = self.bfs_arrive(fp, new, child);
             }
-            if queued {
+            if new || wake.is_some() {
                 let Frontier::Bfs { queue, links } = &mut self.frontier else {
                     unreachable!()
                 };
                 links.push((link, c));
-                queue.push_back((next, links.len() as u32, depth + 1, fp));
+                queue.push_back((next, links.len() as u32, depth + 1, fp, wake));
             } else {
                 self.recycle(next);
             }
@@ -430,55 +425,56 @@ impl<M: Model> Explorer<M> {
     }
 
     /// Breadth first with [`Options::reduce`]: the state `fp` is expanded now;
-    /// the steps to leave asleep, and the only ones to take when it was queued
-    /// again to wake them (see [`Asleep`]).
-    fn bfs_sleep(&mut self, fp: u64) -> (Vec<Stepped>, Option<Vec<Choice>>) {
-        let Some(a) = self.asleep.get_mut(&fp) else {
-            return (Vec::new(), None);
+    /// the steps to leave asleep.
+    fn bfs_sleep(&mut self, fp: u64) -> Vec<Stepped> {
+        let Some(Asleep::Queued(sleep)) = self.asleep.get_mut(&fp) else {
+            return Vec::new();
         };
-        if a.slept.is_some() {
-            // Woken: only the steps awake now are taken, and they give their
-            // children no sleep set.
-            return (Vec::new(), Some(std::mem::take(&mut a.awake)));
-        }
-        let sleep = std::mem::take(&mut a.sleep);
-        a.slept = Some(sleep.iter().map(|s| s.0).collect());
-        (sleep, None)
+        let sleep = std::mem::take(sleep);
+        let slept = sleep.iter().map(|s| s.0).collect();
+        self.asleep.insert(fp, Asleep::Expanded(slept));
+        sleep
     }
 
     /// Breadth first with [`Options::reduce`]: a step reached state `fp` (`new`
-    /// if first seen) with `sleep` asleep. Returns whether the state is to be
-    /// queued again, to take steps that slept when it was expanded and are
-    /// awake now.
-    fn bfs_arrive(&mut self, fp: u64, new: bool, sleep: Vec<Stepped>) -> bool {
+    /// if first seen) with `sleep` asleep. Returns the steps to take from it
+    /// when it is to be queued again (see [`Explorer::woken`]).
+    fn bfs_arrive(&mut self, fp: u64, new: bool, sleep: Vec<Stepped>) -> Option<Vec<Choice>> {
         if new {
             if !sleep.is_empty() {
                 self.slept_bytes += sleep_bytes(sleep.len());
-                let a = Asleep {
-                    sleep,
-                    slept: None,
-                    awake: Vec::new(),
-                };
-                self.asleep.insert(fp, a);
+                self.asleep.insert(fp, Asleep::Queued(sleep));
             }
-            return false;
+            return None;
         }
-        // Seen with nothing asleep: every step is (or will be) taken from it.
-        let Some(a) = self.asleep.get_mut(&fp) else {
-            return false;
-        };
+        let awake = self.woken(fp, &sleep);
+        (!awake.is_empty()).then_some(awake)
+    }
+
+    /// A state seen before is reached again with `sleep` asleep. Not expanded
+    /// yet, it keeps asleep only what sleeps on both paths; expanded, the
+    /// steps that slept there and are awake now are returned, to be taken from
+    /// it, and it keeps what slept both times. A state without an entry is (or
+    /// will be) expanded with every step.
+    fn woken(&mut self, fp: u64, sleep: &[Stepped]) -> Vec<Choice> {
         let asleep_now = |c: &Choice| sleep.iter().any(|s| s.0 == *c);
-        let Some(slept) = &mut a.slept else {
-            a.sleep.retain(|s| asleep_now(&s.0));
-            if a.sleep.is_empty() {
-                self.asleep.remove(&fp);
+        let mut awake = Vec::new();
+        let left = match self.asleep.get_mut(&fp) {
+            None => return awake,
+            Some(Asleep::Queued(before)) => {
+                before.retain(|s| asleep_now(&s.0));
+                before.len()
             }
-            return false;
+            Some(Asleep::Expanded(before)) => {
+                awake.extend(before.iter().filter(|c| !asleep_now(c)));
+                before.retain(asleep_now);
+                before.len()
+            }
         };
-        let before = a.awake.len();
-        a.awake.extend(slept.iter().filter(|c| !asleep_now(c)));
-        slept.retain(asleep_now);
-        a.awake.len() > before
+        if left == 0 {
+            self.asleep.remove(&fp);
+        }
+        awake
     }
 
     /// The race check of state `w` (see [`Options::races`] and [`races_at`]): each
@@ -581,7 +577,8 @@ impl<M: Model> Explorer<M> {
         }
         if !sleep.is_empty() {
             self.slept_bytes += sleep_bytes(sleep.len());
-            self.slept.insert(fp, sleep.iter().map(|s| s.0).collect());
+            let slept = sleep.iter().map(|s| s.0).collect();
+            self.asleep.insert(fp, Asleep::Expanded(slept));
         }
         self.dfs_enter(next, sleep);
     }
@@ -645,23 +642,10 @@ impl<M: Model> Explorer<M> {
     /// with asleep before and that are awake now are taken from it (a level of
     /// their own); the state keeps only what slept both times.
     fn wake(&mut self, fp: u64, next: M::State, sleep: Vec<Stepped>) {
-        let Some(before) = self.slept.get_mut(&fp) else {
-            // Every step was taken from it.
-            self.recycle(next);
-            return;
-        };
-        let awake: Vec<Choice> = before
-            .iter()
-            .copied()
-            .filter(|c| !sleep.iter().any(|s| s.0 == *c))
-            .collect();
+        let awake = self.woken(fp, &sleep);
         if awake.is_empty() {
             self.recycle(next);
             return;
-        }
-        before.retain(|c| sleep.iter().any(|s| s.0 == *c));
-        if before.is_empty() {
-            self.slept.remove(&fp);
         }
         let Frontier::Dfs { frames, .. } = &self.frontier else {
             unreachable!()

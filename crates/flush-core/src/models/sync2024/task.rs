@@ -97,11 +97,7 @@ impl World {
         let segment = t.segment;
         // task.go:166-172 writeMeta → meta_writer.go:54-57 UpdateSync — GetSegmentByID again.
         self.mc(Site::Get, segment);
-        if self.metacache.get(segment).is_some() {
-            // meta_writer.go:58-70 below ranges over the whole metacache.
-            self.mc_all(Site::Get);
-        }
-        let Some(seg) = self.metacache.get(segment) else {
+        let Some(flushed_rows) = self.metacache.get(segment).map(|s| s.flushed_rows) else {
             ev.push(Ev::TaskSegmentMissing {
                 segment,
                 in_write_meta: true,
@@ -109,8 +105,10 @@ impl World {
             self.task_panic(g, segment, ev);
             return None;
         };
-        // meta_writer.go:58-70 — checkpoint rows, start positions not recorded yet.
-        let checkpoint_rows = seg.flushed_rows + t.batch;
+        // meta_writer.go:58-70 — checkpoint rows, start positions not recorded
+        // yet: a range over the whole metacache.
+        self.mc_all(Site::Get);
+        let checkpoint_rows = flushed_rows + t.batch;
         let start_pos: Vec<i64> = self
             .metacache
             .segments()
