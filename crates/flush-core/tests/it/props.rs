@@ -35,7 +35,7 @@ fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {
             } else {
                 Some((seg % n_inj) as u16)
             };
-            let op = match kind % 10 {
+            let op = match kind % 12 {
                 0 | 1 => {
                     flushes += 1;
                     Op::FlushInsert {
@@ -81,6 +81,19 @@ fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {
                 }
                 8 if flushes > 0 => Op::WaitNotified { count: 1 },
                 9 if flag => Op::Close,
+                // The drop's end (fm:486-497), and a flush of a dropped segment:
+                // without them the finaliser never ranged over the queues.
+                10 => Op::NotifyAllFlushed,
+                11 => {
+                    flushes += 1;
+                    Op::FlushInsert {
+                        segment,
+                        pos,
+                        flushed: false,
+                        dropped: true,
+                        fail: 0,
+                    }
+                }
                 _ => continue,
             };
             v.push(op);

@@ -24,6 +24,11 @@ impl World {
                 for &s in &segments {
                     self.sync(footprint::obj::DISPATCHER, s, false);
                 }
+                // The range also sees which segments have no queue yet: a flush
+                // that stores one (queue.rs) is ordered against it (found by a
+                // random scenario: in one order the new queue's waiter blocks on
+                // a nil tailCh for good, in the other no waiter starts).
+                self.order(footprint::obj::NEXT_QUEUE, (0, 0));
                 for &segment in &segments {
                     self.spawn(Role::TailWaiter {
                         segment,
