@@ -379,7 +379,7 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
   assert.match(await page.textContent('#outcome'), /panic/);
 
   // A longer search: frames keep coming while it runs, and Cancel answers at once.
-  await page.goto(URL + '#scenario=sync-scaled-4x3');
+  await page.goto(URL + '#scenario=sync-scaled-5x3');
   await page.waitForSelector('#explore-btn');
   await page.check('#explore-all');
   const run = await page.evaluate(async () => {
@@ -392,7 +392,7 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
     requestAnimationFrame(loop);
     document.querySelector('#explore-btn').click();
     const t0 = performance.now();
-    // The worker reaches the 256 MiB budget of this search in about 1.7 s: cancel well before.
+    // The worker reaches the 256 MiB budget of this search in over a second: cancel before.
     while (performance.now() - t0 < 800) await new Promise((r) => setTimeout(r, 50));
     const running = document.querySelector('#explore-running')?.textContent ?? '';
     const t1 = performance.now();
@@ -410,7 +410,7 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
   assert.ok(run.states > 1000, `${run.states} states`);
   figures['explore in the page: frames per second while exploring'] = run.fps.toFixed(0);
   figures['explore in the page: frames over 50 ms while exploring'] = run.longFrames;
-  figures['explore in the page: states/s (sync-scaled-4x3, breadth first, in the worker, its start included)'] = (run.states / 0.8).toFixed(0);
+  figures['explore in the page: states/s (sync-scaled-5x3, breadth first, in the worker, its start included)'] = (run.states / 0.8).toFixed(0);
   figures['explore in the page: cancel to result (ms)'] = run.cancelMs.toFixed(1);
   assert.equal(run.longFrames, 0, `longest frame ${run.worst} ms`);
   await shot(page, '16-explore-cancelled-long-search');
@@ -418,7 +418,7 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
   await ctx.close();
 });
 
-/** Explores sync-scaled-4x3 (every violation) for `ms`, then cancels: where it ran, its states, the cancel's ms. */
+/** Explores the scenario shown (every violation) for `ms`, then cancels: where it ran, its states, the cancel's ms. */
 async function exploreAndCancel(page, ms) {
   await page.check('#explore-all');
   return page.evaluate(async (ms) => {
@@ -439,7 +439,8 @@ async function exploreAndCancel(page, ms) {
 
 test('the explorer runs in a worker; without one, or when it fails to load, in the page', async () => {
   // With a worker: the page says so while it runs and on the result.
-  const a = await open('scenario=sync-scaled-4x3');
+  // Big enough for the worker to hold over 64 MiB within a second.
+  const a = await open('scenario=sync-scaled-6x3');
   // The worker starts when the pointer comes over the button, before the click.
   assert.equal(a.page.workers().length, 0);
   const spawned = a.page.waitForEvent('worker');
@@ -489,7 +490,7 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await a.ctx.close();
 
   // No Worker at all: the search runs in the page, in slices, with the same result.
-  const b = await open('scenario=sync-scaled-4x3', { init: () => { delete window.Worker; } });
+  const b = await open('scenario=sync-scaled-5x3', { init: () => { delete window.Worker; } });
   const inPage = await exploreAndCancel(b.page, 500);
   assert.deepEqual([inPage.where, inPage.runner], ['page', 'page']);
   assert.match(inPage.text, /cancelled: the search is incomplete/);
@@ -520,7 +521,7 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   let e;
   let t0;
   for (let attempt = 1; ; attempt++) {
-    e = await open('scenario=sync-scaled-4x3');
+    e = await open('scenario=sync-scaled-5x3');
     await e.page.route('**/flush-worker_bg.wasm*', async (r) => { await new Promise((res) => setTimeout(res, 100)); await r.continue(); });
     await e.page.check('#explore-all');
     t0 = await e.page.evaluate(() => { document.querySelector('#explore-btn').click(); return performance.now(); });
@@ -543,7 +544,7 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await e.ctx.close();
 
   // A worker that cannot load its module (looked for beside the page's, here moved away): the page takes the search over.
-  const c = await open('scenario=sync-scaled-4x3', {
+  const c = await open('scenario=sync-scaled-5x3', {
     init: () => new MutationObserver(() => {
       const l = document.querySelector('link[rel=modulepreload]');
       if (l && !l.dataset.broken) { l.dataset.broken = '1'; l.setAttribute('href', '/no-such-dir/flush-web-0.js'); }
@@ -563,7 +564,7 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
 });
 
 test('a search stopped by its memory budget stops where the CLI\'s does (the page estimates a state as a 64-bit machine does)', async () => {
-  const { ctx, page, errors } = await open('scenario=sync-scaled-4x3');
+  const { ctx, page, errors } = await open('scenario=sync-scaled-5x3');
   await page.check('#explore-all');
   await page.click('#explore-btn');
   await page.waitForSelector('#explore-result', { timeout: 60000 });
@@ -571,7 +572,7 @@ test('a search stopped by its memory budget stops where the CLI\'s does (the pag
   assert.match(text, /memory/i, text);
   const states = Number(await page.getAttribute('#explore-result', 'data-states'));
   const cli = JSON.parse(execFileSync(process.env.FLUSHSCOPE_BIN ?? '../target/debug/flushscope',
-    ['explore', 'builtin:sync-scaled-4x3', '--all', '--order', 'bfs', '--max-memory', '256M', '--json']).toString());
+    ['explore', 'builtin:sync-scaled-5x3', '--all', '--order', 'bfs', '--max-memory', '256M', '--json']).toString());
   assert.equal(cli.stopped, 'max_bytes');
   assert.equal(states, cli.states, `the page stopped at ${states} states, the CLI at ${cli.states}`);
   await noCrash(page, errors);

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use flush_core::explore::{self, Options, Order, Progress};
+use flush_core::explore::{self, bytes_words, Options, Order, OutcomesStop, Progress};
 use flush_core::scenario::MAX_SCENARIO_BYTES;
 use flush_core::{builtin, AnyScenario, Choice, Policy};
 
@@ -78,55 +78,7 @@ enum Cmd {
     /// its schedule is a shortest one. `--all` goes on to every distinct violation
     /// (depth first, unless `--order bfs`); depth-first schedules are shrunk.
     /// Progress goes to stderr on a terminal.
-    Explore {
-        /// Scenario file, `-` for stdin, or `builtin:NAME`.
-        file: String,
-        #[command(flatten)]
-        at: At,
-        /// Longest schedule to explore (deeper paths are cut and the search reported incomplete).
-        #[arg(long, default_value_t = 200)]
-        max_steps: u32,
-        /// Stop after this many distinct states.
-        #[arg(long, default_value_t = 50_000_000)]
-        max_states: u64,
-        /// Memory the search may hold, e.g. `512M`, `4G` (default: a quarter of the machine's memory).
-        #[arg(long, value_parser = parse_bytes)]
-        max_memory: Option<u64>,
-        /// Go on after the first violation, to every distinct one.
-        #[arg(long)]
-        all: bool,
-        /// Search order: `bfs` (shortest schedules) or `dfs` (least memory).
-        /// Default: bfs, or dfs with `--all`.
-        #[arg(long, value_parser = ["bfs", "dfs"])]
-        order: Option<String>,
-        /// Keep what the search found: depth-first schedules unshrunk, and the
-        /// scenario's ops whole (by default each violation's ops are cut while it
-        /// still occurs, and the smaller scenario is printed).
-        #[arg(long)]
-        no_shrink: bool,
-        /// Also report data races: at every state, two runnable steps of different
-        /// goroutines that touch one plain Go field (one writing) with no mutex held at
-        /// both. Each comes with both Go lines and a schedule that reaches them.
-        #[arg(long)]
-        races: bool,
-        /// Threads of a breadth-first search (default: every core); the result is
-        /// the same for any count. Depth first and the race check run on one.
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
-        threads: Option<u32>,
-        /// Try steps that commute in one order only (sleep sets): the same states
-        /// and violations (breadth first, with schedules as short) in fewer model
-        /// steps, on one thread. For models whose steps declare all they touch
-        /// (flush-2021, sync-2024); others explore in full, and a note says so.
-        #[arg(long)]
-        reduce: bool,
-        #[arg(long)]
-        json: bool,
-        /// Instead of violations, list every distinct observable outcome (flush-2021:
-        /// the packs SaveBinlogPaths received in order, the packs of flushAndDrop, and
-        /// how the run ended), each with the number of end states reaching it.
-        #[arg(long)]
-        outcomes: bool,
-    },
+    Explore(ExploreArgs),
     /// The policy matrix: the scenario under every combination of its model's
     /// knobs (flush-2021: the what_if changes; sync-2024: request, keep, load), each
     /// explored to the end or the budget; the Milvus versions are rows of it.
@@ -150,6 +102,63 @@ enum Cmd {
     Logs(LogsArgs),
     /// List the built-in scenarios.
     List,
+}
+
+#[derive(clap::Args)]
+struct ExploreArgs {
+    /// Scenario file, `-` for stdin, or `builtin:NAME`.
+    file: String,
+    #[command(flatten)]
+    at: At,
+    /// Longest schedule to explore (deeper paths are cut and the search reported incomplete).
+    #[arg(long, default_value_t = 200)]
+    max_steps: u32,
+    /// Stop after this many distinct states.
+    #[arg(long, default_value_t = 50_000_000)]
+    max_states: u64,
+    /// Memory the search may hold, e.g. `512M`, `4G` (default: a quarter of the machine's memory).
+    #[arg(long, value_parser = parse_bytes)]
+    max_memory: Option<u64>,
+    /// Go on after the first violation, to every distinct one.
+    #[arg(long)]
+    all: bool,
+    /// Search order: `bfs` (shortest schedules) or `dfs` (least memory).
+    /// Default: bfs, or dfs with `--all`.
+    #[arg(long, value_parser = ["bfs", "dfs"])]
+    order: Option<String>,
+    /// Keep what the search found: depth-first schedules unshrunk, and the
+    /// scenario's ops whole (by default each violation's ops are cut while it
+    /// still occurs, and the smaller scenario is printed).
+    #[arg(long)]
+    no_shrink: bool,
+    /// Also report data races: at every state, two runnable steps of different
+    /// goroutines that touch one plain Go field (one writing) with no mutex held at
+    /// both. Each comes with both Go lines and a schedule that reaches them.
+    #[arg(long)]
+    races: bool,
+    /// Threads of a breadth-first search (default: every core); the result is
+    /// the same for any count. Depth first and the race check run on one.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    threads: Option<u32>,
+    /// Try steps that commute in one order only (sleep sets): the same states
+    /// and violations (breadth first, with schedules as short) in fewer model
+    /// steps, on one thread. For models whose steps declare all they touch
+    /// (flush-2021, sync-2024); others explore in full, and a note says so.
+    #[arg(long)]
+    reduce: bool,
+    /// Tell apart states that differ only in the ids of their goroutines. By
+    /// default sync-2024 takes them as one (a Go program sees no goroutine
+    /// ids; the model numbers goroutines as they are spawned): far fewer
+    /// states, the same violations. --reduce needs this on sync-2024.
+    #[arg(long)]
+    keep_ids: bool,
+    #[arg(long)]
+    json: bool,
+    /// Instead of violations, list every distinct observable outcome (flush-2021:
+    /// the packs SaveBinlogPaths received in order, the packs of flushAndDrop, and
+    /// how the run ended), each with the number of end states reaching it.
+    #[arg(long)]
+    outcomes: bool,
 }
 
 #[derive(clap::Args)]
@@ -273,43 +282,50 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             matrix(&load(&file)?, max_steps, max_states, json)?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Explore {
-            file,
-            at,
-            max_steps,
-            max_states,
-            max_memory,
-            all,
-            order,
-            no_shrink,
-            races,
-            threads,
-            reduce,
-            json,
-            outcomes,
-        } => {
-            let (mut sc, text) = load_source(&file)?;
-            apply_version(&mut sc, &at)?;
-            if outcomes {
-                return print_outcomes(&sc, max_states, json);
-            }
-            let o = Options {
-                max_steps,
-                max_states,
-                max_bytes: max_memory.unwrap_or_else(default_max_memory),
-                order: order_of(order.as_deref(), all),
-                all,
-                shrink: !no_shrink,
-                races,
-                target: None,
-                threads: threads.unwrap_or_else(cores),
-                detail_deadlocks: false,
-                reduce,
-            };
-            o.check()?;
-            explore(&sc, text.as_deref(), &o, json)
-        }
+        Cmd::Explore(a) => explore_cmd(a),
     }
+}
+
+/// `flushscope explore`: the search its flags ask for, printed.
+fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
+    let ExploreArgs {
+        file,
+        at,
+        max_steps,
+        max_states,
+        max_memory,
+        all,
+        order,
+        no_shrink,
+        races,
+        threads,
+        reduce,
+        keep_ids,
+        json,
+        outcomes,
+    } = a;
+    let (mut sc, text) = load_source(&file)?;
+    apply_version(&mut sc, &at)?;
+    let max_bytes = max_memory.unwrap_or_else(default_max_memory);
+    if outcomes {
+        return print_outcomes(&sc, (max_states, max_bytes), json);
+    }
+    let o = Options {
+        max_steps,
+        max_states,
+        max_bytes,
+        order: order_of(order.as_deref(), all),
+        all,
+        shrink: !no_shrink,
+        races,
+        target: None,
+        threads: threads.unwrap_or_else(cores),
+        detail_deadlocks: false,
+        reduce,
+        ids: keep_ids,
+    };
+    o.check()?;
+    explore(&sc, text.as_deref(), &o, json)
 }
 
 /// The machine's cores (the default of `--threads`).
@@ -450,7 +466,7 @@ fn explore(
                 p.states,
                 p.states as f64 / secs.max(1e-9),
                 p.depth,
-                explore::bytes_words(p.bytes),
+                bytes_words(p.bytes),
                 secs
             );
             let _ = std::io::stderr().flush();
@@ -478,10 +494,11 @@ fn explore(
         let _ = write!(std::io::stderr(), "\r\x1b[K");
     }
     if o.reduce && !report.reduced {
-        eprintln!(
-            "note: --reduce was not used: {}'s steps do not declare all they touch, so every order was explored",
-            sc.header().model
-        );
+        let why = match report.ids_merged {
+            true => "states that differ only in goroutine ids were taken as one instead, which cuts more (sleep sets name goroutines by id: add --keep-ids to use them)",
+            false => "steps do not declare all they touch, so every order was explored",
+        };
+        eprintln!("note: --reduce was not used: {}'s {why}", sc.header().model);
     }
     if json {
         let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
@@ -560,12 +577,25 @@ fn default_max_memory() -> u64 {
         .map_or(2 << 30, |kb| kb * 1024 / 4)
 }
 
-fn print_outcomes(sc: &AnyScenario, max_states: u64, json: bool) -> Result<ExitCode, Failure> {
+fn print_outcomes(
+    sc: &AnyScenario,
+    (max_states, max_bytes): (u64, u64),
+    json: bool,
+) -> Result<ExitCode, Failure> {
     let name = &sc.header().name;
-    let Some(set) = sc.outcomes(max_states) else {
-        return Err(Failure::Input(format!(
-            "{name}: more than {max_states} states; raise --max-states"
-        )));
+    let set = match sc.outcomes_within(max_states, max_bytes) {
+        Ok(set) => set,
+        Err(OutcomesStop::States(_)) => {
+            return Err(Failure::Input(format!(
+                "{name}: more than {max_states} states; raise --max-states"
+            )))
+        }
+        Err(OutcomesStop::Bytes(n)) => {
+            return Err(Failure::Input(format!(
+                "{name}: the memory budget ({}) was reached after {n} states, before every outcome was found; raise --max-memory",
+                bytes_words(max_bytes)
+            )))
+        }
     };
     if json {
         let v = serde_json::json!({ "scenario": name, "outcomes": set });

@@ -199,6 +199,19 @@ pub trait Model: Clone + Sized + 'static {
     fn fingerprint(&self, s: &Self::State) -> u64 {
         crate::explore::fingerprint(s)
     }
+    /// True when [`Model::fingerprint_up_to_ids`] gives one fingerprint to
+    /// states that [`Model::fingerprint`] tells apart by goroutine ids alone.
+    const MERGES_IDS: bool = false;
+    /// A fingerprint of a state up to the ids of its goroutines. A model numbers
+    /// its goroutines in the order they were spawned; a Go program has no
+    /// goroutine ids to see, so two interleavings that spawn the same goroutines
+    /// in another order reach one Go state as two worlds. States with one such
+    /// fingerprint must have the same futures up to those ids (no step may
+    /// depend on the order of ids): the explorer visits one of them (unless
+    /// [`crate::explore::Options::ids`]). By default [`Model::fingerprint`].
+    fn fingerprint_up_to_ids(&self, s: &Self::State) -> u64 {
+        self.fingerprint(s)
+    }
 
     // ----- provided -----
 

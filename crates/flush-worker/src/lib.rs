@@ -943,6 +943,7 @@ mod tests {
             peak_bytes: 4096,
             collision_bound: collision_bound(12),
             reduced: true,
+            ids_merged: true,
             violations: vec![
                 found(Some(5), Some(cut_of(Some("over 2,000 ops".into())))),
                 found(None, Some(cut_of(None))),
@@ -951,20 +952,21 @@ mod tests {
             time_ms: Some(17),
             options: Some(o),
         };
-        let mut variants = Vec::new();
-        for order in wire::ORDERS {
-            variants.push(Exploration { order, ..x.clone() });
-        }
-        variants.push(Exploration {
-            reduced: false,
-            ..x.clone()
-        });
-        for stopped in wire::STOPS {
+        let mut variants: Vec<_> = wire::ORDERS
+            .map(|order| Exploration { order, ..x.clone() })
+            .into();
+        for (reduced, ids_merged) in [(false, true), (true, false)] {
+            let flags = x.clone();
             variants.push(Exploration {
-                stopped,
-                ..x.clone()
+                reduced,
+                ids_merged,
+                ..flags
             });
         }
+        variants.extend(wire::STOPS.map(|stopped| Exploration {
+            stopped,
+            ..x.clone()
+        }));
         for kind in wire::KINDS {
             let mut v = x.clone();
             v.violations[0].kind = kind;

@@ -182,6 +182,7 @@ pub(crate) fn options(o: Obj) -> Read<Options> {
         threads: o.u32("threads")?,
         detail_deadlocks: o.bool("detail_deadlocks")?,
         reduce: o.bool("reduce")?,
+        ids: o.bool("ids")?,
     })
 }
 
@@ -213,6 +214,7 @@ pub(crate) fn exploration(o: Obj) -> Read<Exploration> {
         peak_bytes: o.u64("peak_bytes")?,
         collision_bound: o.f64("collision_bound")?,
         reduced: o.bool("reduced")?,
+        ids_merged: o.bool("ids_merged")?,
         violations: each(o.arr("violations")?, "violations", |j| {
             found(Obj::of(j, "a finding")?)
         })?,

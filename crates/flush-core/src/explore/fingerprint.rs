@@ -14,6 +14,12 @@ pub fn fingerprint<T: Hash + ?Sized>(t: &T) -> u64 {
     foldhash::quality::FixedState::with_seed(SEED).hash_one(t)
 }
 
+/// The hasher of [`fingerprint`], for a model that feeds it a state's parts
+/// itself (see `Model::fingerprint_up_to_ids`).
+pub fn fingerprint_hasher() -> impl Hasher {
+    foldhash::quality::FixedState::with_seed(SEED).build_hasher()
+}
+
 /// An upper bound on the chance that two of `n` distinct states share a 64-bit
 /// fingerprint (so that one was taken for the other and not explored):
 /// n(n-1)/2 pairs, each colliding with probability 2^-64.

@@ -27,10 +27,13 @@ mod shrink;
 use serde::Serialize;
 
 pub use cut::{not_cut, Cut, CutBudget, OpLine, OpShrink, MAX_CUT_OPS};
-pub use fingerprint::{collision_bound, fingerprint, model_state_bytes, state_bytes, FpSet};
+pub use fingerprint::{
+    collision_bound, fingerprint, fingerprint_hasher, model_state_bytes, state_bytes, FpSet,
+};
 pub use matrix::{matrix, matrix_text, MatrixRow};
 pub use outcomes::{
-    end_word, find_outcome, outcome_line, outcomes, run_outcome, Observe, ObservedOutcome,
+    end_word, find_outcome, outcome_line, outcomes, outcomes_within, run_outcome, Observe,
+    ObservedOutcome, OutcomesStop,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use parallel::explore_threads;
@@ -151,6 +154,12 @@ pub struct Options {
     /// visited and the same violations found (breadth first, with schedules as
     /// short), in fewer steps of the model.
     pub reduce: bool,
+    /// Tell apart states that differ only in the ids of their goroutines (see
+    /// [`crate::engine::Model::fingerprint_up_to_ids`]). Off, such states are
+    /// one, where the model allows it ([`crate::engine::Model::MERGES_IDS`]);
+    /// sleep sets need it on (their sleeping steps name goroutines by id), so
+    /// `reduce` applies only with it.
+    pub ids: bool,
 }
 
 /// The default memory budget where the machine's memory is unknown (wasm).
@@ -174,6 +183,7 @@ impl Options {
             threads: 1,
             detail_deadlocks: false,
             reduce: false,
+            ids: false,
         }
     }
 
@@ -183,6 +193,30 @@ impl Options {
             all: true,
             shrink: false,
             ..Options::first(max_steps, max_states)
+        }
+    }
+
+    /// These options as a search of model `M` applies them: `reduce` only
+    /// where `M`'s footprints allow sleep sets and states are told apart by
+    /// goroutine ids (see [`Options::merges_ids`]).
+    pub fn applied<M: Model>(&self) -> Options {
+        Options {
+            reduce: self.reduce && M::REDUCIBLE && !self.merges_ids::<M>(),
+            ..self.clone()
+        }
+    }
+
+    /// Whether a search of `M` takes states that differ only in goroutine ids
+    /// as one: where `M` allows it, unless [`Options::ids`].
+    pub fn merges_ids<M: Model>(&self) -> bool {
+        M::MERGES_IDS && !self.ids
+    }
+
+    /// The fingerprint a search of `M` with these options remembers of `s`.
+    pub(crate) fn fingerprint<M: Model>(&self, sc: &M, s: &M::State) -> u64 {
+        match self.merges_ids::<M>() {
+            true => sc.fingerprint_up_to_ids(s),
+            false => sc.fingerprint(s),
         }
     }
 
@@ -256,6 +290,9 @@ pub struct Exploration {
     /// footprints are complete): asked for and not used means the model was
     /// explored in full.
     pub reduced: bool,
+    /// Whether states that differ only in goroutine ids were taken as one
+    /// ([`Options::ids`] off, for a model that allows it).
+    pub ids_merged: bool,
     pub violations: Vec<Found>,
     /// Wall time, filled in by the caller (the core has no clock).
     pub time_ms: Option<u64>,
@@ -306,6 +343,9 @@ impl Exploration {
         }
         if self.reduced {
             s.push_str("reduction: sleep sets (steps that commute taken in one order)\n");
+        }
+        if self.ids_merged {
+            s.push_str("states: one for every set of goroutines, whatever ids they were spawned with (Go gives goroutines none a program sees)\n");
         }
         s.push_str(&format!(
             "fingerprints: 64-bit; chance that a collision hid a state: at most {:.1e}; memory held at most ~{}\n",
@@ -466,7 +506,7 @@ pub fn finding_keys<M: Model>(sc: &M, w: &M::State) -> Vec<String> {
 
 /// The report of a search: its counts (`stats`, why it stopped, paths cut at
 /// the depth budget, the most bytes held) and what it found.
-pub(crate) fn report(
+pub(crate) fn report<M: Model>(
     header: &crate::scenario::Header,
     o: &Options,
     (stats, stopped, depth_cut, peak_bytes): (Progress, Stopped, u64, u64),
@@ -490,6 +530,7 @@ pub(crate) fn report(
         collision_bound: collision_bound(stats.states),
         // The explorer turns `reduce` off where it does not apply.
         reduced: o.reduce,
+        ids_merged: o.merges_ids::<M>(),
         violations,
         time_ms: None,
         options: Some(o.clone()),

@@ -6,7 +6,7 @@ use std::hash::Hash;
 
 use serde::Serialize;
 
-use super::fingerprint::{fingerprint, FpSet};
+use super::fingerprint::{bytes_with_inline, fingerprint, FpSet};
 use super::search::schedule_of;
 use crate::engine::{End, Model};
 use crate::sched::{format_schedule, Choice};
@@ -61,6 +61,23 @@ pub struct ObservedOutcome {
 /// shortest schedule. States are merged on the world plus what datacoord has seen
 /// so far. `None` when more than `max_states` states would be visited.
 pub fn outcomes<M: Observe>(sc: &M, max_states: u64) -> Option<Vec<ObservedOutcome>> {
+    outcomes_within(sc, max_states, super::DEFAULT_MAX_BYTES).ok()
+}
+
+/// Which budget stopped a search for outcomes, and after how many states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutcomesStop {
+    States(u64),
+    Bytes(u64),
+}
+
+/// [`outcomes`] within a memory budget too: the visited set and the queue of
+/// states (each estimated as the explorer does) stay under `max_bytes`.
+pub fn outcomes_within<M: Observe>(
+    sc: &M,
+    max_states: u64,
+    max_bytes: u64,
+) -> Result<Vec<ObservedOutcome>, OutcomesStop> {
     let mut seen = FpSet::default();
     let mut links: Vec<(u32, Choice)> = Vec::new();
     let mut out: BTreeMap<String, (u64, u32)> = BTreeMap::new();
@@ -69,6 +86,7 @@ pub fn outcomes<M: Observe>(sc: &M, max_states: u64) -> Option<Vec<ObservedOutco
     queue.push_back((sc.init(), Vec::new(), 0));
     let mut runnable = Vec::new();
     let mut scratch = Vec::new();
+    let mut entry_bytes = 0;
     while let Some((w, obs, link)) = queue.pop_front() {
         sc.runnable(&w, &mut runnable);
         if runnable.is_empty() {
@@ -83,26 +101,32 @@ pub fn outcomes<M: Observe>(sc: &M, max_states: u64) -> Option<Vec<ObservedOutco
             obs2.extend(scratch.iter().filter_map(|f| sc.observed(f)));
             if seen.insert(hash2(&next, &obs2)) {
                 if seen.len() as u64 > max_states {
-                    return None;
+                    return Err(OutcomesStop::States(seen.len() as u64 - 1));
+                }
+                if seen.len() % 256 == 1 {
+                    let inline = M::STATE_SIZE_64 + std::mem::size_of::<(Vec<String>, u32)>();
+                    entry_bytes = entry_bytes.max(bytes_with_inline(&(&next, &obs2), inline));
+                }
+                if seen.bytes() + (queue.len() as u64 + 1) * entry_bytes > max_bytes {
+                    return Err(OutcomesStop::Bytes(seen.len() as u64 - 1));
                 }
                 links.push((link, c));
                 queue.push_back((next, obs2, links.len() as u32));
             }
         }
     }
-    Some(
-        out.into_iter()
-            .map(|(outcome, (ends, link))| {
-                let s = schedule_of(&links, link);
-                ObservedOutcome {
-                    outcome,
-                    ends,
-                    steps: s.len() as u32,
-                    schedule: format_schedule(&s),
-                }
-            })
-            .collect(),
-    )
+    Ok(out
+        .into_iter()
+        .map(|(outcome, (ends, link))| {
+            let s = schedule_of(&links, link);
+            ObservedOutcome {
+                outcome,
+                ends,
+                steps: s.len() as u32,
+                schedule: format_schedule(&s),
+            }
+        })
+        .collect())
 }
 
 /// A schedule under which the scenario ends in `outcome` (an `N=... | ...`

@@ -22,6 +22,10 @@
 //! children (64 MiB at most); past it, it stops after the parent at hand, the
 //! merge takes the batch only up to the first parent not expanded, and the
 //! next batch starts there. The one-thread budget checks then apply as they are.
+//! A parent with more children than the whole budget has room for (a scenario
+//! of thousands of actors) is cut there: the merge, which needs room for each
+//! child it keeps, stops at the budget before the cut, so a thread holds at
+//! most the budget in children.
 //!
 //! On this 2-core machine the search is bound by memory more than by the cores:
 //! two threads are 1.1 to 1.3 times as fast as one (the closing notes give the
@@ -54,6 +58,9 @@ const SPARES: usize = 4 * BATCH_PER_THREAD;
 const MAX_SHARE: u64 = 64 << 20;
 /// A child not kept (visited before its batch).
 const NOT_KEPT: u32 = u32::MAX;
+/// A child not stepped: its thread held as many children as the whole memory
+/// budget has room for, so the merge stops before it (see [`Work::expand`]).
+const OVER: u32 = u32::MAX - 1;
 
 /// A parent of the level: its state and link (its breadth-first index + 1).
 struct Entry<S> {
@@ -176,7 +183,8 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         sc: &M,
         owned: &[impl Deref<Target = Owned<S>>],
         order: &[(u32, u32)],
-        (seen, depth, max_steps, max_cands): (&FpSet, u32, u32, usize),
+        (seen, merge_ids): (&FpSet, bool),
+        (depth, max_steps, max_cands, most): (u32, u32, usize, usize),
     ) {
         self.max_spares = SPARES.min(max_cands);
         self.spare.truncate(self.max_spares);
@@ -197,10 +205,25 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
             }
             if !ended && depth < max_steps {
                 for &c in &runnable {
+                    // A parent with more children than the budget holds (one
+                    // of thousands of actors): the merge stops at the budget
+                    // before the `most`-th kept child, as it needs room for each
+                    // kept one (each counts in the frontier of `Books::room`).
+                    if self.cands.len() >= most {
+                        self.kids.push(Kid {
+                            choice: c,
+                            fp: 0,
+                            cand: OVER,
+                        });
+                        break;
+                    }
                     let mut next = self.copy(&e.state);
                     self.facts.clear();
                     sc.step(&mut next, c, &mut self.facts);
-                    let fp = sc.fingerprint(&next);
+                    let fp = match merge_ids {
+                        true => sc.fingerprint_up_to_ids(&next),
+                        false => sc.fingerprint(&next),
+                    };
                     let cand = if seen.contains(fp) || !self.batch.insert(fp) {
                         self.recycle(next);
                         NOT_KEPT
@@ -340,6 +363,11 @@ impl Books {
                     if !self.room(seen) {
                         break;
                     }
+                    if w.kids[k].cand == OVER {
+                        // Not reached (see `Work::expand`); were it, the budget stops here.
+                        self.stopped = Some(Stopped::MaxBytes);
+                        break;
+                    }
                     self.stats.transitions += 1;
                     let Kid { choice, fp, cand } = w.kids[k];
                     let kid = Kid { choice, fp, cand };
@@ -371,12 +399,13 @@ enum Job {
     /// Take in the last merge's children (and start the next level).
     Settle { new_level: bool, done_below: u32 },
     /// Expand this thread's run of the batch `order[lo..hi]`, keeping at most
-    /// about `max_cands` children.
+    /// about `max_cands` children, and never more than `most`.
     Expand {
         lo: usize,
         hi: usize,
         depth: u32,
         max_cands: usize,
+        most: usize,
     },
 }
 
@@ -389,12 +418,14 @@ struct Shared<S, F> {
     order: RwLock<Vec<(u32, u32)>>,
     seen: RwLock<FpSet>,
     max_steps: u32,
+    /// [`Options::merges_ids`]: which fingerprint the search remembers.
+    merge_ids: bool,
 }
 
 impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
     /// `threads` threads' books, the first holding `root` (of fingerprint
     /// `fp`), visited.
-    fn new((root, fp): (S, u64), threads: usize, max_steps: u32) -> Self {
+    fn new((root, fp): (S, u64), threads: usize, (o, merge_ids): (&Options, bool)) -> Self {
         let mut seen = FpSet::default();
         seen.insert(fp);
         let mut root = Some(Entry {
@@ -411,7 +442,8 @@ impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
             works: (0..threads).map(|_| Mutex::new(Work::new())).collect(),
             order: RwLock::new(vec![(0, 0)]),
             seen: RwLock::new(seen),
-            max_steps,
+            max_steps: o.max_steps,
+            merge_ids,
         }
     }
 
@@ -433,12 +465,14 @@ impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
                 hi,
                 depth,
                 max_cands,
+                most,
             } => {
                 let order = read(&self.order);
                 let owned: Vec<_> = self.owned.iter().map(read).collect();
                 let seen = read(&self.seen);
                 let part = &order[run_of(lo..hi, self.works.len(), t)];
-                w.expand(sc, &owned, part, (&seen, depth, self.max_steps, max_cands));
+                let limits = (depth, self.max_steps, max_cands, most);
+                w.expand(sc, &owned, part, (&seen, self.merge_ids), limits);
             }
         }
     }
@@ -482,14 +516,15 @@ where
     M::Fact: Send,
 {
     let threads = threads.clamp(1, 256);
+    let o = &o.applied::<M>();
     let root = sc.init();
     let mut b = Books::new(
         o,
         threads,
         (model_state_bytes::<M>(&root), M::STATE_SIZE_64),
     );
-    let fp = sc.fingerprint(&root);
-    let sh = Shared::new((root, fp), threads, o.max_steps);
+    let fp = o.fingerprint(sc, &root);
+    let sh = Shared::new((root, fp), threads, (o, o.merges_ids::<M>()));
     std::thread::scope(|scope| {
         let (done_tx, done_rx) = mpsc::channel::<bool>();
         let mut jobs = Vec::new();
@@ -523,7 +558,7 @@ where
     });
     let stopped = b.stopped.unwrap_or(Stopped::Exhausted);
     let seen_bytes = read(&sh.seen).bytes();
-    super::report(
+    super::report::<M>(
         sc.header(),
         o,
         (b.stats, stopped, b.depth_cut, b.peak_bytes.max(seen_bytes)),
@@ -569,6 +604,7 @@ fn search<S: Clone + std::hash::Hash, F>(
                 hi,
                 depth,
                 max_cands,
+                most: b.o.max_bytes.div_ceil(b.state_bytes.max(1)) as usize,
             });
             {
                 let mut works: Vec<_> = sh.works.iter().map(lock).collect();

@@ -138,7 +138,7 @@ impl<M: Model> Explorer<M> {
         let mut x = Explorer {
             state_bytes: model_state_bytes::<M>(&root),
             sc,
-            o,
+            o: o.applied::<M>(),
             seen: FpSet::default(),
             found: Vec::new(),
             stats: Progress::default(),
@@ -153,8 +153,7 @@ impl<M: Model> Explorer<M> {
             asleep: HashMap::new(),
             slept_bytes: 0,
         };
-        x.o.reduce &= M::REDUCIBLE;
-        let fp = x.sc.fingerprint(&root);
+        let fp = x.o.fingerprint(&*x.sc, &root);
         x.visit_fp(fp, &root);
         match x.frontier {
             Frontier::Bfs { ref mut queue, .. } => queue.push_back((root, 0, 0, fp, None)),
@@ -245,7 +244,7 @@ impl<M: Model> Explorer<M> {
         }
         let peak = self.peak_bytes.max(self.seen.bytes());
         let counts = (self.stats, stopped, self.depth_cut, peak);
-        super::report(self.sc.header(), &self.o, counts, violations)
+        super::report::<M>(self.sc.header(), &self.o, counts, violations)
     }
 
     /// A copy of `w`, into a spare state when there is one.
@@ -403,7 +402,7 @@ impl<M: Model> Explorer<M> {
             self.facts.clear();
             self.sc.step(&mut next, c, &mut self.facts);
             self.stats.transitions += 1;
-            let fp = self.sc.fingerprint(&next);
+            let fp = self.o.fingerprint(&*self.sc, &next);
             let new = self.visit_fp(fp, &next);
             let mut wake = None;
             if self.o.reduce {
@@ -566,7 +565,7 @@ impl<M: Model> Explorer<M> {
             true => self.sleep_after(c, &next),
             false => Vec::new(),
         };
-        let fp = self.sc.fingerprint(&next);
+        let fp = self.o.fingerprint(&*self.sc, &next);
         if !self.visit_fp(fp, &next) {
             if self.o.reduce {
                 self.wake(fp, next, sleep);

@@ -199,6 +199,16 @@ impl AnyScenario {
         each_scenario!(self, s => explore::outcomes(&**s, max_states))
     }
 
+    /// [`AnyScenario::outcomes`] within a memory budget too (see
+    /// [`explore::outcomes_within`]).
+    pub fn outcomes_within(
+        &self,
+        max_states: u64,
+        max_bytes: u64,
+    ) -> Result<Vec<ObservedOutcome>, explore::OutcomesStop> {
+        each_scenario!(self, s => explore::outcomes_within(&**s, max_states, max_bytes))
+    }
+
     /// Breadth-first search over every interleaving, to the end (see [`explore`]).
     pub fn explore(&self, max_steps: u32, max_states: u64) -> Exploration {
         each_scenario!(self, s => explore::explore(&**s, max_steps, max_states))
@@ -221,7 +231,7 @@ impl AnyScenario {
                 reduce: false,
                 ..o.clone()
             };
-            return each_scenario!(self, s => match o.reduce && reducible(&**s) {
+            return each_scenario!(self, s => match reduces(&**s, o) {
                 true => explore::explore_with(&**s, o, progress),
                 false => explore::explore_threads(&**s, &full, t, progress),
             });
@@ -230,10 +240,10 @@ impl AnyScenario {
     }
 }
 
-/// Whether `M`'s footprints allow sleep sets ([`Model::REDUCIBLE`]).
+/// Whether a search of `M` with `o` uses sleep sets (see [`explore::Options::applied`]).
 #[cfg(not(target_arch = "wasm32"))]
-fn reducible<M: Model>(_: &M) -> bool {
-    M::REDUCIBLE
+fn reduces<M: Model>(_: &M, o: &explore::Options) -> bool {
+    o.applied::<M>().reduce
 }
 
 impl AnyRun {

@@ -141,3 +141,30 @@ fn batches_cut_short_by_memory_give_the_same() {
         }
     }
 }
+
+/// A root with more children than the memory budget has room for (2,000
+/// actors): a thread stops stepping them at the budget (it held every child
+/// before, gigabytes for a big scenario), and the result is still the
+/// one-thread result, stopped by memory.
+#[test]
+fn a_parent_wider_than_the_budget_gives_the_same() {
+    let actors: Vec<String> = (0..2000)
+        .map(|i| format!(r#"{{"name": "g{i}", "ops": [{{"op": "incr"}}]}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"name": "wider", "model": "mutex-handoff", "actors": [{}]}}"#,
+        actors.join(",")
+    );
+    let sc = crate::common::parse(&text);
+    let o = Options {
+        order: Order::Bfs,
+        max_bytes: 4 << 20,
+        ..Options::exhaustive(200, 100_000)
+    };
+    let one = sc.explore_with(&o, &mut |_| true);
+    assert_eq!(one.stopped, explore::Stopped::MaxBytes);
+    assert!(one.states < 2000, "{} states", one.states);
+    for t in [2, 3] {
+        assert_eq!(seen(&each(&sc, &o, t)), seen(&one), "{t} threads");
+    }
+}

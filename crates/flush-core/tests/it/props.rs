@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use flush_core::engine::Run;
+use flush_core::explore::Order;
 use flush_core::models::flush2021::{self, Ev, Injection, Op, Scenario};
 use flush_core::models::sync2024;
 use flush_core::scenario::{Actor, Header};
@@ -302,5 +303,20 @@ proptest! {
         let sc = sync_scenario(ops, version);
         let r = crate::reduction::sleep_sets_agree(&sc, 50_000);
         prop_assert!(r.is_ok(), "{}", r.unwrap_err());
+    }
+
+    /// Taking states that differ only in goroutine ids as one finds the same
+    /// violations, breadth first with schedules as short, on random sync-2024
+    /// scenarios at every version.
+    #[test]
+    fn merging_goroutine_ids_agrees_on_random_scenarios(
+        ops in prop::collection::vec((0u8..4, 0u8..3, 1i64..50, any::<bool>()), 1..10),
+        version in 0usize..6,
+    ) {
+        let sc = sync_scenario(ops, version);
+        for order in [Order::Bfs, Order::Dfs] {
+            let r = crate::reduction::ids_agree(&sc, order, 50_000);
+            prop_assert!(r.is_ok(), "{order:?}: {}", r.unwrap_err());
+        }
     }
 }

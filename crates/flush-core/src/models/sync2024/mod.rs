@@ -18,6 +18,7 @@
 mod facts;
 mod footprint;
 pub mod go;
+mod ids;
 pub mod import;
 mod knobs;
 mod metacache;
@@ -63,6 +64,10 @@ impl crate::engine::Model for Scenario {
     }
     fn init(&self) -> World {
         World::new(self)
+    }
+    const MERGES_IDS: bool = true;
+    fn fingerprint_up_to_ids(&self, s: &World) -> u64 {
+        s.fingerprint_up_to_ids()
     }
     fn runnable(&self, s: &World, out: &mut Vec<crate::sched::Choice>) {
         s.runnable(self, out)
