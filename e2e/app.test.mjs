@@ -565,6 +565,8 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
 
 test('a search stopped by its memory budget stops where the CLI\'s does (the page estimates a state as a 64-bit machine does)', async () => {
   const { ctx, page, errors } = await open('scenario=sync-scaled-5x3');
+  // A generated scenario the list does not name is shown as itself.
+  assert.equal(await page.inputValue('#scenario'), 'sync-scaled-5x3');
   await page.check('#explore-all');
   await page.click('#explore-btn');
   await page.waitForSelector('#explore-result', { timeout: 60000 });

@@ -94,6 +94,11 @@ pub fn header(p: &HeaderProps) -> Html {
                 <label>{"Scenario "}
                     <select id="scenario" onchange={on_scenario}>
                         {for builtin::names().into_iter().map(|n| html! { <option value={n} selected={current == n}>{n}</option> })}
+                        // A generated built-in the list does not name (sync-scaled-5x3,
+                        // pairs-200 from a link) is shown as itself, not as the first.
+                        if matches!(&p.source, Source::Builtin(_)) && !builtin::names().contains(&current) {
+                            <option value={current.to_owned()} selected=true>{current}</option>
+                        }
                         if let Source::Inline { file, .. } = &p.source {
                             <option value="__inline" selected=true>{format!("uploaded: {file}")}</option>
                         }
