@@ -288,6 +288,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
 
 /// `flushscope explore`: the search its flags ask for, printed.
 fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
+    if a.outcomes {
+        outcomes_note(&a);
+    }
     let ExploreArgs {
         file,
         at,
@@ -326,6 +329,29 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
     };
     o.check()?;
     explore(&sc, text.as_deref(), &o, json)
+}
+
+/// `--outcomes` enumerates every state breadth first on one thread, within
+/// `--max-states` and `--max-memory`: a note names the other flags given, which
+/// do not apply to it.
+fn outcomes_note(a: &ExploreArgs) {
+    let given = [
+        ("--max-steps", a.max_steps != 200),
+        ("--all", a.all),
+        ("--order", a.order.is_some()),
+        ("--no-shrink", a.no_shrink),
+        ("--races", a.races),
+        ("--threads", a.threads.is_some()),
+        ("--reduce", a.reduce),
+        ("--keep-ids", a.keep_ids),
+    ];
+    let ignored: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
+    if !ignored.is_empty() {
+        eprintln!(
+            "note: --outcomes lists every state's outcome, breadth first on one thread, within --max-states and --max-memory; {} do not apply to it",
+            ignored.join(", ")
+        );
+    }
 }
 
 /// The machine's cores (the default of `--threads`).

@@ -1259,4 +1259,20 @@ fn outcomes_stop_at_the_memory_budget() {
     ]);
     assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
     assert!(stdout(&ok).contains("distinct outcome"));
+    assert!(!stderr(&ok).contains("note:"), "{}", stderr(&ok));
+    // Flags that do not apply to it are named, not silently dropped.
+    let noted = flushscope(&[
+        "explore",
+        "builtin:handoff",
+        "--outcomes",
+        "--reduce",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(noted.status.code(), Some(0), "{}", stderr(&noted));
+    assert!(
+        stderr(&noted).contains("--threads, --reduce do not apply"),
+        "{}",
+        stderr(&noted)
+    );
 }

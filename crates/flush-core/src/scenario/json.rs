@@ -336,6 +336,12 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
         if let Some(words) = syntax_words(&message) {
             message = words.to_owned();
         }
+        if message == "number out of range" {
+            message = match key_before(text, line, column) {
+                Some(key) => format!("{key}: a number too large to read (over 1.8e308)"),
+                None => "a number too large to read (over 1.8e308)".to_owned(),
+            };
+        }
         ScenarioError {
             file: file.to_owned(),
             line: (line > 0).then_some(line),
@@ -344,6 +350,22 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
             message,
         }
     })
+}
+
+/// The key whose value ends at `line`:`column` (1-based, as serde_json reports
+/// an error), when the text before it ends in `"key": value`: a number too large
+/// to read is refused before the tree, and so before any path, exists.
+fn key_before(text: &str, line: usize, column: usize) -> Option<String> {
+    let start = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>();
+    let before = text.get(..(start + column).min(text.len()))?;
+    let colon = before.rfind(':')?;
+    let key = before[..colon].trim_end().strip_suffix('"')?;
+    let open = key.rfind('"')?;
+    Some(short(&key[open + 1..]))
 }
 
 /// Plain words for serde_json's terse syntax errors (the others name what they

@@ -32,6 +32,11 @@ fn syntax_errors_name_line_and_column() {
     );
     let e = err("[1,2");
     assert!(e.contains("bad.json:1:"), "{e}");
+    // A number too large for serde_json is refused before any path exists:
+    // the key before it is named.
+    let e = err(&OK_FLUSH.replace(r#""model""#, r#""seed":1e400,"model""#));
+    assert!(e.starts_with("bad.json:1:"), "{e}");
+    assert!(e.contains("seed: a number too large to read"), "{e}");
 }
 
 #[test]
