@@ -104,6 +104,9 @@ enum Cmd {
     List,
 }
 
+/// `explore --max-steps` unless given.
+const DEFAULT_MAX_STEPS: u32 = 200;
+
 #[derive(clap::Args)]
 struct ExploreArgs {
     /// Scenario file, `-` for stdin, or `builtin:NAME`.
@@ -111,7 +114,7 @@ struct ExploreArgs {
     #[command(flatten)]
     at: At,
     /// Longest schedule to explore (deeper paths are cut and the search reported incomplete).
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
     max_steps: u32,
     /// Stop after this many distinct states.
     #[arg(long, default_value_t = 50_000_000)]
@@ -336,7 +339,7 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
 /// do not apply to it.
 fn outcomes_note(a: &ExploreArgs) {
     let given = [
-        ("--max-steps", a.max_steps != 200),
+        ("--max-steps", a.max_steps != DEFAULT_MAX_STEPS),
         ("--all", a.all),
         ("--order", a.order.is_some()),
         ("--no-shrink", a.no_shrink),

@@ -209,16 +209,9 @@ pub fn sleep_sets_agree<M: Model>(sc: &M, max_states: u64) -> Result<(), String>
 /// within `max_states` (nothing compared).
 fn agree<M: Model>(sc: &M, order: Order, max_states: u64) -> Result<Option<(u64, u64)>, String> {
     // Sleep sets name goroutines by id: both searches tell states apart by them.
-    let o = Options {
-        order,
-        shrink: false,
-        ids: true,
-        ..Options::exhaustive(400, max_states)
-    };
-    let full = explore::explore_with(sc, &o, &mut |_| true);
-    if full.stopped != Stopped::Exhausted {
+    let Some((o, full)) = exact_search(sc, order, max_states) else {
         return Ok(None);
-    }
+    };
     let reduced = explore::explore_with(sc, &Options { reduce: true, ..o }, &mut |_| true);
     let (f, r) = (&full, &reduced);
     if (r.stopped, r.states) != (f.stopped, f.states) || keys(r) != keys(f) || !r.reduced {
@@ -239,13 +232,33 @@ fn agree<M: Model>(sc: &M, order: Order, max_states: u64) -> Result<Option<(u64,
             r.transitions, f.transitions
         ));
     }
-    for v in &r.violations {
+    every_schedule_replays(sc, r)?;
+    Ok(Some((f.transitions, r.transitions)))
+}
+
+/// An exhaustive search of `sc` in `order` that tells states apart by
+/// goroutine ids, with its options; `None` when it did not exhaust within
+/// `max_states`.
+fn exact_search<M: Model>(sc: &M, order: Order, max_states: u64) -> Option<(Options, Exploration)> {
+    let o = Options {
+        order,
+        shrink: false,
+        ids: true,
+        ..Options::exhaustive(400, max_states)
+    };
+    let x = explore::explore_with(sc, &o, &mut |_| true);
+    (x.stopped == Stopped::Exhausted).then_some((o, x))
+}
+
+/// Each schedule `x` found replays to its violation.
+fn every_schedule_replays<M: Model>(sc: &M, x: &Exploration) -> Result<(), String> {
+    for v in &x.violations {
         let schedule = Choice::parse_list(&v.schedule).map_err(|e| e.to_string())?;
         if explore::reaches(sc, &schedule, &v.key).is_none() {
             return Err(format!("{} does not replay ({})", v.key, v.schedule));
         }
     }
-    Ok(Some((f.transitions, r.transitions)))
+    Ok(())
 }
 
 /// The violations of an exhaustive search, breadth first each with its
@@ -271,16 +284,9 @@ pub fn ids_agree<M: Model>(
     order: Order,
     max_states: u64,
 ) -> Result<Option<(u64, u64)>, String> {
-    let o = Options {
-        order,
-        shrink: false,
-        ids: true,
-        ..Options::exhaustive(400, max_states)
-    };
-    let exact = explore::explore_with(sc, &o, &mut |_| true);
-    if exact.stopped != Stopped::Exhausted {
+    let Some((o, exact)) = exact_search(sc, order, max_states) else {
         return Ok(None);
-    }
+    };
     let merged = explore::explore_with(sc, &Options { ids: false, ..o }, &mut |_| true);
     let (e, m) = (&exact, &merged);
     if m.stopped != e.stopped || keys(m) != keys(e) || m.states > e.states || e.ids_merged {
@@ -295,12 +301,7 @@ pub fn ids_agree<M: Model>(
             keys(m),
         ));
     }
-    for v in &m.violations {
-        let schedule = Choice::parse_list(&v.schedule).map_err(|e| e.to_string())?;
-        if explore::reaches(sc, &schedule, &v.key).is_none() {
-            return Err(format!("{} does not replay ({})", v.key, v.schedule));
-        }
-    }
+    every_schedule_replays(sc, m)?;
     Ok(Some((e.states, m.states)))
 }
 
