@@ -612,33 +612,53 @@ fn print_outcomes(
     json: bool,
 ) -> Result<ExitCode, Failure> {
     let name = &sc.header().name;
-    let set = match sc.outcomes_within(max_states, max_bytes) {
-        Ok(set) => set,
-        Err(OutcomesStop::States(_)) => {
-            return Err(Failure::Input(format!(
-                "{name}: more than {max_states} states; raise --max-states"
-            )))
-        }
-        Err(OutcomesStop::Bytes(n)) => {
-            return Err(Failure::Input(format!(
-                "{name}: the memory budget ({}) was reached after {n} states, before every outcome was found; raise --max-memory",
-                bytes_words(max_bytes)
-            )))
-        }
-    };
+    let found = sc.outcomes_within(max_states, max_bytes);
+    let stop = found.stopped.map(|why| match why {
+        OutcomesStop::States => format!(
+            "the state budget ({max_states}) was reached after {} states; raise --max-states",
+            found.states
+        ),
+        OutcomesStop::Bytes => format!(
+            "the memory budget ({}) was reached after {} states; raise --max-memory",
+            bytes_words(max_bytes),
+            found.states
+        ),
+    });
     if json {
-        let v = serde_json::json!({ "scenario": name, "outcomes": set });
+        let v = serde_json::json!({
+            "scenario": name,
+            "outcomes": found.outcomes,
+            "states": found.states,
+            "complete": stop.is_none(),
+            "stopped_by": found.stopped,
+        });
         let text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
         write_out(&format!("{text}\n"))?;
     } else {
-        let mut text = format!("# {name}: {} distinct outcome(s)\n", set.len());
-        for o in &set {
+        let set = &found.outcomes;
+        let mut text = match &stop {
+            None => format!("# {name}: {} distinct outcome(s)\n", set.len()),
+            Some(why) if set.is_empty() => {
+                format!("# {name}: INCOMPLETE: {why}\n# no outcome seen yet: every end lies deeper\n")
+            }
+            Some(why) => format!(
+                "# {name}: INCOMPLETE: {why}\n# {} outcome(s) seen so far, with the end states visited so far:\n",
+                set.len()
+            ),
+        };
+        for o in set {
             text.push_str(&format!(
                 "{}\n  {} end state(s); a shortest schedule ({} steps): {}\n",
                 o.outcome, o.ends, o.steps, o.schedule
             ));
         }
         emit(&text)?;
+    }
+    if let Some(why) = &stop {
+        say(&format!(
+            "{name}: not every outcome was found: {why} ({} outcome(s) seen so far)",
+            found.outcomes.len()
+        ));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -33,7 +33,7 @@ pub use fingerprint::{
 pub use matrix::{matrix, matrix_text, MatrixRow};
 pub use outcomes::{
     end_word, find_outcome, outcome_line, outcomes, outcomes_within, run_outcome, Observe,
-    ObservedOutcome, OutcomesStop,
+    ObservedOutcome, Outcomes, OutcomesStop,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use parallel::explore_threads;

@@ -61,23 +61,33 @@ pub struct ObservedOutcome {
 /// shortest schedule. States are merged on the world plus what datacoord has seen
 /// so far. `None` when more than `max_states` states would be visited.
 pub fn outcomes<M: Observe>(sc: &M, max_states: u64) -> Option<Vec<ObservedOutcome>> {
-    outcomes_within(sc, max_states, super::DEFAULT_MAX_BYTES).ok()
+    let found = outcomes_within(sc, max_states, super::DEFAULT_MAX_BYTES);
+    found.stopped.is_none().then_some(found.outcomes)
 }
 
-/// Which budget stopped a search for outcomes, and after how many states.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which budget stopped a search for outcomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum OutcomesStop {
-    States(u64),
-    Bytes(u64),
+    States,
+    Bytes,
+}
+
+/// What a search for outcomes found: every outcome when `stopped` is `None`,
+/// else those the ended states visited before the budget showed (each still with
+/// a shortest schedule, the search being breadth first; their `ends` count only
+/// the end states visited).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Outcomes {
+    pub outcomes: Vec<ObservedOutcome>,
+    /// Distinct states visited (world plus what datacoord has seen).
+    pub states: u64,
+    pub stopped: Option<OutcomesStop>,
 }
 
 /// [`outcomes`] within a memory budget too: the visited set and the queue of
 /// states (each estimated as the explorer does) stay under `max_bytes`.
-pub fn outcomes_within<M: Observe>(
-    sc: &M,
-    max_states: u64,
-    max_bytes: u64,
-) -> Result<Vec<ObservedOutcome>, OutcomesStop> {
+pub fn outcomes_within<M: Observe>(sc: &M, max_states: u64, max_bytes: u64) -> Outcomes {
     let mut seen = FpSet::default();
     let mut links: Vec<(u32, Choice)> = Vec::new();
     let mut out: BTreeMap<String, (u64, u32)> = BTreeMap::new();
@@ -87,7 +97,8 @@ pub fn outcomes_within<M: Observe>(
     let mut runnable = Vec::new();
     let mut scratch = Vec::new();
     let mut entry_bytes = 0;
-    while let Some((w, obs, link)) = queue.pop_front() {
+    let mut stopped = None;
+    'search: while let Some((w, obs, link)) = queue.pop_front() {
         sc.runnable(&w, &mut runnable);
         if runnable.is_empty() {
             out.entry(outcome_line(sc, &obs, &w)).or_insert((0, link)).0 += 1;
@@ -99,34 +110,52 @@ pub fn outcomes_within<M: Observe>(
             sc.step(&mut next, c, &mut scratch);
             let mut obs2 = obs.clone();
             obs2.extend(scratch.iter().filter_map(|f| sc.observed(f)));
-            if seen.insert(hash2(&next, &obs2)) {
-                if seen.len() as u64 > max_states {
-                    return Err(OutcomesStop::States(seen.len() as u64 - 1));
+            if seen.len() as u64 >= max_states {
+                if !seen.contains(hash2(&next, &obs2)) {
+                    stopped = Some(OutcomesStop::States);
+                    break 'search;
                 }
+                continue;
+            }
+            if seen.insert(hash2(&next, &obs2)) {
                 if seen.len() % 256 == 1 {
                     let inline = M::STATE_SIZE_64 + std::mem::size_of::<(Vec<String>, u32)>();
                     entry_bytes = entry_bytes.max(bytes_with_inline(&(&next, &obs2), inline));
                 }
                 if seen.bytes() + (queue.len() as u64 + 1) * entry_bytes > max_bytes {
-                    return Err(OutcomesStop::Bytes(seen.len() as u64 - 1));
+                    stopped = Some(OutcomesStop::Bytes);
+                    break 'search;
                 }
                 links.push((link, c));
                 queue.push_back((next, obs2, links.len() as u32));
             }
         }
     }
-    Ok(out
-        .into_iter()
-        .map(|(outcome, (ends, link))| {
-            let s = schedule_of(&links, link);
-            ObservedOutcome {
-                outcome,
-                ends,
-                steps: s.len() as u32,
-                schedule: format_schedule(&s),
+    if stopped.is_some() {
+        // The ends already queued were reached too.
+        for (w, obs, link) in &queue {
+            sc.runnable(w, &mut runnable);
+            if runnable.is_empty() {
+                out.entry(outcome_line(sc, obs, w)).or_insert((0, *link)).0 += 1;
             }
-        })
-        .collect())
+        }
+    }
+    Outcomes {
+        outcomes: out
+            .into_iter()
+            .map(|(outcome, (ends, link))| {
+                let s = schedule_of(&links, link);
+                ObservedOutcome {
+                    outcome,
+                    ends,
+                    steps: s.len() as u32,
+                    schedule: format_schedule(&s),
+                }
+            })
+            .collect(),
+        states: seen.len() as u64,
+        stopped,
+    }
 }
 
 /// A schedule under which the scenario ends in `outcome` (an `N=... | ...`

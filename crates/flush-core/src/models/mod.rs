@@ -201,11 +201,7 @@ impl AnyScenario {
 
     /// [`AnyScenario::outcomes`] within a memory budget too (see
     /// [`explore::outcomes_within`]).
-    pub fn outcomes_within(
-        &self,
-        max_states: u64,
-        max_bytes: u64,
-    ) -> Result<Vec<ObservedOutcome>, explore::OutcomesStop> {
+    pub fn outcomes_within(&self, max_states: u64, max_bytes: u64) -> explore::Outcomes {
         each_scenario!(self, s => explore::outcomes_within(&**s, max_states, max_bytes))
     }
 
