@@ -157,6 +157,11 @@ struct ExploreArgs {
     keep_ids: bool,
     #[arg(long)]
     json: bool,
+    /// When stderr is not a terminal (a CI log, a file), a line saying where
+    /// the search stands every this many seconds; 0 for none. On a terminal
+    /// one line is redrawn instead.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    progress: u32,
     /// Instead of violations, list every distinct observable outcome (flush-2021:
     /// the packs SaveBinlogPaths received in order, the packs of flushAndDrop, and
     /// how the run ended), each with the number of end states reaching it.
@@ -308,6 +313,7 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
         reduce,
         keep_ids,
         json,
+        progress,
         outcomes,
     } = a;
     let (mut sc, text) = load_source(&file)?;
@@ -331,7 +337,7 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
         ids: keep_ids,
     };
     o.check()?;
-    explore(&sc, text.as_deref(), &o, json)
+    explore(&sc, text.as_deref(), &o, (json, progress))
 }
 
 /// `--outcomes` enumerates every state breadth first on one thread, within
@@ -474,32 +480,47 @@ fn print_run(r: &flush_core::AnyRun, races: bool, json: bool, logs: bool) -> Res
 /// 100,000 steps with a few goroutines runnable at each stays within it).
 const RACE_CHECK_BUDGET: u64 = 5_000_000;
 
+/// Runs the search; `json` for the output, `plain_secs` between progress lines
+/// when stderr is not a terminal (0: none).
 fn explore(
     sc: &AnyScenario,
     text: Option<&str>,
     o: &Options,
-    json: bool,
+    (json, plain_secs): (bool, u32),
 ) -> Result<ExitCode, Failure> {
     use std::io::IsTerminal;
     let started = std::time::Instant::now();
     let tty = std::io::stderr().is_terminal();
     let mut shown = false;
     let mut last = started;
+    // On a terminal, one line redrawn five times a second; elsewhere (a CI log,
+    // a file), a line of its own every `plain_secs`, so a long search is never
+    // silent.
+    let every = match (tty, plain_secs) {
+        (true, _) => 200,
+        (false, 0) => u128::MAX,
+        (false, secs) => u128::from(secs) * 1000,
+    };
     let mut progress = |p: &Progress| {
-        if tty && last.elapsed().as_millis() >= 200 {
+        if last.elapsed().as_millis() >= every {
             last = std::time::Instant::now();
             let secs = started.elapsed().as_secs_f64();
-            let _ = write!(
-                std::io::stderr(),
-                "\r{} states, {:.0} states/s, depth {}, {} held, {:.1} s  ",
+            let line = format!(
+                "{} states, {:.0} states/s, depth {}, {} held, {:.1} s",
                 p.states,
                 p.states as f64 / secs.max(1e-9),
                 p.depth,
                 bytes_words(p.bytes),
                 secs
             );
+            match tty {
+                true => {
+                    let _ = write!(std::io::stderr(), "\r{line}  ");
+                    shown = true;
+                }
+                false => say(&format!("exploring: {line}")),
+            }
             let _ = std::io::stderr().flush();
-            shown = true;
         }
         true
     };
@@ -508,14 +529,19 @@ fn explore(
     report.time_ms = Some(started.elapsed().as_millis() as u64);
     if let (true, Some(text)) = (o.shrink, text) {
         cut_ops(sc, text, o, &mut report, &mut |tries, cut| {
-            if tty && last.elapsed().as_millis() >= 200 {
+            if last.elapsed().as_millis() >= every {
                 last = std::time::Instant::now();
-                let _ = write!(
-                    std::io::stderr(),
-                    "\rcutting ops: {tries} tries, {cut} cut, {:.1} s  ",
+                let line = format!(
+                    "cutting ops: {tries} tries, {cut} cut, {:.1} s",
                     started.elapsed().as_secs_f64()
                 );
-                shown = true;
+                match tty {
+                    true => {
+                        let _ = write!(std::io::stderr(), "\r{line}  ");
+                        shown = true;
+                    }
+                    false => say(&line),
+                }
             }
         });
     }

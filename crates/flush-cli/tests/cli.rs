@@ -1315,3 +1315,41 @@ fn outcomes_stop_at_the_memory_budget() {
         stderr(&noted)
     );
 }
+
+/// A search whose stderr is not a terminal (a CI log) is never silent: a line
+/// of its own says where it stands every `--progress` seconds (0: none), with
+/// no terminal control characters.
+#[test]
+fn progress_shows_in_a_log_too() {
+    let args = [
+        "explore",
+        "builtin:pairs-1000",
+        "--order",
+        "dfs",
+        "--max-states",
+        "80000",
+        "--progress",
+    ];
+    let o = flushscope(&[&args[..], &["1"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("flushscope: exploring: "))
+        .collect();
+    assert!(!lines.is_empty(), "{err}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains(" states/s, depth ") && l.ends_with(" s")),
+        "{err}"
+    );
+    assert!(!err.contains('\r') && !err.contains('\u{1b}'), "{err:?}");
+    let quiet = flushscope(&[&args[..], &["0"]].concat());
+    assert_eq!(stderr(&quiet), "");
+    assert_eq!(
+        stdout(&quiet).lines().next(),
+        stdout(&o).lines().next(),
+        "the report is the same"
+    );
+}
