@@ -480,6 +480,65 @@ fn print_run(r: &flush_core::AnyRun, races: bool, json: bool, logs: bool) -> Res
 /// 100,000 steps with a few goroutines runnable at each stays within it).
 const RACE_CHECK_BUDGET: u64 = 5_000_000;
 
+/// Where a long command stands, on stderr: on a terminal, one line redrawn
+/// five times a second; elsewhere (a CI log, a file), a line of its own every
+/// `plain_secs` (0: none), so a long search is never silent.
+struct Ticker {
+    started: std::time::Instant,
+    last: std::time::Instant,
+    every_ms: u128,
+    tty: bool,
+    /// A terminal line is on screen (to clear at the end).
+    shown: bool,
+}
+
+impl Ticker {
+    fn new(plain_secs: u32) -> Ticker {
+        use std::io::IsTerminal;
+        let tty = std::io::stderr().is_terminal();
+        let now = std::time::Instant::now();
+        Ticker {
+            started: now,
+            last: now,
+            every_ms: match (tty, plain_secs) {
+                (true, _) => 200,
+                (false, 0) => u128::MAX,
+                (false, secs) => u128::from(secs) * 1000,
+            },
+            tty,
+            shown: false,
+        }
+    }
+
+    fn secs(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// Shows `line()` if it is time to.
+    fn tick(&mut self, line: impl FnOnce(f64) -> String) {
+        if self.last.elapsed().as_millis() < self.every_ms {
+            return;
+        }
+        self.last = std::time::Instant::now();
+        let line = line(self.secs());
+        match self.tty {
+            true => {
+                let _ = write!(std::io::stderr(), "\r{line}  ");
+                self.shown = true;
+            }
+            false => say(&line),
+        }
+        let _ = std::io::stderr().flush();
+    }
+
+    /// Clears a terminal line.
+    fn done(&self) {
+        if self.shown {
+            let _ = write!(std::io::stderr(), "\r\x1b[K");
+        }
+    }
+}
+
 /// Runs the search; `json` for the output, `plain_secs` between progress lines
 /// when stderr is not a terminal (0: none).
 fn explore(
@@ -488,69 +547,30 @@ fn explore(
     o: &Options,
     (json, plain_secs): (bool, u32),
 ) -> Result<ExitCode, Failure> {
-    use std::io::IsTerminal;
-    let started = std::time::Instant::now();
-    let tty = std::io::stderr().is_terminal();
-    let mut shown = false;
-    let mut last = started;
-    // On a terminal, one line redrawn five times a second; elsewhere (a CI log,
-    // a file), a line of its own every `plain_secs`, so a long search is never
-    // silent.
-    let every = match (tty, plain_secs) {
-        (true, _) => 200,
-        (false, 0) => u128::MAX,
-        (false, secs) => u128::from(secs) * 1000,
-    };
-    let mut progress = |p: &Progress| {
-        if last.elapsed().as_millis() >= every {
-            last = std::time::Instant::now();
-            let secs = started.elapsed().as_secs_f64();
-            let line = format!(
-                "{} states, {:.0} states/s, depth {}, {} held, {:.1} s",
+    let mut ticker = Ticker::new(plain_secs);
+    let mut report = sc.explore_with(o, &mut |p: &Progress| {
+        ticker.tick(|secs| {
+            format!(
+                "exploring: {} states, {:.0} states/s, depth {}, {} held, {secs:.1} s",
                 p.states,
                 p.states as f64 / secs.max(1e-9),
                 p.depth,
                 bytes_words(p.bytes),
-                secs
-            );
-            match tty {
-                true => {
-                    let _ = write!(std::io::stderr(), "\r{line}  ");
-                    shown = true;
-                }
-                false => say(&format!("exploring: {line}")),
-            }
-            let _ = std::io::stderr().flush();
-        }
+            )
+        });
         true
-    };
-    let mut report = sc.explore_with(o, &mut progress);
+    });
     // The search's time: cutting ops after it is reported by its tries.
-    report.time_ms = Some(started.elapsed().as_millis() as u64);
+    report.time_ms = Some(ticker.started.elapsed().as_millis() as u64);
     if let (true, Some(text)) = (o.shrink, text) {
         cut_ops(sc, text, o, &mut report, &mut |tries, cut| {
-            if last.elapsed().as_millis() >= every {
-                last = std::time::Instant::now();
-                let line = format!(
-                    "cutting ops: {tries} tries, {cut} cut, {:.1} s",
-                    started.elapsed().as_secs_f64()
-                );
-                match tty {
-                    true => {
-                        let _ = write!(std::io::stderr(), "\r{line}  ");
-                        shown = true;
-                    }
-                    false => say(&line),
-                }
-            }
+            ticker.tick(|secs| format!("cutting ops: {tries} tries, {cut} cut, {secs:.1} s"));
         });
     }
-    if shown {
-        let _ = write!(std::io::stderr(), "\r\x1b[K");
-    }
+    ticker.done();
     if o.reduce && !report.reduced {
         let why = match report.ids_merged {
-            true => "states that differ only in goroutine ids were taken as one instead, which cuts more (sleep sets name goroutines by id: add --keep-ids to use them)",
+            true => "states that differ only in the names of goroutines (and other objects numbered as created) were taken as one instead, which cuts more (sleep sets name goroutines by id: add --keep-ids to use them)",
             false => "steps do not declare all they touch, so every order was explored",
         };
         eprintln!("note: --reduce was not used: {}'s {why}", sc.header().model);

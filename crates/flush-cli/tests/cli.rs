@@ -318,6 +318,7 @@ fn explore_reduce_says_what_it_did() {
             "--order",
             order,
             "--no-shrink",
+            "--keep-ids",
             "--json",
         ];
         let (full, _) = json(&base);
@@ -343,10 +344,12 @@ fn explore_reduce_says_what_it_did() {
         "explore",
         "builtin:ordered-flush",
         "--reduce",
+        "--keep-ids",
     ]));
     assert!(text.contains("reduction: sleep sets"), "{text}");
-    // sync-2024 takes states that differ only in goroutine ids as one, which
-    // sleep sets cannot follow: --reduce needs --keep-ids there.
+    // Both models take states that differ only in the names of goroutines (and
+    // flush-2021's runners, signals and queues) as one, which sleep sets cannot
+    // follow: --reduce needs --keep-ids.
     let sync = [
         "explore",
         "builtin:segment-not-found",

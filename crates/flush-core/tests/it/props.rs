@@ -305,6 +305,25 @@ proptest! {
         prop_assert!(r.is_ok(), "{}", r.unwrap_err());
     }
 
+    /// Taking states that differ only in the names of goroutines, runners,
+    /// signals and queues as one finds the same violations, breadth first with
+    /// schedules as short, on random flush-2021 scenarios under random what-ifs.
+    #[test]
+    fn merging_flush_names_agrees_on_random_scenarios(
+        actors in prop::collection::vec(prop::collection::vec(op_strategy(), 0..5), 1..4),
+        n_inj in 0u8..3,
+        what_ifs in 0u8..16,
+    ) {
+        let mut sc = flush_scenario(actors, n_inj);
+        for (i, knob) in flush2021::setup::WHAT_IFS.iter().enumerate() {
+            *(knob.field)(&mut sc.what_if) = what_ifs & (1 << i) != 0;
+        }
+        for order in [Order::Bfs, Order::Dfs] {
+            let r = crate::reduction::ids_agree(&sc, order, 50_000);
+            prop_assert!(r.is_ok(), "{order:?}: {}", r.unwrap_err());
+        }
+    }
+
     /// Taking states that differ only in goroutine ids as one finds the same
     /// violations, breadth first with schedules as short, on random sync-2024
     /// scenarios at every version.

@@ -316,8 +316,12 @@ fn merging_goroutine_ids_keeps_every_violation() {
         let (mut runs, mut exact, mut merged) = (0, 0, 0);
         for name in flush_core::builtin::names() {
             for (presets, v) in common::builtin(name).variants() {
-                let AnyScenario::Sync(sc) = &v else { continue };
-                match ids_agree(&**sc, order, 50_000) {
+                let agree = match &v {
+                    AnyScenario::Sync(sc) => ids_agree(&**sc, order, 50_000),
+                    AnyScenario::Flush(sc) => ids_agree(&**sc, order, 50_000),
+                    AnyScenario::Mutex(_) => continue,
+                };
+                match agree {
                     Ok(Some((e, m))) => {
                         runs += 1;
                         exact += e;

@@ -81,7 +81,12 @@ fn explore_counts_the_reachable_states() {
                 stack.push(n);
             }
         }
-        let e = flush_core::explore::explore(&*sc, 10_000, 10_000_000);
+        // Told apart by every name, as the naive search does.
+        let o = flush_core::explore::Options {
+            ids: true,
+            ..flush_core::explore::Options::exhaustive(10_000, 10_000_000)
+        };
+        let e = flush_core::explore::explore_with(&*sc, &o, &mut |_| true);
         assert_eq!(e.states, seen.len() as u64, "{name}");
         assert!(!e.truncated);
     }

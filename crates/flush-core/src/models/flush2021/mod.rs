@@ -20,6 +20,7 @@ mod facts;
 mod footprint;
 pub mod go;
 mod handler;
+mod ids;
 mod queue;
 mod runner;
 pub mod setup;
@@ -121,6 +122,10 @@ impl crate::engine::Model for Scenario {
     }
     fn fingerprint(&self, s: &World) -> u64 {
         crate::explore::fingerprint(&world::Identity(s))
+    }
+    const MERGES_IDS: bool = true;
+    fn fingerprint_up_to_ids(&self, s: &World) -> u64 {
+        s.fingerprint_up_to_ids()
     }
     fn go_panic<'s>(&self, s: &'s World) -> Option<(u32, &'s str)> {
         s.panic.as_ref().map(|p| (p.goroutine, p.message.as_str()))

@@ -503,6 +503,38 @@ pub(crate) struct Identity<'a>(pub &'a World);
 
 impl std::hash::Hash for Identity<'_> {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        Parts::of(self.0).hash(h)
+    }
+}
+
+/// What [`Identity`] hashes, by reference, in the order it hashes them: the
+/// fingerprint up to names (`ids.rs`) hashes renamed copies of some of them.
+#[derive(Hash)]
+pub(super) struct Parts<'a> {
+    pub goroutines: &'a VecDeque<Goroutine>,
+    pub runners: &'a VecDeque<Runner>,
+    pub queues: &'a Vec<Queue>,
+    pub injections: &'a Vec<TaskInjection>,
+    pub drop: &'a DropState,
+    pub replica: &'a Vec<ReplicaSeg>,
+    pub replica_new: u32,
+    pub open_signals: &'a Vec<SigId>,
+    pub save_binlog_faults: u32,
+    pub drop_channel_faults: u32,
+    pub notified: u32,
+    pub closing: bool,
+    pub panic: &'a Option<GoPanic>,
+    pub violations: &'a Vec<Violation>,
+    pub next_gid: Gid,
+    pub next_runner: RunnerId,
+    pub next_sig: SigId,
+    pub closing_left: &'a Vec<(Gid, Vec<u32>)>,
+    pub finaliser: Option<Gid>,
+    pub actor_done: &'a Vec<u32>,
+}
+
+impl<'a> Parts<'a> {
+    pub(super) fn of(w: &'a World) -> Parts<'a> {
         // Every field by name: a new field is a compile error here, not a bug.
         let World {
             goroutines,
@@ -539,27 +571,29 @@ impl std::hash::Hash for Identity<'_> {
             waits_notified: _,
             actor_done,
             grain: _,
-        } = self.0;
-        goroutines.hash(h);
-        runners.hash(h);
-        queues.hash(h);
-        injections.hash(h);
-        drop.hash(h);
-        replica.hash(h);
-        replica_new.hash(h);
-        open_signals.hash(h);
-        save_binlog_faults.hash(h);
-        drop_channel_faults.hash(h);
-        notified.hash(h);
-        closing.hash(h);
-        panic.hash(h);
-        violations.hash(h);
-        next_gid.hash(h);
-        next_runner.hash(h);
-        next_sig.hash(h);
-        closing_left.hash(h);
-        finaliser.hash(h);
-        actor_done.hash(h);
+        } = w;
+        Parts {
+            goroutines,
+            runners,
+            queues,
+            injections,
+            drop,
+            replica,
+            replica_new: *replica_new,
+            open_signals,
+            save_binlog_faults: *save_binlog_faults,
+            drop_channel_faults: *drop_channel_faults,
+            notified: *notified,
+            closing: *closing,
+            panic,
+            violations,
+            next_gid: *next_gid,
+            next_runner: *next_runner,
+            next_sig: *next_sig,
+            closing_left,
+            finaliser: *finaliser,
+            actor_done,
+        }
     }
 }
 
