@@ -149,10 +149,10 @@ struct ExploreArgs {
     /// (flush-2021, sync-2024); others explore in full, and a note says so.
     #[arg(long)]
     reduce: bool,
-    /// Tell apart states that differ only in the ids of their goroutines. By
-    /// default sync-2024 takes them as one (a Go program sees no goroutine
-    /// ids; the model numbers goroutines as they are spawned): far fewer
-    /// states, the same violations. --reduce needs this on sync-2024.
+    /// Tell apart states that differ only in the numbers the model gives what it
+    /// creates: goroutines (and in flush-2021 runners, channels and the order of
+    /// queues). By default they are one state (a Go program sees none of these
+    /// numbers): far fewer states, the same violations. --reduce needs this.
     #[arg(long)]
     keep_ids: bool,
     #[arg(long)]
