@@ -345,7 +345,7 @@ impl Exploration {
             s.push_str("reduction: sleep sets (steps that commute taken in one order)\n");
         }
         if self.ids_merged {
-            s.push_str("states: one for all that differ only in the numbers the model gave goroutines, runners, channels or queues as it created them (a Go program sees none of them; --keep-ids tells them apart)\n");
+            s.push_str("states: one for all that differ only in the numbers the model gave what it created (goroutines; in flush-2021 also runners, channels and the order of queues), which a Go program does not see (--keep-ids tells them apart)\n");
         }
         s.push_str(&format!(
             "fingerprints: 64-bit; chance that a collision hid a state: at most {:.1e}; memory held at most ~{}\n",
