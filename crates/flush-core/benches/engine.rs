@@ -5,6 +5,8 @@
 //! * explorer throughput in distinct states per second: #34018 scaled
 //!   (`sync-scaled-3x3` at the fix, exhausted depth first and breadth first) and the
 //!   time to the first counterexample of `sync-scaled-4x3` at the buggy commit;
+//!   compaction-race exhausted depth first with states one up to names (the
+//!   default) and with every name kept;
 //! * large inputs (issue 10: no quadratic work): parse, check and run to the end a
 //!   flush-2021 scenario of 10,000 actors (a flush pair each) over a Replica of
 //!   100,000 segments, and a sync-2024 SyncSegments over a metacache of 90,000
@@ -100,6 +102,23 @@ fn explore(c: &mut Criterion) {
     for order in [Order::Dfs, Order::Bfs] {
         g.bench_function(format!("exhaust, {}", order.words()), |b| {
             b.iter(|| black_box(sc.explore_with(&all(order), &mut |_| true).states))
+        });
+    }
+    g.finish();
+    // flush-2021: states one up to names (the default) against told apart.
+    let race = flush_core::builtin::get("compaction-race").expect("built in");
+    let mut g = c.benchmark_group("explore compaction-race, depth first, every state");
+    g.sample_size(10);
+    for ids in [false, true] {
+        let o = Options {
+            ids,
+            ..all(Order::Dfs)
+        };
+        let states = race.explore_with(&o, &mut |_| true).states;
+        let words = if ids { "ids kept" } else { "names merged" };
+        eprintln!("compaction-race, {words}: {states} states");
+        g.bench_function(format!("{words} ({states} states)"), |b| {
+            b.iter(|| black_box(race.explore_with(&o, &mut |_| true).states))
         });
     }
     g.finish();
