@@ -324,6 +324,25 @@ proptest! {
         }
     }
 
+    /// Worlds of a random flush-2021 scenario (under random what-ifs) that the
+    /// fingerprint up to names merges can do the same next: the same verdict,
+    /// and children that merge one for one. It trusts no list of the fields
+    /// that hold names (a review's mutation, queue indices left unmapped, fails
+    /// it within seconds).
+    #[test]
+    fn merged_flush_worlds_step_alike_on_random_scenarios(
+        actors in prop::collection::vec(prop::collection::vec(op_strategy(), 0..6), 1..4),
+        n_inj in 0u8..3,
+        what_ifs in 0u8..16,
+    ) {
+        let mut sc = flush_scenario(actors, n_inj);
+        for (i, knob) in flush2021::setup::WHAT_IFS.iter().enumerate() {
+            *(knob.field)(&mut sc.what_if) = what_ifs & (1 << i) != 0;
+        }
+        let r = merged_worlds_step_alike(&sc, 5_000);
+        prop_assert!(r.is_ok(), "{}", r.unwrap_err());
+    }
+
     /// Taking states that differ only in goroutine ids as one finds the same
     /// violations, breadth first with schedules as short, on random sync-2024
     /// scenarios at every version.
@@ -338,4 +357,62 @@ proptest! {
             prop_assert!(r.is_ok(), "{order:?}: {}", r.unwrap_err());
         }
     }
+}
+
+/// What a world can do next, up to names: its verdict, and the fingerprints up
+/// to names of its children, sorted.
+fn next_up_to_names(sc: &Scenario, w: &flush2021::World) -> (String, Vec<u64>) {
+    use flush_core::engine::Model;
+    let (mut runnable, mut ev) = (Vec::new(), Vec::new());
+    sc.runnable(w, &mut runnable);
+    let mut kids: Vec<u64> = runnable
+        .iter()
+        .map(|&c| {
+            let mut next = w.clone();
+            sc.step(&mut next, c, &mut ev);
+            sc.fingerprint_up_to_ids(&next)
+        })
+        .collect();
+    kids.sort_unstable();
+    let v = sc.verdict(w);
+    let mut bad: Vec<&str> = v.violations.iter().map(|x| x.id).collect();
+    bad.sort_unstable();
+    let end = match v.end {
+        None => String::new(),
+        Some(flush_core::engine::End::Completed) => "completed".to_owned(),
+        Some(flush_core::engine::End::Deadlock(b)) => format!("deadlock of {}", b.len()),
+        Some(flush_core::engine::End::Panic { message, .. }) => format!("panic: {message}"),
+    };
+    (format!("{bad:?} {end}"), kids)
+}
+
+/// The first `max` worlds of `sc` breadth first (told apart by every name):
+/// each pair the fingerprint up to names merges can do the same next.
+fn merged_worlds_step_alike(sc: &Scenario, max: usize) -> Result<(), String> {
+    use flush_core::engine::Model;
+    use std::collections::{HashMap, HashSet, VecDeque};
+    let root = sc.init();
+    let mut seen = HashSet::from([sc.fingerprint(&root)]);
+    let mut queue = VecDeque::from([root]);
+    let mut first: HashMap<u64, flush2021::World> = HashMap::new();
+    let (mut runnable, mut ev) = (Vec::new(), Vec::new());
+    while let Some(w) = queue.pop_front() {
+        sc.runnable(&w, &mut runnable);
+        for &c in &runnable {
+            let mut next = w.clone();
+            sc.step(&mut next, c, &mut ev);
+            if seen.len() < max && seen.insert(sc.fingerprint(&next)) {
+                queue.push_back(next);
+            }
+        }
+        let fp = sc.fingerprint_up_to_ids(&w);
+        match first.get(&fp) {
+            None => _ = first.insert(fp, w),
+            Some(x) if next_up_to_names(sc, x) != next_up_to_names(sc, &w) => {
+                return Err(format!("merged worlds step apart:\n{x:?}\n{w:?}"));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }

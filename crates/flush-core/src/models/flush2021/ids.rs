@@ -43,8 +43,9 @@ pub(super) trait Names {
     fn queue(&mut self, q: u32) -> u32;
 }
 
-/// Every name to 0 but runners, which get their rank (`ranks`, by old id; 0
-/// for one not ranked): what a goroutine's sort key sees.
+/// Every name to 0 but runners, which get their rank (`ranks`, by old id; a
+/// runner not ranked, one gone, gets the same mark in every world): what a
+/// goroutine's sort key sees.
 struct Anonymous<'a> {
     ranks: &'a [u32],
 }
