@@ -1149,7 +1149,7 @@ mod tests {
     /// replaces the job.
     #[test]
     fn the_running_job_survives_noise_and_a_double_cancel() {
-        message(&start(5, "compaction-race", true));
+        message(&start(5, "go-test-execute", true));
         let first = slice().expect("progress");
         assert!(
             matches!(
@@ -1200,7 +1200,7 @@ mod tests {
         }
         assert_eq!(slice(), None, "one report, then nothing");
         // A new job replaces one still running, and runs to its end.
-        message(&start(6, "compaction-race", true));
+        message(&start(6, "go-test-execute", true));
         message(&start(7, "segment-not-found", false));
         let mut last = None;
         while let Some(m) = slice() {
