@@ -319,9 +319,6 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
     let (mut sc, text) = load_source(&file)?;
     apply_version(&mut sc, &at)?;
     let max_bytes = max_memory.unwrap_or_else(default_max_memory);
-    if outcomes {
-        return print_outcomes(&sc, (max_states, max_bytes), json);
-    }
     let o = Options {
         max_steps,
         max_states,
@@ -336,6 +333,15 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
         reduce,
         ids: keep_ids,
     };
+    if outcomes {
+        // Breadth first, whatever --order says: its budgets are checked as such.
+        Options {
+            order: Order::Bfs,
+            ..o
+        }
+        .check()?;
+        return print_outcomes(&sc, (max_states, max_bytes), json);
+    }
     o.check()?;
     explore(&sc, text.as_deref(), &o, (json, progress))
 }

@@ -1302,6 +1302,15 @@ fn outcomes_stop_at_the_memory_budget() {
     assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
     assert!(stdout(&ok).contains("distinct outcome"));
     assert!(!stderr(&ok).contains("note:"), "{}", stderr(&ok));
+    // Zero budgets are refused, as explore refuses them.
+    for (flag, words) in [
+        ("--max-states", "--max-states must be at least 1"),
+        ("--max-memory", "--max-memory must be at least 1M"),
+    ] {
+        let zero = flushscope(&["explore", "builtin:handoff", "--outcomes", flag, "0"]);
+        assert_eq!(zero.status.code(), Some(2), "{}", stderr(&zero));
+        assert!(stderr(&zero).contains(words), "{}", stderr(&zero));
+    }
     // Flags that do not apply to it are named, not silently dropped.
     let noted = flushscope(&[
         "explore",
