@@ -970,6 +970,29 @@ impl<M: Model> Run<M> {
     }
 }
 
+/// The states of `sc` reached breadth first (told apart by the whole state), at
+/// most `max`: what the tests of the models' `ids` modules walk.
+#[cfg(test)]
+pub(crate) fn reachable_states<M: Model>(sc: &M, max: usize) -> Vec<M::State> {
+    use std::collections::{HashSet, VecDeque};
+    let root = sc.init();
+    let mut seen = HashSet::from([crate::explore::fingerprint(&root)]);
+    let (mut queue, mut out) = (VecDeque::from([root]), Vec::new());
+    let (mut runnable, mut facts) = (Vec::new(), Vec::new());
+    while let Some(w) = queue.pop_front() {
+        sc.runnable(&w, &mut runnable);
+        for &c in &runnable {
+            let mut next = w.clone();
+            sc.step(&mut next, c, &mut facts);
+            if seen.len() < max && seen.insert(crate::explore::fingerprint(&next)) {
+                queue.push_back(next);
+            }
+        }
+        out.push(w);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -303,7 +303,8 @@ impl World {
     /// (the order names are met in), then the drop packs, the panic, `close()`'s
     /// books, the finaliser and the open signals. Queues come out in `walk`'s
     /// order (`n.queue` must give each its place there), runners and goroutines
-    /// sorted by their new names, the books of lists sorted.
+    /// in `walk`'s orders (the canonical walk's are those of their new names),
+    /// the books of lists sorted.
     fn rename_into(&self, n: &mut impl Names, walk: &Walk, out: &mut Renamed) {
         out.queues.clear();
         out.queues.extend(walk.queues.iter().map(|&i| {
@@ -317,9 +318,7 @@ impl World {
             map_runner(&mut r, n);
             r
         }));
-        if !out.runners.iter().is_sorted_by_key(|r| r.id) {
-            out.runners.make_contiguous().sort_unstable_by_key(|r| r.id);
-        }
+
         out.goroutines.clear();
         out.goroutines.extend(walk.goroutines.iter().map(|&i| {
             let mut g = self.goroutines[i];
@@ -327,12 +326,6 @@ impl World {
             map_role(&mut g.role, n);
             g
         }));
-        // The canonical walk meets them in order: only a test's shuffle sorts.
-        if !out.goroutines.iter().is_sorted_by_key(|g| g.id) {
-            out.goroutines
-                .make_contiguous()
-                .sort_unstable_by_key(|g| g.id);
-        }
         let drop = out.drop.get_or_insert_with(|| self.drop.clone());
         drop.clone_from(&self.drop);
         for p in drop
@@ -490,6 +483,8 @@ impl World {
                 names, walk, out, ..
             } = s;
             self.rename_into(names, walk, out);
+            debug_assert!(out.goroutines.iter().is_sorted_by_key(|g| g.id));
+            debug_assert!(out.runners.iter().is_sorted_by_key(|r| r.id));
             fingerprint(&self.renamed_parts(out))
         })
     }
@@ -497,9 +492,8 @@ impl World {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::{HashSet, VecDeque};
+    use std::collections::HashSet;
 
-    use super::super::Scenario;
     use super::*;
     use crate::engine::Model;
 
@@ -554,28 +548,13 @@ mod tests {
             goroutines: (0..w.goroutines.len()).collect(),
         };
         let mut out = w.map_names(&mut n, &walk);
+        // Stored by id, as a world keeps them.
+        out.goroutines
+            .make_contiguous()
+            .sort_unstable_by_key(|g| g.id);
+        out.runners.make_contiguous().sort_unstable_by_key(|r| r.id);
         // The counters as the renamed world would have them.
         (out.next_gid, out.next_runner, out.next_sig) = (w.next_gid, w.next_runner, w.next_sig);
-        out
-    }
-
-    /// Worlds reached breadth first (told apart by the whole world), at most `max`.
-    fn worlds(sc: &Scenario, max: usize) -> Vec<World> {
-        let root = sc.init();
-        let mut seen = HashSet::from([fingerprint(&root)]);
-        let (mut queue, mut out) = (VecDeque::from([root]), Vec::new());
-        let (mut runnable, mut ev) = (Vec::new(), Vec::new());
-        while let Some(w) = queue.pop_front() {
-            sc.runnable(&w, &mut runnable);
-            for &c in &runnable {
-                let mut next = w.clone();
-                sc.step(&mut next, c, &mut ev);
-                if seen.len() < max && seen.insert(fingerprint(&next)) {
-                    queue.push_back(next);
-                }
-            }
-            out.push(w);
-        }
         out
     }
 
@@ -615,7 +594,7 @@ mod tests {
             for (presets, sc) in base.variants() {
                 let mut seen = HashSet::new();
                 let max = if presets.is_empty() { 4_000 } else { 300 };
-                for w in worlds(&sc, max) {
+                for w in crate::engine::reachable_states(&sc, max) {
                     let fp = w.fingerprint_up_to_ids();
                     merged += usize::from(!seen.insert(fp));
                     let r = w.renamed();
@@ -641,61 +620,5 @@ mod tests {
         eprintln!("{checked} worlds renamed, {tied} with ties, {merged} merged");
         assert!(checked > 20_000 && tied * 4 < checked, "{checked} {tied}");
         assert!(merged > 1_000, "{merged}");
-    }
-
-    /// What a world can do next, up to names: how it stands (violations, end)
-    /// and the fingerprints up to names of its children, sorted.
-    fn next_up_to_names(sc: &Scenario, w: &World) -> (String, Vec<u64>) {
-        let (mut runnable, mut ev) = (Vec::new(), Vec::new());
-        sc.runnable(w, &mut runnable);
-        let mut kids: Vec<u64> = runnable
-            .iter()
-            .map(|&c| {
-                let mut next = w.clone();
-                sc.step(&mut next, c, &mut ev);
-                next.fingerprint_up_to_ids()
-            })
-            .collect();
-        kids.sort_unstable();
-        let v = sc.verdict(w);
-        let mut bad: Vec<&str> = v.violations.iter().map(|x| x.id).collect();
-        bad.sort_unstable();
-        let end = match v.end {
-            None => String::new(),
-            Some(crate::engine::End::Completed) => "completed".to_owned(),
-            Some(crate::engine::End::Deadlock(b)) => format!("deadlock of {}", b.len()),
-            Some(crate::engine::End::Panic { message, .. }) => format!("panic: {message}"),
-        };
-        (format!("{bad:?} {end}"), kids)
-    }
-
-    /// Worlds merged by the fingerprint up to names can do the same next, up to
-    /// names: the same violations and end, and children that merge one for one.
-    /// This does not trust the renaming's own list of the fields that hold
-    /// names: a name left out there that made two different worlds one would
-    /// show here. Over the first 4,000 worlds of every flush-2021 built-in.
-    #[test]
-    fn merged_worlds_step_alike() {
-        let mut pairs = 0;
-        for name in crate::builtin::names() {
-            let Some(crate::AnyScenario::Flush(sc)) = crate::builtin::get(name) else {
-                continue;
-            };
-            let mut first: std::collections::HashMap<u64, World> = Default::default();
-            for w in worlds(&sc, 4_000) {
-                let fp = w.fingerprint_up_to_ids();
-                let Some(x) = first.get(&fp) else {
-                    first.insert(fp, w);
-                    continue;
-                };
-                pairs += 1;
-                assert_eq!(
-                    next_up_to_names(&sc, x),
-                    next_up_to_names(&sc, &w),
-                    "{name}: merged worlds step apart:\n{x:?}\n{w:?}"
-                );
-            }
-        }
-        assert!(pairs > 10_000, "{pairs} pairs");
     }
 }

@@ -169,31 +169,11 @@ impl World {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::{HashMap, HashSet, VecDeque};
+    use std::collections::HashMap;
 
     use super::super::{Scenario, VERSIONS};
     use super::*;
     use crate::engine::Model;
-
-    /// Worlds reached breadth first (told apart by the whole world), at most `max`.
-    fn worlds(sc: &Scenario, max: usize) -> Vec<World> {
-        let root = sc.init();
-        let mut seen = HashSet::from([crate::explore::fingerprint(&root)]);
-        let (mut queue, mut out) = (VecDeque::from([root]), Vec::new());
-        let (mut runnable, mut ev) = (Vec::new(), Vec::new());
-        while let Some(w) = queue.pop_front() {
-            sc.runnable(&w, &mut runnable);
-            for &c in &runnable {
-                let mut next = w.clone();
-                sc.step(&mut next, c, &mut ev);
-                if seen.len() < max && seen.insert(crate::explore::fingerprint(&next)) {
-                    queue.push_back(next);
-                }
-            }
-            out.push(w);
-        }
-        out
-    }
 
     /// Worlds with one fingerprint up to ids are one world renamed, and a
     /// renamed world's fingerprint is its own: the fingerprint leaves out
@@ -212,7 +192,7 @@ mod tests {
                 let mut sc = Scenario::clone(&sc);
                 sc.set_version(v.id).expect("a version");
                 let mut by_fp: HashMap<u64, World> = HashMap::new();
-                let ws = worlds(&sc, 20_000);
+                let ws = crate::engine::reachable_states(&sc, 20_000);
                 for w in &ws {
                     let r = w.renamed();
                     assert_eq!(
