@@ -18,14 +18,19 @@ use crate::sched::{format_schedule, Choice};
 /// from state to state).
 type Stepped = (Choice, Arc<Touched>);
 
+/// A state the search holds (on the path, in the queue, spare). Boxed: a world
+/// is hundreds of bytes, and it moves from copy to path and back to the spares
+/// once per transition.
+type Held<S> = Box<S>;
+
 /// A breadth-first state waiting: (state, link index + 1 (0 = root), depth,
 /// fingerprint, the only steps to take when it is queued again to wake them).
-type Queued<S> = (S, u32, u32, u64, Option<Vec<Choice>>);
+type Queued<S> = (Held<S>, u32, u32, u64, Option<Vec<Choice>>);
 
 /// One level of the depth-first path: a state and its runnable choices (a range
 /// of the shared choice buffer), `next` the one to try next.
 struct Frame<S> {
-    state: S,
+    state: Held<S>,
     first: usize,
     len: u32,
     next: u32,
@@ -69,7 +74,9 @@ pub struct Explorer<M: Model> {
     /// Keys of violations the start state already showed (not reported).
     known: Vec<String>,
     /// States no longer needed, cloned into (`clone_from`) instead of allocating.
-    spare: Vec<M::State>,
+    spare: Vec<Held<M::State>>,
+    /// Spares of the race check ([`races_at`]).
+    race_spare: Vec<M::State>,
     /// With [`Options::reduce`]: the sleep set of each state that has one, by
     /// fingerprint (see [`Asleep`]).
     asleep: HashMap<u64, Asleep>,
@@ -150,13 +157,16 @@ impl<M: Model> Explorer<M> {
             facts: Vec::new(),
             known,
             spare: Vec::new(),
+            race_spare: Vec::new(),
             asleep: HashMap::new(),
             slept_bytes: 0,
         };
         let fp = x.o.fingerprint(&*x.sc, &root);
         x.visit_fp(fp, &root);
         match x.frontier {
-            Frontier::Bfs { ref mut queue, .. } => queue.push_back((root, 0, 0, fp, None)),
+            Frontier::Bfs { ref mut queue, .. } => {
+                queue.push_back((Box::new(root), 0, 0, fp, None));
+            }
             Frontier::Dfs { .. } => {
                 let ended = x.judge(&root, |_| Vec::new());
                 if M::FOOTPRINTS && x.o.races && x.stopped.is_none() && !ended {
@@ -165,7 +175,7 @@ impl<M: Model> Explorer<M> {
                     x.check_races(&root, &runnable, |_| Vec::new());
                 }
                 if x.stopped.is_none() && !ended {
-                    x.push_root(root);
+                    x.push_root(Box::new(root));
                 }
             }
         }
@@ -248,17 +258,17 @@ impl<M: Model> Explorer<M> {
     }
 
     /// A copy of `w`, into a spare state when there is one.
-    fn copy(spare: &mut Vec<M::State>, w: &M::State) -> M::State {
+    fn copy(spare: &mut Vec<Held<M::State>>, w: &M::State) -> Held<M::State> {
         match spare.pop() {
             Some(mut s) => {
-                s.clone_from(w);
+                (*s).clone_from(w);
                 s
             }
-            None => w.clone(),
+            None => Box::new(w.clone()),
         }
     }
 
-    fn recycle(&mut self, s: M::State) {
+    fn recycle(&mut self, s: Held<M::State>) {
         if self.spare.len() < SPARES {
             self.spare.push(s);
         }
@@ -486,7 +496,7 @@ impl<M: Model> Explorer<M> {
     ) {
         let mut path = Some(path);
         let mut base = Vec::new();
-        for r in races_at(&*self.sc, w, runnable, &mut self.spare) {
+        for r in races_at(&*self.sc, w, runnable, &mut self.race_spare) {
             let key = r.key();
             if self.found.iter().any(|f| f.1 == key) || self.known.contains(&key) {
                 continue;
@@ -509,7 +519,7 @@ impl<M: Model> Explorer<M> {
         }
     }
 
-    fn push_root(&mut self, state: M::State) {
+    fn push_root(&mut self, state: Held<M::State>) {
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(&state, &mut runnable);
         self.push_level(state, &runnable, Vec::new());
@@ -518,7 +528,7 @@ impl<M: Model> Explorer<M> {
 
     /// Depth first: `state` becomes the deepest level, to take `runnable` from
     /// with `sleep` asleep.
-    fn push_level(&mut self, state: M::State, runnable: &[Choice], sleep: Vec<Stepped>) {
+    fn push_level(&mut self, state: Held<M::State>, runnable: &[Choice], sleep: Vec<Stepped>) {
         let Frontier::Dfs { frames, choices } = &mut self.frontier else {
             unreachable!("a depth-first search has frames")
         };
@@ -584,7 +594,7 @@ impl<M: Model> Explorer<M> {
 
     /// Depth first: judges a newly visited state and, unless the search stops
     /// there, makes it the deepest level (with `sleep` asleep).
-    fn dfs_enter(&mut self, next: M::State, sleep: Vec<Stepped>) {
+    fn dfs_enter(&mut self, next: Held<M::State>, sleep: Vec<Stepped>) {
         let Frontier::Dfs { frames, .. } = &self.frontier else {
             unreachable!()
         };
@@ -640,7 +650,7 @@ impl<M: Model> Explorer<M> {
     /// A visited state reached again with `sleep` asleep: the steps it was left
     /// with asleep before and that are awake now are taken from it (a level of
     /// their own); the state keeps only what slept both times.
-    fn wake(&mut self, fp: u64, next: M::State, sleep: Vec<Stepped>) {
+    fn wake(&mut self, fp: u64, next: Held<M::State>, sleep: Vec<Stepped>) {
         let awake = self.woken(fp, &sleep);
         if awake.is_empty() {
             self.recycle(next);

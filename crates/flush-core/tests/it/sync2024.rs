@@ -258,7 +258,7 @@ fn key_lock_serialises_tasks_of_a_segment() {
         // Go's counters: the insert buffer counts each row twice (insert_buffer.go:110,
         // :128), so bufferRows is 8 after the insert of 4 rows, and StartSyncing takes
         // off only the last chunk (write_buffer.go:589-591): 4 stay.
-        let s = r.head().metacache.get(7).unwrap().clone();
+        let s = *r.head().metacache.get(7).unwrap();
         assert_eq!(
             (
                 s.flushed_rows,

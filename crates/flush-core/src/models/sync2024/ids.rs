@@ -30,8 +30,8 @@ const ON_STACK: usize = 16;
 /// A rank for an id no goroutine holds (a handler that has returned).
 const GONE: u32 = u32::MAX;
 
-/// A hash of a goroutine's role without the ids it holds.
-fn role_key(r: &Role) -> u64 {
+/// A hash of a goroutine's role without the ids it holds (kept in [`super::Goroutine::key`]).
+pub(super) fn role_key(r: &Role) -> u64 {
     match r {
         Role::Actor {
             actor,
@@ -42,8 +42,8 @@ fn role_key(r: &Role) -> u64 {
     }
 }
 
-/// The goroutines' (role key, id), in rank order.
-struct Ranks<'a>(&'a [(u64, Gid)]);
+/// The goroutines' (role key, id, index in `World::goroutines`), in rank order.
+struct Ranks<'a>(&'a [(u64, Gid, u32)]);
 
 impl Ranks<'_> {
     fn of(&self, g: Gid) -> u32 {
@@ -58,16 +58,22 @@ impl World {
     /// The goroutines ranked (see the module's words), handed to `f`.
     fn with_ranks<T>(&self, f: impl FnOnce(Ranks) -> T) -> T {
         let n = self.goroutines.len();
-        let mut stack = [(0u64, 0 as Gid); ON_STACK];
+        let mut stack = [(0u64, 0 as Gid, 0u32); ON_STACK];
         let mut heap = Vec::new();
-        let keys: &mut [(u64, Gid)] = if n <= ON_STACK {
+        let keys: &mut [(u64, Gid, u32)] = if n <= ON_STACK {
             &mut stack[..n]
         } else {
-            heap.resize(n, (0, 0));
+            heap.resize(n, (0, 0, 0));
             &mut heap
         };
-        for (k, g) in keys.iter_mut().zip(&self.goroutines) {
-            *k = (role_key(&g.role), g.id);
+        for (i, (k, g)) in keys.iter_mut().zip(&self.goroutines).enumerate() {
+            debug_assert_eq!(
+                g.key,
+                role_key(&g.role),
+                "goroutine {}'s key is stale",
+                g.id
+            );
+            *k = (g.key, g.id, i as u32);
         }
         keys.sort_unstable();
         f(Ranks(keys))
@@ -110,9 +116,9 @@ impl World {
         let mut h = fingerprint_hasher();
         self.with_ranks(|ranks| {
             goroutines.len().hash(&mut h);
-            for &(key, g) in ranks.0 {
+            for &(key, _, i) in ranks.0 {
                 key.hash(&mut h);
-                let role = &self.goroutines[self.gi(g)].role;
+                let role = &self.goroutines[i as usize].role;
                 Self::handler_of(role).map(|g| ranks.of(g)).hash(&mut h);
             }
             // A set: the sum of its members' hashes.
@@ -141,8 +147,8 @@ impl World {
                 .0
                 .iter()
                 .enumerate()
-                .map(|(rank, &(_, g))| {
-                    let mut x = self.goroutines[self.gi(g)].clone();
+                .map(|(rank, &(_, _, i))| {
+                    let mut x = self.goroutines[i as usize].clone();
                     x.id = rank as Gid;
                     if let Role::Actor {
                         at: ActorAt::SyncSegmentsRpc { handler, .. },

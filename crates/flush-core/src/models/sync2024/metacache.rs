@@ -6,7 +6,7 @@ use super::setup::{DcSegment, DnSegment, Level, SegState};
 use super::{view_keeps, Knobs};
 
 /// `SegmentInfo` (`segment.go`), without the bloom filters.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MetaSeg {
     pub segment: i64,
     pub partition: i64,
@@ -198,7 +198,7 @@ impl MetaCache {
                 fresh.push(MetaSeg {
                     partition,
                     start_pos_recorded: true,
-                    ..n.clone()
+                    ..*n
                 });
             }
         }
@@ -227,7 +227,7 @@ impl MetaCache {
         for s in segs {
             if s.partition == partition && all.binary_search(&s.segment).is_err() {
                 if view_keeps(knobs, &s, partition) {
-                    absent.push((s.clone(), false));
+                    absent.push((s, false));
                 } else {
                     absent.push((s, true));
                     continue;

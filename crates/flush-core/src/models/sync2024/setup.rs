@@ -233,7 +233,7 @@ impl Op {
 }
 
 /// A segment in datacoord's meta.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct DcSegment {
     pub segment: i64,
     pub partition: i64,

@@ -117,7 +117,7 @@ impl World {
                     ev.push(Ev::RpcSucceeded);
                     ev.push(Ev::SyncSegmentsSuccess {
                         partition,
-                        selected,
+                        selected: selected.to_vec(),
                         version: self.version,
                     });
                 }
@@ -205,14 +205,16 @@ impl World {
             }
         }
         for (i, segment, n) in absent {
-            if let Role::Task { task: t, .. }
-            | Role::Actor {
-                at: ActorAt::KeyLock(t),
-                ..
-            } = &mut self.goroutines[i].role
-            {
-                t.reported_absent = true;
-            }
+            self.role_mut(i, |role| {
+                if let Role::Task { task: t, .. }
+                | Role::Actor {
+                    at: ActorAt::KeyLock(t),
+                    ..
+                } = role
+                {
+                    t.reported_absent = true;
+                }
+            });
             self.violate(Violation::SyncTaskWithoutSegment { segment, task: n }, ev);
         }
     }
@@ -254,12 +256,13 @@ impl World {
     /// row twice, insert_buffer.go:110 and :128, and StartSyncing takes off only the
     /// last chunk, write_buffer.go:589-591, so it does not follow the write buffer.)
     fn check_row_counts(&mut self, ev: &mut Vec<Ev>) {
+        let flights = self.in_flight();
         for k in 0..self.metacache.segments().len() {
             let (id, syncing, tasks) = {
                 let s = &self.metacache.segments()[k];
                 (s.segment, s.syncing_rows, s.syncing_tasks)
             };
-            let (in_flight, n) = self.in_flight(id);
+            let (in_flight, n) = flights.of(id);
             if syncing != in_flight || tasks != n {
                 self.violate(
                     Violation::RowCounts {
@@ -292,11 +295,11 @@ impl World {
         }
     }
 
-    /// Rows and tasks in flight for `segment` (submitted or waiting for the key lock,
-    /// or between the two lookups of getSyncTask and EncodeBuffer).
-    fn in_flight(&self, segment: i64) -> (i64, i32) {
-        let mut rows = 0i64;
-        let mut n = 0i32;
+    /// Rows and tasks in flight per segment (submitted or waiting for the key
+    /// lock, or between the two lookups of getSyncTask and EncodeBuffer): one walk
+    /// over the goroutines (this runs after every step the explorer tries).
+    fn in_flight(&self) -> Flights {
+        let mut f = Flights::default();
         for g in &self.goroutines {
             if let Role::Task { task: t, .. }
             | Role::Actor {
@@ -304,12 +307,48 @@ impl World {
                 ..
             } = &g.role
             {
-                if t.segment == segment {
-                    rows += t.batch;
-                    n += 1;
-                }
+                f.add(t.segment, t.batch);
             }
         }
-        (rows, n)
+        f
+    }
+}
+
+/// Segments with tasks in flight: (segment, rows, tasks), on the stack for the
+/// first [`Flights::ON_STACK`] segments.
+#[derive(Default)]
+struct Flights {
+    stack: [(i64, i64, i32); Flights::ON_STACK],
+    len: usize,
+    more: Vec<(i64, i64, i32)>,
+}
+
+impl Flights {
+    const ON_STACK: usize = 8;
+
+    fn add(&mut self, segment: i64, rows: i64) {
+        let (stack, more) = (&mut self.stack[..self.len], &mut self.more);
+        if let Some(f) = stack
+            .iter_mut()
+            .chain(more.iter_mut())
+            .find(|f| f.0 == segment)
+        {
+            f.1 += rows;
+            f.2 += 1;
+        } else if self.len < Self::ON_STACK {
+            self.stack[self.len] = (segment, rows, 1);
+            self.len += 1;
+        } else {
+            self.more.push((segment, rows, 1));
+        }
+    }
+
+    /// The rows and tasks in flight for `segment`.
+    fn of(&self, segment: i64) -> (i64, i32) {
+        self.stack[..self.len]
+            .iter()
+            .chain(&self.more)
+            .find(|f| f.0 == segment)
+            .map_or((0, 0), |f| (f.1, f.2))
     }
 }

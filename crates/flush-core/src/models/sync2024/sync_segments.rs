@@ -47,7 +47,7 @@ impl World {
             .collect();
         let req = SyncRequest {
             partition,
-            segments,
+            segments: segments.into(),
         };
         ev.push(Ev::SyncSegmentsRequest {
             partition,
@@ -61,7 +61,7 @@ impl World {
         });
         Flow::At(ActorAt::SyncSegmentsRpc {
             handler: h,
-            selected,
+            selected: selected.into(),
         })
     }
 
@@ -99,7 +99,7 @@ impl World {
                     return None;
                 }
                 ev.push(Ev::LoadingStats { load: load.clone() });
-                Some(HandlerAt::LoadStats { load })
+                Some(HandlerAt::LoadStats { load: load.into() })
             }
             HandlerAt::LoadStats { load } => {
                 // services.go:318-335 — each load runs in the stats pool:
@@ -156,7 +156,7 @@ impl World {
     /// meta_cache.go:267-304@ca7ef26e4b UpdateSegmentView(partitionID, newSegments, newSegmentsBF, allSegments).
     fn update_segment_view(&mut self, req: &SyncRequest, new_segments: &[i64], ev: &mut Vec<Ev>) {
         self.mc_all(Site::UpdateView);
-        for s in &req.segments {
+        for s in req.segments.iter() {
             self.mc(Site::UpdateView, s.segment);
         }
         let new: Vec<MetaSeg> = new_segments

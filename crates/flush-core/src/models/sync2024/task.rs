@@ -60,7 +60,7 @@ impl World {
             }
             TaskAt::FinishSyncing { start_pos } => {
                 // meta_writer.go:136 — SetStartPosRecorded for the reported segments.
-                for s in &start_pos {
+                for s in start_pos.iter() {
                     self.seg(*s);
                     self.metacache
                         .update(*s, None, &[Action::SetStartPosRecorded(true)]);
@@ -109,7 +109,7 @@ impl World {
         // yet: a range over the whole metacache.
         self.mc_all(Site::Get);
         let checkpoint_rows = flushed_rows + t.batch;
-        let start_pos: Vec<i64> = self
+        let start_pos: Ids = self
             .metacache
             .segments()
             .iter()

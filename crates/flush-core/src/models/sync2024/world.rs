@@ -9,6 +9,11 @@ use crate::scenario::WaitFor;
 
 pub type Gid = u32;
 
+/// A list a goroutine's role holds and never changes (a request's segments, a
+/// task's start positions): shared, so that the explorer's copy of a world per
+/// transition copies no list (an `Arc` compares and hashes as its contents).
+pub type Ids<T = i64> = std::sync::Arc<[T]>;
+
 /// One `datapb.SyncSegmentInfo` of a request.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ReqSeg {
@@ -25,7 +30,7 @@ pub struct ReqSeg {
 pub struct SyncRequest {
     pub partition: i64,
     /// `SegmentInfos`, sorted by id.
-    pub segments: Vec<ReqSeg>,
+    pub segments: Ids<ReqSeg>,
 }
 
 impl SyncRequest {
@@ -39,7 +44,7 @@ impl SyncRequest {
 }
 
 /// One segment's insert buffer in the write buffer (`writeBufferBase.buffers`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SegBuf {
     pub segment: i64,
     /// Rows really buffered.
@@ -107,7 +112,7 @@ pub enum ActorAt {
     /// In `keyLockDispatcher.Submit` → `keyLock.Lock(segment)`, held by an earlier task.
     KeyLock(SyncTask),
     /// Datacoord in `sessions.SyncSegments`, waiting for the handler `handler`.
-    SyncSegmentsRpc { handler: Gid, selected: Vec<i64> },
+    SyncSegmentsRpc { handler: Gid, selected: Ids },
 }
 
 /// Where a sync task stands.
@@ -120,11 +125,11 @@ pub enum TaskAt {
     /// `SaveBinlogPaths` to datacoord in flight (in `brokerMetaWriter.UpdateSync`).
     SaveBinlogPaths {
         checkpoint_rows: i64,
-        start_pos: Vec<i64>,
+        start_pos: Ids,
     },
     /// SaveBinlogPaths returned; `SetStartPosRecorded`, then `Run`'s
     /// `FinishSyncing` (and Flushed for a flush) next.
-    FinishSyncing { start_pos: Vec<i64> },
+    FinishSyncing { start_pos: Ids },
 }
 
 /// Where the datanode's SyncSegments handler stands.
@@ -133,29 +138,53 @@ pub enum HandlerAt {
     /// The RPC has arrived.
     Receive,
     /// Loading PK stats of missing segments (`conc.AwaitAll` on the stats pool).
-    LoadStats { load: Vec<i64> },
+    LoadStats { load: Ids },
 }
 
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(PartialEq, Eq, Hash)]
 pub struct Goroutine {
     pub id: Gid,
+    /// What it is and where it stands. Changed only through [`World::set_role`] or
+    /// [`World::role_mut`], which keep `key` its hash.
     pub role: Role,
+    /// A hash of `role` without the ids it holds ([`super::ids::role_key`]),
+    /// kept with it: the explorer fingerprints a world per transition, and a step
+    /// changes the role of one goroutine or two.
+    pub(super) key: u64,
+}
+
+impl Goroutine {
+    pub(super) fn new(id: Gid, role: Role) -> Goroutine {
+        let key = super::ids::role_key(&role);
+        Goroutine { id, role, key }
+    }
+}
+
+/// `key` is left out: it follows from `role`.
+impl std::fmt::Debug for Goroutine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Goroutine")
+            .field("id", &self.id)
+            .field("role", &self.role)
+            .finish()
+    }
 }
 
 /// `clone_from` keeps a role equal to the source's: the explorer clones worlds
-/// into spare ones, whose goroutines mostly stand where the source's do, and a
-/// role's clone allocates (a request's segments, a task's positions).
+/// into spare ones, whose goroutines mostly stand where the source's do.
 impl Clone for Goroutine {
     fn clone(&self) -> Goroutine {
         Goroutine {
             id: self.id,
             role: self.role.clone(),
+            key: self.key,
         }
     }
     fn clone_from(&mut self, o: &Goroutine) {
         self.id = o.id;
-        if self.role != o.role {
+        if self.key != o.key || self.role != o.role {
             self.role.clone_from(&o.role);
+            self.key = o.key;
         }
     }
 }
@@ -167,7 +196,7 @@ pub struct GoPanic {
 }
 
 /// Rows of one segment the flow graph inserted, and where they went.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct RowLedger {
     pub segment: i64,
     pub inserted: i64,
@@ -396,14 +425,21 @@ impl World {
         self.order(super::footprint::key::NEXT_GID, 0, 0);
         let id = self.next_gid;
         self.next_gid += 1;
-        self.goroutines.push(Goroutine { id, role });
+        self.goroutines.push(Goroutine::new(id, role));
         id
     }
 
     /// Goroutine `g` now is (and stands at) `role`.
     pub(super) fn set_role(&mut self, g: Gid, role: Role) {
         let i = self.gi(g);
-        self.goroutines[i].role = role;
+        self.goroutines[i] = Goroutine::new(g, role);
+    }
+
+    /// Changes the role of the goroutine at index `i` in place (and its key).
+    pub(super) fn role_mut(&mut self, i: usize, f: impl FnOnce(&mut Role)) {
+        let g = &mut self.goroutines[i];
+        f(&mut g.role);
+        g.key = super::ids::role_key(&g.role);
     }
 
     pub(super) fn gi(&self, g: Gid) -> usize {
