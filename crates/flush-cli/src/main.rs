@@ -340,7 +340,7 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
             ..o
         }
         .check()?;
-        return print_outcomes(&sc, (max_states, max_bytes), json);
+        return print_outcomes(&sc, (max_states, max_bytes), (json, progress));
     }
     o.check()?;
     explore(&sc, text.as_deref(), &o, (json, progress))
@@ -658,13 +658,26 @@ fn default_max_memory() -> u64 {
         .map_or(2 << 30, |kb| kb * 1024 / 4)
 }
 
+/// `explore --outcomes`; `plain_secs` as for [`explore`].
 fn print_outcomes(
     sc: &AnyScenario,
     (max_states, max_bytes): (u64, u64),
-    json: bool,
+    (json, plain_secs): (bool, u32),
 ) -> Result<ExitCode, Failure> {
     let name = &sc.header().name;
-    let found = sc.outcomes_within(max_states, max_bytes);
+    let mut ticker = Ticker::new(plain_secs);
+    let found = sc.outcomes_with((max_states, max_bytes), &mut |p: &Progress| {
+        ticker.tick(|secs| {
+            format!(
+                "finding outcomes: {} states, {:.0} states/s, depth {}, {} held, {secs:.1} s",
+                p.states,
+                p.states as f64 / secs.max(1e-9),
+                p.depth,
+                bytes_words(p.bytes),
+            )
+        });
+    });
+    ticker.done();
     let stop = found.stopped.map(|why| match why {
         OutcomesStop::States => format!(
             "the state budget ({max_states}) was reached after {} states; raise --max-states",

@@ -1365,3 +1365,39 @@ fn progress_shows_in_a_log_too() {
         "the report is the same"
     );
 }
+
+/// `--outcomes` was silent however long it ran; it tells where it stands too.
+#[test]
+fn outcomes_show_progress_in_a_log_too() {
+    let args = [
+        "explore",
+        "builtin:pairs-1000",
+        "--outcomes",
+        "--max-states",
+        // About 4 s in a debug build: long enough for a line a second.
+        "200000",
+        "--progress",
+    ];
+    let o = flushscope(&[&args[..], &["1"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("flushscope: finding outcomes: "))
+        .collect();
+    assert!(!lines.is_empty(), "{err}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains(" states/s, depth ") && l.ends_with(" s")),
+        "{err}"
+    );
+    assert!(!err.contains('\r') && !err.contains('\u{1b}'), "{err:?}");
+    let quiet = flushscope(&[&args[..], &["0"]].concat());
+    assert!(
+        !stderr(&quiet).contains("finding outcomes"),
+        "{}",
+        stderr(&quiet)
+    );
+    assert_eq!(stdout(&quiet), stdout(&o), "the report is the same");
+}

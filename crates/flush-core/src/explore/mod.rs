@@ -32,8 +32,8 @@ pub use fingerprint::{
 };
 pub use matrix::{matrix, matrix_text, MatrixRow};
 pub use outcomes::{
-    end_word, find_outcome, outcome_line, outcomes, outcomes_within, run_outcome, Observe,
-    ObservedOutcome, Outcomes, OutcomesStop,
+    end_word, find_outcome, outcome_line, outcomes, outcomes_with, outcomes_within, run_outcome,
+    Observe, ObservedOutcome, Outcomes, OutcomesStop,
 };
 #[cfg(not(target_arch = "wasm32"))]
 pub use parallel::explore_threads;

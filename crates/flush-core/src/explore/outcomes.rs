@@ -88,23 +88,45 @@ pub struct Outcomes {
 /// [`outcomes`] within a memory budget too: the visited set and the queue of
 /// states (each estimated as the explorer does) stay under `max_bytes`.
 pub fn outcomes_within<M: Observe>(sc: &M, max_states: u64, max_bytes: u64) -> Outcomes {
+    outcomes_with(sc, (max_states, max_bytes), &mut |_| ())
+}
+
+/// Transitions between two calls of the progress callback of [`outcomes_with`].
+const PROGRESS_EVERY: u64 = 4096;
+
+/// [`outcomes_within`], telling `progress` where it stands every few thousand
+/// transitions (`violations` stays 0: this search looks for outcomes).
+pub fn outcomes_with<M: Observe>(
+    sc: &M,
+    (max_states, max_bytes): (u64, u64),
+    progress: &mut dyn FnMut(&super::Progress),
+) -> Outcomes {
     let mut seen = FpSet::default();
     let mut links: Vec<(u32, Choice)> = Vec::new();
     let mut out: BTreeMap<String, (u64, u32)> = BTreeMap::new();
-    // (world, words of the packs notified so far, link index + 1; 0 = root)
-    let mut queue: VecDeque<(M::State, Vec<String>, u32)> = VecDeque::new();
-    queue.push_back((sc.init(), Vec::new(), 0));
+    // (world, words of the packs notified so far, link index + 1 (0 = root), depth)
+    let mut queue: VecDeque<(M::State, Vec<String>, u32, u32)> = VecDeque::new();
+    queue.push_back((sc.init(), Vec::new(), 0, 0));
+    let mut now = super::Progress::default();
     let mut runnable = Vec::new();
     let mut scratch = Vec::new();
     let mut entry_bytes = 0;
     let mut stopped = None;
-    'search: while let Some((w, obs, link)) = queue.pop_front() {
+    'search: while let Some((w, obs, link, depth)) = queue.pop_front() {
+        now.depth = depth;
         sc.runnable(&w, &mut runnable);
         if runnable.is_empty() {
             out.entry(outcome_line(sc, &obs, &w)).or_insert((0, link)).0 += 1;
             continue;
         }
         for &c in &runnable {
+            now.transitions += 1;
+            if now.transitions % PROGRESS_EVERY == 0 {
+                now.states = seen.len() as u64;
+                now.frontier = queue.len() as u64;
+                now.bytes = seen.bytes() + now.frontier * entry_bytes;
+                progress(&now);
+            }
             let mut next = w.clone();
             scratch.clear();
             sc.step(&mut next, c, &mut scratch);
@@ -127,24 +149,35 @@ pub fn outcomes_within<M: Observe>(sc: &M, max_states: u64, max_bytes: u64) -> O
                     break 'search;
                 }
                 links.push((link, c));
-                queue.push_back((next, obs2, links.len() as u32));
+                queue.push_back((next, obs2, links.len() as u32, depth + 1));
             }
         }
     }
     if stopped.is_some() {
         // The ends already queued were reached too.
-        for (w, obs, link) in &queue {
+        for (w, obs, link, _) in &queue {
             sc.runnable(w, &mut runnable);
             if runnable.is_empty() {
                 out.entry(outcome_line(sc, obs, w)).or_insert((0, *link)).0 += 1;
             }
         }
     }
+    found(out, &links, seen.len() as u64, stopped)
+}
+
+/// The outcomes seen (each with the end states reaching it and the link of a
+/// first one), as [`Outcomes`].
+fn found(
+    out: BTreeMap<String, (u64, u32)>,
+    links: &[(u32, Choice)],
+    states: u64,
+    stopped: Option<OutcomesStop>,
+) -> Outcomes {
     Outcomes {
         outcomes: out
             .into_iter()
             .map(|(outcome, (ends, link))| {
-                let s = schedule_of(&links, link);
+                let s = schedule_of(links, link);
                 ObservedOutcome {
                     outcome,
                     ends,
@@ -153,7 +186,7 @@ pub fn outcomes_within<M: Observe>(sc: &M, max_states: u64, max_bytes: u64) -> O
                 }
             })
             .collect(),
-        states: seen.len() as u64,
+        states,
         stopped,
     }
 }

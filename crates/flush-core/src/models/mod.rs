@@ -205,6 +205,16 @@ impl AnyScenario {
         each_scenario!(self, s => explore::outcomes_within(&**s, max_states, max_bytes))
     }
 
+    /// [`AnyScenario::outcomes_within`] with a progress callback (see
+    /// [`explore::outcomes_with`]).
+    pub fn outcomes_with(
+        &self,
+        budgets: (u64, u64),
+        progress: &mut dyn FnMut(&explore::Progress),
+    ) -> explore::Outcomes {
+        each_scenario!(self, s => explore::outcomes_with(&**s, budgets, progress))
+    }
+
     /// Breadth-first search over every interleaving, to the end (see [`explore`]).
     pub fn explore(&self, max_steps: u32, max_states: u64) -> Exploration {
         each_scenario!(self, s => explore::explore(&**s, max_steps, max_states))
