@@ -62,9 +62,13 @@ const NOT_KEPT: u32 = u32::MAX;
 /// budget has room for, so the merge stops before it (see [`Work::expand`]).
 const OVER: u32 = u32::MAX - 1;
 
+/// A state a thread holds. Boxed: a world is hundreds of bytes, and it moves
+/// from spare to candidate to the next level and back.
+type Held<S> = Box<S>;
+
 /// A parent of the level: its state and link (its breadth-first index + 1).
 struct Entry<S> {
-    state: S,
+    state: Held<S>,
     link: u32,
 }
 
@@ -95,12 +99,12 @@ struct Owned<S> {
 
 /// A thread's work of one batch, and its reusable buffers.
 struct Work<S, F> {
-    cands: Vec<S>,
+    cands: Vec<Held<S>>,
     /// Per candidate: its link once the merge keeps it, else 0.
     keep: Vec<u32>,
     parents: Vec<Parent>,
     kids: Vec<Kid>,
-    spare: Vec<S>,
+    spare: Vec<Held<S>>,
     runnable: Vec<Choice>,
     facts: Vec<F>,
     /// The children this thread made in this batch: a child made twice is kept
@@ -125,19 +129,19 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         }
     }
 
-    fn recycle(&mut self, s: S) {
+    fn recycle(&mut self, s: Held<S>) {
         if self.spare.len() < self.max_spares {
             self.spare.push(s);
         }
     }
 
-    fn copy(&mut self, w: &S) -> S {
+    fn copy(&mut self, w: &S) -> Held<S> {
         match self.spare.pop() {
             Some(mut s) => {
-                s.clone_from(w);
+                (*s).clone_from(w);
                 s
             }
-            None => w.clone(),
+            None => Box::new(w.clone()),
         }
     }
 
@@ -429,7 +433,7 @@ impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
         let mut seen = FpSet::default();
         seen.insert(fp);
         let mut root = Some(Entry {
-            state: root,
+            state: Box::new(root),
             link: 0,
         });
         let owned = (0..threads).map(|_| Owned {
