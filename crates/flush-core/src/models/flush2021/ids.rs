@@ -279,6 +279,62 @@ struct Renamed {
     finaliser: Option<Gid>,
 }
 
+/// `out` becomes a copy of `from`, each passed through `map`, in the buffers
+/// `out` has (`clone_from`: no allocation once they are large enough).
+fn copy_into<'a, T: Clone + 'a>(
+    out: &mut impl List<T>,
+    from: impl Iterator<Item = &'a T>,
+    mut map: impl FnMut(&mut T),
+) {
+    let mut len = 0;
+    for x in from {
+        match out.at(len) {
+            Some(slot) => {
+                slot.clone_from(x);
+                map(slot);
+            }
+            None => {
+                let mut y = x.clone();
+                map(&mut y);
+                out.add(y);
+            }
+        }
+        len += 1;
+    }
+    out.keep(len);
+}
+
+/// What [`copy_into`] fills: a `Vec` or a `VecDeque`.
+trait List<T> {
+    fn at(&mut self, i: usize) -> Option<&mut T>;
+    fn add(&mut self, x: T);
+    fn keep(&mut self, len: usize);
+}
+
+impl<T> List<T> for Vec<T> {
+    fn at(&mut self, i: usize) -> Option<&mut T> {
+        self.get_mut(i)
+    }
+    fn add(&mut self, x: T) {
+        self.push(x);
+    }
+    fn keep(&mut self, len: usize) {
+        self.truncate(len);
+    }
+}
+
+impl<T> List<T> for std::collections::VecDeque<T> {
+    fn at(&mut self, i: usize) -> Option<&mut T> {
+        self.get_mut(i)
+    }
+    fn add(&mut self, x: T) {
+        self.push_back(x);
+    }
+    fn keep(&mut self, len: usize) {
+        self.truncate(len);
+    }
+}
+
 /// What ranks a runner: its queue's segment, its creation order there, its
 /// position and, in drop mode, its half.
 type RunnerKey = (i64, u32, super::PosId, Option<super::HalfKind>);
@@ -306,18 +362,10 @@ impl World {
     /// in `walk`'s orders (the canonical walk's are those of their new names),
     /// the books of lists sorted.
     fn rename_into(&self, n: &mut impl Names, walk: &Walk, out: &mut Renamed) {
-        out.queues.clear();
-        out.queues.extend(walk.queues.iter().map(|&i| {
-            let mut q = self.queues[i as usize].clone();
-            map_queue(&mut q, n);
-            q
-        }));
-        out.runners.clear();
-        out.runners.extend(walk.runners.iter().map(|&i| {
-            let mut r = self.runners[i].clone();
-            map_runner(&mut r, n);
-            r
-        }));
+        let queues = walk.queues.iter().map(|&i| &self.queues[i as usize]);
+        copy_into(&mut out.queues, queues, |q| map_queue(q, n));
+        let runners = walk.runners.iter().map(|&i| &self.runners[i]);
+        copy_into(&mut out.runners, runners, |r| map_runner(r, n));
 
         out.goroutines.clear();
         out.goroutines.extend(walk.goroutines.iter().map(|&i| {

@@ -73,7 +73,7 @@ pub struct Pack {
 
 /// `flushTaskRunner`: lives from `getFlushTaskRunner` (or a drop-mode
 /// `handleXTask`) until its pack is notified (or appended to the drop packs).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Runner {
     pub id: RunnerId,
     pub segment: i64,
@@ -147,7 +147,7 @@ pub struct Handler {
 }
 
 /// `orderFlushQueue`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Queue {
     pub segment: i64,
     /// `tailCh`; `None` until `init` ran (a nil channel: receiving blocks forever).
@@ -168,6 +168,45 @@ pub struct Queue {
     /// What-if `runner_creation_locked`: the holder of the queue's creation mutex
     /// (from `working.LoadOrStore` to the end of the chaining).
     pub create_mut: Option<Gid>,
+}
+
+// `clone_from` reuses the lists' buffers: the explorer copies worlds into spare
+// ones, and the fingerprint up to names renames runners and queues into kept
+// ones (ids.rs), once per transition. The other fields are copied by `..*o`: a
+// new field that is not `Copy` is a compile error here until it is listed.
+impl Clone for Runner {
+    fn clone(&self) -> Runner {
+        Runner {
+            feeders: self.feeders.clone(),
+            ..*self
+        }
+    }
+    fn clone_from(&mut self, o: &Runner) {
+        let mut feeders = std::mem::take(&mut self.feeders);
+        feeders.clone_from(&o.feeders);
+        *self = Runner { feeders, ..*o };
+    }
+}
+
+impl Clone for Queue {
+    fn clone(&self) -> Queue {
+        Queue {
+            inject_ch: self.inject_ch.clone(),
+            working: self.working.clone(),
+            ..*self
+        }
+    }
+    fn clone_from(&mut self, o: &Queue) {
+        let mut inject_ch = std::mem::take(&mut self.inject_ch);
+        let mut working = std::mem::take(&mut self.working);
+        inject_ch.clone_from(&o.inject_ch);
+        working.clone_from(&o.working);
+        *self = Queue {
+            inject_ch,
+            working,
+            ..*o
+        };
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
