@@ -545,6 +545,17 @@ impl Ticker {
     }
 }
 
+/// A progress line of a search: `what` it does, then where it stands.
+fn search_line(what: &str, p: &Progress, secs: f64) -> String {
+    format!(
+        "{what}: {} states, {:.0} states/s, depth {}, {} held, {secs:.1} s",
+        p.states,
+        p.states as f64 / secs.max(1e-9),
+        p.depth,
+        bytes_words(p.bytes),
+    )
+}
+
 /// Runs the search; `json` for the output, `plain_secs` between progress lines
 /// when stderr is not a terminal (0: none).
 fn explore(
@@ -555,15 +566,7 @@ fn explore(
 ) -> Result<ExitCode, Failure> {
     let mut ticker = Ticker::new(plain_secs);
     let mut report = sc.explore_with(o, &mut |p: &Progress| {
-        ticker.tick(|secs| {
-            format!(
-                "exploring: {} states, {:.0} states/s, depth {}, {} held, {secs:.1} s",
-                p.states,
-                p.states as f64 / secs.max(1e-9),
-                p.depth,
-                bytes_words(p.bytes),
-            )
-        });
+        ticker.tick(|secs| search_line("exploring", p, secs));
         true
     });
     // The search's time: cutting ops after it is reported by its tries.
@@ -667,15 +670,7 @@ fn print_outcomes(
     let name = &sc.header().name;
     let mut ticker = Ticker::new(plain_secs);
     let found = sc.outcomes_with((max_states, max_bytes), &mut |p: &Progress| {
-        ticker.tick(|secs| {
-            format!(
-                "finding outcomes: {} states, {:.0} states/s, depth {}, {} held, {secs:.1} s",
-                p.states,
-                p.states as f64 / secs.max(1e-9),
-                p.depth,
-                bytes_words(p.bytes),
-            )
-        });
+        ticker.tick(|secs| search_line("finding outcomes", p, secs));
     });
     ticker.done();
     let stop = found.stopped.map(|why| match why {

@@ -1328,6 +1328,25 @@ fn outcomes_stop_at_the_memory_budget() {
     );
 }
 
+/// Runs `args` then `--progress 1` (checking that lines starting with
+/// `prefix` say where the search stands, with no terminal control characters)
+/// and then `--progress 0`: both outputs.
+fn progress_in_a_log(args: &[&str], prefix: &str) -> (Output, Output) {
+    let o = flushscope(&[args, &["1"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with(prefix)).collect();
+    assert!(!lines.is_empty(), "{err}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.contains(" states/s, depth ") && l.ends_with(" s")),
+        "{err}"
+    );
+    assert!(!err.contains('\r') && !err.contains('\u{1b}'), "{err:?}");
+    (o, flushscope(&[args, &["0"]].concat()))
+}
+
 /// A search whose stderr is not a terminal (a CI log) is never silent: a line
 /// of its own says where it stands every `--progress` seconds (0: none), with
 /// no terminal control characters.
@@ -1342,22 +1361,7 @@ fn progress_shows_in_a_log_too() {
         "80000",
         "--progress",
     ];
-    let o = flushscope(&[&args[..], &["1"]].concat());
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let err = stderr(&o);
-    let lines: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("flushscope: exploring: "))
-        .collect();
-    assert!(!lines.is_empty(), "{err}");
-    assert!(
-        lines
-            .iter()
-            .all(|l| l.contains(" states/s, depth ") && l.ends_with(" s")),
-        "{err}"
-    );
-    assert!(!err.contains('\r') && !err.contains('\u{1b}'), "{err:?}");
-    let quiet = flushscope(&[&args[..], &["0"]].concat());
+    let (o, quiet) = progress_in_a_log(&args, "flushscope: exploring: ");
     assert_eq!(stderr(&quiet), "");
     assert_eq!(
         stdout(&quiet).lines().next(),
@@ -1378,22 +1382,7 @@ fn outcomes_show_progress_in_a_log_too() {
         "200000",
         "--progress",
     ];
-    let o = flushscope(&[&args[..], &["1"]].concat());
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let err = stderr(&o);
-    let lines: Vec<&str> = err
-        .lines()
-        .filter(|l| l.starts_with("flushscope: finding outcomes: "))
-        .collect();
-    assert!(!lines.is_empty(), "{err}");
-    assert!(
-        lines
-            .iter()
-            .all(|l| l.contains(" states/s, depth ") && l.ends_with(" s")),
-        "{err}"
-    );
-    assert!(!err.contains('\r') && !err.contains('\u{1b}'), "{err:?}");
-    let quiet = flushscope(&[&args[..], &["0"]].concat());
+    let (o, quiet) = progress_in_a_log(&args, "flushscope: finding outcomes: ");
     assert!(
         !stderr(&quiet).contains("finding outcomes"),
         "{}",
