@@ -119,6 +119,9 @@ pub trait Model: Clone + Sized + 'static {
         false
     }
     fn fact_kind(&self, f: &Self::Fact) -> FactKind;
+    /// Asks the processor for the memory of `s`, which the search reads next
+    /// (see [`crate::explore::prefetch`]): a hint that changes no result.
+    fn prefetch(&self, _s: &Self::State) {}
     /// The footprint of the step that produced `s`: its accesses to plain shared Go
     /// fields (what no channel, mutex or sync.Map guards by itself), in order. The race
     /// check compares the footprints of steps that are runnable together. Empty for a

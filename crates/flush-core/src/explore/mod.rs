@@ -19,6 +19,7 @@ mod matrix;
 mod outcomes;
 #[cfg(not(target_arch = "wasm32"))]
 mod parallel;
+pub mod prefetch;
 mod races;
 pub mod reduce;
 mod search;

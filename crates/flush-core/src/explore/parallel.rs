@@ -192,12 +192,13 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
     ) {
         self.max_spares = SPARES.min(max_cands);
         self.spare.truncate(self.max_spares);
-        for &(owner, i) in order {
+        for (k, &(owner, i)) in order.iter().enumerate() {
             // Memory: past its share of children, a thread stops (after one
             // parent at least); the merge takes the batch only up to there.
             if !self.parents.is_empty() && self.cands.len() >= max_cands {
                 break;
             }
+            prefetch_after(sc, owned, order, k);
             let own = &owned[owner as usize];
             let e = &own.cur[i as usize - own.base];
             let (found, ended) = findings(sc, &e.state);
@@ -252,6 +253,28 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
             });
             self.runnable = runnable;
         }
+    }
+}
+
+/// Asks for the memory of the parents after the `k`-th of `order`, while it
+/// is expanded (as the one-thread search's `bfs_expand_one` does).
+fn prefetch_after<M: Model>(
+    sc: &M,
+    owned: &[impl Deref<Target = Owned<M::State>>],
+    order: &[(u32, u32)],
+    k: usize,
+) {
+    let at = |k: usize| {
+        order.get(k).map(|&(owner, i)| {
+            let own = &owned[owner as usize];
+            &own.cur[i as usize - own.base].state
+        })
+    };
+    if let Some(after) = at(k + 2) {
+        super::prefetch::value(&**after);
+    }
+    if let Some(next) = at(k + 1) {
+        sc.prefetch(next);
     }
 }
 

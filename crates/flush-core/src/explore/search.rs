@@ -354,6 +354,15 @@ impl<M: Model> Explorer<M> {
         let Some((w, link, depth, fp, only)) = queue.pop_front() else {
             return;
         };
+        // The next states were made long ago: their memory comes in while
+        // this one is expanded. The one after next brings its own bytes, whose
+        // pointers the next one's prefetch reads (then in cache).
+        if let Some(after) = queue.get(1) {
+            super::prefetch::value(&*after.0);
+        }
+        if let Some(next) = queue.front() {
+            self.sc.prefetch(&next.0);
+        }
         let sleep = match (self.o.reduce, &only) {
             (true, None) => self.bfs_sleep(fp),
             _ => Vec::new(),

@@ -214,6 +214,9 @@ impl crate::engine::Model for Scenario {
             _ => crate::engine::FactKind::Plain,
         }
     }
+    fn prefetch(&self, w: &World) {
+        w.prefetch();
+    }
     fn accesses<'s>(&self, w: &'s World) -> &'s [crate::engine::Access] {
         &w.footprint.0
     }

@@ -831,6 +831,24 @@ impl Grain {
 }
 
 impl World {
+    /// Asks for the memory a step and a copy read first: the world itself and
+    /// its lists (see [`crate::explore::prefetch`]).
+    pub(super) fn prefetch(&self) {
+        use crate::explore::prefetch::{deque, slice, value};
+        value(self);
+        deque(&self.goroutines);
+        deque(&self.runners);
+        deque(&self.goroutine_ids);
+        deque(&self.runner_ids);
+        deque(&self.ready);
+        deque(&self.watched);
+        slice(&self.queues);
+        slice(&self.queue_index);
+        slice(&self.injections);
+        slice(&self.replica);
+        slice(&self.sig_waiters);
+    }
+
     pub fn new(sc: &Scenario) -> World {
         let replica = initial_replica(sc);
         let mut w = World {

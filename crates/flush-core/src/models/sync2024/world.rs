@@ -308,6 +308,20 @@ impl Clone for World {
 }
 
 impl World {
+    /// Asks for the memory a step and a copy read first: the world itself and
+    /// its vectors (see [`crate::explore::prefetch`]).
+    pub(super) fn prefetch(&self) {
+        use crate::explore::prefetch::{slice, value};
+        value(self);
+        slice(&self.goroutines);
+        slice(self.metacache.segments());
+        slice(&self.buffers);
+        slice(&self.datacoord);
+        slice(&self.rows);
+        slice(&self.last_state);
+        slice(&self.actor_done);
+    }
+
     pub fn new(sc: &Scenario) -> World {
         let version = sc.version;
         let mut w = World {
