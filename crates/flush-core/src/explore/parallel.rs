@@ -258,6 +258,7 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
 
 /// Asks for the memory of the parents after the `k`-th of `order`, while it
 /// is expanded (as the one-thread search's `bfs_expand_one` does).
+#[inline(never)]
 fn prefetch_after<M: Model>(
     sc: &M,
     owned: &[impl Deref<Target = Owned<M::State>>],

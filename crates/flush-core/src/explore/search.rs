@@ -114,6 +114,21 @@ fn sleep_after_step(
 }
 
 /// Bytes a sleep set of `n` steps is counted for in the memory budget.
+/// Breadth first: asks for the memory of the next queued states while the one
+/// taken off is expanded (see [`super::prefetch`]). They were made long ago:
+/// the one after next brings in its own bytes, whose pointers the next one's
+/// prefetch reads (then in cache). Not inlined: the depth-first loop shares
+/// the function the breadth-first step is inlined into.
+#[inline(never)]
+fn prefetch_queued<M: Model>(sc: &M, queue: &VecDeque<Queued<M::State>>) {
+    if let Some(after) = queue.get(1) {
+        super::prefetch::value(&*after.0);
+    }
+    if let Some(next) = queue.front() {
+        sc.prefetch(&next.0);
+    }
+}
+
 fn sleep_bytes(n: usize) -> u64 {
     64 + 48 * n as u64
 }
@@ -354,15 +369,7 @@ impl<M: Model> Explorer<M> {
         let Some((w, link, depth, fp, only)) = queue.pop_front() else {
             return;
         };
-        // The next states were made long ago: their memory comes in while
-        // this one is expanded. The one after next brings its own bytes, whose
-        // pointers the next one's prefetch reads (then in cache).
-        if let Some(after) = queue.get(1) {
-            super::prefetch::value(&*after.0);
-        }
-        if let Some(next) = queue.front() {
-            self.sc.prefetch(&next.0);
-        }
+        prefetch_queued(&*self.sc, queue);
         let sleep = match (self.o.reduce, &only) {
             (true, None) => self.bfs_sleep(fp),
             _ => Vec::new(),
