@@ -265,8 +265,8 @@ fn prefetch_after<M: Model>(
     order: &[(u32, u32)],
     k: usize,
 ) {
-    let at = |k: usize| {
-        order.get(k).map(|&(owner, i)| {
+    let at = |j: usize| {
+        order.get(j).map(|&(owner, i)| {
             let own = &owned[owner as usize];
             &own.cur[i as usize - own.base].state
         })

@@ -113,7 +113,6 @@ fn sleep_after_step(
         .collect()
 }
 
-/// Bytes a sleep set of `n` steps is counted for in the memory budget.
 /// Breadth first: asks for the memory of the next queued states while the one
 /// taken off is expanded (see [`super::prefetch`]). They were made long ago:
 /// the one after next brings in its own bytes, whose pointers the next one's
@@ -129,6 +128,7 @@ fn prefetch_queued<M: Model>(sc: &M, queue: &VecDeque<Queued<M::State>>) {
     }
 }
 
+/// Bytes a sleep set of `n` steps is counted for in the memory budget.
 fn sleep_bytes(n: usize) -> u64 {
     64 + 48 * n as u64
 }
