@@ -418,14 +418,22 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
   await ctx.close();
 });
 
-/** Explores the scenario shown (every violation) for `ms`, then cancels: where it ran, its states, the cancel's ms. */
-async function exploreAndCancel(page, ms) {
+/**
+ * Explores the scenario shown (every violation) for `ms`, or until it holds `heldMiB`
+ * (a fast machine reaches the page's memory budget within the time, and the search
+ * stops by itself), then cancels: where it ran, its states, the cancel's ms.
+ */
+async function exploreAndCancel(page, ms, heldMiB = Infinity) {
   await page.check('#explore-all');
-  return page.evaluate(async (ms) => {
+  return page.evaluate(async ([ms, heldMiB]) => {
     document.querySelector('#explore-btn').click();
     const t0 = performance.now();
     let where = null;
-    while (performance.now() - t0 < ms) {
+    const held = () => {
+      const m = / ([\d.]+) (KiB|MiB|GiB) held/.exec(document.querySelector('#explore-running')?.textContent ?? '');
+      return m ? Number(m[1]) * { KiB: 1 / 1024, MiB: 1, GiB: 1024 }[m[2]] : 0;
+    };
+    while (performance.now() - t0 < ms && held() < heldMiB) {
       await new Promise((r) => setTimeout(r, 20));
       where = document.querySelector('#explore-where')?.dataset.runner ?? where;
     }
@@ -434,7 +442,7 @@ async function exploreAndCancel(page, ms) {
     while (!document.querySelector('#explore-result')) await new Promise((r) => setTimeout(r, 0));
     const x = document.querySelector('#explore-result');
     return { where, runner: x.dataset.runner, states: Number(x.dataset.states), peak: Number(x.dataset.peak), cancelMs: performance.now() - t1, text: x.textContent };
-  }, ms);
+  }, [ms, heldMiB]);
 }
 
 test('the explorer runs in a worker; without one, or when it fails to load, in the page', async () => {
@@ -447,7 +455,7 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await a.page.hover('#explore-btn');
   const worker = await spawned;
   const closed = new Promise((r) => worker.on('close', r));
-  const inWorker = await exploreAndCancel(a.page, 1000);
+  const inWorker = await exploreAndCancel(a.page, 1000, 96);
   // It held over 64 MiB: the worker is ended (its memory with it); the next search starts another.
   assert.ok(inWorker.peak > 64 * 2 ** 20, `${inWorker.peak} bytes held`);
   await closed;
@@ -491,7 +499,7 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
 
   // No Worker at all: the search runs in the page, in slices, with the same result.
   const b = await open('scenario=sync-scaled-5x3', { init: () => { delete window.Worker; } });
-  const inPage = await exploreAndCancel(b.page, 500);
+  const inPage = await exploreAndCancel(b.page, 500, 128);
   assert.deepEqual([inPage.where, inPage.runner], ['page', 'page']);
   assert.match(inPage.text, /cancelled: the search is incomplete/);
   const [pageRunner, pageText] = await longer(b.page);
