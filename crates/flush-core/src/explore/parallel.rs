@@ -256,8 +256,8 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
     }
 }
 
-/// Asks for the memory of the parents after the `k`-th of `order`, while it
-/// is expanded (as the one-thread search's `bfs_expand_one` does).
+/// Asks for the memory of the parents after the `k`-th of `order` while it is
+/// expanded (as breadth first on one thread does; see [`super::prefetch`]).
 #[inline(never)]
 fn prefetch_after<M: Model>(
     sc: &M,
@@ -268,15 +268,10 @@ fn prefetch_after<M: Model>(
     let at = |j: usize| {
         order.get(j).map(|&(owner, i)| {
             let own = &owned[owner as usize];
-            &own.cur[i as usize - own.base].state
+            &*own.cur[i as usize - own.base].state
         })
     };
-    if let Some(after) = at(k + 2) {
-        super::prefetch::value(&**after);
-    }
-    if let Some(next) = at(k + 1) {
-        sc.prefetch(next);
-    }
+    super::prefetch::next_two(sc, at(k + 1), at(k + 2));
 }
 
 /// The search's books, kept by the merging thread.

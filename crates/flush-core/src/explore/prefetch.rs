@@ -8,6 +8,28 @@
 //! first, on one thread or two. A hint only: it changes no result, and where the
 //! target has no such instruction (wasm) it does nothing.
 
+/// Asks for the memory of the two states a search reads next: `after` (the one
+/// after next) brings in its own bytes, whose pointers [`Model::prefetch`]
+/// reads for `next` (then in cache, from the call before). The searches call
+/// it from functions kept out of line: inlined into the breadth-first step
+/// (itself inlined into the loop the depth-first search shares), it made depth
+/// first measure 3-9% slower.
+///
+/// [`Model::prefetch`]: crate::engine::Model::prefetch
+#[inline]
+pub fn next_two<M: crate::engine::Model>(
+    sc: &M,
+    next: Option<&M::State>,
+    after: Option<&M::State>,
+) {
+    if let Some(after) = after {
+        value(after);
+    }
+    if let Some(next) = next {
+        sc.prefetch(next);
+    }
+}
+
 /// The cache line size assumed.
 const LINE: usize = 64;
 

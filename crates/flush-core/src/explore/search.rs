@@ -114,18 +114,11 @@ fn sleep_after_step(
 }
 
 /// Breadth first: asks for the memory of the next queued states while the one
-/// taken off is expanded (see [`super::prefetch`]). They were made long ago:
-/// the one after next brings in its own bytes, whose pointers the next one's
-/// prefetch reads (then in cache). Not inlined: the depth-first loop shares
-/// the function the breadth-first step is inlined into.
+/// taken off is expanded: they were made long ago (see [`super::prefetch`]).
 #[inline(never)]
 fn prefetch_queued<M: Model>(sc: &M, queue: &VecDeque<Queued<M::State>>) {
-    if let Some(after) = queue.get(1) {
-        super::prefetch::value(&*after.0);
-    }
-    if let Some(next) = queue.front() {
-        sc.prefetch(&next.0);
-    }
+    let at = |i: usize| queue.get(i).map(|q| &*q.0);
+    super::prefetch::next_two(sc, at(0), at(1));
 }
 
 /// Bytes a sleep set of `n` steps is counted for in the memory budget.
