@@ -572,19 +572,23 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
 });
 
 test('a search stopped by its memory budget stops where the CLI\'s does (the page estimates a state as a 64-bit machine does)', async () => {
-  const { ctx, page, errors } = await open('scenario=sync-scaled-5x3');
-  // A generated scenario the list does not name is shown as itself.
-  assert.equal(await page.inputValue('#scenario'), 'sync-scaled-5x3');
+  // pairs-1000's states grow as its runners pile up: the queue fills half the
+  // budget, the search goes on depth first, and deep states fill the rest.
+  const { ctx, page, errors } = await open('scenario=pairs-1000');
   await page.check('#explore-all');
   await page.click('#explore-btn');
   await page.waitForSelector('#explore-result', { timeout: 60000 });
   const text = await page.textContent('#explore-result');
-  assert.match(text, /memory/i, text);
+  assert.match(text, /memory budget \(256 MiB\) was reached/, text);
   const states = Number(await page.getAttribute('#explore-result', 'data-states'));
   const cli = JSON.parse(execFileSync(process.env.FLUSHSCOPE_BIN ?? '../target/debug/flushscope',
-    ['explore', 'builtin:sync-scaled-5x3', '--all', '--order', 'bfs', '--max-memory', '256M', '--json']).toString());
+    ['explore', 'builtin:pairs-1000', '--all', '--order', 'bfs', '--max-memory', '256M', '--json']).toString());
   assert.equal(cli.stopped, 'max_bytes');
   assert.equal(states, cli.states, `the page stopped at ${states} states, the CLI at ${cli.states}`);
+  // Both went on depth first at the same depth, and the page says so.
+  assert.ok(cli.depth_first_from > 0, JSON.stringify(cli.depth_first_from));
+  assert.match(await page.textContent('#explore-depth-first'),
+    new RegExp(`breadth first to depth ${cli.depth_first_from}, where the queued states filled half the memory budget; then depth first`));
   await noCrash(page, errors);
   await ctx.close();
 });

@@ -885,6 +885,8 @@ mod tests {
             schedule: "0,1".into(),
             steps: 2,
             shrunk_from,
+            // Both ways: after a breadth-first search went on depth first, or not.
+            depth_first: shrunk_from.is_some(),
             key: "deadlock".into(),
             cut,
         }
@@ -944,6 +946,7 @@ mod tests {
             collision_bound: collision_bound(12),
             reduced: true,
             ids_merged: true,
+            depth_first_from: Some(3),
             violations: vec![
                 found(Some(5), Some(cut_of(Some("over 2,000 ops".into())))),
                 found(None, Some(cut_of(None))),
@@ -960,6 +963,7 @@ mod tests {
             variants.push(Exploration {
                 reduced,
                 ids_merged,
+                depth_first_from: None,
                 ..flags
             });
         }

@@ -215,6 +215,10 @@ pub(crate) fn exploration(o: Obj) -> Read<Exploration> {
         collision_bound: o.f64("collision_bound")?,
         reduced: o.bool("reduced")?,
         ids_merged: o.bool("ids_merged")?,
+        depth_first_from: o
+            .opt("depth_first_from")
+            .map(|_| o.u32("depth_first_from"))
+            .transpose()?,
         violations: each(o.arr("violations")?, "violations", |j| {
             found(Obj::of(j, "a finding")?)
         })?,
@@ -233,6 +237,7 @@ fn found(o: Obj) -> Read<Found> {
             .opt("shrunk_from")
             .map(|_| o.u32("shrunk_from"))
             .transpose()?,
+        depth_first: o.opt("depth_first").is_some() && o.bool("depth_first")?,
         key: String::new(),
         cut: o.opt("cut").map(|_| cut(o.obj("cut")?)).transpose()?,
     })

@@ -52,12 +52,18 @@ pub struct Found {
     pub kind: OutcomeKind,
     pub message: String,
     /// A schedule reaching it (replay with `flushscope run --schedule`): a shortest
-    /// one breadth first, a shrunk one depth first.
+    /// one breadth first, a shrunk one depth first (and after breadth first went
+    /// on depth first: [`Found::depth_first`]).
     pub schedule: String,
     pub steps: u32,
     /// The length of the schedule the search found, when shrinking shortened it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrunk_from: Option<u32>,
+    /// Found after a breadth-first search went on depth first (see
+    /// [`Exploration::depth_first_from`]): its schedule is shrunk, not
+    /// necessarily a shortest one.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub depth_first: bool,
     /// What makes it distinct (`invariant:notify-order`, `panic:...`, `deadlock`).
     #[serde(skip)]
     pub key: String,
@@ -81,6 +87,7 @@ impl Found {
             schedule: crate::sched::format_schedule(schedule),
             steps: schedule.len() as u32,
             shrunk_from: None,
+            depth_first: false,
             key,
             cut: None,
         }
@@ -91,7 +98,10 @@ impl Found {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Order {
-    /// Breadth first: shortest schedules; the frontier holds whole states.
+    /// Breadth first: shortest schedules; the frontier holds whole states. Once
+    /// they fill half the memory budget ([`queue_full`]), the search goes on
+    /// depth first from each queued state in turn, so the rest of the budget
+    /// holds fingerprints (16 bytes a state) rather than a growing queue.
     Bfs,
     /// Depth first: little memory beyond the fingerprints.
     Dfs,
@@ -294,6 +304,11 @@ pub struct Exploration {
     /// Whether states that differ only in goroutine ids were taken as one
     /// ([`Options::ids`] off, for a model that allows it).
     pub ids_merged: bool,
+    /// Breadth first only: the depth of the queued states when they filled half
+    /// the memory budget and the search went on depth first from each of them
+    /// ([`queue_full`]); what it found from there has [`Found::depth_first`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth_first_from: Option<u32>,
     pub violations: Vec<Found>,
     /// Wall time, filled in by the caller (the core has no clock).
     pub time_ms: Option<u64>,
@@ -316,6 +331,9 @@ impl Exploration {
             self.depth,
             self.order.words()
         ));
+        if let Some(w) = self.depth_first_words() {
+            s.push_str(&format!("order: {w} (--max-memory raises the budget)\n"));
+        }
         match self.time_ms {
             // Below 10 ms a rate says more about the clock than the search.
             Some(t) if t >= 10 => {
@@ -364,8 +382,8 @@ impl Exploration {
         for v in &self.violations {
             let what = match (self.order, v.shrunk_from) {
                 (_, Some(from)) => format!("shrunk schedule (found with {from} steps)"),
-                (Order::Bfs, None) => "shortest schedule".to_owned(),
-                (Order::Dfs, None) => "schedule".to_owned(),
+                (Order::Bfs, None) if !v.depth_first => "shortest schedule".to_owned(),
+                (_, None) => "schedule".to_owned(),
             };
             s.push_str(&format!(
                 "{}: {}\n  {what}, {} steps: {}\n",
@@ -379,6 +397,14 @@ impl Exploration {
             }
         }
         s
+    }
+
+    /// Where a breadth-first search went on depth first, in words any front
+    /// end can show (see [`Exploration::depth_first_from`]).
+    pub fn depth_first_words(&self) -> Option<String> {
+        self.depth_first_from.map(|d| {
+            format!("breadth first to depth {d}, where the queued states filled half the memory budget; then depth first from each of them (schedules found from there are not necessarily shortest)")
+        })
     }
 
     /// Why it stopped, in words any front end can show.
@@ -532,10 +558,18 @@ pub(crate) fn report<M: Model>(
         // The explorer turns `reduce` off where it does not apply.
         reduced: o.reduce,
         ids_merged: o.merges_ids::<M>(),
+        depth_first_from: None,
         violations,
         time_ms: None,
         options: Some(o.clone()),
     }
+}
+
+/// Breadth first: whether `queued` states of `state_bytes` each fill half of
+/// `max_bytes`, so the search goes on depth first (see [`Order::Bfs`]). The one-
+/// and the many-thread search ask it before each state they take off the queue.
+pub(crate) fn queue_full(queued: u64, state_bytes: u64, max_bytes: u64) -> bool {
+    queued.saturating_mul(state_bytes) > max_bytes / 2
 }
 
 /// Replays a shrinking attempt may take, per violation.

@@ -43,8 +43,8 @@ use std::ops::{Deref, Range};
 use std::sync::{mpsc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 
 use super::fingerprint::{bytes_with_inline, model_state_bytes, FpSet};
-use super::search::schedule_of;
-use super::{findings, Exploration, Finding, Found, Options, Progress, Stopped};
+use super::search::{schedule_of, Handover, Queued};
+use super::{findings, Exploration, Explorer, Finding, Found, Options, Progress, Stopped};
 use crate::engine::Model;
 use crate::sched::Choice;
 
@@ -292,6 +292,10 @@ struct Books {
     /// The next level, in link order: (thread, index in its `next`).
     next_order: Vec<(u32, u32)>,
     next_count: Vec<u32>,
+    /// Once the queue fills half the memory budget ([`super::queue_full`]): the
+    /// level's first parent not taken (its index in the level's order) and the
+    /// level's depth. The search goes on depth first on one thread from there.
+    deepen: Option<(usize, u32)>,
 }
 
 impl Books {
@@ -316,7 +320,14 @@ impl Books {
             popped: 0,
             next_order: Vec::new(),
             next_count: vec![0; threads],
+            deepen: None,
         }
+    }
+
+    /// The one-thread search's queue length: the level's parents not taken and
+    /// the next level's kept children.
+    fn queued(&self) -> u64 {
+        self.level_len - self.popped + self.next_order.len() as u64
     }
 
     /// The one-thread search's `room_for_one_more`, with its queue's length.
@@ -325,7 +336,7 @@ impl Books {
             self.stopped = Some(Stopped::MaxStates);
             return false;
         }
-        let queue = self.level_len - self.popped + self.next_order.len() as u64;
+        let queue = self.queued();
         let extra = (self.links.capacity() * std::mem::size_of::<(u32, Choice)>()) as u64;
         let bytes = seen.bytes_to_insert() + (queue + 1) * self.state_bytes + extra;
         if bytes > self.o.max_bytes {
@@ -369,6 +380,11 @@ impl Books {
             let whole = parents.len() == run_of(batch.clone(), n, t).len();
             for mut p in parents {
                 if self.stopped.is_some() {
+                    return taken;
+                }
+                // Where the one-thread search goes on depth first.
+                if super::queue_full(self.queued(), self.state_bytes, self.o.max_bytes) {
+                    self.deepen = Some((batch.start + taken, depth));
                     return taken;
                 }
                 taken += 1;
@@ -579,6 +595,9 @@ where
         };
         search(&sh, &mut b, &mut run, progress);
     });
+    if let Some(at) = b.deepen {
+        return depth_first(sc, o, handover(sc, o, sh, b, at), progress);
+    }
     let stopped = b.stopped.unwrap_or(Stopped::Exhausted);
     let seen_bytes = read(&sh.seen).bytes();
     super::report::<M>(
@@ -587,6 +606,77 @@ where
         (b.stats, stopped, b.depth_cut, b.peak_bytes.max(seen_bytes)),
         b.found,
     )
+}
+
+/// The search from where the queue filled half the memory budget, depth first
+/// on one thread, as the one-thread search goes on (see [`Books::deepen`]).
+fn depth_first<M: Model>(
+    sc: &M,
+    o: &Options,
+    h: Handover<M::State>,
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Exploration {
+    let mut x = Explorer::resume_depth_first(std::sync::Arc::new(sc.clone()), o.clone(), h);
+    while !x.run(super::PROGRESS_EVERY) {
+        if !progress(&x.progress()) {
+            x.cancel();
+        }
+    }
+    x.finish()
+}
+
+/// What the one-thread search holds where the queue filled half the memory
+/// budget: the level's parents from the `from`-th of its order (at `depth`),
+/// then the next level's kept children, the last merge's among them.
+fn handover<S: Clone + std::hash::Hash, F, M: Model<State = S, Fact = F>>(
+    sc: &M,
+    o: &Options,
+    sh: Shared<S, F>,
+    b: Books,
+    (from, depth): (usize, u32),
+) -> Handover<S> {
+    let Shared {
+        owned,
+        works,
+        order,
+        seen,
+        ..
+    } = sh;
+    let order = order.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let mut cur = Vec::new();
+    let mut next = Vec::new();
+    for (own, w) in owned.into_iter().zip(works) {
+        let mut own = own.into_inner().unwrap_or_else(PoisonError::into_inner);
+        let mut w = w.into_inner().unwrap_or_else(PoisonError::into_inner);
+        // Takes in the last merge's kept children (and frees nothing else).
+        w.settle(&mut own, false, 0);
+        let base = own.base;
+        cur.push((base, own.cur.into_iter().map(Some).collect::<Vec<_>>()));
+        next.push(own.next.into_iter().map(Some).collect::<Vec<_>>());
+    }
+    let mut queue: VecDeque<Queued<S>> = VecDeque::new();
+    let mut push = |e: Option<Entry<S>>, depth: u32| {
+        let e = e.expect("a queued state is taken once");
+        let fp = o.fingerprint(sc, &e.state);
+        queue.push_back((e.state, e.link, depth, fp, None));
+    };
+    for &(owner, i) in &order[from..] {
+        let (base, states) = &mut cur[owner as usize];
+        push(states[i as usize - *base].take(), depth);
+    }
+    for &(t, i) in &b.next_order {
+        push(next[t as usize][i as usize].take(), depth + 1);
+    }
+    Handover {
+        seen: seen.into_inner().unwrap_or_else(PoisonError::into_inner),
+        links: b.links,
+        queue,
+        found: b.found,
+        stats: b.stats,
+        depth_cut: b.depth_cut,
+        peak_bytes: b.peak_bytes,
+        state_bytes: b.state_bytes,
+    }
 }
 
 /// The levels, batch by batch: `run` has every thread do a job; the merge is
@@ -648,7 +738,7 @@ fn search<S: Clone + std::hash::Hash, F>(
             if b.stopped.is_none() && !last && !progress(&b.stats) {
                 b.stopped = Some(Stopped::Cancelled);
             }
-            if b.stopped.is_some() {
+            if b.stopped.is_some() || b.deepen.is_some() {
                 return;
             }
         }

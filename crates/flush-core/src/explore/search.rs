@@ -25,7 +25,21 @@ type Held<S> = Box<S>;
 
 /// A breadth-first state waiting: (state, link index + 1 (0 = root), depth,
 /// fingerprint, the only steps to take when it is queued again to wake them).
-type Queued<S> = (Held<S>, u32, u32, u64, Option<Vec<Choice>>);
+pub(super) type Queued<S> = (Held<S>, u32, u32, u64, Option<Vec<Choice>>);
+
+/// A breadth-first search of several threads whose queue filled half the
+/// memory budget ([`super::queue_full`]), handed to one thread to go on depth
+/// first: what [`Explorer::go_depth_first`] keeps of its own search.
+pub(super) struct Handover<S> {
+    pub seen: FpSet,
+    pub links: Vec<(u32, Choice)>,
+    pub queue: VecDeque<Queued<S>>,
+    pub found: Vec<Found>,
+    pub stats: Progress,
+    pub depth_cut: u64,
+    pub peak_bytes: u64,
+    pub state_bytes: u64,
+}
 
 /// One level of the depth-first path: a state and its runnable choices (a range
 /// of the shared choice buffer), `next` the one to try next.
@@ -49,11 +63,51 @@ enum Frontier<S> {
         queue: VecDeque<Queued<S>>,
         links: Vec<(u32, Choice)>,
     },
-    /// Depth first: the current path, and the choices of each level.
+    /// Depth first: the current path, and the choices of each level. After
+    /// breadth first went on depth first ([`super::queue_full`]): the queued
+    /// states left, each the root of a depth-first search in turn, their links,
+    /// and the schedule and depth of the root at hand.
     Dfs {
         frames: Vec<Frame<S>>,
         choices: Vec<Choice>,
+        roots: VecDeque<Queued<S>>,
+        links: Vec<(u32, Choice)>,
+        base: Vec<Choice>,
+        base_depth: u32,
     },
+}
+
+impl<S> Frontier<S> {
+    /// Depth first from the start.
+    fn dfs() -> Frontier<S> {
+        Frontier::Dfs {
+            frames: Vec::new(),
+            choices: Vec::new(),
+            roots: VecDeque::new(),
+            links: Vec::new(),
+            base: Vec::new(),
+            base_depth: 0,
+        }
+    }
+
+    /// The schedule of the state at hand: breadth first, the one queued at
+    /// `link`; depth first, the deepest level's (after the root's).
+    fn path(&self, link: u32) -> Vec<Choice> {
+        match self {
+            Frontier::Bfs { links, .. } => schedule_of(links, link),
+            Frontier::Dfs {
+                frames,
+                choices,
+                base,
+                ..
+            } => {
+                let taken = frames
+                    .iter()
+                    .map(|f| choices[f.first + f.next as usize - 1]);
+                base.iter().copied().chain(taken).collect()
+            }
+        }
+    }
 }
 
 /// A search in progress.
@@ -81,6 +135,9 @@ pub struct Explorer<M: Model> {
     /// fingerprint (see [`Asleep`]).
     asleep: HashMap<u64, Asleep>,
     slept_bytes: u64,
+    /// Breadth first: the depth at which the queue filled half the memory
+    /// budget and the search went on depth first.
+    depth_first_from: Option<u32>,
 }
 
 /// With [`Options::reduce`]: the steps a state is left with asleep
@@ -145,10 +202,7 @@ impl<M: Model> Explorer<M> {
                 queue: VecDeque::new(),
                 links: Vec::new(),
             },
-            Order::Dfs => Frontier::Dfs {
-                frames: Vec::new(),
-                choices: Vec::new(),
-            },
+            Order::Dfs => Frontier::dfs(),
         };
         let mut x = Explorer {
             state_bytes: model_state_bytes::<M>(&root),
@@ -168,6 +222,7 @@ impl<M: Model> Explorer<M> {
             race_spare: Vec::new(),
             asleep: HashMap::new(),
             slept_bytes: 0,
+            depth_first_from: None,
         };
         let fp = x.o.fingerprint(&*x.sc, &root);
         x.visit_fp(fp, &root);
@@ -190,12 +245,47 @@ impl<M: Model> Explorer<M> {
         x
     }
 
+    /// Goes on depth first from a breadth-first search of several threads, as
+    /// this search does after [`Explorer::go_depth_first`] (sleep sets aside:
+    /// the search of several threads runs without).
+    pub(super) fn resume_depth_first(sc: Arc<M>, o: Options, h: Handover<M::State>) -> Self {
+        let found = h.found.into_iter().map(|f| {
+            let key = f.key.clone();
+            (f, key, Vec::new())
+        });
+        let mut x = Explorer {
+            sc,
+            o,
+            seen: h.seen,
+            found: found.collect(),
+            stats: h.stats,
+            depth_cut: h.depth_cut,
+            peak_bytes: h.peak_bytes,
+            state_bytes: h.state_bytes,
+            stopped: None,
+            frontier: Frontier::Bfs {
+                queue: h.queue,
+                links: h.links,
+            },
+            runnable: Vec::new(),
+            facts: Vec::new(),
+            known: Vec::new(),
+            spare: Vec::new(),
+            race_spare: Vec::new(),
+            asleep: HashMap::new(),
+            slept_bytes: 0,
+            depth_first_from: None,
+        };
+        x.go_depth_first();
+        x
+    }
+
     /// Where the search stands.
     pub fn progress(&self) -> Progress {
         let mut p = self.stats;
         p.frontier = match &self.frontier {
             Frontier::Bfs { queue, .. } => queue.len() as u64,
-            Frontier::Dfs { frames, .. } => frames.len() as u64,
+            Frontier::Dfs { frames, roots, .. } => (frames.len() + roots.len()) as u64,
         };
         p.bytes = self.peak_bytes.max(self.seen.bytes());
         p
@@ -214,7 +304,7 @@ impl<M: Model> Explorer<M> {
     fn frontier_empty(&self) -> bool {
         match &self.frontier {
             Frontier::Bfs { queue, .. } => queue.is_empty(),
-            Frontier::Dfs { frames, .. } => frames.is_empty(),
+            Frontier::Dfs { frames, roots, .. } => frames.is_empty() && roots.is_empty(),
         }
     }
 
@@ -223,9 +313,9 @@ impl<M: Model> Explorer<M> {
     pub fn run(&mut self, transitions: u64) -> bool {
         let until = self.stats.transitions + transitions.max(1);
         while !self.done() && self.stats.transitions < until {
-            match self.o.order {
-                Order::Bfs => self.bfs_expand_one(),
-                Order::Dfs => self.dfs_step(),
+            match self.frontier {
+                Frontier::Bfs { .. } => self.bfs_expand_one(),
+                Frontier::Dfs { .. } => self.dfs_step(),
             }
         }
         self.done()
@@ -250,7 +340,7 @@ impl<M: Model> Explorer<M> {
         let mut violations = Vec::new();
         for (f, key, path) in &self.found {
             let mut f = f.clone();
-            if self.o.shrink && self.o.order == Order::Dfs {
+            if self.o.shrink && (self.o.order == Order::Dfs || f.depth_first) {
                 let short = shrink(&*self.sc, path, key, SHRINK_REPLAYS);
                 if short.len() < path.len() {
                     f.shrunk_from = Some(f.steps);
@@ -262,7 +352,9 @@ impl<M: Model> Explorer<M> {
         }
         let peak = self.peak_bytes.max(self.seen.bytes());
         let counts = (self.stats, stopped, self.depth_cut, peak);
-        super::report::<M>(self.sc.header(), &self.o, counts, violations)
+        let mut x = super::report::<M>(self.sc.header(), &self.o, counts, violations);
+        x.depth_first_from = self.depth_first_from;
+        x
     }
 
     /// A copy of `w`, into a spare state when there is one.
@@ -313,11 +405,9 @@ impl<M: Model> Explorer<M> {
             if let Some(f) = path.take() {
                 schedule = f(&self.frontier);
             }
-            self.found.push((
-                Found::new(kind, message, key.clone(), &schedule),
-                key.clone(),
-                schedule.clone(),
-            ));
+            let mut found = Found::new(kind, message, key.clone(), &schedule);
+            found.depth_first = self.depth_first_from.is_some();
+            self.found.push((found, key.clone(), schedule.clone()));
             self.stats.violations += 1;
             if self.o.stops_at(&key) {
                 self.stopped = Some(Stopped::FirstViolation);
@@ -339,9 +429,17 @@ impl<M: Model> Explorer<M> {
                 queue.len() as u64 + 1,
                 (links.capacity() * std::mem::size_of::<(u32, Choice)>()) as u64,
             ),
-            Frontier::Dfs { frames, choices } => (
-                frames.len() as u64 + 1,
-                (choices.capacity() * std::mem::size_of::<Choice>()) as u64,
+            Frontier::Dfs {
+                frames,
+                choices,
+                roots,
+                links,
+                ..
+            } => (
+                (frames.len() + roots.len()) as u64 + 1,
+                (choices.capacity() * std::mem::size_of::<Choice>()
+                    + links.capacity() * std::mem::size_of::<(u32, Choice)>())
+                    as u64,
             ),
         };
         let bytes =
@@ -359,6 +457,10 @@ impl<M: Model> Explorer<M> {
         let Frontier::Bfs { queue, .. } = &mut self.frontier else {
             unreachable!("a breadth-first search has a queue")
         };
+        if super::queue_full(queue.len() as u64, self.state_bytes, self.o.max_bytes) {
+            self.go_depth_first();
+            return;
+        }
         let Some((w, link, depth, fp, only)) = queue.pop_front() else {
             return;
         };
@@ -369,21 +471,14 @@ impl<M: Model> Explorer<M> {
         };
         self.stats.depth = self.stats.depth.max(depth);
         // A state queued again to wake steps was judged when first expanded.
-        let ended = only.is_none()
-            && self.judge(&w, |f| match f {
-                Frontier::Bfs { links, .. } => schedule_of(links, link),
-                Frontier::Dfs { .. } => unreachable!(),
-            });
+        let ended = only.is_none() && self.judge(&w, |f| f.path(link));
         if self.stopped.is_some() || ended {
             return;
         }
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(&w, &mut runnable);
         if M::FOOTPRINTS && self.o.races && only.is_none() {
-            self.check_races(&w, &runnable, |f| match f {
-                Frontier::Bfs { links, .. } => schedule_of(links, link),
-                Frontier::Dfs { .. } => unreachable!(),
-            });
+            self.check_races(&w, &runnable, |f| f.path(link));
             if self.stopped.is_some() {
                 self.runnable = runnable;
                 return;
@@ -515,11 +610,9 @@ impl<M: Model> Explorer<M> {
             }
             let mut schedule = base.clone();
             schedule.extend(&r.steps);
-            self.found.push((
-                Found::new(OutcomeKind::Race, r.message(), key.clone(), &schedule),
-                key.clone(),
-                schedule,
-            ));
+            let mut found = Found::new(OutcomeKind::Race, r.message(), key.clone(), &schedule);
+            found.depth_first = self.depth_first_from.is_some();
+            self.found.push((found, key.clone(), schedule));
             self.stats.violations += 1;
             if self.o.stops_at(&key) {
                 self.stopped = Some(Stopped::FirstViolation);
@@ -538,7 +631,10 @@ impl<M: Model> Explorer<M> {
     /// Depth first: `state` becomes the deepest level, to take `runnable` from
     /// with `sleep` asleep.
     fn push_level(&mut self, state: Held<M::State>, runnable: &[Choice], sleep: Vec<Stepped>) {
-        let Frontier::Dfs { frames, choices } = &mut self.frontier else {
+        let Frontier::Dfs {
+            frames, choices, ..
+        } = &mut self.frontier
+        else {
             unreachable!("a depth-first search has frames")
         };
         let first = choices.len();
@@ -555,10 +651,14 @@ impl<M: Model> Explorer<M> {
 
     /// Depth first: tries the next choice of the deepest level.
     fn dfs_step(&mut self) {
-        let Frontier::Dfs { frames, choices } = &mut self.frontier else {
+        let Frontier::Dfs {
+            frames, choices, ..
+        } = &mut self.frontier
+        else {
             unreachable!("a depth-first search has frames")
         };
         let Some(top) = frames.last_mut() else {
+            self.dfs_next_root();
             return;
         };
         if top.next == top.len {
@@ -601,34 +701,96 @@ impl<M: Model> Explorer<M> {
         self.dfs_enter(next, sleep);
     }
 
+    /// Depth first: the depth of the state the deepest level steps to.
+    fn dfs_depth(&self) -> u32 {
+        match &self.frontier {
+            Frontier::Dfs {
+                frames, base_depth, ..
+            } => base_depth + frames.len() as u32,
+            Frontier::Bfs { .. } => unreachable!("a depth-first search has frames"),
+        }
+    }
+
+    /// Breadth first, once the queue fills half the memory budget: the search
+    /// goes on depth first from each queued state in turn, in queue order.
+    fn go_depth_first(&mut self) {
+        let Frontier::Bfs { queue, links } = &mut self.frontier else {
+            return;
+        };
+        let (roots, links) = (std::mem::take(queue), std::mem::take(links));
+        self.depth_first_from = roots.front().map(|q| q.2);
+        self.frontier = Frontier::Dfs {
+            frames: Vec::new(),
+            choices: Vec::new(),
+            roots,
+            links,
+            base: Vec::new(),
+            base_depth: 0,
+        };
+    }
+
+    /// Depth first after breadth first: the next queued state becomes the root,
+    /// taken as breadth first takes it off its queue (judged, unless it was
+    /// queued again to wake steps; its sleep set).
+    fn dfs_next_root(&mut self) {
+        let Frontier::Dfs {
+            roots,
+            links,
+            base,
+            base_depth,
+            ..
+        } = &mut self.frontier
+        else {
+            return;
+        };
+        let Some((w, link, depth, fp, only)) = roots.pop_front() else {
+            return;
+        };
+        *base = schedule_of(links, link);
+        *base_depth = depth;
+        let sleep = match (self.o.reduce, &only) {
+            (true, None) => self.bfs_sleep(fp),
+            _ => Vec::new(),
+        };
+        self.stats.depth = self.stats.depth.max(depth);
+        let ended = only.is_none() && self.judge(&w, |f| f.path(0));
+        if self.stopped.is_some() || ended {
+            self.recycle(w);
+            return;
+        }
+        let mut runnable = std::mem::take(&mut self.runnable);
+        self.sc.runnable(&w, &mut runnable);
+        if M::FOOTPRINTS && self.o.races && only.is_none() {
+            self.check_races(&w, &runnable, |f| f.path(0));
+        }
+        if let Some(only) = &only {
+            runnable.retain(|c| only.contains(c));
+        }
+        runnable.retain(|c| !sleep.iter().any(|s| s.0 == *c));
+        if self.stopped.is_some() {
+            self.recycle(w);
+        } else if depth >= self.o.max_steps {
+            self.depth_cut += u64::from(!runnable.is_empty());
+            self.recycle(w);
+        } else {
+            self.push_level(w, &runnable, sleep);
+        }
+        self.runnable = runnable;
+    }
+
     /// Depth first: judges a newly visited state and, unless the search stops
     /// there, makes it the deepest level (with `sleep` asleep).
     fn dfs_enter(&mut self, next: Held<M::State>, sleep: Vec<Stepped>) {
-        let Frontier::Dfs { frames, .. } = &self.frontier else {
-            unreachable!()
-        };
-        let depth = frames.len() as u32;
+        let depth = self.dfs_depth();
         self.stats.depth = self.stats.depth.max(depth);
-        let ended = self.judge(&next, |f| match f {
-            Frontier::Dfs { frames, choices } => frames
-                .iter()
-                .map(|f| choices[f.first + f.next as usize - 1])
-                .collect(),
-            Frontier::Bfs { .. } => unreachable!(),
-        });
+        let ended = self.judge(&next, |f| f.path(0));
         if self.stopped.is_some() || ended {
             return;
         }
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(&next, &mut runnable);
         if M::FOOTPRINTS && self.o.races {
-            self.check_races(&next, &runnable, |f| match f {
-                Frontier::Dfs { frames, choices } => frames
-                    .iter()
-                    .map(|f| choices[f.first + f.next as usize - 1])
-                    .collect(),
-                Frontier::Bfs { .. } => unreachable!(),
-            });
+            self.check_races(&next, &runnable, |f| f.path(0));
             if self.stopped.is_some() {
                 self.runnable = runnable;
                 return;
@@ -665,10 +827,7 @@ impl<M: Model> Explorer<M> {
             self.recycle(next);
             return;
         }
-        let Frontier::Dfs { frames, .. } = &self.frontier else {
-            unreachable!()
-        };
-        if frames.len() as u32 >= self.o.max_steps {
+        if self.dfs_depth() >= self.o.max_steps {
             self.depth_cut += 1;
             self.recycle(next);
             return;

@@ -5,6 +5,7 @@ mod bad_input;
 mod common;
 mod conformance;
 mod cut;
+mod deepen;
 mod explore;
 mod flush2021;
 mod golden;

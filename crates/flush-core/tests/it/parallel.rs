@@ -32,11 +32,16 @@ fn seen(x: &Exploration) -> String {
     let found: Vec<String> = x
         .violations
         .iter()
-        .map(|f| format!("{:?} {} @ {}", f.kind, f.message, f.schedule))
+        .map(|f| {
+            format!(
+                "{:?} {} @ {} {}",
+                f.kind, f.message, f.schedule, f.depth_first
+            )
+        })
         .collect();
     format!(
-        "states {} transitions {} depth {} cut {} stopped {:?} truncated {} bytes {} found {found:#?}",
-        x.states, x.transitions, x.depth, x.depth_cut, x.stopped, x.truncated, x.peak_bytes
+        "states {} transitions {} depth {} cut {} stopped {:?} truncated {} bytes {} depth first from {:?} found {found:#?}",
+        x.states, x.transitions, x.depth, x.depth_cut, x.stopped, x.truncated, x.peak_bytes, x.depth_first_from
     )
 }
 
@@ -62,7 +67,7 @@ fn budgets() -> Vec<(&'static str, Options)> {
 
 #[test]
 fn threads_give_what_one_thread_gives() {
-    let mut compared = 0;
+    let (mut compared, mut deep) = (0, 0);
     for name in flush_core::builtin::names() {
         if name == flush_core::builtin::PAIRS_1000 {
             continue;
@@ -76,7 +81,12 @@ fn threads_give_what_one_thread_gives() {
         }
         for s in &all {
             for (what, o) in budgets() {
-                let one = seen(&s.explore_with(&o, &mut |_| true));
+                let x = s.explore_with(&o, &mut |_| true);
+                // The 1 MiB budget's queue fills half of it: on one thread
+                // the search goes on depth first; on several, one thread
+                // takes over there.
+                deep += usize::from(x.depth_first_from.is_some());
+                let one = seen(&x);
                 for t in [1, 2, 3] {
                     assert_eq!(
                         seen(&each(s, &o, t)),
@@ -90,6 +100,7 @@ fn threads_give_what_one_thread_gives() {
         }
     }
     assert!(compared >= 150, "{compared} searches compared");
+    assert!(deep >= 10, "{deep} searches went on depth first");
 }
 
 /// A search big enough for many batches on every thread: the same, and the

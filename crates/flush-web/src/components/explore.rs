@@ -636,7 +636,7 @@ fn rate(states: u64, ms: f64) -> String {
 fn status_view(s: &Status, p: &ExploreProps) -> Html {
     match s {
         Status::Idle => html! {
-            <p class="muted">{"Searches breadth first for an invariant broken, a Go panic or a deadlock, gives the shortest schedule to each, then cuts the scenario's ops it does not need."}</p>
+            <p class="muted">{"Searches breadth first for an invariant broken, a Go panic or a deadlock, gives the shortest schedule to each, then cuts the scenario's ops it does not need. Once the queued states fill half its memory, it goes on depth first."}</p>
         },
         Status::Running { worker, .. } => html! {
             <p class="muted" id="explore-where" data-runner={if *worker { "worker" } else { "page" }}>
@@ -670,6 +670,9 @@ fn report_view(x: &Exploration, ms: f64, worker: bool, p: &ExploreProps) -> Html
             <p>{format!("{} states ({} transitions, depth {}) in {:.0} ms{}{}.", x.states, x.transitions, x.depth, ms, rate(x.states, ms),
                 if worker { ", in a background worker" } else { "" })}</p>
             <p class="muted">{format!("Stopped: {}.", x.stopped_words())}</p>
+            if let Some(w) = x.depth_first_words() {
+                <p class="muted" id="explore-depth-first">{format!("Order: {w}.")}</p>
+            }
             if x.violations.is_empty() && x.truncated {
                 <p>{"No violation found so far."}</p>
             } else if x.violations.is_empty() {
@@ -763,7 +766,7 @@ fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
                 <li class={format!("found-{}", f.kind.as_str())}>
                     <strong>{f.kind.as_str()}</strong>{": "}{f.message.clone()}
                     <div class="found-schedule">
-                        <span>{format!("shortest schedule, {} steps: ", f.steps)}<code>{f.schedule.clone()}</code></span>
+                        <span>{format!("{}, {} steps: ", if f.depth_first { "schedule found depth first" } else { "shortest schedule" }, f.steps)}<code>{f.schedule.clone()}</code></span>
                         {open_found(&Shown { version: x.version, ..p.shown.clone() }, &p.dispatch, f, format!("open this {}-step schedule in the stepper", f.steps))}
                     </div>
                     if let Some(c) = &f.cut {
