@@ -589,6 +589,8 @@ test('a search stopped by its memory budget stops where the CLI\'s does (the pag
   assert.ok(cli.depth_first_from > 0, JSON.stringify(cli.depth_first_from));
   assert.match(await page.textContent('#explore-depth-first'),
     new RegExp(`breadth first to depth ${cli.depth_first_from}, where the queued states filled half the memory budget; then depth first`));
+  await page.locator('#explore-result').scrollIntoViewIfNeeded();
+  await shot(page, '16-explore-depth-first');
   await noCrash(page, errors);
   await ctx.close();
 });

@@ -77,6 +77,8 @@ enum Cmd {
     /// By default breadth first, stopping at the first state that shows a violation:
     /// its schedule is a shortest one. `--all` goes on to every distinct violation
     /// (depth first, unless `--order bfs`); depth-first schedules are shrunk.
+    /// Once the states breadth first has queued fill half the memory budget, it
+    /// goes on depth first from each of them (the report says so).
     /// Progress goes to stderr on a terminal.
     Explore(ExploreArgs),
     /// The policy matrix: the scenario under every combination of its model's
@@ -125,7 +127,8 @@ struct ExploreArgs {
     /// Go on after the first violation, to every distinct one.
     #[arg(long)]
     all: bool,
-    /// Search order: `bfs` (shortest schedules) or `dfs` (least memory).
+    /// Search order: `bfs` (shortest schedules; depth first from the queued
+    /// states once they fill half of --max-memory) or `dfs` (least memory).
     /// Default: bfs, or dfs with `--all`.
     #[arg(long, value_parser = ["bfs", "dfs"])]
     order: Option<String>,
