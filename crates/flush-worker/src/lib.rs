@@ -910,6 +910,33 @@ mod tests {
         );
     }
 
+    /// A report with every optional field set.
+    fn an_exploration(version: Option<&'static str>, o: Options) -> Exploration {
+        Exploration {
+            scenario: "segment-not-found".into(),
+            version,
+            order: Order::Dfs,
+            states: 12,
+            transitions: 30,
+            depth: 4,
+            stopped: Stopped::MaxBytes,
+            depth_cut: 2,
+            truncated: true,
+            peak_bytes: 4096,
+            collision_bound: collision_bound(12),
+            reduced: true,
+            ids_merged: true,
+            depth_first_from: Some(3),
+            violations: vec![
+                found(Some(5), Some(cut_of(Some("over 2,000 ops".into())))),
+                found(None, Some(cut_of(None))),
+                found(None, None),
+            ],
+            time_ms: Some(17),
+            options: Some(o),
+        }
+    }
+
     /// Every field and variant a report or a search may carry crosses: a
     /// depth-first finding with its length before shrinking, a cut that was
     /// skipped, a time, a target, and each order, stop and kind.
@@ -932,29 +959,7 @@ mod tests {
             cut: None,
             lens: None,
         };
-        let x = Exploration {
-            scenario: "segment-not-found".into(),
-            version: sc.header().version,
-            order: Order::Dfs,
-            states: 12,
-            transitions: 30,
-            depth: 4,
-            stopped: Stopped::MaxBytes,
-            depth_cut: 2,
-            truncated: true,
-            peak_bytes: 4096,
-            collision_bound: collision_bound(12),
-            reduced: true,
-            ids_merged: true,
-            depth_first_from: Some(3),
-            violations: vec![
-                found(Some(5), Some(cut_of(Some("over 2,000 ops".into())))),
-                found(None, Some(cut_of(None))),
-                found(None, None),
-            ],
-            time_ms: Some(17),
-            options: Some(o),
-        };
+        let x = an_exploration(sc.header().version, o);
         let mut variants: Vec<_> = wire::ORDERS
             .map(|order| Exploration { order, ..x.clone() })
             .into();
