@@ -5,6 +5,12 @@
 
 use wasm_bindgen::prelude::*;
 
+/// The worker's allocator: Talc, faster than dlmalloc on wasm for the search's
+/// many small vectors (see Cargo.toml). One thread: no atomics.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 /// A message from the page (see [`flush_worker::message`]).
 #[wasm_bindgen]
 pub fn worker_message(data: &str) {

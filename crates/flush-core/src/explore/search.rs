@@ -30,6 +30,7 @@ pub(super) type Queued<S> = (Held<S>, u32, u32, u64, Option<Vec<Choice>>);
 /// A breadth-first search of several threads whose queue filled half the
 /// memory budget ([`super::queue_full`]), handed to one thread to go on depth
 /// first: what [`Explorer::go_depth_first`] keeps of its own search.
+#[cfg(not(target_arch = "wasm32"))]
 pub(super) struct Handover<S> {
     pub seen: FpSet,
     pub links: Vec<(u32, Choice)>,
@@ -248,6 +249,7 @@ impl<M: Model> Explorer<M> {
     /// Goes on depth first from a breadth-first search of several threads, as
     /// this search does after [`Explorer::go_depth_first`] (sleep sets aside:
     /// the search of several threads runs without).
+    #[cfg(not(target_arch = "wasm32"))]
     pub(super) fn resume_depth_first(sc: Arc<M>, o: Options, h: Handover<M::State>) -> Self {
         let found = h.found.into_iter().map(|f| {
             let key = f.key.clone();
