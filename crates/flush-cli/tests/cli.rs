@@ -298,6 +298,71 @@ fn explore_threads_give_the_same_result() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+/// A breadth-first search whose queued states fill half of `--max-memory` goes
+/// on depth first: with room for the fingerprints, the states and violations of
+/// the search with room to stay breadth first, on one thread or two; the JSON
+/// and the text say where the order changed and mark what depth first found.
+#[test]
+fn explore_goes_on_depth_first_when_the_queue_fills_half_the_memory() {
+    let run = |memory: &str, t: &str, json: bool| {
+        let mut args = vec![
+            "explore",
+            "builtin:sync-scaled-3x3",
+            "--version",
+            "ca7ef26e4b",
+        ];
+        args.extend(["--all", "--order", "bfs", "--no-shrink", "--threads", t]);
+        args.extend(["--max-memory", memory]);
+        if json {
+            args.push("--json");
+        }
+        let o = flushscope(&args);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        o
+    };
+    let value = |o: &Output| {
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        v.as_object_mut().unwrap().remove("time_ms");
+        v
+    };
+    let roomy = value(&run("1G", "1", true));
+    assert!(roomy.get("depth_first_from").is_none(), "{roomy}");
+    let deep = value(&run("4M", "1", true));
+    assert!(deep["depth_first_from"].as_u64().unwrap() > 0, "{deep}");
+    assert_eq!(deep["stopped"], "exhausted");
+    assert_eq!(deep["states"], roomy["states"]);
+    assert_eq!(deep["transitions"], roomy["transitions"]);
+    let keys = |v: &serde_json::Value| {
+        let mut k: Vec<String> = v["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("{} {}", f["kind"], f["message"]))
+            .collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&deep), keys(&roomy));
+    assert_eq!(value(&run("4M", "2", true)), deep);
+    // Smaller still: depth first finds what breadth first had not reached.
+    let text = stdout(&run("2M", "1", false));
+    assert!(text.contains("order: breadth first to depth "), "{text}");
+    assert!(text.contains("then depth first from each of them (schedules found from there are not necessarily shortest); --max-memory raises the budget"), "{text}");
+    let small = value(&run("2M", "1", true));
+    let deep_found = small["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["depth_first"] == true)
+        .count();
+    assert!(deep_found >= 1, "{small}");
+    assert_eq!(
+        text.matches("shortest schedule").count() + deep_found,
+        small["violations"].as_array().unwrap().len(),
+        "{text}"
+    );
+}
+
 /// `--reduce` uses sleep sets: the same states and violations as the full
 /// search (breadth first, with schedules as short) in fewer model steps, and
 /// the report says it reduced. A model whose steps declare no footprints (the

@@ -332,7 +332,7 @@ impl Exploration {
             self.order.words()
         ));
         if let Some(w) = self.depth_first_words() {
-            s.push_str(&format!("order: {w} (--max-memory raises the budget)\n"));
+            s.push_str(&format!("order: {w}; --max-memory raises the budget\n"));
         }
         match self.time_ms {
             // Below 10 ms a rate says more about the clock than the search.
