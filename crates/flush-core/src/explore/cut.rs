@@ -48,7 +48,8 @@ pub struct Cut {
     pub kept: u32,
     /// The scenario file with the cut ops gone (the original when none went),
     /// at the version and knobs explored, a shortest schedule to the violation
-    /// embedded (`flushscope run FILE --scripted` replays it).
+    /// (shrunk instead when the try went on depth first) embedded (`flushscope
+    /// run FILE --scripted` replays it).
     pub scenario: String,
     /// That schedule.
     pub schedule: String,
@@ -296,7 +297,10 @@ impl OpShrink {
         let o = Options {
             order: Order::Bfs,
             all: false,
-            shrink: false,
+            // Breadth first gives a shortest schedule; a try whose queue filled
+            // half its memory goes on depth first, and what it finds there is
+            // shrunk (a try starts at the file's initial state).
+            shrink: true,
             target: Some(key.clone()),
             max_states: budget.per_try,
             max_bytes: budget.bytes,

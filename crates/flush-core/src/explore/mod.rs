@@ -407,10 +407,20 @@ impl Exploration {
         })
     }
 
+    /// Whether the search went depth first, from the start or after breadth first.
+    fn goes_depth_first(&self) -> bool {
+        self.order == Order::Dfs || self.depth_first_from.is_some()
+    }
+
     /// Why it stopped, in words any front end can show.
     pub fn stopped_words(&self) -> String {
         let o = self.options.clone().unwrap_or_else(|| Options::first(0, 0));
         match self.stopped {
+            // Depth first, a state first reached at the depth budget is not
+            // searched again from a shorter path.
+            Stopped::Exhausted if self.depth_cut > 0 && self.goes_depth_first() => {
+                "every state reached within the depth budget was visited (depth first: a state first reached at the budget is not searched again from a shorter path)".to_owned()
+            }
             Stopped::Exhausted if self.depth_cut > 0 => {
                 "every state within the depth budget was visited".to_owned()
             }

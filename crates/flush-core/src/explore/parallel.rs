@@ -595,7 +595,8 @@ where
         };
         search(&sh, &mut b, &mut run, progress);
     });
-    if let Some(at) = b.deepen {
+    // A cancel at the switch stands: the report is of the search so far.
+    if let (Some(at), None) = (b.deepen, b.stopped) {
         return depth_first(sc, o, handover(sc, o, sh, b, at), progress);
     }
     let stopped = b.stopped.unwrap_or(Stopped::Exhausted);

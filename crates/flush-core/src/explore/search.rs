@@ -139,6 +139,12 @@ pub struct Explorer<M: Model> {
     /// Breadth first: the depth at which the queue filled half the memory
     /// budget and the search went on depth first.
     depth_first_from: Option<u32>,
+    /// The search starts at the model's initial state (not [`Explorer::from_state`]):
+    /// its schedules replay from there, so they can be shrunk, and breadth first
+    /// may go on depth first. A search from a state of a run (the race lens,
+    /// `max_steps` a few) stays breadth first, every state within its depth
+    /// budget visited at its shortest depth.
+    from_start: bool,
 }
 
 /// With [`Options::reduce`]: the steps a state is left with asleep
@@ -191,7 +197,9 @@ impl<M: Model> Explorer<M> {
     /// A search of `sc` as `o` says; the initial state is judged at once.
     pub fn new(sc: Arc<M>, o: Options) -> Explorer<M> {
         let root = sc.init();
-        Explorer::from_state(sc, root, o, Vec::new())
+        let mut x = Explorer::from_state(sc, root, o, Vec::new());
+        x.from_start = true;
+        x
     }
 
     /// A search from `root`, some state of a run; schedules are relative to it.
@@ -224,6 +232,7 @@ impl<M: Model> Explorer<M> {
             asleep: HashMap::new(),
             slept_bytes: 0,
             depth_first_from: None,
+            from_start: false,
         };
         let fp = x.o.fingerprint(&*x.sc, &root);
         x.visit_fp(fp, &root);
@@ -277,6 +286,7 @@ impl<M: Model> Explorer<M> {
             asleep: HashMap::new(),
             slept_bytes: 0,
             depth_first_from: None,
+            from_start: true,
         };
         x.go_depth_first();
         x
@@ -342,7 +352,8 @@ impl<M: Model> Explorer<M> {
         let mut violations = Vec::new();
         for (f, key, path) in &self.found {
             let mut f = f.clone();
-            if self.o.shrink && (self.o.order == Order::Dfs || f.depth_first) {
+            let shrinks = self.o.order == Order::Dfs || f.depth_first;
+            if self.o.shrink && self.from_start && shrinks {
                 let short = shrink(&*self.sc, path, key, SHRINK_REPLAYS);
                 if short.len() < path.len() {
                     f.shrunk_from = Some(f.steps);
@@ -459,7 +470,9 @@ impl<M: Model> Explorer<M> {
         let Frontier::Bfs { queue, .. } = &mut self.frontier else {
             unreachable!("a breadth-first search has a queue")
         };
-        if super::queue_full(queue.len() as u64, self.state_bytes, self.o.max_bytes) {
+        if self.from_start
+            && super::queue_full(queue.len() as u64, self.state_bytes, self.o.max_bytes)
+        {
             self.go_depth_first();
             return;
         }

@@ -362,3 +362,36 @@ fn a_deadlock_matches_whatever_the_cut_renumbers() {
     );
     assert_ne!(end, f.message, "the text itself was renumbered");
 }
+
+/// A try whose queue fills half its memory goes on depth first; what it finds
+/// there is shrunk before the cut takes it, so the cut's schedule stays as
+/// short as the shortest one here (runner-creation-race under 64 KiB: 16 steps;
+/// the raw depth-first path has 19).
+#[test]
+fn a_try_that_goes_on_depth_first_gives_a_shrunk_schedule() {
+    for name in [
+        "compaction-race",
+        "runner-creation-race",
+        "inject-done-splice",
+    ] {
+        let file = format!("{}/../../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let sc = parse(&text);
+        let o = Options::first(200, 400_000);
+        let x = sc.explore_with(&o, &mut |_| true);
+        let f = x.violations.first().expect("a violation");
+        for bytes in [64 << 10, 128 << 10, 256 << 10] {
+            let small = CutBudget { bytes, ..budget() };
+            let mut s = explore::OpShrink::new(&text, &sc, f, &o, small).unwrap();
+            while !s.run(4096) {}
+            let cut = s.finish();
+            check_cut(&file, &text, &f.key, &cut);
+            assert!(
+                cut.steps <= f.steps,
+                "{name}, {bytes} bytes: {} steps, shortest {}",
+                cut.steps,
+                f.steps
+            );
+        }
+    }
+}

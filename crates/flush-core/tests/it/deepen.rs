@@ -9,7 +9,7 @@
 
 use flush_core::explore::{self, Exploration, Options, Order, Stopped};
 use flush_core::sched::Choice;
-use flush_core::AnyScenario;
+use flush_core::{AnyScenario, Model};
 
 use crate::common::builtin;
 
@@ -194,4 +194,34 @@ fn sleep_sets_go_on_depth_first_too() {
         );
     }
     assert!(switched >= 2, "{switched} searches went on depth first");
+}
+
+/// A search from a state of a run (the race lens's) stays breadth first: its
+/// schedules are relative to that state (shrinking replays from the start),
+/// and a few steps deep it must visit each state at its shortest depth. Its
+/// queue filling the budget stops it, as before, and the lens says so.
+#[test]
+fn a_search_from_a_state_of_a_run_stays_breadth_first() {
+    let AnyScenario::Sync(sc) = builtin("sync-scaled-3x3") else {
+        panic!("a sync-2024 built-in")
+    };
+    let o = Options {
+        max_bytes: 1 << 20,
+        ..bfs(1 << 20)
+    };
+    let from_start = explore::explore_with(&*sc, &o, &mut |_| true);
+    assert!(
+        from_start.depth_first_from.is_some(),
+        "the budget makes the search from the start change order"
+    );
+    let mut here = sc.init();
+    let mut runnable = Vec::new();
+    sc.runnable(&here, &mut runnable);
+    sc.step(&mut here, runnable[0], &mut Vec::new());
+    let mut x = explore::Explorer::from_state(sc.clone(), here, o, Vec::new());
+    while !x.run(4096) {}
+    let x = x.finish();
+    assert_eq!(x.depth_first_from, None);
+    assert_eq!(x.stopped, Stopped::MaxBytes);
+    assert!(x.violations.iter().all(|v| !v.depth_first));
 }

@@ -6,7 +6,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
-use flush_core::explore::{bytes_words, Cut, Exploration, Found, Options, Progress};
+use flush_core::explore::{bytes_words, Cut, Exploration, Found, Options, Progress, Stopped};
 use flush_core::{AnyExplorer, AnyScenario, Choice, OutcomeKind};
 use gloo::timers::callback::Interval;
 use wasm_bindgen::JsCast;
@@ -1004,7 +1004,7 @@ fn lens_list(choices: &[Choice], xs: &[Exploration], worker: bool, p: &LensProps
                             </li>
                         }
                     }
-                    None if x.truncated && x.depth_cut == 0 => html! {
+                    None if matches!(x.stopped, Stopped::MaxStates | Stopped::MaxBytes | Stopped::Cancelled) => html! {
                         <li class="lens-unknown" data-choice={c.to_string()}>
                             {format!("? {who}: nothing found in {} states (the look-ahead budget ran out)", x.states)}</li>
                     },
