@@ -92,7 +92,8 @@ impl<S> Frontier<S> {
     }
 
     /// The schedule of the state at hand: breadth first, the one queued at
-    /// `link`; depth first, the deepest level's (after the root's).
+    /// `link`; depth first, the deepest level's, after the root's (`link` is
+    /// not read).
     fn path(&self, link: u32) -> Vec<Choice> {
         match self {
             Frontier::Bfs { links, .. } => schedule_of(links, link),
@@ -480,36 +481,51 @@ impl<M: Model> Explorer<M> {
             return;
         };
         prefetch_queued(&*self.sc, queue);
-        let sleep = match (self.o.reduce, &only) {
+        if let Some(sleep) = self.take_queued(&w, (link, depth, fp), only.as_deref()) {
+            let runnable = std::mem::take(&mut self.runnable);
+            self.bfs_children(&w, link, depth, &runnable, &sleep);
+            self.runnable = runnable;
+        }
+        self.recycle(w);
+    }
+
+    /// A state taken off the queue, breadth first or as a depth-first root: its
+    /// sleep set, judged (unless it was queued again to wake the steps `only`),
+    /// race-checked, its choices to take left in `self.runnable` (less those
+    /// asleep, or not in `only`). Returns its sleep set when it is to be
+    /// expanded: not when the search stopped, the run ended there, or it is at
+    /// the depth budget (a cut).
+    fn take_queued(
+        &mut self,
+        w: &M::State,
+        (link, depth, fp): (u32, u32, u64),
+        only: Option<&[Choice]>,
+    ) -> Option<Vec<Stepped>> {
+        let sleep = match (self.o.reduce, only) {
             (true, None) => self.bfs_sleep(fp),
             _ => Vec::new(),
         };
         self.stats.depth = self.stats.depth.max(depth);
         // A state queued again to wake steps was judged when first expanded.
-        let ended = only.is_none() && self.judge(&w, |f| f.path(link));
+        let ended = only.is_none() && self.judge(w, |f| f.path(link));
         if self.stopped.is_some() || ended {
-            return;
+            return None;
         }
         let mut runnable = std::mem::take(&mut self.runnable);
-        self.sc.runnable(&w, &mut runnable);
+        self.sc.runnable(w, &mut runnable);
         if M::FOOTPRINTS && self.o.races && only.is_none() {
-            self.check_races(&w, &runnable, |f| f.path(link));
-            if self.stopped.is_some() {
-                self.runnable = runnable;
-                return;
-            }
+            self.check_races(w, &runnable, |f| f.path(link));
         }
-        if let Some(only) = &only {
+        if let Some(only) = only {
             runnable.retain(|c| only.contains(c));
         }
         runnable.retain(|c| !sleep.iter().any(|s| s.0 == *c));
-        if depth >= self.o.max_steps {
+        let cut = depth >= self.o.max_steps;
+        if cut && self.stopped.is_none() {
             self.depth_cut += u64::from(!runnable.is_empty());
-        } else {
-            self.bfs_children(&w, link, depth, &runnable, &sleep);
         }
-        self.recycle(w);
         self.runnable = runnable;
+        (!cut && self.stopped.is_none()).then_some(sleep)
     }
 
     /// Breadth first: steps `runnable` from `w` (at `depth`, reached by `link`,
@@ -763,34 +779,14 @@ impl<M: Model> Explorer<M> {
         };
         *base = schedule_of(links, link);
         *base_depth = depth;
-        let sleep = match (self.o.reduce, &only) {
-            (true, None) => self.bfs_sleep(fp),
-            _ => Vec::new(),
-        };
-        self.stats.depth = self.stats.depth.max(depth);
-        let ended = only.is_none() && self.judge(&w, |f| f.path(0));
-        if self.stopped.is_some() || ended {
-            self.recycle(w);
-            return;
+        match self.take_queued(&w, (link, depth, fp), only.as_deref()) {
+            Some(sleep) => {
+                let runnable = std::mem::take(&mut self.runnable);
+                self.push_level(w, &runnable, sleep);
+                self.runnable = runnable;
+            }
+            None => self.recycle(w),
         }
-        let mut runnable = std::mem::take(&mut self.runnable);
-        self.sc.runnable(&w, &mut runnable);
-        if M::FOOTPRINTS && self.o.races && only.is_none() {
-            self.check_races(&w, &runnable, |f| f.path(0));
-        }
-        if let Some(only) = &only {
-            runnable.retain(|c| only.contains(c));
-        }
-        runnable.retain(|c| !sleep.iter().any(|s| s.0 == *c));
-        if self.stopped.is_some() {
-            self.recycle(w);
-        } else if depth >= self.o.max_steps {
-            self.depth_cut += u64::from(!runnable.is_empty());
-            self.recycle(w);
-        } else {
-            self.push_level(w, &runnable, sleep);
-        }
-        self.runnable = runnable;
     }
 
     /// Depth first: judges a newly visited state and, unless the search stops
