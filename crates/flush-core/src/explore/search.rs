@@ -241,17 +241,7 @@ impl<M: Model> Explorer<M> {
             Frontier::Bfs { ref mut queue, .. } => {
                 queue.push_back((Box::new(root), 0, 0, fp, None));
             }
-            Frontier::Dfs { .. } => {
-                let ended = x.judge(&root, |_| Vec::new());
-                if M::FOOTPRINTS && x.o.races && x.stopped.is_none() && !ended {
-                    let mut runnable = Vec::new();
-                    x.sc.runnable(&root, &mut runnable);
-                    x.check_races(&root, &runnable, |_| Vec::new());
-                }
-                if x.stopped.is_none() && !ended {
-                    x.push_root(Box::new(root));
-                }
-            }
+            Frontier::Dfs { .. } => x.push_root(Box::new(root), (0, 0, fp), None),
         }
         x
     }
@@ -652,11 +642,24 @@ impl<M: Model> Explorer<M> {
         }
     }
 
-    fn push_root(&mut self, state: Held<M::State>) {
-        let mut runnable = std::mem::take(&mut self.runnable);
-        self.sc.runnable(&state, &mut runnable);
-        self.push_level(state, &runnable, Vec::new());
-        self.runnable = runnable;
+    /// Depth first: a root (the start, or a state breadth first queued at
+    /// `link` and `depth`), taken as breadth first takes a state off its queue
+    /// ([`Explorer::take_queued`]), becomes the first level unless the search
+    /// stops there.
+    fn push_root(
+        &mut self,
+        w: Held<M::State>,
+        (link, depth, fp): (u32, u32, u64),
+        only: Option<&[Choice]>,
+    ) {
+        match self.take_queued(&w, (link, depth, fp), only) {
+            Some(sleep) => {
+                let runnable = std::mem::take(&mut self.runnable);
+                self.push_level(w, &runnable, sleep);
+                self.runnable = runnable;
+            }
+            None => self.recycle(w),
+        }
     }
 
     /// Depth first: `state` becomes the deepest level, to take `runnable` from
@@ -779,14 +782,7 @@ impl<M: Model> Explorer<M> {
         };
         *base = schedule_of(links, link);
         *base_depth = depth;
-        match self.take_queued(&w, (link, depth, fp), only.as_deref()) {
-            Some(sleep) => {
-                let runnable = std::mem::take(&mut self.runnable);
-                self.push_level(w, &runnable, sleep);
-                self.runnable = runnable;
-            }
-            None => self.recycle(w),
-        }
+        self.push_root(w, (link, depth, fp), only.as_deref());
     }
 
     /// Depth first: judges a newly visited state and, unless the search stops

@@ -168,3 +168,32 @@ pub fn run_holding<M: flush_core::Model>(
 pub fn run_rest<M: flush_core::Model>(r: &mut Run<M>) {
     run_holding(r, &[], |_| false);
 }
+
+/// Every built-in but pairs-1000 (too big to search whole), as it is and at each
+/// of its model's versions: (name, scenario).
+pub fn builtins_at_every_version() -> Vec<(&'static str, AnyScenario)> {
+    let mut all = Vec::new();
+    for name in flush_core::builtin::names() {
+        if name == flush_core::builtin::PAIRS_1000 {
+            continue;
+        }
+        let sc = builtin(name);
+        all.push((name, sc.clone()));
+        for v in sc.versions() {
+            let mut s = sc.clone();
+            s.set_version(v.id).unwrap();
+            all.push((name, s));
+        }
+    }
+    all
+}
+
+/// Steps after which a strict replay of `schedule` shows the violation `key`.
+pub fn reaches(sc: &AnyScenario, schedule: &[Choice], key: &str) -> Option<usize> {
+    use flush_core::explore;
+    match sc {
+        AnyScenario::Flush(s) => explore::reaches(&**s, schedule, key),
+        AnyScenario::Sync(s) => explore::reaches(&**s, schedule, key),
+        AnyScenario::Mutex(s) => explore::reaches(&**s, schedule, key),
+    }
+}

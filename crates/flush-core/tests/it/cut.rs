@@ -8,18 +8,9 @@
 use flush_core::engine::CutGroup;
 use flush_core::explore::{self, Cut, CutBudget, Found, Options};
 use flush_core::scenario::json::{self, Json};
-use flush_core::{AnyScenario, Choice};
+use flush_core::AnyScenario;
 
-use crate::common::parse;
-
-/// Steps after which a strict replay of `schedule` shows `key`.
-fn reaches(sc: &AnyScenario, schedule: &[Choice], key: &str) -> Option<usize> {
-    match sc {
-        AnyScenario::Flush(s) => explore::reaches(&**s, schedule, key),
-        AnyScenario::Sync(s) => explore::reaches(&**s, schedule, key),
-        AnyScenario::Mutex(s) => explore::reaches(&**s, schedule, key),
-    }
-}
+use crate::common::{parse, reaches};
 
 fn budget() -> CutBudget {
     CutBudget::cli(0, 256 << 20)

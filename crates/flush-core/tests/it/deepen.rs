@@ -11,7 +11,7 @@ use flush_core::explore::{self, Exploration, Options, Order, Stopped};
 use flush_core::sched::Choice;
 use flush_core::{AnyScenario, Model};
 
-use crate::common::builtin;
+use crate::common::{builtin, builtins_at_every_version, reaches};
 
 /// A budget where a search whose peak was `peak` bytes, most of them queued
 /// states, goes on depth first: half of it is three quarters of the peak.
@@ -48,11 +48,7 @@ fn whole(x: &Exploration) -> String {
 
 fn replays(sc: &AnyScenario, key: &str, schedule: &str) -> bool {
     let schedule = Choice::parse_list(schedule).expect("a schedule");
-    match sc {
-        AnyScenario::Flush(s) => explore::reaches(&**s, &schedule, key).is_some(),
-        AnyScenario::Sync(s) => explore::reaches(&**s, &schedule, key).is_some(),
-        AnyScenario::Mutex(s) => explore::reaches(&**s, &schedule, key).is_some(),
-    }
+    reaches(sc, &schedule, key).is_some()
 }
 
 /// `x`, the search that went on depth first, covers what `full` did.
@@ -91,58 +87,46 @@ fn covers(sc: &AnyScenario, x: &Exploration, full: &Exploration) -> Result<(), S
 #[test]
 fn a_full_queue_goes_on_depth_first_and_misses_nothing() {
     let (mut compared, mut switched, mut found_deep) = (0, 0, 0);
-    for name in flush_core::builtin::names() {
-        if name == flush_core::builtin::PAIRS_1000 {
+    for (name, s) in &builtins_at_every_version() {
+        let at = format!("{name} @ {:?}", s.header().version);
+        let full = s.explore_with(&bfs(1 << 30), &mut |_| true);
+        if full.stopped != Stopped::Exhausted {
             continue;
         }
-        let sc = builtin(name);
-        let mut all = vec![sc.clone()];
-        for v in sc.versions() {
-            let mut s = sc.clone();
-            s.set_version(v.id).unwrap();
-            all.push(s);
+        assert_eq!(
+            full.depth_first_from, None,
+            "{at}: room to stay breadth first"
+        );
+        compared += 1;
+        let o = bfs(small(full.peak_bytes));
+        let x = s.explore_with(&o, &mut |_| true);
+        let two = s.explore_with(&Options { threads: 2, ..o }, &mut |_| true);
+        assert_eq!(whole(&two), whole(&x), "{at}: two threads");
+        if x.depth_first_from.is_none() {
+            assert!(x.violations.iter().all(|v| !v.depth_first), "{at}");
+            continue;
         }
-        for s in &all {
-            let at = format!("{name} @ {:?}", s.header().version);
-            let full = s.explore_with(&bfs(1 << 30), &mut |_| true);
-            if full.stopped != Stopped::Exhausted {
-                continue;
-            }
-            assert_eq!(
-                full.depth_first_from, None,
-                "{at}: room to stay breadth first"
-            );
-            compared += 1;
-            let o = bfs(small(full.peak_bytes));
-            let x = s.explore_with(&o, &mut |_| true);
-            let two = s.explore_with(&Options { threads: 2, ..o }, &mut |_| true);
-            assert_eq!(whole(&two), whole(&x), "{at}: two threads");
-            if x.depth_first_from.is_none() {
-                assert!(x.violations.iter().all(|v| !v.depth_first), "{at}");
-                continue;
-            }
-            if x.stopped == Stopped::MaxBytes {
-                // The fingerprints did not fit either (a small search's budget
-                // is small): what it found so far is real.
-                let (x_keys, full_keys) = (violations(&x), violations(&full));
-                assert!(x_keys.iter().all(|k| full_keys.contains(k)), "{at}");
-                continue;
-            }
-            switched += 1;
-            found_deep += x.violations.iter().filter(|v| v.depth_first).count();
-            covers(s, &x, &full).unwrap_or_else(|e| panic!("{at}: {e}"));
-            // The text says where the order changed, and which schedules are not shortest.
-            let text = x.text();
-            assert!(
-                text.contains("then depth first from each of them"),
-                "{at}:\n{text}"
-            );
-            assert_eq!(
-                text.matches("shortest schedule").count(),
-                x.violations.iter().filter(|v| !v.depth_first).count(),
-                "{at}:\n{text}"
-            );
+        if x.stopped == Stopped::MaxBytes {
+            // The fingerprints did not fit either (a small search's budget
+            // is small): what it found so far is real.
+            let (x_keys, full_keys) = (violations(&x), violations(&full));
+            assert!(x_keys.iter().all(|k| full_keys.contains(k)), "{at}");
+            continue;
         }
+        switched += 1;
+        found_deep += x.violations.iter().filter(|v| v.depth_first).count();
+        covers(s, &x, &full).unwrap_or_else(|e| panic!("{at}: {e}"));
+        // The text says where the order changed, and which schedules are not shortest.
+        let text = x.text();
+        assert!(
+            text.contains("then depth first from each of them"),
+            "{at}:\n{text}"
+        );
+        assert_eq!(
+            text.matches("shortest schedule").count(),
+            x.violations.iter().filter(|v| !v.depth_first).count(),
+            "{at}:\n{text}"
+        );
     }
     assert!(compared >= 40, "{compared} built-in searches compared");
     // The budget must make bigger searches change order, some finding there.

@@ -8,7 +8,7 @@
 use flush_core::explore::{self, Exploration, Options, Order};
 use flush_core::{AnyScenario, Model};
 
-use crate::common::builtin;
+use crate::common::{builtin, builtins_at_every_version};
 
 fn threads<M>(sc: &M, o: &Options, t: usize) -> Exploration
 where
@@ -68,35 +68,23 @@ fn budgets() -> Vec<(&'static str, Options)> {
 #[test]
 fn threads_give_what_one_thread_gives() {
     let (mut compared, mut deep) = (0, 0);
-    for name in flush_core::builtin::names() {
-        if name == flush_core::builtin::PAIRS_1000 {
-            continue;
-        }
-        let sc = builtin(name);
-        let mut all = vec![sc.clone()];
-        for v in sc.versions() {
-            let mut s = sc.clone();
-            s.set_version(v.id).unwrap();
-            all.push(s);
-        }
-        for s in &all {
-            for (what, o) in budgets() {
-                let x = s.explore_with(&o, &mut |_| true);
-                // The 1 MiB budget's queue fills half of it: on one thread
-                // the search goes on depth first; on several, one thread
-                // takes over there.
-                deep += usize::from(x.depth_first_from.is_some());
-                let one = seen(&x);
-                for t in [1, 2, 3] {
-                    assert_eq!(
-                        seen(&each(s, &o, t)),
-                        one,
-                        "{name} @ {:?}, {what}, {t} threads",
-                        s.header().version
-                    );
-                }
-                compared += 1;
+    for (name, s) in &builtins_at_every_version() {
+        for (what, o) in budgets() {
+            let x = s.explore_with(&o, &mut |_| true);
+            // The 1 MiB budget's queue fills half of it: on one thread
+            // the search goes on depth first; on several, one thread
+            // takes over there.
+            deep += usize::from(x.depth_first_from.is_some());
+            let one = seen(&x);
+            for t in [1, 2, 3] {
+                assert_eq!(
+                    seen(&each(s, &o, t)),
+                    one,
+                    "{name} @ {:?}, {what}, {t} threads",
+                    s.header().version
+                );
             }
+            compared += 1;
         }
     }
     assert!(compared >= 150, "{compared} searches compared");
