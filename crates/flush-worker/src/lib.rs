@@ -19,7 +19,8 @@ use std::rc::Rc;
 
 use flush_core::builtin;
 use flush_core::explore::{
-    collision_bound, not_cut, CutBudget, Exploration, OpShrink, Options, Progress,
+    collision_bound, not_cut, wants_shrink, CutBudget, Exploration, OpShrink, Options, Progress,
+    Shrinking, SHRINK_REPLAYS,
 };
 use flush_core::scenario::json::{self as core_json, Json};
 use flush_core::{AnyExplorer, AnyScenario, Choice};
@@ -132,14 +133,16 @@ impl JobSpec {
 }
 
 /// A job under way: `done` of `of` searches finished; `p` is the running one's
-/// progress; `cutting`: (tries, ops cut) once the searches are done and the
-/// findings' ops are being cut.
+/// progress; `shrinking`: replays so far once the searches are done and what
+/// they found depth first is being shrunk; `cutting`: (tries, ops cut) after
+/// that, while the findings' ops are being cut.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Running {
     pub p: Progress,
     pub ms: f64,
     pub done: usize,
     pub of: usize,
+    pub shrinking: Option<u32>,
     pub cutting: Option<(u32, u32)>,
 }
 
@@ -213,6 +216,73 @@ impl Cutting {
     }
 }
 
+/// The shrinks of what the searches found depth first (see
+/// `explore::wants_shrink`). The page's searches do not shrink in their reports
+/// (a shrink may take thousands of replays, and a report is made in one go): the
+/// job shrinks them after the searches, a replay at a time, with the CLI's
+/// budget, so the page shows the schedule `flushscope explore` gives.
+struct Shrinks {
+    /// Each search's scenario and options (not the race lens's: its searches
+    /// start where the run stands, and breadth first to the end).
+    of: Vec<(AnyScenario, Options)>,
+    /// The finding being shrunk: (search, violation).
+    at: (usize, usize),
+    now: Option<Shrinking>,
+    /// Replays taken, every finding's.
+    replays: u32,
+}
+
+impl Shrinks {
+    /// One replay (or a step to the next finding to shrink); true once every
+    /// finding that wants it is shrunk.
+    fn step(&mut self, out: &mut [Exploration]) -> bool {
+        loop {
+            let (i, j) = self.at;
+            let (Some((sc, o)), Some(x)) = (self.of.get(i), out.get_mut(i)) else {
+                return true;
+            };
+            let Some(f) = x.violations.get_mut(j) else {
+                self.at = (i + 1, 0);
+                continue;
+            };
+            let Some(s) = self.now.as_mut() else {
+                if o.shrink || !wants_shrink(o, f) {
+                    self.at.1 += 1;
+                    continue;
+                }
+                // A schedule the search wrote always reads back; one that did
+                // not would keep its length.
+                self.now = sc.shrinking(f, SHRINK_REPLAYS).ok();
+                self.at.1 += usize::from(self.now.is_none());
+                self.replays += 1;
+                return false;
+            };
+            self.replays += 1;
+            if sc.shrink_step(s) {
+                s.apply(f);
+                self.now = None;
+                self.at.1 += 1;
+            }
+            return false;
+        }
+    }
+
+    /// Ends the running shrink where it stands (a cancel): its finding gets the
+    /// shortest schedule found so far.
+    fn stop(&mut self, out: &mut [Exploration]) {
+        let (i, j) = self.at;
+        if let (Some(s), Some(x)) = (self.now.take(), out.get_mut(i)) {
+            if let Some(f) = x.violations.get_mut(j) {
+                s.apply(f);
+            }
+        }
+    }
+
+    fn progress(&self) -> Option<u32> {
+        self.now.as_ref().map(|_| self.replays)
+    }
+}
+
 /// A job under way.
 pub struct Job {
     xs: Vec<Option<AnyExplorer>>,
@@ -224,12 +294,19 @@ pub struct Job {
     started: f64,
     /// When the last search ended (the cuts after it are not the search's time).
     searched: Option<f64>,
+    shrinks: Shrinks,
     cut: Option<Cutting>,
 }
 
 impl Job {
-    fn of(xs: Vec<AnyExplorer>) -> Job {
+    fn of(xs: Vec<AnyExplorer>, of: Vec<(AnyScenario, Options)>) -> Job {
         Job {
+            shrinks: Shrinks {
+                of,
+                at: (0, 0),
+                now: None,
+                replays: 0,
+            },
             xs: xs.into_iter().map(Some).collect(),
             spent: None,
             out: Vec::new(),
@@ -239,8 +316,15 @@ impl Job {
         }
     }
 
-    fn with_cut(xs: Vec<AnyExplorer>, cut: Option<Cutting>) -> Job {
-        Job { cut, ..Job::of(xs) }
+    fn with_cut(
+        xs: Vec<AnyExplorer>,
+        of: Vec<(AnyScenario, Options)>,
+        cut: Option<Cutting>,
+    ) -> Job {
+        Job {
+            cut,
+            ..Job::of(xs, of)
+        }
     }
 
     /// The job of `spec`; `Err` when the lens's schedule cannot be replayed.
@@ -264,7 +348,12 @@ impl Job {
             let lens = AnyExplorer::lens_after(&l.search.sc, &l.schedule, &l.search.o)?;
             xs.extend(lens.into_iter().map(|(_, x)| x));
         }
-        Ok(Job::with_cut(xs, cut))
+        let of = spec
+            .searches
+            .iter()
+            .map(|s| (s.sc.clone(), s.o.clone()))
+            .collect();
+        Ok(Job::with_cut(xs, of, cut))
     }
 
     /// Runs the searches in turn, then the cuts, for about `ms`; says where the
@@ -275,11 +364,13 @@ impl Job {
         while now() - t0 < ms {
             let i = self.out.len();
             let Some(x) = self.xs.get_mut(i).and_then(Option::as_mut) else {
-                // Every search is done: cut the findings' ops, a slice at a time.
-                cut_done = match (&mut self.cut, &mut self.out[..]) {
-                    (Some(c), [x]) => c.run(x),
-                    _ => true,
-                };
+                // Every search is done: shrink what they found depth first, a
+                // replay at a time, then cut the findings' ops, a slice at a time.
+                cut_done = self.shrinks.step(&mut self.out)
+                    && match (&mut self.cut, &mut self.out[..]) {
+                        (Some(c), [x]) => c.run(x),
+                        _ => true,
+                    };
                 if cut_done {
                     break;
                 }
@@ -303,9 +394,8 @@ impl Job {
 
     fn tick(&mut self, cut_done: bool) -> Tick {
         let ms = now() - self.started;
-        let cutting = self.cut.is_some() && self.out.len() == 1;
         match self.xs.get(self.out.len()).and_then(Option::as_ref) {
-            None if cut_done || !cutting => self.finished(),
+            None if cut_done => self.finished(),
             None => Tick::Running(Running {
                 p: self
                     .out
@@ -320,6 +410,7 @@ impl Job {
                 ms,
                 done: self.out.len().saturating_sub(1),
                 of: self.xs.len(),
+                shrinking: self.shrinks.progress(),
                 cutting: self.cut.as_ref().map(Cutting::progress),
             }),
             Some(x) => Tick::Running(Running {
@@ -327,6 +418,7 @@ impl Job {
                 ms,
                 done: self.out.len(),
                 of: self.xs.len(),
+                shrinking: None,
                 cutting: None,
             }),
         }
@@ -353,8 +445,11 @@ impl Job {
             self.out.push(x.report());
             self.spent = Some(x);
             self.searched = Some(now());
-        } else if let (Some(c), [x]) = (&mut self.cut, &mut self.out[..]) {
-            c.stop(x);
+        } else {
+            self.shrinks.stop(&mut self.out);
+            if let (Some(c), [x]) = (&mut self.cut, &mut self.out[..]) {
+                c.stop(x);
+            }
         }
         self.finished()
     }
@@ -589,6 +684,15 @@ impl Tick {
                 ms: o.f64("ms")?,
                 done: o.u64("done")? as usize,
                 of: o.u64("of")? as usize,
+                shrinking: match o.opt("shrinking") {
+                    None => None,
+                    Some(Json::Num(n)) => Some(
+                        n.as_u64()
+                            .and_then(|n| u32::try_from(n).ok())
+                            .ok_or("\"shrinking\" holds a count")?,
+                    ),
+                    Some(_) => return Err("\"shrinking\" holds a count".into()),
+                },
                 cutting: match o.opt("cutting") {
                     None => None,
                     Some(Json::Arr(v)) if v.len() == 2 => {
@@ -832,7 +936,7 @@ mod tests {
     /// Progress crosses too, with and without a cut under way.
     #[test]
     fn progress_crosses_back_unchanged() {
-        for cutting in [None, Some((4, 2))] {
+        for (shrinking, cutting) in [(None, None), (Some(7), None), (None, Some((4, 2)))] {
             let tick = Tick::Running(Running {
                 p: Progress {
                     states: 5,
@@ -845,6 +949,7 @@ mod tests {
                 ms: 2.5,
                 done: 1,
                 of: 3,
+                shrinking,
                 cutting,
             });
             let back = FromWorker::read(&json(&FromWorker::tick(9, tick.clone()))).unwrap();
@@ -1225,5 +1330,110 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// Every built-in at every version with a search the page would run: breadth
+    /// first, every violation, without shrinking in the report, under a budget
+    /// that makes a search exhausting within 50,000 states go on depth first (half
+    /// of it is three quarters of its peak).
+    fn deep_searches() -> Vec<(String, Search)> {
+        let mut out = Vec::new();
+        for name in builtin::names() {
+            let base = builtin::get(name).unwrap();
+            let mut scs = vec![base.clone()];
+            for v in base.versions() {
+                let mut s = base.clone();
+                s.set_version(v.id).unwrap();
+                scs.push(s);
+            }
+            for sc in scs {
+                let o = Options {
+                    all: true,
+                    shrink: false,
+                    ..Options::exhaustive(200, 50_000)
+                };
+                let full = sc.explore_with(&o, &mut |_| true);
+                if full.stopped != Stopped::Exhausted || full.violations.is_empty() {
+                    continue;
+                }
+                let o = Options {
+                    max_bytes: full.peak_bytes * 3 / 2,
+                    ..o
+                };
+                let at = format!("{name} @ {:?}", sc.header().version);
+                let source = Source::Builtin(name.to_owned());
+                out.push((at, Search { source, sc, o }));
+            }
+        }
+        out
+    }
+
+    fn run_job(s: &Search, mut cancel: impl FnMut(&Running) -> bool) -> Exploration {
+        let spec = JobSpec {
+            searches: vec![s.clone()],
+            cut: None,
+            lens: None,
+        };
+        let mut job = Job::new(&spec).unwrap();
+        loop {
+            let tick = match job.slice(0.05) {
+                Tick::Running(r) if cancel(&r) => job.cancel(),
+                t => t,
+            };
+            if let Tick::Done { mut xs, .. } = tick {
+                return xs.remove(0);
+            }
+        }
+    }
+
+    /// What a page search finds depth first, the job shrinks after it, a replay
+    /// at a time, to the schedule the CLI's search gives (it shrinks in its
+    /// report); a cancel while it shrinks keeps the shortest schedule so far,
+    /// which still shows the violation.
+    #[test]
+    fn the_job_shrinks_what_depth_first_found_as_the_cli_does() {
+        let (mut deep, mut shrunk, mut cancelled) = (0, 0, 0);
+        for (at, s) in deep_searches() {
+            let x = run_job(&s, |_| false);
+            let cli = s.sc.explore_with(
+                &Options {
+                    shrink: true,
+                    ..s.o.clone()
+                },
+                &mut |_| true,
+            );
+            assert_eq!(x.violations, cli.violations, "{at}");
+            assert_eq!(
+                (x.states, x.depth_first_from),
+                (cli.states, cli.depth_first_from),
+                "{at}"
+            );
+            deep += x.violations.iter().filter(|f| f.depth_first).count();
+            shrunk += x
+                .violations
+                .iter()
+                .filter(|f| f.shrunk_from.is_some())
+                .count();
+            let mut seen = 0;
+            let y = run_job(&s, |r| {
+                seen += u32::from(r.shrinking.is_some());
+                seen == 2
+            });
+            if seen < 2 {
+                continue;
+            }
+            cancelled += 1;
+            for (f, g) in y.violations.iter().zip(&x.violations) {
+                let schedule = Choice::parse_list(&f.schedule).unwrap();
+                let n = s.sc.reaches(&schedule, &f.key);
+                assert_eq!(n, Some(schedule.len()), "{at}: {} {}", f.key, f.schedule);
+                assert!(f.steps >= g.steps, "{at}: {}", f.key);
+            }
+        }
+        assert!(
+            deep >= 3 && shrunk >= 2,
+            "{deep} found depth first, {shrunk} shrunk"
+        );
+        assert!(cancelled >= 1, "no job was cancelled while it shrank");
     }
 }

@@ -40,7 +40,7 @@ pub use outcomes::{
 pub use parallel::explore_threads;
 pub use races::{races_at, races_here, run_races, Race, RaceSide, RunRace, RunRaces};
 pub use search::Explorer;
-pub use shrink::{reaches, replay, shrink};
+pub use shrink::{reaches, replay, shrink, Shrinking};
 
 use crate::engine::{blocked_words, End, Model, OutcomeKind};
 use crate::sched::Choice;
@@ -584,6 +584,12 @@ pub(crate) fn queue_full(queued: u64, state_bytes: u64, max_bytes: u64) -> bool 
 
 /// Replays a shrinking attempt may take, per violation.
 pub const SHRINK_REPLAYS: u32 = 20_000;
+
+/// Whether a search with `o` shrinks (when shrinking) what it found as `f`: what
+/// it found depth first, whose schedule is not necessarily a shortest one.
+pub fn wants_shrink(o: &Options, f: &Found) -> bool {
+    o.order == Order::Dfs || f.depth_first
+}
 
 /// Explores every interleaving of `sc` up to `max_steps` steps deep and
 /// `max_states` distinct states, breadth first, to the end: each distinct

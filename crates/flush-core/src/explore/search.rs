@@ -9,10 +9,11 @@ use super::fingerprint::{model_state_bytes, FpSet};
 use super::races::races_at;
 use super::reduce::Touched;
 use super::{
-    findings, shrink, Exploration, Found, Options, Order, Progress, Stopped, SHRINK_REPLAYS,
+    findings, wants_shrink, Exploration, Found, Options, Order, Progress, Shrinking, Stopped,
+    SHRINK_REPLAYS,
 };
 use crate::engine::{Model, OutcomeKind};
-use crate::sched::{format_schedule, Choice};
+use crate::sched::Choice;
 
 /// A step asleep or taken, with what it touched (shared: sleep sets copy it
 /// from state to state).
@@ -343,14 +344,10 @@ impl<M: Model> Explorer<M> {
         let mut violations = Vec::new();
         for (f, key, path) in &self.found {
             let mut f = f.clone();
-            let shrinks = self.o.order == Order::Dfs || f.depth_first;
-            if self.o.shrink && self.from_start && shrinks {
-                let short = shrink(&*self.sc, path, key, SHRINK_REPLAYS);
-                if short.len() < path.len() {
-                    f.shrunk_from = Some(f.steps);
-                    f.steps = short.len() as u32;
-                    f.schedule = format_schedule(&short);
-                }
+            if self.o.shrink && self.from_start && wants_shrink(&self.o, &f) {
+                let mut s = Shrinking::new(&*self.sc, path, key, SHRINK_REPLAYS);
+                while !s.step(&*self.sc) {}
+                s.apply(&mut f);
             }
             violations.push(f);
         }

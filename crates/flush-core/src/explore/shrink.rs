@@ -1,9 +1,9 @@
 //! Shrinking a schedule: drop scheduler choices while the same violation still
 //! occurs, so a reviewer reads the fewest steps that show it.
 
-use super::findings;
+use super::{findings, Found};
 use crate::engine::Model;
-use crate::sched::Choice;
+use crate::sched::{format_schedule, Choice};
 
 /// Replays `schedule` from the start strictly (each choice must be runnable
 /// when its turn comes), asking `stop` of the start and of the state after each
@@ -46,31 +46,100 @@ pub fn reaches<M: Model>(sc: &M, schedule: &[Choice], key: &str) -> Option<usize
 /// the strict replay still shows it; at most `max_replays` replays.
 /// `schedule` itself must show it.
 pub fn shrink<M: Model>(sc: &M, schedule: &[Choice], key: &str, max_replays: u32) -> Vec<Choice> {
-    let Some(n) = reaches(sc, schedule, key) else {
-        return schedule.to_vec();
-    };
-    let mut cur = schedule[..n].to_vec();
-    let mut budget = max_replays;
-    let mut chunk = (cur.len() / 2).max(1);
-    loop {
-        let mut removed = false;
-        let mut i = 0;
-        while i < cur.len() && budget > 0 {
-            budget -= 1;
-            let end = (i + chunk).min(cur.len());
-            let cand: Vec<Choice> = cur[..i].iter().chain(&cur[end..]).copied().collect();
-            match reaches(sc, &cand, key) {
+    let mut s = Shrinking::new(sc, schedule, key, max_replays);
+    while !s.step(sc) {}
+    s.cur
+}
+
+/// A [`shrink`] under way, one replay per [`Shrinking::step`], so that a front
+/// end can run it in slices (the page's worker does) and stop it anywhere: what
+/// it holds always shows the violation. Run to the end, it gives what
+/// [`shrink`] gives.
+#[derive(Clone, Debug)]
+pub struct Shrinking {
+    key: String,
+    /// The schedule as found, and the shortest that shows the violation so far.
+    found: usize,
+    cur: Vec<Choice>,
+    budget: u32,
+    replays: u32,
+    /// This pass drops `chunk` choices at a time, from choice `i` on; `removed`:
+    /// it dropped some.
+    chunk: usize,
+    i: usize,
+    removed: bool,
+    done: bool,
+}
+
+impl Shrinking {
+    /// A shrink of `schedule` (which must show the violation `key`; one that does
+    /// not is left as it is), with at most `max_replays` replays.
+    pub fn new<M: Model>(sc: &M, schedule: &[Choice], key: &str, max_replays: u32) -> Shrinking {
+        let n = reaches(sc, schedule, key);
+        let cur = schedule[..n.unwrap_or(schedule.len())].to_vec();
+        Shrinking {
+            key: key.to_owned(),
+            found: schedule.len(),
+            chunk: (cur.len() / 2).max(1),
+            cur,
+            budget: max_replays,
+            replays: 0,
+            i: 0,
+            removed: false,
+            done: n.is_none(),
+        }
+    }
+
+    /// One replay (none where a pass ends); true once the shrink is over.
+    pub fn step<M: Model>(&mut self, sc: &M) -> bool {
+        if self.done {
+            return true;
+        }
+        if self.i < self.cur.len() && self.budget > 0 {
+            self.budget -= 1;
+            self.replays += 1;
+            let end = (self.i + self.chunk).min(self.cur.len());
+            let cand: Vec<Choice> = self.cur[..self.i]
+                .iter()
+                .chain(&self.cur[end..])
+                .copied()
+                .collect();
+            match reaches(sc, &cand, &self.key) {
                 Some(n) => {
-                    cur = cand;
-                    cur.truncate(n);
-                    removed = true;
+                    self.cur = cand;
+                    self.cur.truncate(n);
+                    self.removed = true;
                 }
-                None => i += chunk,
+                None => self.i += self.chunk,
             }
+            return false;
         }
-        if budget == 0 || (chunk == 1 && !removed) {
-            return cur;
+        if self.budget == 0 || (self.chunk == 1 && !self.removed) {
+            self.done = true;
+            return true;
         }
-        chunk = (chunk / 2).max(1);
+        self.chunk = (self.chunk / 2).max(1);
+        (self.i, self.removed) = (0, false);
+        false
+    }
+
+    /// The shortest schedule found so far that shows the violation.
+    pub fn schedule(&self) -> &[Choice] {
+        &self.cur
+    }
+
+    /// Replays taken so far.
+    pub fn replays(&self) -> u32 {
+        self.replays
+    }
+
+    /// Gives `f` the shortest schedule found so far, when it is shorter than the
+    /// one found (and says how long that was: [`Found::shrunk_from`]).
+    pub fn apply(&self, f: &mut Found) {
+        if self.cur.len() < self.found {
+            f.shrunk_from = Some(f.steps);
+            f.steps = self.cur.len() as u32;
+            f.schedule = format_schedule(&self.cur);
+        }
     }
 }

@@ -530,6 +530,31 @@ impl AnyExplorer {
     }
 }
 
+impl AnyScenario {
+    /// A shrink of what a search of this scenario found as `f` (see
+    /// [`explore::Shrinking`]), taken one replay at a time by
+    /// [`AnyScenario::shrink_step`]; `Err` when `f`'s schedule cannot be read.
+    pub fn shrinking(
+        &self,
+        f: &explore::Found,
+        max_replays: u32,
+    ) -> Result<explore::Shrinking, String> {
+        let schedule = Choice::parse_list(&f.schedule)?;
+        Ok(each_scenario!(self, s => explore::Shrinking::new(&**s, &schedule, &f.key, max_replays)))
+    }
+
+    /// Steps after which a strict replay of `schedule` shows the violation `key`
+    /// (see [`explore::reaches`]).
+    pub fn reaches(&self, schedule: &[Choice], key: &str) -> Option<usize> {
+        each_scenario!(self, s => explore::reaches(&**s, schedule, key))
+    }
+
+    /// One replay of `s` (see [`explore::Shrinking::step`]); true once it is over.
+    pub fn shrink_step(&self, s: &mut explore::Shrinking) -> bool {
+        each_scenario!(self, sc => s.step(&**sc))
+    }
+}
+
 /// One step of two runs of the same schedule side by side (see
 /// [`AnyScenario::lockstep`]).
 #[derive(Clone, Debug, PartialEq)]

@@ -190,10 +190,5 @@ pub fn builtins_at_every_version() -> Vec<(&'static str, AnyScenario)> {
 
 /// Steps after which a strict replay of `schedule` shows the violation `key`.
 pub fn reaches(sc: &AnyScenario, schedule: &[Choice], key: &str) -> Option<usize> {
-    use flush_core::explore;
-    match sc {
-        AnyScenario::Flush(s) => explore::reaches(&**s, schedule, key),
-        AnyScenario::Sync(s) => explore::reaches(&**s, schedule, key),
-        AnyScenario::Mutex(s) => explore::reaches(&**s, schedule, key),
-    }
+    sc.reaches(schedule, key)
 }

@@ -603,9 +603,12 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
                 </label>
             </div>
             // Progress is not announced (it changes every frame); the result is.
-            if let Status::Running { run: Running { p: pr, ms, done, of, cutting }, .. } = &*x.status {
+            if let Status::Running { run: Running { p: pr, ms, done, of, shrinking, cutting }, .. } = &*x.status {
                 {running_view(pr, *ms)}
                 if *of > 1 { <p class="muted">{format!("Search {} of {of}", done + 1)}</p> }
+                if let Some(replays) = shrinking {
+                    <p class="muted" id="explore-shrinking">{format!("Shrinking a schedule found depth first: {replays} replays so far")}</p>
+                }
                 if let Some((tries, cut)) = cutting {
                     <p class="muted" id="explore-cutting">{format!("Cutting the ops a violation does not need: {tries} tries, {cut} cut so far")}</p>
                 }
@@ -636,7 +639,7 @@ fn rate(states: u64, ms: f64) -> String {
 fn status_view(s: &Status, p: &ExploreProps) -> Html {
     match s {
         Status::Idle => html! {
-            <p class="muted">{"Searches breadth first for an invariant broken, a Go panic or a deadlock, gives the shortest schedule to each, then cuts the scenario's ops it does not need. Once the queued states fill half its memory, it goes on depth first."}</p>
+            <p class="muted">{"Searches breadth first for an invariant broken, a Go panic or a deadlock, gives the shortest schedule to each, then cuts the scenario's ops it does not need. Once the queued states fill half its memory, it goes on depth first and shrinks what it finds there."}</p>
         },
         Status::Running { worker, .. } => html! {
             <p class="muted" id="explore-where" data-runner={if *worker { "worker" } else { "page" }}>
@@ -766,7 +769,7 @@ fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
                 <li class={format!("found-{}", f.kind.as_str())}>
                     <strong>{f.kind.as_str()}</strong>{": "}{f.message.clone()}
                     <div class="found-schedule">
-                        <span>{format!("{}, {} steps: ", if f.depth_first { "schedule found depth first" } else { "shortest schedule" }, f.steps)}<code>{f.schedule.clone()}</code></span>
+                        <span>{format!("{}, {} steps: ", schedule_words(f), f.steps)}<code>{f.schedule.clone()}</code></span>
                         {open_found(&Shown { version: x.version, ..p.shown.clone() }, &p.dispatch, f, format!("open this {}-step schedule in the stepper", f.steps))}
                     </div>
                     if let Some(c) = &f.cut {
@@ -864,6 +867,16 @@ fn cut_view(c: &Cut, name: &str, at: &Shown, d: &Dispatch) -> Html {
                 )}
             }
         </div>
+    }
+}
+
+/// What a finding's schedule is: a shortest one (breadth first), or one found
+/// depth first, shrunk by the job after the search (as the CLI shrinks it).
+fn schedule_words(f: &Found) -> String {
+    match (f.depth_first, f.shrunk_from) {
+        (false, _) => "shortest schedule".to_owned(),
+        (true, None) => "schedule found depth first".to_owned(),
+        (true, Some(n)) => format!("shrunk schedule (found depth first with {n} steps)"),
     }
 }
 
