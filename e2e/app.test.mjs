@@ -595,6 +595,62 @@ test('a search stopped by its memory budget stops where the CLI\'s does (the pag
   await ctx.close();
 });
 
+/** #34018 scaled to 3 new growing segments and one SyncSegments tick, at ca7ef26e4b, with
+ * 3,000 flushed segments that nothing touches on both sides: each state is large, so a
+ * breadth-first search in the page (256 MiB) goes on depth first at depth 11, and finds
+ * the panic of segment 302 there. */
+function wideScenario() {
+  const seg = (segment, state, extra) => ({ segment, partition: 1, state, level: 'L1', ...extra });
+  const dc = [seg(101, 'Flushed', { statslog: true, rows: 1000 }), seg(102, 'Flushed', { statslog: true, rows: 800 })];
+  const dn = [seg(101, 'Flushed', { rows: 1000 }), seg(102, 'Flushed', { rows: 800 })];
+  const flow = [];
+  for (let s = 300; s < 303; s++) {
+    dc.push(seg(s, 'Growing', { statslog: false, rows: 0 }));
+    flow.push({ op: 'insert', segment: s, partition: 1, rows: 10 }, { op: 'sync', segment: s });
+  }
+  for (let s = 1000; s < 4000; s++) {
+    dc.push(seg(s, 'Flushed', { statslog: true, rows: 1 }));
+    dn.push(seg(s, 'Flushed', { rows: 1 }));
+  }
+  return JSON.stringify({ name: 'segment-not-found-wide', title: '#34018 among 3,000 untouched segments', model: 'sync-2024', version: 'ca7ef26e4b', seed: 1,
+    datacoord: dc, datanode: dn,
+    actors: [{ name: 'flowgraph', ops: flow }, { name: 'datacoord', ops: [{ op: 'sync_segments', partition: 1 }] }] });
+}
+
+test('what a page search finds depth first is shrunk to the schedule the CLI gives', async () => {
+  const text = wideScenario();
+  const file = join(tmpdir(), `flushscope-wide-${process.pid}.json`);
+  writeFileSync(file, text);
+  // Exit 1: it found violations.
+  const run = spawnSync(process.env.FLUSHSCOPE_BIN ?? '../target/debug/flushscope',
+    ['explore', file, '--all', '--order', 'bfs', '--max-memory', '256M', '--json'], { maxBuffer: 64 << 20 });
+  rmSync(file);
+  assert.equal(run.status, 1, run.stderr.toString());
+  const cli = JSON.parse(run.stdout.toString());
+  const deep = cli.violations.filter((v) => v.depth_first && v.shrunk_from > v.steps);
+  assert.ok(cli.depth_first_from > 0 && deep.length > 0, JSON.stringify(cli.violations));
+  const { ctx, page, errors } = await open('', { waitFor: '.lane' });
+  await page.setInputFiles('#upload', { name: 'segment-not-found-wide.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+  await page.waitForFunction(() => document.querySelector('.stage-title h2')?.textContent.includes('untouched segments'));
+  await page.check('#explore-all');
+  await page.click('#explore-btn');
+  await page.waitForSelector('#explore-result', { timeout: 120000 });
+  const found = await page.textContent('#explore-result');
+  assert.match(await page.textContent('#explore-depth-first'), new RegExp(`breadth first to depth ${cli.depth_first_from},`));
+  for (const v of deep) {
+    const words = `shrunk schedule (found depth first with ${v.shrunk_from} steps), ${v.steps} steps: ${v.schedule}`;
+    assert.ok(found.includes(words), `the page should say "${words}":\n${found}`);
+  }
+  // The rest keep their shortest schedules, as in the CLI.
+  for (const v of cli.violations.filter((v) => !v.depth_first)) {
+    assert.ok(found.includes(`shortest schedule, ${v.steps} steps: ${v.schedule}`), v.message);
+  }
+  // Its metacache lists 3,000 segments: the panel alone, not the whole page.
+  await page.locator('#explore').screenshot({ path: `${SHOTS}17-explore-shrunk-depth-first.png` });
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('the explorer cuts the ops a violation does not need, greys them out, and opens the smaller scenario', async () => {
   const { page, ctx, errors } = await open('scenario=runner-creation-race');
   await page.click('#explore-btn');
