@@ -1,5 +1,6 @@
-//! The explorer's worker: a job (searches one after the other, then the cuts of
-//! a single search's findings) that runs in slices, in a Web Worker or in the
+//! The explorer's worker: a job (searches one after the other, then the shrinks
+//! of what they found depth first, then the cuts of a single search's findings)
+//! that runs in slices, in a Web Worker or in the
 //! page, and the messages that cross between them.
 //!
 //! This crate is built twice: into the page's module (`flush-web`, which runs a
@@ -150,7 +151,8 @@ pub struct Running {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum Tick {
     Running(Running),
-    /// Every search's report, and the time the searches took (not the cuts).
+    /// Every search's report, and the time the searches took (not the shrinks or
+    /// the cuts after them).
     Done {
         xs: Vec<Exploration>,
         ms: f64,
@@ -228,8 +230,10 @@ struct Shrinks {
     /// The finding being shrunk: (search, violation).
     at: (usize, usize),
     now: Option<Shrinking>,
-    /// Replays taken, every finding's.
+    /// Replays the finished shrinks took.
     replays: u32,
+    /// Every finding that wants it is shrunk.
+    over: bool,
 }
 
 impl Shrinks {
@@ -239,6 +243,7 @@ impl Shrinks {
         loop {
             let (i, j) = self.at;
             let (Some((sc, o)), Some(x)) = (self.of.get(i), out.get_mut(i)) else {
+                self.over = true;
                 return true;
             };
             let Some(f) = x.violations.get_mut(j) else {
@@ -254,12 +259,11 @@ impl Shrinks {
                 // not would keep its length.
                 self.now = sc.shrinking(f, SHRINK_REPLAYS).ok();
                 self.at.1 += usize::from(self.now.is_none());
-                self.replays += 1;
                 return false;
             };
-            self.replays += 1;
             if sc.shrink_step(s) {
                 s.apply(f);
+                self.replays += s.replays();
                 self.now = None;
                 self.at.1 += 1;
             }
@@ -278,8 +282,10 @@ impl Shrinks {
         }
     }
 
+    /// Replays so far, once a shrink has started and until every one is over.
     fn progress(&self) -> Option<u32> {
-        self.now.as_ref().map(|_| self.replays)
+        let now = self.now.as_ref().map(Shrinking::replays);
+        (now.is_some() || (self.replays > 0 && !self.over)).then(|| self.replays + now.unwrap_or(0))
     }
 }
 
@@ -306,6 +312,7 @@ impl Job {
                 at: (0, 0),
                 now: None,
                 replays: 0,
+                over: false,
             },
             xs: xs.into_iter().map(Some).collect(),
             spent: None,
@@ -356,8 +363,8 @@ impl Job {
         Ok(Job::with_cut(xs, of, cut))
     }
 
-    /// Runs the searches in turn, then the cuts, for about `ms`; says where the
-    /// job stands.
+    /// Runs the searches in turn, then the shrinks, then the cuts, for about
+    /// `ms`; says where the job stands.
     pub fn slice(&mut self, ms: f64) -> Tick {
         let t0 = now();
         let mut cut_done = false;
@@ -411,7 +418,11 @@ impl Job {
                 done: self.out.len().saturating_sub(1),
                 of: self.xs.len(),
                 shrinking: self.shrinks.progress(),
-                cutting: self.cut.as_ref().map(Cutting::progress),
+                // The cut starts once the shrinks are over.
+                cutting: match self.shrinks.over {
+                    true => self.cut.as_ref().map(Cutting::progress),
+                    false => None,
+                },
             }),
             Some(x) => Tick::Running(Running {
                 p: x.progress(),
