@@ -173,18 +173,11 @@ pub fn compute(budget: u64) -> Vec<Row> {
         .iter()
         .filter_map(|(name, _)| builtin::get(name))
         .map(|sc| {
-            let versions = sc.versions();
-            let cells = if versions.is_empty() {
+            let at = sc.at_every_version();
+            let cells = if at.is_empty() {
                 vec![cell(&sc, budget)]
             } else {
-                versions
-                    .iter()
-                    .map(|v| {
-                        let mut s = sc.clone();
-                        s.set_version(v.id).expect("a version the model lists");
-                        cell(&s, budget)
-                    })
-                    .collect()
+                at.iter().map(|s| cell(s, budget)).collect()
             };
             Row {
                 scenario: sc.header().name.clone(),

@@ -165,11 +165,7 @@ mod tests {
             };
             let base = build(&spec).unwrap().0.scenario();
             let mut scs = vec![base.clone()];
-            for v in base.versions() {
-                let mut s = base.clone();
-                s.set_version(v.id).unwrap();
-                scs.push(s);
-            }
+            scs.extend(base.at_every_version());
             scs.extend(base.variants().into_iter().map(|(_, v)| v));
             for sc in scs {
                 out.push(Search {

@@ -1352,11 +1352,7 @@ mod tests {
         for name in builtin::names() {
             let base = builtin::get(name).unwrap();
             let mut scs = vec![base.clone()];
-            for v in base.versions() {
-                let mut s = base.clone();
-                s.set_version(v.id).unwrap();
-                scs.push(s);
-            }
+            scs.extend(base.at_every_version());
             for sc in scs {
                 let o = Options {
                     all: true,

@@ -126,6 +126,19 @@ impl AnyScenario {
         each_scenario!(self, s => s.versions())
     }
 
+    /// The scenario at each version its model lists, in order (none for a model
+    /// fixed at one).
+    pub fn at_every_version(&self) -> Vec<AnyScenario> {
+        self.versions()
+            .iter()
+            .map(|v| {
+                let mut s = self.clone();
+                s.set_version(v.id).expect("a version the model lists");
+                s
+            })
+            .collect()
+    }
+
     /// Runs the scenario at another version (`id`: a commit prefix).
     pub fn set_version(&mut self, id: &str) -> Result<(), String> {
         each_scenario!(self, s => Model::set_version(Arc::make_mut(s), id))

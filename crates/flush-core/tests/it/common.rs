@@ -179,11 +179,7 @@ pub fn builtins_at_every_version() -> Vec<(&'static str, AnyScenario)> {
         }
         let sc = builtin(name);
         all.push((name, sc.clone()));
-        for v in sc.versions() {
-            let mut s = sc.clone();
-            s.set_version(v.id).unwrap();
-            all.push((name, s));
-        }
+        all.extend(sc.at_every_version().into_iter().map(|s| (name, s)));
     }
     all
 }

@@ -527,16 +527,12 @@ fn start_callbacks(
                 ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
             };
             let searches = sc
-                .versions()
-                .iter()
-                .filter_map(|v| {
-                    let mut s = sc.clone();
-                    s.set_version(v.id).ok()?;
-                    Some(Search {
-                        source: source.clone(),
-                        sc: s,
-                        o: o.clone(),
-                    })
+                .at_every_version()
+                .into_iter()
+                .map(|sc| Search {
+                    source: source.clone(),
+                    sc,
+                    o: o.clone(),
                 })
                 .collect();
             start.emit(JobSpec {
