@@ -237,6 +237,16 @@ struct Shrinks {
 }
 
 impl Shrinks {
+    fn of(of: Vec<(AnyScenario, Options)>) -> Shrinks {
+        Shrinks {
+            of,
+            at: (0, 0),
+            now: None,
+            replays: 0,
+            over: false,
+        }
+    }
+
     /// One replay (or a step to the next finding to shrink); true once every
     /// finding that wants it is shrunk.
     fn step(&mut self, out: &mut [Exploration]) -> bool {
@@ -271,13 +281,25 @@ impl Shrinks {
         }
     }
 
-    /// Ends the running shrink where it stands (a cancel): its finding gets the
-    /// shortest schedule found so far.
+    /// Ends the shrinks where they stand (a cancel): the running one's finding
+    /// gets the shortest schedule found so far, and it and every finding not yet
+    /// shrunk that wants it are marked [`Found::shrink_stopped`], so the page
+    /// does not call them shrunk.
     fn stop(&mut self, out: &mut [Exploration]) {
-        let (i, j) = self.at;
+        let (i, mut j) = self.at;
         if let (Some(s), Some(x)) = (self.now.take(), out.get_mut(i)) {
             if let Some(f) = x.violations.get_mut(j) {
                 s.apply(f);
+            }
+            j += 1;
+        }
+        if std::mem::replace(&mut self.over, true) {
+            return;
+        }
+        for (k, ((_, o), x)) in self.of.iter().zip(out.iter_mut()).enumerate().skip(i) {
+            let from = if k == i { j } else { 0 };
+            for f in x.violations.iter_mut().skip(from) {
+                f.shrink_stopped |= !o.shrink && wants_shrink(o, f);
             }
         }
     }
@@ -307,13 +329,7 @@ pub struct Job {
 impl Job {
     fn of(xs: Vec<AnyExplorer>, of: Vec<(AnyScenario, Options)>) -> Job {
         Job {
-            shrinks: Shrinks {
-                of,
-                at: (0, 0),
-                now: None,
-                replays: 0,
-                over: false,
-            },
+            shrinks: Shrinks::of(of),
             xs: xs.into_iter().map(Some).collect(),
             spent: None,
             out: Vec::new(),
@@ -456,6 +472,8 @@ impl Job {
             self.out.push(x.report());
             self.spent = Some(x);
             self.searched = Some(now());
+            // What the searches found depth first is not shrunk.
+            self.shrinks.stop(&mut self.out);
         } else {
             self.shrinks.stop(&mut self.out);
             if let (Some(c), [x]) = (&mut self.cut, &mut self.out[..]) {
@@ -1001,7 +1019,9 @@ mod tests {
             schedule: "0,1".into(),
             steps: 2,
             shrunk_from,
-            // Both ways: after a breadth-first search went on depth first, or not.
+            // Both ways: a shrink stopped early or not, found after a
+            // breadth-first search went on depth first or not.
+            shrink_stopped: shrunk_from.is_some(),
             depth_first: shrunk_from.is_some(),
             key: "deadlock".into(),
             cut,
@@ -1430,11 +1450,30 @@ mod tests {
                 continue;
             }
             cancelled += 1;
+            let mut stopped = 0;
             for (f, g) in y.violations.iter().zip(&x.violations) {
                 let schedule = Choice::parse_list(&f.schedule).unwrap();
                 let n = s.sc.reaches(&schedule, &f.key);
                 assert_eq!(n, Some(schedule.len()), "{at}: {} {}", f.key, f.schedule);
                 assert!(f.steps >= g.steps, "{at}: {}", f.key);
+                // What the cancel left unshrunk or half shrunk says so; the
+                // rest is what the whole job gives.
+                match f.shrink_stopped {
+                    true => assert!(f.depth_first, "{at}: {}", f.key),
+                    false => assert_eq!(f, g, "{at}"),
+                }
+                stopped += usize::from(f.shrink_stopped);
+            }
+            assert!(stopped >= 1, "{at}: a cancelled shrink is marked");
+        }
+        for (at, s) in deep_searches() {
+            let mut x = s.sc.explore_with(&s.o, &mut |_| true);
+            let mut shrinks = Shrinks::of(vec![(s.sc.clone(), s.o.clone())]);
+            shrinks.stop(std::slice::from_mut(&mut x));
+            for f in &x.violations {
+                // A cancel before the shrinks began leaves every depth-first
+                // finding unshrunk, and marked.
+                assert_eq!(f.shrink_stopped, f.depth_first, "{at}: {}", f.key);
             }
         }
         assert!(

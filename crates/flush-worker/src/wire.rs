@@ -237,6 +237,7 @@ fn found(o: Obj) -> Read<Found> {
             .opt("shrunk_from")
             .map(|_| o.u32("shrunk_from"))
             .transpose()?,
+        shrink_stopped: o.opt("shrink_stopped").is_some() && o.bool("shrink_stopped")?,
         depth_first: o.opt("depth_first").is_some() && o.bool("depth_first")?,
         key: String::new(),
         cut: o.opt("cut").map(|_| cut(o.obj("cut")?)).transpose()?,

@@ -59,6 +59,10 @@ pub struct Found {
     /// The length of the schedule the search found, when shrinking shortened it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrunk_from: Option<u32>,
+    /// The shrink stopped before its end (its replay budget, or a cancel in the
+    /// page): a shorter schedule may show the violation.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub shrink_stopped: bool,
     /// Found after a breadth-first search went on depth first (see
     /// [`Exploration::depth_first_from`]): its schedule is shrunk, not
     /// necessarily a shortest one.
@@ -87,6 +91,7 @@ impl Found {
             schedule: crate::sched::format_schedule(schedule),
             steps: schedule.len() as u32,
             shrunk_from: None,
+            shrink_stopped: false,
             depth_first: false,
             key,
             cut: None,
@@ -380,11 +385,16 @@ impl Exploration {
             });
         }
         for v in &self.violations {
-            let what = match (self.order, v.shrunk_from) {
+            let mut what = match (self.order, v.shrunk_from) {
                 (_, Some(from)) => format!("shrunk schedule (found with {from} steps)"),
                 (Order::Bfs, None) if !v.depth_first => "shortest schedule".to_owned(),
                 (_, None) => "schedule".to_owned(),
             };
+            if v.shrink_stopped {
+                what.push_str(&format!(
+                    " (its shrink stopped at its budget of {SHRINK_REPLAYS} replays: a shorter one may exist)"
+                ));
+            }
             s.push_str(&format!(
                 "{}: {}\n  {what}, {} steps: {}\n",
                 v.kind.as_str(),

@@ -69,6 +69,9 @@ pub struct Shrinking {
     i: usize,
     removed: bool,
     done: bool,
+    /// The shrink ran to its end: no single choice can be dropped from `cur`
+    /// (not stopped by its replay budget or a cancel).
+    finished: bool,
 }
 
 impl Shrinking {
@@ -87,6 +90,7 @@ impl Shrinking {
             i: 0,
             removed: false,
             done: n.is_none(),
+            finished: n.is_none(),
         }
     }
 
@@ -114,7 +118,10 @@ impl Shrinking {
             }
             return false;
         }
-        if self.budget == 0 || (self.chunk == 1 && !self.removed) {
+        // A pass over single choices that dropped none (the budget may end a
+        // pass before its end).
+        self.finished = self.i >= self.cur.len() && self.chunk == 1 && !self.removed;
+        if self.budget == 0 || self.finished {
             self.done = true;
             return true;
         }
@@ -133,9 +140,17 @@ impl Shrinking {
         self.replays
     }
 
+    /// True when the shrink ran to its end (no single choice can be dropped);
+    /// false while it runs, and when its replay budget or a cancel stopped it.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
     /// Gives `f` the shortest schedule found so far, when it is shorter than the
-    /// one found (and says how long that was: [`Found::shrunk_from`]).
+    /// one found (and says how long that was: [`Found::shrunk_from`]), and says
+    /// whether the shrink was stopped before its end ([`Found::shrink_stopped`]).
     pub fn apply(&self, f: &mut Found) {
+        f.shrink_stopped = !self.finished;
         if self.cur.len() < self.found {
             f.shrunk_from = Some(f.steps);
             f.steps = self.cur.len() as u32;

@@ -253,6 +253,25 @@ fn shrinking_drops_choices_that_do_not_matter() {
     // A schedule that does not show the violation is left as it is.
     let none = explore::shrink(&**s, &sched[..2], &key, 100);
     assert_eq!(none, sched[..2].to_vec());
+
+    // A shrink its budget stops says so, in the finding and in the report; one
+    // that ran to its end does not.
+    let mut d = d.clone();
+    for (budget, finished) in [(3, false), (explore::SHRINK_REPLAYS, true)] {
+        let mut s3 = explore::Shrinking::new(&**s, &sched, &key, budget);
+        while !s3.step(&**s) {}
+        assert_eq!(s3.finished(), finished, "budget {budget}");
+        assert!(s3.replays() <= budget);
+        let f = d.violations.iter_mut().find(|f| f.key == key).unwrap();
+        s3.apply(f);
+        assert_eq!(f.shrink_stopped, !finished);
+        let text = d.text();
+        assert_eq!(
+            text.contains("its shrink stopped at its budget"),
+            !finished,
+            "{text}"
+        );
+    }
 }
 
 /// The race lens: from each runnable choice, what can break anew within a few

@@ -867,12 +867,19 @@ fn cut_view(c: &Cut, name: &str, at: &Shown, d: &Dispatch) -> Html {
 }
 
 /// What a finding's schedule is: a shortest one (breadth first), or one found
-/// depth first, shrunk by the job after the search (as the CLI shrinks it).
+/// depth first, shrunk by the job after the search (as the CLI shrinks it), or
+/// not all the way when a Cancel (or the shrink's budget) stopped it.
 fn schedule_words(f: &Found) -> String {
-    match (f.depth_first, f.shrunk_from) {
-        (false, _) => "shortest schedule".to_owned(),
-        (true, None) => "schedule found depth first".to_owned(),
-        (true, Some(n)) => format!("shrunk schedule (found depth first with {n} steps)"),
+    match (f.depth_first, f.shrunk_from, f.shrink_stopped) {
+        (false, _, _) => "shortest schedule".to_owned(),
+        (true, None, false) => "schedule found depth first".to_owned(),
+        (true, None, true) => {
+            "schedule found depth first (not shrunk: its shrink was stopped)".to_owned()
+        }
+        (true, Some(n), false) => format!("shrunk schedule (found depth first with {n} steps)"),
+        (true, Some(n), true) => format!(
+            "partly shrunk schedule (found depth first with {n} steps; its shrink was stopped, a shorter one may exist)"
+        ),
     }
 }
 
@@ -1024,5 +1031,38 @@ fn lens_list(choices: &[Choice], xs: &[Exploration], worker: bool, p: &LensProps
                 }
             })}
         </ul>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A finding is called shrunk only when its shrink ran to its end.
+    #[test]
+    fn a_stopped_shrink_is_not_called_shrunk() {
+        let f = |depth_first, shrunk_from, shrink_stopped| {
+            schedule_words(&Found {
+                kind: flush_core::OutcomeKind::Panic,
+                message: String::new(),
+                schedule: "0".into(),
+                steps: 12,
+                shrunk_from,
+                shrink_stopped,
+                depth_first,
+                key: String::new(),
+                cut: None,
+            })
+        };
+        assert_eq!(f(false, None, false), "shortest schedule");
+        assert_eq!(f(true, None, false), "schedule found depth first");
+        assert_eq!(
+            f(true, Some(21), false),
+            "shrunk schedule (found depth first with 21 steps)"
+        );
+        let partly = f(true, Some(21), true);
+        assert!(partly.starts_with("partly shrunk schedule"), "{partly}");
+        assert!(partly.contains("a shorter one may exist"), "{partly}");
+        assert!(f(true, None, true).contains("not shrunk"));
     }
 }
