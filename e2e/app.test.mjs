@@ -773,6 +773,42 @@ test('lockstep: the #34018 schedule under the fix parts at UpdateSegmentView', a
   await ctx.close();
 });
 
+test('a step that notifies a pack or ends a runner moves one element, not every line after it', async () => {
+  const { page, ctx, errors } = await open('scenario=pairs-1000&mode=seeded&seed=1&step=3000');
+  const seen = await page.evaluate(async () => {
+    const hop = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
+    const app = document.querySelector('.app');
+    const packs = () => [...document.querySelectorAll('#notify .pack-list li')];
+    const lines = () => [...document.querySelectorAll('#lanes .chain-list li')];
+    const out = { notified: 0, packsKept: [], ended: 0, linesKept: [] };
+    for (let i = 0; i < 80 && (out.notified < 3 || out.ended < 3); i++) {
+      const [p0, l0] = [packs(), lines()];
+      const [pText, lText] = [p0.map((e) => e.firstChild.textContent), l0.map((e) => e.textContent)];
+      const want = String(Number(app.dataset.step) + 1);
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+      while (app.dataset.step !== want) await hop();
+      const [p1, l1] = [packs(), lines()];
+      // A notify: the oldest chip goes, one comes; the others are the same elements, same text.
+      if (p1[p1.length - 1].firstChild.textContent !== pText[pText.length - 1] && p1.length === p0.length) {
+        out.notified++;
+        out.packsKept.push(p1.slice(0, -1).every((e, j) => e === p0[j + 1] && e.firstChild.textContent === pText[j + 1]));
+      }
+      // A runner ends: its line goes; the lines after it keep their elements and
+      // text (but the queue's slot and a runner or two whose state changed).
+      if (l1.length < l0.length) {
+        out.ended++;
+        out.linesKept.push(l1.filter((e) => l0.includes(e) && e.textContent !== lText[l0.indexOf(e)]).length <= 2);
+      }
+    }
+    return out;
+  });
+  assert.ok(seen.notified >= 3 && seen.ended >= 3, JSON.stringify(seen));
+  assert.ok(seen.packsKept.every(Boolean), `a notify kept the other chips' elements: ${JSON.stringify(seen)}`);
+  assert.ok(seen.linesKept.every(Boolean), `a runner's end kept the other lines' elements: ${JSON.stringify(seen)}`);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('figures: step latency on 1,000 pairs, jump to the end of 100,000 steps', async () => {
   const { page, ctx, errors } = await open('scenario=pairs-1000&mode=seeded&seed=1&step=3000');
   await shot(page, '12-pairs-1000');

@@ -237,6 +237,11 @@ pub enum Block {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chip {
+    /// What the chip stands for, unique in its list, when its list slides (a
+    /// window of the latest): a front end keeps a chip's element for its key, so
+    /// a step that adds one chip and drops the oldest moves elements instead of
+    /// rewriting every chip's text.
+    pub key: Option<u32>,
     pub text: String,
     pub class: &'static str,
     pub tooltip: Option<String>,

@@ -205,8 +205,11 @@ pub fn use_keyboard(d: Dispatch, playing: bool, help: bool) {
                 if e.ctrl_key() || e.meta_key() || e.alt_key() {
                     return;
                 }
-                let at = key_target(e);
-                if let Some(a) = key_action(&e.key(), playing, help, at, char_keys_on()) {
+                let (at, key) = (key_target(e), e.key());
+                // Local storage only for the keys the setting covers (it took a
+                // fiftieth of a step's time on every arrow key).
+                let chars = !matches!(key.as_str(), " " | "?") || char_keys_on();
+                if let Some(a) = key_action(&key, playing, help, at, chars) {
                     e.prevent_default();
                     d.dispatch(a);
                 }

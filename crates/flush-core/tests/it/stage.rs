@@ -297,3 +297,37 @@ fn queue_series_start_at_zero_and_share_the_sampled_steps() {
         );
     }
 }
+
+/// The notified packs are a window of the latest: each chip's key is its place
+/// in the whole stream, so a key stands for one pack at every step (the page
+/// keeps a chip's element by it, and a notify moves one chip in and one out
+/// instead of rewriting thirty).
+#[test]
+fn a_notified_chip_keeps_its_key_as_the_window_slides() {
+    let chips = |r: &AnyRun| -> Vec<(Option<u32>, String)> {
+        let s = stage(r);
+        let notify = s.rows.iter().flatten().find(|p| p.id == "notify").unwrap();
+        let Some(Block::Chips { chips, .. }) = notify.blocks.last() else {
+            panic!("packs")
+        };
+        chips.iter().map(|c| (c.key, c.text.clone())).collect()
+    };
+    let mut r = run_to("pairs-1000", seeded(1), 3000);
+    let mut last = chips(&r);
+    let (mut slid, mut seen) = (0, std::collections::BTreeMap::new());
+    for step in 3001..3200 {
+        r.goto(step);
+        let now = chips(&r);
+        assert_eq!(now.len(), 30, "step {step}");
+        let keys: Vec<u32> = now.iter().map(|c| c.0.unwrap()).collect();
+        let first = keys[0];
+        assert_eq!(keys, (first..first + 30).collect::<Vec<_>>(), "step {step}");
+        for (k, text) in &now {
+            let was = seen.entry(k.unwrap()).or_insert_with(|| text.clone());
+            assert_eq!(was, text, "step {step}: key {k:?}");
+        }
+        slid += usize::from(now[0].0 != last[0].0);
+        last = now;
+    }
+    assert!(slid >= 10, "the window slid {slid} times");
+}

@@ -166,30 +166,33 @@ fn chain_view(title: &str, c: &Chain) -> Html {
 }
 
 /// The chain as text: the slot, each box with its halves, and each token, in order.
+/// Keyed by what each line stands for, so a runner that ends removes its line
+/// instead of rewriting every line after it.
 fn chain_list(title: &str, c: &Chain) -> Html {
     let slot = format!("{}: {}", c.slot.title, slot_words(&c.slot.lines));
     html! {
         <ul class="sr-only chain-list" aria-label={format!("{title}, in order")}>
-            <li>{slot}</li>
+            <li key="slot">{slot}</li>
             {for c.boxes.iter().map(|b| {
                 let mut parts = vec![b.tooltip.clone()];
                 parts.extend(b.pills.iter().map(|p| format!("{} half: {} ({})", p.label, p.class, p.text)));
                 parts.push(b.status.clone());
                 parts.extend(b.extra.clone());
                 parts.retain(|p| !p.is_empty());
-                html! { <li>{parts.join(", ")}</li> }
+                html! { <li key={format!("box {}", b.key)}>{parts.join(", ")}</li> }
             })}
             {for c.arrows.iter().filter_map(|a| {
-                let from = &c.boxes.get(a.from)?.title;
-                let to = match &a.to {
-                    ArrowTo::Box(j) => c.boxes.get(*j)?.title.clone(),
-                    ArrowTo::Slot => c.slot.title.clone(),
-                    ArrowTo::Label(l) => l.clone(),
+                let from = c.boxes.get(a.from)?;
+                let (to, to_key) = match &a.to {
+                    ArrowTo::Box(j) => (c.boxes.get(*j)?.title.clone(), c.boxes.get(*j)?.key.clone()),
+                    ArrowTo::Slot => (c.slot.title.clone(), "slot".to_owned()),
+                    ArrowTo::Label(l) => (l.clone(), format!("label {l}")),
                 };
                 let state = if a.closed { "closed" } else { "still open" };
-                Some(html! { <li>{format!("{from} waits on the tail signal of {to}: {state}")}</li> })
+                let key = format!("arrow {} to {to_key}", from.key);
+                Some(html! { <li {key}>{format!("{} waits on the tail signal of {to}: {state}", from.title)}</li> })
             })}
-            {for c.tokens.iter().map(|t| html! { <li>{format!("token {}: {}", t.label, t.tooltip)}</li> })}
+            {for c.tokens.iter().map(|t| html! { <li key={format!("token {}", t.key)}>{format!("token {}: {}", t.label, t.tooltip)}</li> })}
         </ul>
     }
 }
@@ -344,18 +347,30 @@ fn block(title: &str, b: &Block) -> Html {
                     if *strong { <strong>{l.clone()}</strong> } else { <span class="muted">{l.clone()}</span> }
                 }
                 <ul class="pack-list">
-                    {for chips.iter().map(|c| html! {
-                        <li class={classes!("pack", c.class)} title={c.tooltip.clone()}>{c.text.clone()}
-                            // Not by colour or a tooltip alone: the newest says so, and the tooltip is text too.
-                            if c.class == "fresh" { <span class="row-mark">{" new"}</span> }
-                            if let Some(t) = &c.tooltip { <span class="sr-only">{format!(", {t}")}</span> }
-                        </li>
-                    })}
+                    {for chips.iter().map(chip)}
                 </ul>
             </div>
         },
         Block::Table(t) => table_view(title, t),
     }
+}
+
+/// A chip, keyed when its list slides (see [`flush_core::view::Chip::key`]).
+fn chip(c: &flush_core::view::Chip) -> Html {
+    let mut li = html! {
+        <li class={classes!("pack", c.class)} title={c.tooltip.clone()}>{c.text.clone()}
+            // Not by colour or a tooltip alone: the newest says so, and the tooltip is text too.
+            if c.class == "fresh" { <span class="row-mark">{" new"}</span> }
+            if let Some(t) = &c.tooltip { <span class="sr-only">{format!(", {t}")}</span> }
+        </li>
+    };
+    // Just built, so not shared.
+    if let (Html::VTag(t), Some(k)) = (&mut li, c.key) {
+        if let Some(t) = Rc::get_mut(t) {
+            t.key = Some(k.into());
+        }
+    }
+    li
 }
 
 fn table_view(title: &str, t: &Table) -> Html {

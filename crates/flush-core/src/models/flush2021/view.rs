@@ -584,6 +584,7 @@ fn finaliser_words(w: &World) -> String {
 
 fn pack_chip(sc: &Scenario, p: &Pack) -> Chip {
     Chip {
+        key: None,
         text: NamedPack::of(sc, p).to_string(),
         class: if p.err { "err" } else { "" },
         tooltip: None,
@@ -615,6 +616,7 @@ fn drop_panel(w: &World, sc: &Scenario, live: &[((RunnerId, HalfKind), HalfAt)])
                     _ => "done".to_owned(),
                 };
                 Some(Chip {
+                    key: None,
                     text: format!(
                         "{} seg={} pos={} · {state} · caller waits (B11)",
                         kind.as_str(),
@@ -661,7 +663,8 @@ fn drop_panel(w: &World, sc: &Scenario, live: &[((RunnerId, HalfKind), HalfAt)])
 /// The packs notified up to the cursor (the latest [`MAX_PACKS`]).
 fn notify_panel(stream: &[(u32, String)], cursor: u32) -> Panel {
     let upto = stream.partition_point(|(s, _)| *s <= cursor);
-    let shown = &stream[upto.saturating_sub(MAX_PACKS)..upto];
+    let from = upto.saturating_sub(MAX_PACKS);
+    let shown = &stream[from..upto];
     let mut blocks = Vec::new();
     if upto == 0 {
         blocks.push(Block::Note(
@@ -675,6 +678,9 @@ fn notify_panel(stream: &[(u32, String)], cursor: u32) -> Panel {
             .iter()
             .enumerate()
             .map(|(i, (step, text))| Chip {
+                // Its place in the whole stream: the window slides by one as a
+                // pack is notified.
+                key: Some((from + i) as u32),
                 text: text.clone(),
                 class: if i + 1 == shown.len() && *step == cursor {
                     "fresh"
