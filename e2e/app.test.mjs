@@ -773,7 +773,7 @@ test('lockstep: the #34018 schedule under the fix parts at UpdateSegmentView', a
   await ctx.close();
 });
 
-test('a step that notifies a pack or ends a runner moves one element, not every line after it', async () => {
+test('a step that notifies a pack or ends a runner moves one element, and steps faster than a slide jump', async () => {
   const { page, ctx, errors } = await open('scenario=pairs-1000&mode=seeded&seed=1&step=3000');
   const seen = await page.evaluate(async () => {
     const hop = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
@@ -805,6 +805,17 @@ test('a step that notifies a pack or ends a runner moves one element, not every 
   assert.ok(seen.notified >= 3 && seen.ended >= 3, JSON.stringify(seen));
   assert.ok(seen.packsKept.every(Boolean), `a notify kept the other chips' elements: ${JSON.stringify(seen)}`);
   assert.ok(seen.linesKept.every(Boolean), `a runner's end kept the other lines' elements: ${JSON.stringify(seen)}`);
+  // Those steps came hard on each other's heels: the boxes jumped. A step after a
+  // pause slides them again.
+  const slide = () => page.evaluate(() => ({
+    rapid: document.querySelector('#lanes').classList.contains('rapid'),
+    runner: getComputedStyle(document.querySelector('.lane .runner')).transitionDuration,
+  }));
+  assert.deepEqual(await slide(), { rapid: true, runner: '0s' });
+  await page.waitForTimeout(300);
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => !document.querySelector('#lanes').classList.contains('rapid'));
+  assert.deepEqual(await slide(), { rapid: false, runner: '0.45s' });
   await noCrash(page, errors);
   await ctx.close();
 });

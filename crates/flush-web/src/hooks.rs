@@ -218,6 +218,25 @@ pub fn use_keyboard(d: Dispatch, playing: bool, help: bool) {
     });
 }
 
+/// Steps closer together than this do not slide the lane's boxes (web/lanes.css
+/// slides them in 450 ms): a key held down (about 30 steps a second) or a fast
+/// Play would restart every slide before it ends, and the drawing would lag the
+/// step by several boxes while each frame repaints the lanes.
+pub const RAPID_MS: f64 = 100.0;
+
+/// True while the cursor moves faster than [`RAPID_MS`] a step: the step that
+/// starts a run of steps slides, the ones hard on its heels jump.
+#[hook]
+pub fn use_rapid(cursor: u32) -> bool {
+    let last = use_mut_ref(|| (cursor, f64::NEG_INFINITY, false));
+    let mut l = last.borrow_mut();
+    if l.0 != cursor {
+        let now = js_sys::Date::now();
+        *l = (cursor, now, now - l.1 < RAPID_MS);
+    }
+    l.2
+}
+
 /// Model steps and clock entries the page's whole-run race check may spend (the
 /// CLI's `run --races` has 5 M): it runs once per run, when asked, in the page's thread.
 pub const PAGE_RACE_BUDGET: u64 = 100_000;

@@ -90,6 +90,7 @@ pub fn app() -> Html {
     let run = state.run.borrow();
     let h = run.header();
     let (cursor, len) = (run.cursor(), run.len());
+    let rapid = hooks::use_rapid(cursor);
     let stage = run.stage(&figures);
     let (rows, total, runnable) = goroutine_rows(&run);
     // The cursor's trace line, built once for the step panel and the narration.
@@ -115,7 +116,7 @@ pub fn app() -> Html {
                     {narration(&run, line.as_deref(), len, state.playing)}
                     {stage_title(h, &run.proposed())}
                     <Intro header={Rc::new(h.clone())} about={run.about()} dispatch={d.clone()} />
-                    {stage_view(&stage)}
+                    {stage_view(&stage, rapid)}
                     <LogPanel scenario={run.scenario()} shown={state.shown()} {cursor} dispatch={d.clone()} />
                 </main>
                 <aside class="side" aria-labelledby="side-title">

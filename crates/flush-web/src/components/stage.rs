@@ -68,11 +68,12 @@ fn glossed_badge(b: &Badge) -> Html {
 }
 
 /// The whole stage (a function: each lane and panel is a component of its own).
-pub fn stage_view(s: &Stage) -> Html {
+/// `rapid`: the steps come too fast for the boxes to slide (see `hooks::use_rapid`).
+pub fn stage_view(s: &Stage, rapid: bool) -> Html {
     html! {
         <div class={s.class}>
             if let Some(e) = &s.empty { <p class="empty">{e.clone()}</p> }
-            <div class="lanes" id="lanes">
+            <div class={classes!("lanes", rapid.then_some("rapid"))} id="lanes">
                 {for s.lanes.iter().enumerate().map(|(i, l)| html! { <LaneView key={l.key.clone()} lane={l.clone()} gloss={i == 0} /> })}
             </div>
             {for s.rows.iter().map(|row| html! {
