@@ -323,6 +323,21 @@ pub struct Exploration {
 }
 
 impl Exploration {
+    /// What a finding's schedule is, in the report's words.
+    fn schedule_words(&self, v: &Found) -> String {
+        let mut what = match (self.order, v.shrunk_from) {
+            (_, Some(from)) => format!("shrunk schedule (found with {from} steps)"),
+            (Order::Bfs, None) if !v.depth_first => "shortest schedule".to_owned(),
+            (_, None) => "schedule".to_owned(),
+        };
+        if v.shrink_stopped {
+            what.push_str(&format!(
+                " (its shrink stopped at its budget of {SHRINK_REPLAYS} replays: a shorter one may exist)"
+            ));
+        }
+        what
+    }
+
     pub fn text(&self) -> String {
         let mut s = format!(
             "# explore {}{}\n",
@@ -385,16 +400,7 @@ impl Exploration {
             });
         }
         for v in &self.violations {
-            let mut what = match (self.order, v.shrunk_from) {
-                (_, Some(from)) => format!("shrunk schedule (found with {from} steps)"),
-                (Order::Bfs, None) if !v.depth_first => "shortest schedule".to_owned(),
-                (_, None) => "schedule".to_owned(),
-            };
-            if v.shrink_stopped {
-                what.push_str(&format!(
-                    " (its shrink stopped at its budget of {SHRINK_REPLAYS} replays: a shorter one may exist)"
-                ));
-            }
+            let what = self.schedule_words(v);
             s.push_str(&format!(
                 "{}: {}\n  {what}, {} steps: {}\n",
                 v.kind.as_str(),
