@@ -632,6 +632,16 @@ test('what a page search finds depth first is shrunk to the schedule the CLI giv
   const { ctx, page, errors } = await open('', { waitFor: '.lane' });
   await page.setInputFiles('#upload', { name: 'segment-not-found-wide.json', mimeType: 'application/json', buffer: Buffer.from(text) });
   await page.waitForFunction(() => document.querySelector('.stage-title h2')?.textContent.includes('untouched segments'));
+  // Its 3,000 untouched segments are folded in both tables (drawn, they took every
+  // step hundreds of milliseconds), one button away.
+  const fold = page.locator('#datacoord .fold-toggle');
+  assert.equal(await fold.textContent(), 'Show 3002 segments untouched so far (as the scenario declares them, and named by no op)');
+  assert.deepEqual(await page.$$eval('#datacoord tbody tr:not(.fold)', (trs) => trs.map((t) => t.dataset.segment)), ['300', '301', '302']);
+  await fold.click();
+  assert.equal(await fold.getAttribute('aria-expanded'), 'true');
+  assert.equal(await page.locator('#datacoord tbody tr:not(.fold)').count(), 3005);
+  await fold.click();
+  assert.equal(await page.locator('#datacoord tbody tr:not(.fold)').count(), 3);
   await page.check('#explore-all');
   await page.click('#explore-btn');
   await page.waitForSelector('#explore-result', { timeout: 120000 });

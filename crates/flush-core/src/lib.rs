@@ -29,6 +29,7 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod sched;
+pub mod shared;
 pub mod tours;
 pub mod verdicts;
 pub mod view;

@@ -252,6 +252,52 @@ pub struct Table {
     /// Column names with an optional tooltip.
     pub columns: Vec<(String, Option<String>)>,
     pub rows: Vec<Row>,
+    /// Rows folded away until asked for (a long table's rows that nothing has
+    /// touched), after `rows`.
+    pub fold: Option<Fold>,
+}
+
+/// Rows a front end shows only when asked: what they are ("2998 segments
+/// untouched so far (as the scenario declares them, and named by no op)"), and
+/// the rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fold {
+    pub words: String,
+    pub rows: Vec<Row>,
+}
+
+/// A table with this many rows or more folds its quiet ones (see [`Fold`]).
+pub const FOLD_FROM: usize = 40;
+
+impl Table {
+    /// The table of `rows`, each with whether it is quiet: with [`FOLD_FROM`]
+    /// rows or more, the quiet ones are folded away, `what` naming them in the
+    /// fold's words after their count.
+    pub fn folding(
+        columns: Vec<(String, Option<String>)>,
+        rows: Vec<(Row, bool)>,
+        what: &str,
+    ) -> Table {
+        let fold_them = rows.len() >= FOLD_FROM;
+        let (mut shown, mut folded) = (Vec::new(), Vec::new());
+        for (row, quiet) in rows {
+            if quiet && fold_them {
+                &mut folded
+            } else {
+                &mut shown
+            }
+            .push(row);
+        }
+        let fold = (!folded.is_empty()).then(|| Fold {
+            words: format!("{} {what}", folded.len()),
+            rows: folded,
+        });
+        Table {
+            columns,
+            rows: shown,
+            fold,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

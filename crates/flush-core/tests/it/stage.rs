@@ -331,3 +331,74 @@ fn a_notified_chip_keeps_its_key_as_the_window_slides() {
     }
     assert!(slid >= 10, "the window slid {slid} times");
 }
+
+/// #34018 at ca7ef26e4b among `extra` flushed segments no op names.
+fn wide(extra: i64) -> flush_core::AnyScenario {
+    let seg = |id: i64, state: &str, more: &str| {
+        format!(r#"{{"segment":{id},"partition":1,"state":"{state}","level":"L1",{more}}}"#)
+    };
+    let mut dc = vec![seg(101, "Flushed", r#""statslog":true,"rows":1000"#)];
+    let mut dn = vec![seg(101, "Flushed", r#""rows":1000"#)];
+    let mut flow = Vec::new();
+    for s in 300..303 {
+        dc.push(seg(s, "Growing", r#""statslog":false,"rows":0"#));
+        flow.push(format!(
+            r#"{{"op":"insert","segment":{s},"partition":1,"rows":10}},{{"op":"sync","segment":{s}}}"#
+        ));
+    }
+    for s in 1000..1000 + extra {
+        dc.push(seg(s, "Flushed", r#""statslog":true,"rows":1"#));
+        dn.push(seg(s, "Flushed", r#""rows":1"#));
+    }
+    parse(&format!(
+        r#"{{"name":"wide","title":"wide","model":"sync-2024","version":"ca7ef26e4b","seed":1,
+        "datacoord":[{}],"datanode":[{}],
+        "actors":[{{"name":"flowgraph","ops":[{}]}},{{"name":"datacoord","ops":[{{"op":"sync_segments","partition":1}}]}}]}}"#,
+        dc.join(","),
+        dn.join(","),
+        flow.join(",")
+    ))
+}
+
+/// A long table folds what nothing touched: a segment no op names, as the
+/// scenario declares it. What a step changes or removes, and what an op names,
+/// is always a row; a short table folds nothing.
+#[test]
+fn long_tables_fold_the_segments_nothing_touched() {
+    let folded = |t: &flush_core::view::Table| t.fold.as_ref().map_or(0, |f| f.rows.len());
+    let mut r = any_run(&wide(60), seeded(1));
+    let mut changed = 0;
+    for step in 0..=r.len() {
+        r.goto(step);
+        let s = stage(&r);
+        for id in ["metacache", "datacoord"] {
+            let t = table(&s, id);
+            let (all, fold) = (t.rows.len() + folded(t), t.fold.as_ref());
+            for row in t.rows.iter().chain(fold.iter().flat_map(|f| &f.rows)) {
+                let id: i64 = data(&row.data, "data-segment").unwrap().parse().unwrap();
+                let is_folded = fold.is_some_and(|f| f.rows.contains(row));
+                // What an op names, or a step changed or removed, is shown.
+                if (300..303).contains(&id) || !row.class.is_empty() {
+                    assert!(!is_folded, "step {step}: {id} in {:?}", row.class);
+                }
+                // The declared segments nothing touched are folded.
+                if id >= 1000 && row.class.is_empty() {
+                    assert!(is_folded, "step {step}: {id} shown");
+                }
+                changed += usize::from(row.class == "changed");
+            }
+            let f = fold.expect("60 untouched segments fold");
+            assert!(f
+                .words
+                .starts_with(&format!("{} segments untouched so far", f.rows.len())));
+            assert!(all >= 61, "step {step}: {all} rows in {id}");
+        }
+    }
+    assert!(changed > 0, "the run changes rows");
+    // A short table folds nothing.
+    let r = any_run(&wide(30), seeded(1));
+    let s = stage(&r);
+    assert!(["metacache", "datacoord"]
+        .iter()
+        .all(|id| table(&s, id).fold.is_none()));
+}

@@ -326,15 +326,17 @@ pub struct PanelProps {
 #[function_component(PanelView)]
 pub fn panel_view(p: &PanelProps) -> Html {
     let panel = &p.panel;
+    // Its tables' folded rows shown (see `flush_core::view::Fold`).
+    let unfolded = use_state(|| false);
     html! {
         <section class={format!("panel {}", panel.class)} id={panel.id}>
             <h3>{super::glossary::glossed(&panel.title)}</h3>
-            {for panel.blocks.iter().map(|b| block(&panel.title, b))}
+            {for panel.blocks.iter().map(|b| block(&panel.title, b, &unfolded))}
         </section>
     }
 }
 
-fn block(title: &str, b: &Block) -> Html {
+fn block(title: &str, b: &Block, unfolded: &UseStateHandle<bool>) -> Html {
     match b {
         Block::Note(t) => html! { <p class="muted">{t.clone()}</p> },
         Block::Badges(bs) => html! { <p>{for bs.iter().map(badge)}</p> },
@@ -352,7 +354,7 @@ fn block(title: &str, b: &Block) -> Html {
                 </ul>
             </div>
         },
-        Block::Table(t) => table_view(title, t),
+        Block::Table(t) => table_view(title, t, unfolded),
     }
 }
 
@@ -374,7 +376,27 @@ fn chip(c: &flush_core::view::Chip) -> Html {
     li
 }
 
-fn table_view(title: &str, t: &Table) -> Html {
+/// A table; its folded rows (if any) behind a button that shows or hides them,
+/// drawn only when shown.
+fn table_view(title: &str, t: &Table, unfolded: &UseStateHandle<bool>) -> Html {
+    let fold = t.fold.as_ref().map(|f| {
+        let open = **unfolded;
+        let toggle = {
+            let unfolded = unfolded.clone();
+            Callback::from(move |_| unfolded.set(!open))
+        };
+        let words = format!("{} {}", if open { "Hide" } else { "Show" }, f.words);
+        html! {
+            <>
+                <tr key="fold" class="fold">
+                    <td colspan={t.columns.len().to_string()}>
+                        <button type="button" class="fold-toggle" aria-expanded={open.to_string()} onclick={toggle}>{words}</button>
+                    </td>
+                </tr>
+                if open { {for f.rows.iter().map(row_view)} }
+            </>
+        }
+    });
     html! {
         <div class="table-scroll" tabindex="0" role="region" aria-label={title.to_owned()}>
         <table>
@@ -382,15 +404,23 @@ fn table_view(title: &str, t: &Table) -> Html {
                 <th scope="col" title={tip.clone()}>{name.clone()}</th>
             })}</tr></thead>
             <tbody>
-                {for t.rows.iter().map(|r| with_data(html! {
-                    <tr key={r.key.clone()} class={r.class}>
-                        {for r.cells.iter().enumerate().map(|(i, c)| cell(c, i == 0 && r.class == "changed"))}
-                    </tr>
-                }, &r.data))}
+                {for t.rows.iter().map(row_view)}
+                {fold}
             </tbody>
         </table>
         </div>
     }
+}
+
+fn row_view(r: &Row) -> Html {
+    with_data(
+        html! {
+            <tr key={r.key.clone()} class={r.class}>
+                {for r.cells.iter().enumerate().map(|(i, c)| cell(c, i == 0 && r.class == "changed"))}
+            </tr>
+        },
+        &r.data,
+    )
 }
 
 /// A table cell; `changed` marks the first cell of a row the step changed (the row

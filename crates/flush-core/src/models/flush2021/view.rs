@@ -735,7 +735,11 @@ fn replica_panel(w: &World, sc: &Scenario, changed: &[i64]) -> Panel {
         id: "metacache",
         class: "metacache".into(),
         title: "Replica (the datanode's meta cache)".to_owned(),
-        blocks: vec![Block::Table(Table { columns, rows })],
+        blocks: vec![Block::Table(Table {
+            columns,
+            rows,
+            fold: None,
+        })],
     }
 }
 

@@ -130,6 +130,10 @@ fn shared_panel(sc: &Scenario, w: &World) -> Panel {
         id: "shared",
         class: "shared".into(),
         title: "Shared memory".to_owned(),
-        blocks: vec![Block::Table(Table { columns, rows })],
+        blocks: vec![Block::Table(Table {
+            columns,
+            rows,
+            fold: None,
+        })],
     }
 }

@@ -131,7 +131,13 @@ impl World {
                 .map(|p| (ranks.of(p.goroutine), &p.message))
                 .hash(&mut h);
         });
-        (version, knobs, metacache, buffers, datacoord, flush_ch).hash(&mut h);
+        // The two lists that may hold thousands of segments by their cached
+        // fingerprints (see `crate::shared::Shared`).
+        (version, knobs).hash(&mut h);
+        metacache.hash_fingerprint(&mut h);
+        buffers.hash(&mut h);
+        datacoord.hash_fingerprint(&mut h);
+        flush_ch.hash(&mut h);
         (pinned, rows, last_state, actor_done, violations, next_task).hash(&mut h);
         h.finish()
     }

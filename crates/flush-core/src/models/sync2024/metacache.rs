@@ -4,6 +4,7 @@
 
 use super::setup::{DcSegment, DnSegment, Level, SegState};
 use super::{view_keeps, Knobs};
+use crate::shared::Shared;
 
 /// `SegmentInfo` (`segment.go`), without the bloom filters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -24,6 +25,30 @@ pub struct MetaSeg {
 }
 
 impl MetaSeg {
+    /// The segment as the scenario declares it at the start (see
+    /// [`MetaCache::from_setup`]); `dc`: datacoord's segments, sorted.
+    pub fn declared(d: &DnSegment, dc: &[DcSegment]) -> MetaSeg {
+        let statslog = dc
+            .binary_search_by_key(&d.segment, |c| c.segment)
+            .is_ok_and(|i| dc[i].statslog);
+        MetaSeg {
+            segment: d.segment,
+            partition: d.partition,
+            state: d.state,
+            level: if d.level == Level::Legacy {
+                Level::L1
+            } else {
+                d.level
+            },
+            flushed_rows: d.rows,
+            buffer_rows: 0,
+            syncing_rows: 0,
+            syncing_tasks: 0,
+            start_pos_recorded: true,
+            history: statslog,
+        }
+    }
+
     /// `NumOfRows = flushedRows + syncingRows + bufferRows`.
     pub fn num_rows(&self) -> i64 {
         self.flushed_rows + self.syncing_rows + self.buffer_rows
@@ -69,21 +94,10 @@ impl Action {
 /// policy ranging over a state could pick that stale entry up. Reaching it needs
 /// SyncSegments to add a segment between bufferInsert's lookup and its AddSegment
 /// and the sealed policy to run then: not modelled.
-#[derive(Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct MetaCache {
-    segs: Vec<MetaSeg>,
-}
-
-/// `clone_from` reuses the buffer (the explorer clones into spare worlds).
-impl Clone for MetaCache {
-    fn clone(&self) -> MetaCache {
-        MetaCache {
-            segs: self.segs.clone(),
-        }
-    }
-    fn clone_from(&mut self, o: &MetaCache) {
-        self.segs.clone_from(&o.segs);
-    }
+    /// Shared between states until a step writes it (see [`Shared`]).
+    segs: Shared<MetaSeg>,
 }
 
 impl MetaCache {
@@ -94,32 +108,12 @@ impl MetaCache {
         // Both lists are sorted by segment and hold each once (the checker's rule).
         let segs = dn
             .iter()
-            .map(|d| {
-                let statslog = dc
-                    .binary_search_by_key(&d.segment, |c| c.segment)
-                    .is_ok_and(|i| dc[i].statslog);
-                MetaSeg {
-                    segment: d.segment,
-                    partition: d.partition,
-                    state: d.state,
-                    level: if d.level == Level::Legacy {
-                        Level::L1
-                    } else {
-                        d.level
-                    },
-                    flushed_rows: d.rows,
-                    buffer_rows: 0,
-                    syncing_rows: 0,
-                    syncing_tasks: 0,
-                    start_pos_recorded: true,
-                    history: statslog,
-                }
-            })
+            .map(|d| MetaSeg::declared(d, dc))
             .collect::<Vec<_>>();
-        let mut m = MetaCache { segs };
+        let mut m = MetaCache { segs: segs.into() };
         if !m.segs.is_sorted_by_key(|s| s.segment) {
             // Not from a checked scenario: sort, the last of equal ids winning as `add` would.
-            let segs = std::mem::take(&mut m.segs);
+            let segs = std::mem::take(&mut *m.segs);
             for s in segs {
                 m.add(s);
             }
@@ -158,10 +152,26 @@ impl MetaCache {
                 return false;
             }
         }
+        if !self.segs.is_shared() {
+            for a in actions {
+                a.apply(&mut self.segs[i]);
+            }
+            return true;
+        }
+        // An update that changes nothing leaves the list shared.
+        let mut s = self.segs[i];
         for a in actions {
-            a.apply(&mut self.segs[i]);
+            a.apply(&mut s);
+        }
+        if s != self.segs[i] {
+            self.segs[i] = s;
         }
         true
+    }
+
+    /// Feeds `h` what tells the segments apart (see [`Shared::hash_fingerprint`]).
+    pub fn hash_fingerprint<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.segs.hash_fingerprint(h)
     }
 
     /// `RemoveSegments(WithSegmentIDs(id))`.
@@ -207,9 +217,11 @@ impl MetaCache {
         let added: Vec<i64> = fresh.iter().map(|s| s.segment).collect();
         // One merge of the two sorted lists instead of an insert each.
         if !fresh.is_empty() {
-            let old = std::mem::take(&mut self.segs);
-            self.segs.reserve(old.len() + fresh.len());
-            let (mut a, mut b) = (old.into_iter().peekable(), fresh.into_iter().peekable());
+            let mut merged = Vec::with_capacity(self.segs.len() + fresh.len());
+            let (mut a, mut b) = (
+                self.segs.iter().copied().peekable(),
+                fresh.into_iter().peekable(),
+            );
             loop {
                 let take_a = match (a.peek(), b.peek()) {
                     (Some(x), Some(y)) => x.segment < y.segment,
@@ -218,22 +230,26 @@ impl MetaCache {
                     (None, None) => break,
                 };
                 let next = if take_a { a.next() } else { b.next() };
-                self.segs.extend(next);
+                merged.extend(next);
             }
+            self.segs = merged.into();
         }
-        let mut absent = Vec::new();
-        let segs = std::mem::take(&mut self.segs);
-        self.segs.reserve(segs.len());
-        for s in segs {
-            if s.partition == partition && all.binary_search(&s.segment).is_err() {
-                if view_keeps(knobs, &s, partition) {
-                    absent.push((s, false));
-                } else {
-                    absent.push((s, true));
-                    continue;
-                }
-            }
-            self.segs.push(s);
+        // Read first, write only when a segment goes: a view that removes nothing
+        // leaves the list shared with the states before.
+        let gone = |s: &MetaSeg| {
+            let absent = s.partition == partition && all.binary_search(&s.segment).is_err();
+            (absent, absent && !view_keeps(knobs, s, partition))
+        };
+        let absent: Vec<(MetaSeg, bool)> = self
+            .segs
+            .iter()
+            .filter_map(|s| match gone(s) {
+                (true, removed) => Some((*s, removed)),
+                (false, _) => None,
+            })
+            .collect();
+        if absent.iter().any(|a| a.1) {
+            self.segs.retain(|s| !gone(s).1);
         }
         (added, absent)
     }

@@ -40,6 +40,7 @@ impl Present for Scenario {
                 })
                 .collect()
         });
+        let quiet = Quiet::of(self);
         Stage {
             class: "stage-sync",
             empty: None,
@@ -49,8 +50,8 @@ impl Present for Scenario {
                 Rc::new(sync_segments_lane(w)),
             ],
             rows: vec![vec![
-                Rc::new(metacache_panel(w, before.as_ref(), &removed)),
-                Rc::new(datacoord_panel(w, before.as_ref())),
+                Rc::new(metacache_panel(w, before.as_ref(), &removed, &quiet)),
+                Rc::new(datacoord_panel(w, before.as_ref(), &quiet)),
             ]],
         }
     }
@@ -112,7 +113,7 @@ impl Present for Scenario {
                     rows: m.num_rows(),
                 })
                 .collect(),
-            datacoord: w.datacoord.clone(),
+            datacoord: w.datacoord.to_vec(),
         }
     }
 }
@@ -289,7 +290,60 @@ fn state_cell(s: SegState) -> Cell {
     Cell::State(s.as_str().to_owned())
 }
 
-fn metacache_panel(w: &World, before: Option<&World>, removed_now: &[i64]) -> Panel {
+/// What a long table folds away (see [`Table::folding`]): a segment no op
+/// names, as the scenario declares it at the start. A scenario from a real
+/// datanode may hold thousands; drawn, they would take every step hundreds of
+/// milliseconds.
+struct Quiet<'a> {
+    sc: &'a Scenario,
+    /// The segments the actors' ops name, sorted.
+    named: Vec<i64>,
+}
+
+/// The fold's words after its count.
+const QUIET_WORDS: &str =
+    "segments untouched so far (as the scenario declares them, and named by no op)";
+
+impl Quiet<'_> {
+    fn of(sc: &Scenario) -> Quiet<'_> {
+        let mut named: Vec<i64> = sc
+            .actors
+            .iter()
+            .flat_map(|a| &a.ops)
+            .filter_map(|op| match *op {
+                Op::Insert { segment, .. } | Op::Seal { segment } | Op::Sync { segment, .. } => {
+                    Some(segment)
+                }
+                Op::SyncSegments { .. } | Op::WaitFor(_) => None,
+            })
+            .collect();
+        crate::order::sort_by_key(&mut named, |&s| s);
+        named.dedup();
+        Quiet { sc, named }
+    }
+
+    fn unnamed(&self, segment: i64) -> bool {
+        self.named.binary_search(&segment).is_err()
+    }
+
+    fn metacache(&self, s: &MetaSeg) -> bool {
+        let dn = &self.sc.datanode;
+        self.unnamed(s.segment)
+            && dn
+                .binary_search_by_key(&s.segment, |d| d.segment)
+                .is_ok_and(|i| MetaSeg::declared(&dn[i], &self.sc.datacoord) == *s)
+    }
+
+    fn datacoord(&self, d: &DcSeg) -> bool {
+        let dc = &self.sc.datacoord;
+        self.unnamed(d.segment)
+            && dc
+                .binary_search_by_key(&d.segment, |c| c.segment)
+                .is_ok_and(|i| dc[i] == *d)
+    }
+}
+
+fn metacache_panel(w: &World, before: Option<&World>, removed_now: &[i64], quiet: &Quiet) -> Panel {
     let columns = [
         "segment",
         "partition",
@@ -304,57 +358,65 @@ fn metacache_panel(w: &World, before: Option<&World>, removed_now: &[i64]) -> Pa
     .map(|c| ((*c).to_owned(), None))
     .collect();
     let changed = |s: &MetaSeg| before.is_some_and(|b| b.metacache.get(s.segment) != Some(s));
-    let mut rows: Vec<Row> = w
+    let mut rows: Vec<(Row, bool)> = w
         .metacache
         .segments()
         .iter()
-        .map(|s| Row {
-            key: s.segment.to_string(),
-            class: if changed(s) { "changed" } else { "" },
-            data: vec![("data-segment", s.segment.to_string())],
-            cells: vec![
-                Cell::Text(s.segment.to_string()),
-                Cell::Text(s.partition.to_string()),
-                state_cell(s.state),
-                Cell::Text(s.level.as_str().to_owned()),
-                Cell::Text(s.flushed_rows.to_string()),
-                Cell::Text(s.buffer_rows.to_string()),
-                Cell::Text(s.syncing_rows.to_string()),
-                Cell::Text(s.syncing_tasks.to_string()),
-            ],
+        .map(|s| {
+            (
+                Row {
+                    key: s.segment.to_string(),
+                    class: if changed(s) { "changed" } else { "" },
+                    data: vec![("data-segment", s.segment.to_string())],
+                    cells: vec![
+                        Cell::Text(s.segment.to_string()),
+                        Cell::Text(s.partition.to_string()),
+                        state_cell(s.state),
+                        Cell::Text(s.level.as_str().to_owned()),
+                        Cell::Text(s.flushed_rows.to_string()),
+                        Cell::Text(s.buffer_rows.to_string()),
+                        Cell::Text(s.syncing_rows.to_string()),
+                        Cell::Text(s.syncing_tasks.to_string()),
+                    ],
+                },
+                !changed(s) && quiet.metacache(s),
+            )
         })
         .collect();
     for s in removed_now
         .iter()
         .filter_map(|id| before.and_then(|b| b.metacache.get(*id)))
     {
-        rows.push(Row {
-            key: format!("removed-{}", s.segment),
-            class: "removed",
-            data: vec![("data-segment", s.segment.to_string())],
-            cells: vec![
-                Cell::Text(s.segment.to_string()),
-                Cell::Text(s.partition.to_string()),
-                Cell::Wide {
-                    text: format!(
-                        "removed at this step (was {} {})",
-                        s.state.as_str(),
-                        s.level.as_str()
-                    ),
-                    span: 6,
-                },
-            ],
-        });
+        rows.push((
+            Row {
+                key: format!("removed-{}", s.segment),
+                class: "removed",
+                data: vec![("data-segment", s.segment.to_string())],
+                cells: vec![
+                    Cell::Text(s.segment.to_string()),
+                    Cell::Text(s.partition.to_string()),
+                    Cell::Wide {
+                        text: format!(
+                            "removed at this step (was {} {})",
+                            s.state.as_str(),
+                            s.level.as_str()
+                        ),
+                        span: 6,
+                    },
+                ],
+            },
+            false,
+        ));
     }
     Panel {
         id: "metacache",
         class: "metacache".into(),
         title: "Datanode metacache".to_owned(),
-        blocks: vec![Block::Table(Table { columns, rows })],
+        blocks: vec![Block::Table(Table::folding(columns, rows, QUIET_WORDS))],
     }
 }
 
-fn datacoord_panel(w: &World, before: Option<&World>) -> Panel {
+fn datacoord_panel(w: &World, before: Option<&World>, quiet: &Quiet) -> Panel {
     let columns = [
         "segment",
         "partition",
@@ -369,28 +431,28 @@ fn datacoord_panel(w: &World, before: Option<&World>) -> Panel {
     let rows = w
         .datacoord
         .iter()
-        .map(|d| Row {
-            key: d.segment.to_string(),
-            class: if before.is_some_and(|b| b.dc(d.segment) != Some(d)) {
-                "changed"
-            } else {
-                ""
-            },
-            data: vec![("data-segment", d.segment.to_string())],
-            cells: vec![
-                Cell::Text(d.segment.to_string()),
-                Cell::Text(d.partition.to_string()),
-                state_cell(d.state),
-                Cell::Text(d.level.as_str().to_owned()),
-                Cell::Text(if d.statslog { "yes" } else { "no" }.to_owned()),
-                Cell::Text(d.rows.to_string()),
-            ],
+        .map(|d| {
+            let changed = before.is_some_and(|b| b.dc(d.segment) != Some(d));
+            let row = Row {
+                key: d.segment.to_string(),
+                class: if changed { "changed" } else { "" },
+                data: vec![("data-segment", d.segment.to_string())],
+                cells: vec![
+                    Cell::Text(d.segment.to_string()),
+                    Cell::Text(d.partition.to_string()),
+                    state_cell(d.state),
+                    Cell::Text(d.level.as_str().to_owned()),
+                    Cell::Text(if d.statslog { "yes" } else { "no" }.to_owned()),
+                    Cell::Text(d.rows.to_string()),
+                ],
+            };
+            (row, !changed && quiet.datacoord(d))
         })
         .collect();
     Panel {
         id: "datacoord",
         class: "datacoord".into(),
         title: "Datacoord's meta".to_owned(),
-        blocks: vec![Block::Table(Table { columns, rows })],
+        blocks: vec![Block::Table(Table::folding(columns, rows, QUIET_WORDS))],
     }
 }

@@ -215,8 +215,9 @@ pub struct World {
     pub metacache: MetaCache,
     /// The write buffer: one insert buffer per segment (`writeBufferBase.buffers`), sorted.
     pub buffers: Vec<SegBuf>,
-    /// Datacoord's meta, sorted by segment.
-    pub datacoord: Vec<DcSeg>,
+    /// Datacoord's meta, sorted by segment (shared between states until a step
+    /// writes it: a scenario may hold thousands of segments no step touches).
+    pub datacoord: crate::shared::Shared<DcSeg>,
     /// Datacoord's `flushCh`: flushed segments waiting for `postFlush`.
     pub flush_ch: Vec<i64>,
     /// Segments whose key lock a task holds: (segment, task goroutine).
@@ -249,7 +250,7 @@ impl Clone for World {
             goroutines: Vec::new(),
             metacache: MetaCache::default(),
             buffers: Vec::new(),
-            datacoord: Vec::new(),
+            datacoord: Default::default(),
             flush_ch: Vec::new(),
             key_locks: Vec::new(),
             pinned: Vec::new(),
@@ -330,7 +331,7 @@ impl World {
             goroutines: Vec::new(),
             metacache: MetaCache::from_setup(&sc.datanode, &sc.datacoord),
             buffers: Vec::new(),
-            datacoord: sc.datacoord.clone(),
+            datacoord: sc.datacoord.clone().into(),
             flush_ch: Vec::new(),
             key_locks: Vec::new(),
             pinned: Vec::new(),
