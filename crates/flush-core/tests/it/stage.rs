@@ -402,3 +402,28 @@ fn long_tables_fold_the_segments_nothing_touched() {
         .iter()
         .all(|id| table(&s, id).fold.is_none()));
 }
+
+/// A dropped segment's sync task takes it out of the metacache when it is done
+/// (task.go: Run removes a dropped segment, which logs no removal of its own):
+/// the table says so at that step, as it does for SyncSegments's removals.
+#[test]
+fn a_drop_sync_task_removing_its_segment_shows_the_removal() {
+    let sc = parse(
+        r#"{"name":"drop","title":"drop","model":"sync-2024","version":"ca7ef26e4b","seed":1,
+        "datacoord":[{"segment":5,"partition":1,"state":"Dropped","level":"L1","statslog":true,"rows":10}],
+        "datanode":[{"segment":5,"partition":1,"state":"Dropped","level":"L1","rows":10}],
+        "actors":[{"name":"flowgraph","ops":[{"op":"sync","segment":5}]}]}"#,
+    );
+    let mut r = any_run(&sc, seeded(1));
+    let last = r.len();
+    r.goto(last - 1);
+    assert_eq!(table(&stage(&r), "metacache").rows[0].key, "5");
+    r.goto(last);
+    let s = stage(&r);
+    let t = table(&s, "metacache");
+    assert_eq!(t.rows.len(), 1);
+    assert_eq!(
+        (t.rows[0].key.as_str(), t.rows[0].class),
+        ("removed-5", "removed")
+    );
+}

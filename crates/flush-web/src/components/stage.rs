@@ -377,26 +377,25 @@ fn chip(c: &flush_core::view::Chip) -> Html {
 }
 
 /// A table; its folded rows (if any) behind a button that shows or hides them,
-/// drawn only when shown.
+/// drawn only when shown. Every row of the body is keyed, the button's too, in
+/// one list, so a step that adds or removes a row moves one element.
 fn table_view(title: &str, t: &Table, unfolded: &UseStateHandle<bool>) -> Html {
+    let open = **unfolded;
     let fold = t.fold.as_ref().map(|f| {
-        let open = **unfolded;
         let toggle = {
             let unfolded = unfolded.clone();
             Callback::from(move |_| unfolded.set(!open))
         };
         let words = format!("{} {}", if open { "Hide" } else { "Show" }, f.words);
         html! {
-            <>
-                <tr key="fold" class="fold">
-                    <td colspan={t.columns.len().to_string()}>
-                        <button type="button" class="fold-toggle" aria-expanded={open.to_string()} onclick={toggle}>{words}</button>
-                    </td>
-                </tr>
-                if open { {for f.rows.iter().map(row_view)} }
-            </>
+            <tr key="fold" class="fold">
+                <td colspan={t.columns.len().to_string()}>
+                    <button type="button" class="fold-toggle" aria-expanded={open.to_string()} onclick={toggle}>{words}</button>
+                </td>
+            </tr>
         }
     });
+    let folded = t.fold.iter().filter(|_| open).flat_map(|f| &f.rows);
     html! {
         <div class="table-scroll" tabindex="0" role="region" aria-label={title.to_owned()}>
         <table>
@@ -404,8 +403,7 @@ fn table_view(title: &str, t: &Table, unfolded: &UseStateHandle<bool>) -> Html {
                 <th scope="col" title={tip.clone()}>{name.clone()}</th>
             })}</tr></thead>
             <tbody>
-                {for t.rows.iter().map(row_view)}
-                {fold}
+                {for t.rows.iter().map(row_view).chain(fold).chain(folded.map(row_view))}
             </tbody>
         </table>
         </div>

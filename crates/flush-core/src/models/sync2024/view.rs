@@ -31,13 +31,15 @@ impl Present for Scenario {
         let w = run.world();
         let cursor = run.cursor();
         let before = (cursor > 0).then(|| run.world_at(cursor - 1));
-        let removed: Vec<i64> = run.record(cursor).map_or(Vec::new(), |rec| {
-            run.events_of(rec)
+        // Every segment the step took out of the metacache: SyncSegments's
+        // removals, and a dropped segment's when its drop sync task finishes
+        // (task.rs), which logs no removal of its own.
+        let removed: Vec<i64> = before.as_ref().map_or(Vec::new(), |b| {
+            b.metacache
+                .segments()
                 .iter()
-                .filter_map(|e| match e {
-                    Ev::MetacacheRemoved { segment, .. } => Some(*segment),
-                    _ => None,
-                })
+                .map(|s| s.segment)
+                .filter(|&id| w.metacache.get(id).is_none())
                 .collect()
         });
         let quiet = Quiet::of(self);
