@@ -152,13 +152,7 @@ impl MetaCache {
                 return false;
             }
         }
-        if !self.segs.is_shared() {
-            for a in actions {
-                a.apply(&mut self.segs[i]);
-            }
-            return true;
-        }
-        // An update that changes nothing leaves the list shared.
+        // An update that changes nothing leaves a shared list shared.
         let mut s = self.segs[i];
         for a in actions {
             a.apply(&mut s);

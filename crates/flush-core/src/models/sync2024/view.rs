@@ -359,16 +359,16 @@ fn metacache_panel(w: &World, before: Option<&World>, removed_now: &[i64], quiet
     .iter()
     .map(|c| ((*c).to_owned(), None))
     .collect();
-    let changed = |s: &MetaSeg| before.is_some_and(|b| b.metacache.get(s.segment) != Some(s));
     let mut rows: Vec<(Row, bool)> = w
         .metacache
         .segments()
         .iter()
         .map(|s| {
+            let changed = before.is_some_and(|b| b.metacache.get(s.segment) != Some(s));
             (
                 Row {
                     key: s.segment.to_string(),
-                    class: if changed(s) { "changed" } else { "" },
+                    class: if changed { "changed" } else { "" },
                     data: vec![("data-segment", s.segment.to_string())],
                     cells: vec![
                         Cell::Text(s.segment.to_string()),
@@ -381,7 +381,7 @@ fn metacache_panel(w: &World, before: Option<&World>, removed_now: &[i64], quiet
                         Cell::Text(s.syncing_tasks.to_string()),
                     ],
                 },
-                !changed(s) && quiet.metacache(s),
+                !changed && quiet.metacache(s),
             )
         })
         .collect();
