@@ -93,6 +93,9 @@ enum Cmd {
         /// Distinct states each row may explore.
         #[arg(long, default_value_t = 1_000_000)]
         max_states: u64,
+        /// Memory each row's search may hold, as for `explore --max-memory`.
+        #[arg(long, value_parser = parse_bytes)]
+        max_memory: Option<u64>,
         #[arg(long)]
         json: bool,
     },
@@ -121,7 +124,8 @@ struct ExploreArgs {
     /// Stop after this many distinct states.
     #[arg(long, default_value_t = 50_000_000)]
     max_states: u64,
-    /// Memory the search may hold, e.g. `512M`, `4G` (default: a quarter of the machine's memory).
+    /// Memory the search may hold, e.g. `512M`, `4G` (default: a quarter of the memory the
+    /// process may use: the machine's, its cgroup's limit or `ulimit -v`, the least).
     #[arg(long, value_parser = parse_bytes)]
     max_memory: Option<u64>,
     /// Go on after the first violation, to every distinct one.
@@ -235,6 +239,13 @@ fn say(msg: &str) {
     let _ = writeln!(std::io::stderr(), "flushscope: {msg}");
 }
 
+/// A line on stderr as it is (progress, notes), control and bidi characters
+/// escaped; like [`say`], a stderr that cannot be written to is ignored.
+fn note(line: &str) {
+    let line = flush_core::scenario::json::escape_unsafe(line, false);
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 /// Writes text output to stdout, with control and bidi characters that came from
 /// the scenario escaped (names are checked, but titles and messages echo input).
 /// A closed pipe ends the output quietly: the command keeps its exit code.
@@ -288,9 +299,11 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             file,
             max_steps,
             max_states,
+            max_memory,
             json,
         } => {
-            matrix(&load(&file)?, max_steps, max_states, json)?;
+            let max_bytes = max_memory.unwrap_or_else(default_max_memory);
+            matrix(&load(&file)?, (max_steps, max_states, max_bytes), json)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Explore(a) => explore_cmd(a),
@@ -365,10 +378,10 @@ fn outcomes_note(a: &ExploreArgs) {
     ];
     let ignored: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
     if !ignored.is_empty() {
-        eprintln!(
+        note(&format!(
             "note: --outcomes lists every state's outcome, breadth first on one thread, within --max-states and --max-memory; {} do not apply to it",
             ignored.join(", ")
-        );
+        ));
     }
 }
 
@@ -400,14 +413,22 @@ fn list() -> String {
 }
 
 /// `flushscope matrix`: each row explored to the end of its budget, printed.
-fn matrix(sc: &AnyScenario, max_steps: u32, max_states: u64, json: bool) -> Result<(), Failure> {
+fn matrix(
+    sc: &AnyScenario,
+    (max_steps, max_states, max_bytes): (u32, u64, u64),
+    json: bool,
+) -> Result<(), Failure> {
     let o = Options {
-        max_bytes: default_max_memory(),
+        max_bytes,
         ..Options::exhaustive(max_steps, max_states)
     };
     o.check()?;
     let rows = sc.matrix(&o, &mut |r| {
-        eprintln!("matrix: {} {}", r.proposed.join(", "), r.verdict())
+        note(&format!(
+            "matrix: {} {}",
+            r.proposed.join(", "),
+            r.verdict()
+        ))
     });
     if rows.is_empty() {
         return Err(format!(
@@ -418,17 +439,11 @@ fn matrix(sc: &AnyScenario, max_steps: u32, max_states: u64, json: bool) -> Resu
         .into());
     }
     if json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?
-        );
+        let text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
+        write_out(&format!("{text}\n"))
     } else {
-        print!(
-            "{}",
-            flush_core::explore::matrix_text(&sc.header().name, &rows)
-        );
+        emit(&flush_core::explore::matrix_text(&sc.header().name, &rows))
     }
-    Ok(())
 }
 
 /// The scheduler `run` asks for: a schedule given, the file's, or the seed.
@@ -585,7 +600,10 @@ fn explore(
             true => "states that differ only in the names of goroutines (and other objects numbered as created) were taken as one instead, which cuts more (sleep sets name goroutines by id: add --keep-ids to use them)",
             false => "steps do not declare all they touch, so every order was explored",
         };
-        eprintln!("note: --reduce was not used: {}'s {why}", sc.header().model);
+        note(&format!(
+            "note: --reduce was not used: {}'s {why}",
+            sc.header().model
+        ));
     }
     if json {
         let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
@@ -652,16 +670,44 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("\"{s}\" is too large"))
 }
 
-/// A quarter of the machine's memory (Linux's /proc/meminfo), else 2 GiB.
+/// A quarter of the memory this process may use: the least of the machine's
+/// (`MemTotal`), its cgroup's limit and its address-space limit (`ulimit -v`),
+/// else 2 GiB. A search holds a little more than its budget (the allocator's
+/// slack, the stack of a depth-first search), and the process maps more than it
+/// holds: a budget of the whole limit would abort on an allocation, not stop.
 fn default_max_memory() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|m| {
-            m.lines()
-                .find_map(|l| l.strip_prefix("MemTotal:"))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(2 << 30, |kb| kb * 1024 / 4)
+    let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    [
+        mem_total(&read("/proc/meminfo")),
+        cgroup_limit(&read("/sys/fs/cgroup/memory.max")),
+        cgroup_limit(&read("/sys/fs/cgroup/memory/memory.limit_in_bytes")),
+        address_space_limit(&read("/proc/self/limits")),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+    .map_or(2 << 30, |bytes| bytes / 4)
+}
+
+/// `MemTotal:  24000000 kB` of /proc/meminfo, in bytes.
+fn mem_total(meminfo: &str) -> Option<u64> {
+    let kb = meminfo.lines().find_map(|l| l.strip_prefix("MemTotal:"))?;
+    let kb: u64 = kb.trim().trim_end_matches("kB").trim().parse().ok()?;
+    kb.checked_mul(1024)
+}
+
+/// A cgroup's memory limit: v2's `memory.max` (`max`: none) or v1's
+/// `memory.limit_in_bytes` (a number near 2^63: none, which `min` ignores).
+fn cgroup_limit(text: &str) -> Option<u64> {
+    text.trim().parse().ok()
+}
+
+/// The soft `Max address space` of /proc/self/limits (`unlimited`: none).
+fn address_space_limit(limits: &str) -> Option<u64> {
+    let row = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max address space"))?;
+    row.split_whitespace().next()?.parse().ok()
 }
 
 /// `explore --outcomes`; `plain_secs` as for [`explore`].
@@ -974,12 +1020,9 @@ fn load(file: &str) -> Result<AnyScenario, String> {
 fn load_source(file: &str) -> Result<(AnyScenario, Option<String>), String> {
     if let Some(name) = file.strip_prefix("builtin:") {
         let text = builtin::text(name).map(str::to_owned);
-        return builtin::get(name).map(|sc| (sc, text)).ok_or_else(|| {
-            format!(
-                "no built-in scenario \"{name}\"; known: {}",
-                builtin::names().join(", ")
-            )
-        });
+        return builtin::get(name)
+            .map(|sc| (sc, text))
+            .ok_or_else(|| builtin::unknown(name));
     }
     let limit = MAX_SCENARIO_BYTES as u64;
     let (source, shown, len) = open_input(file, "a scenario file")?;
@@ -1013,5 +1056,35 @@ fn io_words(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "no such file".to_owned(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default budget reads the limits as Linux writes them.
+    #[test]
+    fn memory_limits_are_read_as_linux_writes_them() {
+        let meminfo = "MemTotal:       24567888 kB\nMemFree:        23000000 kB\n";
+        assert_eq!(mem_total(meminfo), Some(24_567_888 * 1024));
+        assert_eq!(mem_total("MemFree: 1 kB\n"), None);
+        assert_eq!(cgroup_limit("max\n"), None);
+        assert_eq!(cgroup_limit("4294967296\n"), Some(4 << 30));
+        assert_eq!(cgroup_limit(""), None);
+        let limits = |soft: &str| {
+            format!(
+                "Limit                     Soft Limit           Hard Limit           Units     \n\
+                 Max stack size            8388608              unlimited            bytes     \n\
+                 Max address space         {soft:<20} unlimited            bytes     \n\
+                 Max file locks            unlimited            unlimited            locks     \n"
+            )
+        };
+        assert_eq!(address_space_limit(&limits("unlimited")), None);
+        assert_eq!(
+            address_space_limit(&limits("8192000000")),
+            Some(8_192_000_000)
+        );
+        assert_eq!(address_space_limit(""), None);
     }
 }

@@ -548,6 +548,39 @@ fn bad_input_exits_2_with_a_clear_message() {
             vec!["run".into(), "builtin:nope".into()],
             "no built-in scenario \"nope\"",
         ),
+        // A generated built-in out of its sizes, or spelt with a sign or a
+        // leading zero: refused, with the sizes there are.
+        (
+            vec!["run".into(), "builtin:pairs-20001".into()],
+            "; also pairs-N (N from 1 to 20000) and sync-scaled-SxT (S segments from 1 to 12, T ticks from 1 to 8) in other sizes",
+        ),
+        (
+            vec!["run".into(), "builtin:sync-scaled-+4x3".into()],
+            "no built-in scenario \"sync-scaled-+4x3\"",
+        ),
+        (
+            vec!["explore".into(), "builtin:sync-scaled-04x03".into()],
+            "no built-in scenario \"sync-scaled-04x03\"",
+        ),
+        // A schedule of commas only is as empty as an empty one.
+        (
+            vec![
+                "run".into(),
+                "builtin:segment-not-found".into(),
+                "--schedule".into(),
+                ",".into(),
+            ],
+            "--schedule: an entry is missing before the first comma",
+        ),
+        (
+            vec![
+                "run".into(),
+                "builtin:segment-not-found".into(),
+                "--schedule".into(),
+                "0,,1".into(),
+            ],
+            "--schedule: an entry is missing between commas 1 and 2",
+        ),
         (
             vec![
                 "run".into(),
@@ -688,6 +721,43 @@ fn unbounded_input_and_unwritable_output() {
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("flushscope: cannot write the output: No space left on device"));
     assert!(!stderr(&o).contains("panicked"));
+    // Every command that prints, text or JSON: the same (matrix printed with
+    // println! and panicked, exit 101).
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    for args in [
+        &["matrix", "builtin:segment-not-found"][..],
+        &["matrix", "builtin:segment-not-found", "--json"],
+        &["explore", "builtin:segment-not-found"],
+        &["explore", "builtin:handoff", "--outcomes", "--json"],
+        &["list"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_flushscope"))
+            .args(args)
+            .stdout(full())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(3), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("cannot write the output"), "{args:?}");
+    }
+    // A stderr that cannot be written to (progress, notes) is not a failure.
+    for (args, code) in [
+        (&["matrix", "builtin:segment-not-found"][..], 0),
+        (&["explore", "builtin:segment-not-found", "--reduce"], 1),
+        (&["explore", "builtin:handoff", "--outcomes", "--all"], 0),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_flushscope"))
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(full())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(code), "{args:?}");
+    }
     // A reader that stops early (`| head -1`): the output ends quietly with the
     // command's own exit code. pairs-1000 writes far more than a pipe buffer holds.
     let mut child = Command::new(env!("CARGO_BIN_EXE_flushscope"))

@@ -107,6 +107,25 @@ pub fn names() -> Vec<&'static str> {
         .collect()
 }
 
+/// A size in a generated built-in's name: decimal digits, no sign, no leading
+/// zero (`pairs-+4` and `sync-scaled-04x3` are not names of built-ins).
+pub(crate) fn count(s: &str) -> Option<u32> {
+    let digits = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits && (s == "0" || !s.starts_with('0')))
+        .then(|| s.parse().ok())
+        .flatten()
+}
+
+/// Why `name` names no built-in, with the names there are.
+pub fn unknown(name: &str) -> String {
+    format!(
+        "no built-in scenario \"{}\"; known: {}; also {}",
+        crate::scenario::json::short(name),
+        names().join(", "),
+        crate::models::generated_words()
+    )
+}
+
 /// A built-in's file (`None`: no such file, or a generated built-in).
 pub fn text(name: &str) -> Option<&'static str> {
     FILES.iter().find(|f| f.0 == name).map(|f| f.1)
@@ -124,4 +143,29 @@ pub fn get(name: &str) -> Option<AnyScenario> {
         AnyScenario::parse(text, &format!("scenarios/{name}.json"))
             .expect("built-in scenario parses"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_size_in_a_name_is_plain_digits() {
+        for (s, n) in [("1", Some(1)), ("0", Some(0)), ("20000", Some(20_000))] {
+            assert_eq!(super::count(s), n, "{s}");
+        }
+        for s in [
+            "",
+            "+4",
+            "04",
+            "00",
+            "-1",
+            " 4",
+            "4 ",
+            "1e3",
+            "4294967296",
+            "٤",
+        ] {
+            assert_eq!(super::count(s), None, "{s:?}");
+        }
+        assert!(super::get("pairs-04").is_none() && super::get("pairs-4").is_some());
+    }
 }

@@ -32,15 +32,29 @@ impl Choice {
         })
     }
 
-    /// Parses a comma- or space-separated list.
+    /// Parses a list separated by commas, spaces or both (`0,1`, `0 1`, `0, 1`).
+    /// An entry missing between two commas, or before or after one (`0,,1`,
+    /// `,`), is refused: it is a typo, not a choice.
     pub fn parse_list(s: &str) -> Result<Vec<Choice>, String> {
-        s.split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|t| !t.is_empty())
-            .map(|t| {
-                Choice::parse(t)
-                    .ok_or_else(|| format!("\"{t}\" is not a schedule entry (3 or 5.1)"))
-            })
-            .collect()
+        let pieces: Vec<&str> = s.split(',').collect();
+        let mut out = Vec::new();
+        for (i, piece) in pieces.iter().enumerate() {
+            if piece.trim().is_empty() && pieces.len() > 1 {
+                let place = match i {
+                    0 => "before the first comma".to_owned(),
+                    i if i + 1 == pieces.len() => "after the last comma".to_owned(),
+                    i => format!("between commas {i} and {}", i + 1),
+                };
+                return Err(format!("an entry is missing {place}"));
+            }
+            for t in piece.split_whitespace() {
+                out.push(
+                    Choice::parse(t)
+                        .ok_or_else(|| format!("\"{t}\" is not a schedule entry (3 or 5.1)"))?,
+                );
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -204,6 +218,19 @@ mod tests {
             vec![Choice::new(0, 0), Choice::new(3, 0), Choice::new(5, 1)]
         );
         assert!(Choice::parse_list("0,zz").unwrap_err().contains("zz"));
+        assert_eq!(Choice::parse_list(" 0 ,\t1 ").unwrap().len(), 2);
+        assert_eq!(Choice::parse_list("").unwrap(), vec![]);
+        // An entry missing next to a comma is refused, and placed.
+        for (text, place) in [
+            (",", "before the first comma"),
+            ("0,,1", "between commas 1 and 2"),
+            ("0, ,1,2", "between commas 1 and 2"),
+            ("0,1,", "after the last comma"),
+            (", 0", "before the first comma"),
+        ] {
+            let e = Choice::parse_list(text).unwrap_err();
+            assert_eq!(e, format!("an entry is missing {place}"), "{text:?}");
+        }
         assert_eq!(
             format_schedule(&[Choice::new(0, 0), Choice::new(5, 1)]),
             "0,5.1"

@@ -46,11 +46,9 @@ pub enum Source {
 pub fn scenario_of(source: &Source) -> Result<AnyScenario, String> {
     match source {
         Source::Builtin(name) => builtin::get(name).ok_or_else(|| {
-            format!(
-                "There is no built-in scenario \"{}\". Built-ins: {}.",
-                core_json::short(name),
-                builtin::names().join(", ")
-            )
+            let mut words = builtin::unknown(name);
+            words[..1].make_ascii_uppercase();
+            words + "."
         }),
         Source::Inline { file, text } => AnyScenario::parse(text, file).map_err(|e| e.to_string()),
     }

@@ -64,6 +64,19 @@ macro_rules! each_run {
 /// The generated scenarios listed beside the files (other sizes load by name).
 pub const LISTED_GENERATED: &[&str] = &[crate::builtin::PAIRS_1000, sync2024::setup::SCALED_4X3];
 
+/// What is not in the list of [`crate::builtin::names`]: the other sizes of the generated
+/// built-ins, in words.
+pub fn generated_words() -> String {
+    use {flush2021::setup::PAIRS, sync2024::setup as sync};
+    let range = |r: &std::ops::RangeInclusive<u32>| format!("{} to {}", r.start(), r.end());
+    format!(
+        "pairs-N (N from {}) and sync-scaled-SxT (S segments from {}, T ticks from {}) in other sizes",
+        range(&PAIRS),
+        range(&sync::SCALED_SEGMENTS),
+        range(&sync::SCALED_TICKS)
+    )
+}
+
 impl AnyScenario {
     /// Searches for a schedule of this scenario that prints `log`'s lines in order
     /// (see [`crate::logs::conform`]).

@@ -624,9 +624,12 @@ fn read_op(o: &OpNode, injections: &[Injection], seen: &mut Vec<String>) -> Res<
 /// A generated scenario by name: `pairs-N`, N from 1 to 20000 (pairs-14500 runs
 /// about 100,000 steps).
 pub fn generated(name: &str) -> Option<Scenario> {
-    let n = name.strip_prefix("pairs-")?.parse::<u32>().ok()?;
-    (1..=20_000).contains(&n).then(|| pairs(n))
+    let n = crate::builtin::count(name.strip_prefix("pairs-")?)?;
+    PAIRS.contains(&n).then(|| pairs(n))
 }
+
+/// The sizes `pairs-N` comes in.
+pub const PAIRS: std::ops::RangeInclusive<u32> = 1..=20_000;
 
 /// `n` insert/delete pairs on segment 1 from two actors (the insert node and the
 /// delete node, which gets each position after the insert node returned from it, as

@@ -594,9 +594,13 @@ pub const SCALED_4X3: &str = "sync-scaled-4x3";
 /// 12) and T SyncSegments ticks (1 to 8); see [`scaled_json`].
 pub fn generated_json(name: &str) -> Option<String> {
     let (s, t) = name.strip_prefix("sync-scaled-")?.split_once('x')?;
-    let (s, t): (u32, u32) = (s.parse().ok()?, t.parse().ok()?);
-    ((1..=12).contains(&s) && (1..=8).contains(&t)).then(|| scaled_json(name, s, t))
+    let (s, t) = (crate::builtin::count(s)?, crate::builtin::count(t)?);
+    (SCALED_SEGMENTS.contains(&s) && SCALED_TICKS.contains(&t)).then(|| scaled_json(name, s, t))
 }
+
+/// The segments and the ticks `sync-scaled-SxT` comes with.
+pub const SCALED_SEGMENTS: std::ops::RangeInclusive<u32> = 1..=12;
+pub const SCALED_TICKS: std::ops::RangeInclusive<u32> = 1..=8;
 
 /// #34018 scaled, as the explorer's benchmark: the flow graph inserts into and
 /// syncs `segments` new growing L1 segments (300, 301, ...) that datacoord knows
