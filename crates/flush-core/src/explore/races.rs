@@ -344,8 +344,10 @@ impl RunRaces {
                 " (a budget ran out)".to_owned()
             }
         );
-        if self.found.is_empty() {
+        if self.found.is_empty() && self.complete {
             s.push_str("  none in this run (explore --races looks at every interleaving)\n");
+        } else if self.found.is_empty() {
+            s.push_str("  none in the part checked; the rest of the run was not checked\n");
         }
         for f in &self.found {
             let at = match f.steps[..] {

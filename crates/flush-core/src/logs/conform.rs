@@ -219,7 +219,7 @@ pub struct Options {
     pub max_states: u64,
     /// Steps in a schedule.
     pub max_steps: u32,
-    /// Bytes of states waiting in the queue (estimated).
+    /// Bytes the search may hold (estimated): the states waiting, those seen.
     pub max_bytes: u64,
     /// How the reader raises the budgets, appended to a budget's message.
     pub hint: &'static str,
@@ -468,6 +468,10 @@ struct Node {
 /// search goes where the log leads, keeps to the log's own lines, and between two
 /// lines goes depth-first to the next one (a breadth-first search drowns in the
 /// interleavings of steps that print nothing).
+/// States between two samples of a state's bytes (states grow as goroutines
+/// start and segments are added; the first one is the smallest).
+const SAMPLE_EVERY: u64 = 256;
+
 struct Frontier<S> {
     heap: std::collections::BinaryHeap<Waiting<S>>,
     seq: u64,
@@ -621,7 +625,7 @@ impl<'a, M: Model> Search<'a, M> {
     /// one that matched most) and the budget that stopped it.
     fn run(mut self) -> (u32, Option<String>, Self) {
         let root = self.sc.init();
-        let bytes_each = model_state_bytes::<M>(&root).max(1);
+        let mut bytes_each = model_state_bytes::<M>(&root).max(1);
         let mut queue = Frontier::default();
         queue.push(0, root, [0, 0], (0, 0));
         let mut best_node = 0;
@@ -662,7 +666,14 @@ impl<'a, M: Model> Search<'a, M> {
                 if !self.seen.insert(fingerprint(&(&s2, cur2))) {
                     continue;
                 }
+                if self.states >= self.o.max_states {
+                    // The budget counts the states searched, the first included.
+                    return (best_node, self.over_budget(0), self);
+                }
                 self.states += 1;
+                if self.states % SAMPLE_EVERY == 0 {
+                    bytes_each = bytes_each.max(model_state_bytes::<M>(&s2));
+                }
                 self.nodes.push(Node {
                     parent: node,
                     choice: c,
@@ -675,7 +686,10 @@ impl<'a, M: Model> Search<'a, M> {
                 if cur2 == self.goal {
                     return (id, None, self);
                 }
-                if let Some(why) = self.over_budget(queue.len() as u64 * bytes_each) {
+                let held = queue.len() as u64 * bytes_each
+                    + self.seen.bytes()
+                    + (self.nodes.len() * std::mem::size_of::<Node>()) as u64;
+                if let Some(why) = self.over_budget(held) {
                     return (best_node, Some(why), self);
                 }
                 let matched = cur2[0] + cur2[1] - cur[0] - cur[1];
@@ -703,16 +717,18 @@ impl<'a, M: Model> Search<'a, M> {
         self.tail = Some((c, early));
     }
 
-    fn over_budget(&self, queued_bytes: u64) -> Option<String> {
+    /// `held`: the bytes of the states waiting (each as large as the largest
+    /// sampled), of the fingerprints seen and of the schedule tree.
+    fn over_budget(&self, held: u64) -> Option<String> {
         if self.states >= self.o.max_states {
             return Some(format!(
                 "the search stopped at its budget of {} states{}",
                 self.o.max_states, self.o.hint
             ));
         }
-        (queued_bytes > self.o.max_bytes).then(|| {
+        (held > self.o.max_bytes).then(|| {
             format!(
-                "the search stopped at its memory budget: about {} MB of states waiting",
+                "the search stopped at its memory budget of about {} MB (the states waiting and those seen)",
                 self.o.max_bytes >> 20
             )
         })
@@ -783,7 +799,7 @@ impl<'a, M: Model> Search<'a, M> {
 /// budget ran out first. Breadth-first over states alone.
 fn prints_anywhere<M: Model>(sc: &M, key: &Key, o: &Options) -> Option<bool> {
     let root = sc.init();
-    let bytes_each = model_state_bytes::<M>(&root).max(1);
+    let mut bytes_each = model_state_bytes::<M>(&root).max(1);
     let mut seen = FpSet::default();
     seen.insert(fingerprint(&root));
     let mut queue = VecDeque::from([(root, 0u32)]);
@@ -808,7 +824,10 @@ fn prints_anywhere<M: Model>(sc: &M, key: &Key, o: &Options) -> Option<bool> {
             }
             if seen.insert(fingerprint(&s2)) {
                 states += 1;
-                let full = queue.len() as u64 * bytes_each > o.max_bytes;
+                if states % SAMPLE_EVERY == 0 {
+                    bytes_each = bytes_each.max(model_state_bytes::<M>(&s2));
+                }
+                let full = queue.len() as u64 * bytes_each + seen.bytes() > o.max_bytes;
                 if states >= o.max_states || full {
                     return None;
                 }

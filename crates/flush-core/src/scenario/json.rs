@@ -139,6 +139,22 @@ impl Json {
     }
 }
 
+/// The value of a number written with a decimal point or an exponent (`1e2`,
+/// `10.0`) when it is whole: JSON reads it as a float, not an integer.
+fn whole_float(n: &serde_json::Number) -> Option<f64> {
+    let f = n.as_f64().filter(|_| n.is_f64())?;
+    (f.is_finite() && f.fract() == 0.0).then_some(f)
+}
+
+/// Why a whole number written as a float is refused (the scenario formats read
+/// integers as JSON writes them: plain digits).
+fn not_plain(n: &serde_json::Number) -> String {
+    format!(
+        "a number with a decimal point or an exponent (it is {}; write it in plain digits)",
+        number(n)
+    )
+}
+
 /// A number for a message: integers as they are, others with up to six decimals
 /// (by integer arithmetic: float formatting would cost the page's bundle).
 pub fn number(n: &serde_json::Number) -> String {
@@ -587,11 +603,17 @@ impl<'a, 't> Node<'a, 't> {
                 number(n),
                 range()
             ))),
-            None => Err(self.err(format!(
-                "{} is not a whole number: expected {}",
-                number(n),
-                range()
-            ))),
+            None => {
+                let fits = whole_float(n).is_some_and(|f| (lo as f64..=hi as f64).contains(&f));
+                let why = if fits {
+                    not_plain(n)
+                } else if whole_float(n).is_some() {
+                    format!("{} is out of range", number(n))
+                } else {
+                    format!("{} is not a whole number", number(n))
+                };
+                Err(self.err(format!("{why}: expected {}", range())))
+            }
         }
     }
 
@@ -605,8 +627,12 @@ impl<'a, 't> Node<'a, 't> {
                 number(n)
             ))),
             Json::Num(n) => Err(self.err(format!(
-                "{} is not a whole number: expected a whole number ({what})",
-                number(n)
+                "{}: expected a whole number ({what})",
+                match whole_float(n) {
+                    Some(f) if f.abs() < 9.2e18 => not_plain(n),
+                    Some(_) => format!("{} is out of range", number(n)),
+                    None => format!("{} is not a whole number", number(n)),
+                }
             ))),
             _ => Err(self.expected(&format!("a whole number ({what})"))),
         }
@@ -621,16 +647,14 @@ impl<'a, 't> Node<'a, 't> {
         if let Some(v) = n.as_u64() {
             return Ok(v);
         }
-        let why = if n.as_i64().is_some() {
-            "is negative"
-        } else if n.as_f64().is_some_and(|f| f.fract() == 0.0 && f > 0.0) {
-            "is out of range for a u64"
-        } else {
-            "is not a whole number"
+        let why = match whole_float(n) {
+            _ if n.as_i64().is_some() => format!("{} is negative", number(n)),
+            Some(f) if (0.0..1.8e19).contains(&f) => not_plain(n),
+            Some(_) => format!("{} is out of range", number(n)),
+            None => format!("{} is not a whole number", number(n)),
         };
         Err(self.err(format!(
-            "{} {why}: expected a whole number from 0 to {} ({what})",
-            number(n),
+            "{why}: expected a whole number from 0 to {} ({what})",
             u64::MAX
         )))
     }

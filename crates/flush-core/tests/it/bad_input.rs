@@ -318,3 +318,36 @@ fn too_many_actors_for_a_model_are_refused_with_its_limit() {
     let big = crate::common::builtin_with("ordered-flush", "actors", actors(5_000, flush_op));
     assert!(big.is_ok(), "{:?}", big.err());
 }
+
+/// A whole number written with a decimal point or an exponent (`1e2`, `10.0`) is
+/// refused for what it is, not as "100 is not a whole number"; a fraction is
+/// not whole; a seed of `1e5` is not "out of range for a u64".
+#[test]
+fn numbers_written_as_floats_are_named_for_what_they_are() {
+    let seg = |v: &str| err(&OK_FLUSH.replace(r#""segment":1"#, &format!(r#""segment":{v}"#)));
+    for (v, shown) in [("1e2", "100"), ("10.0", "10"), ("2e9", "2000000000")] {
+        let e = seg(v);
+        assert!(
+            e.ends_with(&format!(
+                "actors[0].ops[0].segment: a number with a decimal point or an exponent (it is {shown}; write it in plain digits): expected a whole number (a segment id)"
+            )),
+            "{v}: {e}"
+        );
+    }
+    assert!(seg("1.5").contains("segment: 1.5 is not a whole number"));
+    assert!(seg("1e20").contains("segment: a very large number is out of range"));
+    let seed = |v: &str| err(&OK_FLUSH.replace(r#""model""#, &format!(r#""seed":{v},"model""#)));
+    let e = seed("1e5");
+    assert!(e.contains("seed: a number with a decimal point or an exponent (it is 100000; write it in plain digits): expected a whole number from 0 to"), "{e}");
+    assert!(!e.contains("out of range"), "{e}");
+    assert!(seed("-1").contains("seed: -1 is negative"));
+    assert!(seed("1e30").contains("seed: a very large number is out of range"));
+    assert!(seed("0.5").contains("seed: 0.5 is not a whole number"));
+    // A number with a range: whole but out of it, or in it but written as a float.
+    let fail =
+        |v: &str| err(&OK_FLUSH.replace(r#""pos":"p""#, &format!(r#""pos":"p","fail":{v}"#)));
+    let e = fail("1e11");
+    assert!(e.contains("actors[0].ops[0].fail: 100000000000 is out of range: expected a whole number from 0 to"), "{e}");
+    let e = fail("1e0");
+    assert!(e.contains("fail: a number with a decimal point or an exponent (it is 1; write it in plain digits): expected a whole number from 0 to"), "{e}");
+}

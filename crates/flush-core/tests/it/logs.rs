@@ -536,3 +536,57 @@ fn a_failed_flush_logs_its_error_where_891c202b73_does() {
         Some("panic: execution failed")
     );
 }
+
+/// A search's budgets hold: it counts no more states than its budget (the
+/// first one included: a budget of 1 said "2 states searched"), and its memory
+/// budget counts the states as they grow, not as large as the first (a log of
+/// 1,000 sync tasks held 1.6 GB under a 256 MB budget).
+#[test]
+fn the_search_stays_within_its_budgets() {
+    use flush_core::logs::{conform::Options, import};
+    for max_states in [1, 2, 7, 50] {
+        let o = Options {
+            max_states,
+            ..Options::default()
+        };
+        let i = import(&report_log(), Some("ca7ef26e4b"), &o).unwrap();
+        let c = &i.conformance;
+        assert!(
+            c.states <= max_states,
+            "{} states under a budget of {max_states}",
+            c.states
+        );
+        if max_states < 7 {
+            let why = c.stopped.as_deref().unwrap_or_default();
+            assert!(
+                !c.complete && why.contains(&format!("budget of {max_states} states")),
+                "{why}"
+            );
+        }
+    }
+    // A log of 1,000 sync tasks: the states grow as the tasks start. The byte
+    // budget counts them at their size as sampled along the way (it counted
+    // every state as small as the first, and held 1.6 GB under 256 MB).
+    let tasks: Vec<String> = (1000..2000)
+        .map(|key| format!("[2024/07/02 08:15:41.913 +00:00] [INFO] [syncmgr/sync_manager.go:129] [\"sync mgr sumbit task with key\"] [key={key}]"))
+        .collect();
+    let o = Options {
+        max_bytes: 32 << 20,
+        max_states: 100_000_000,
+        ..Options::default()
+    };
+    let i = import(&tasks.join("\n"), None, &o).unwrap();
+    let c = &i.conformance;
+    let why = c.stopped.as_deref().unwrap_or_default();
+    assert!(why.contains("memory budget of about 32 MB"), "{why}");
+    println!("{} states under 32 MB", c.states);
+    assert!(
+        c.states < STATES_IN_32_MB,
+        "{} states under 32 MB",
+        c.states
+    );
+}
+
+/// What the 1,000-task search reaches under 32 MB with its states' bytes sampled
+/// is about 2,300 states; counting each state as small as the first, 7,539.
+const STATES_IN_32_MB: u64 = 5_000;

@@ -599,6 +599,16 @@ fn each_check_keeps_its_own_budget_and_complete_means_complete() {
     assert!(small.untried > 0, "{}", small.text(r.len() + 1));
     assert!(!small.complete);
     assert!(small.text(r.len() + 1).contains("(a budget ran out)"));
+    // A budget that stops the check before it found anything does not say the
+    // run has none.
+    let none = r.races(1);
+    let text = none.text(r.len() + 1);
+    assert!(!none.complete && none.found.is_empty(), "{text}");
+    assert!(
+        text.contains("  none in the part checked; the rest of the run was not checked\n"),
+        "{text}"
+    );
+    assert!(!text.contains("none in this run"), "{text}");
     let big = r.races(5_000_000);
     assert!(
         big.complete && big.untried == 0 && big.unshown == 0,
