@@ -353,7 +353,7 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
             message = words.to_owned();
         }
         if message == "number out of range" {
-            message = match key_before(text, line, column) {
+            message = match path_before(text, line, column) {
                 Some(key) => format!("{key}: a number too large to read (over 1.8e308)"),
                 None => "a number too large to read (over 1.8e308)".to_owned(),
             };
@@ -368,20 +368,61 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
     })
 }
 
-/// The key whose value ends at `line`:`column` (1-based, as serde_json reports
-/// an error), when the text before it ends in `"key": value`: a number too large
-/// to read is refused before the tree, and so before any path, exists.
-fn key_before(text: &str, line: usize, column: usize) -> Option<String> {
-    let start = text
+/// The JSON path of the value that ends at `line`:`column` (1-based, as
+/// serde_json reports an error), such as `actors[0].ops[2].rows`: a number too
+/// large to read is refused before the tree, and so before any path, exists. The
+/// text before it is scanned for its brackets, keys and commas (one pass).
+fn path_before(text: &str, line: usize, column: usize) -> Option<String> {
+    enum Frame {
+        Obj(Option<String>),
+        Arr(usize),
+    }
+    let start: usize = text
         .split_inclusive('\n')
         .take(line.saturating_sub(1))
         .map(str::len)
-        .sum::<usize>();
+        .sum();
     let before = text.get(..(start + column).min(text.len()))?;
-    let colon = before.rfind(':')?;
-    let key = before[..colon].trim_end().strip_suffix('"')?;
-    let open = key.rfind('"')?;
-    Some(short(&key[open + 1..]))
+    let (mut stack, mut last) = (Vec::new(), String::new());
+    let mut chars = before.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                last.clear();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '"' => break,
+                        '\\' => last.extend(chars.next()),
+                        c => last.push(c),
+                    }
+                }
+            }
+            '{' => stack.push(Frame::Obj(None)),
+            '[' => stack.push(Frame::Arr(0)),
+            '}' | ']' => drop(stack.pop()),
+            ':' => {
+                if let Some(Frame::Obj(key)) = stack.last_mut() {
+                    *key = Some(std::mem::take(&mut last));
+                }
+            }
+            ',' => match stack.last_mut() {
+                Some(Frame::Arr(i)) => *i += 1,
+                Some(Frame::Obj(key)) => *key = None,
+                None => {}
+            },
+            _ => {}
+        }
+    }
+    let mut path = String::new();
+    for f in &stack {
+        match f {
+            Frame::Obj(Some(key)) if path.is_empty() => path.push_str(&short(key)),
+            Frame::Obj(Some(key)) => path.push_str(&format!(".{}", short(key))),
+            Frame::Obj(None) => return None,
+            Frame::Arr(i) => path.push_str(&format!("[{i}]")),
+        }
+    }
+    (!path.is_empty()).then_some(path)
 }
 
 /// Plain words for serde_json's terse syntax errors (the others name what they

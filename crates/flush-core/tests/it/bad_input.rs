@@ -37,6 +37,21 @@ fn syntax_errors_name_line_and_column() {
     let e = err(&OK_FLUSH.replace(r#""model""#, r#""seed":1e400,"model""#));
     assert!(e.starts_with("bad.json:1:"), "{e}");
     assert!(e.contains("seed: a number too large to read"), "{e}");
+    // Deeper, its whole path, through arrays, escapes and brackets in strings.
+    let e = err(&OK_FLUSH.replace(r#""segment":1"#, r#""segment":1e400"#));
+    assert!(
+        e.contains(":1:98: actors[0].ops[0].segment: a number too large to read"),
+        "{e}"
+    );
+    let two = OK_FLUSH.replace(
+        r#"{"name":"a","#,
+        r#"{"name":"b\"],{","ops":[]},{"name":"a","#,
+    );
+    let e = err(&two.replace(r#""segment":1"#, "\"segment\":\n  -2e999"));
+    assert!(
+        e.contains(":2:8: actors[1].ops[0].segment: a number too large to read"),
+        "{e}"
+    );
 }
 
 #[test]
