@@ -190,6 +190,9 @@ struct LogsArgs {
     /// Steps a replay may take.
     #[arg(long, default_value_t = 400)]
     max_steps: u32,
+    /// Memory each version's search may hold, e.g. `512M` (default 256M).
+    #[arg(long, value_parser = parse_bytes)]
+    max_memory: Option<u64>,
     /// Print only the records read, without inferring or replaying.
     #[arg(long)]
     records: bool,
@@ -809,11 +812,12 @@ fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
     if a.records {
         return print_records(file, &text, a.json);
     }
-    let o = flush_core::logs::conform::Options {
+    let mut o = flush_core::logs::conform::Options {
         max_states: a.max_states,
         max_steps: a.max_steps,
         ..Default::default()
     };
+    o.max_bytes = a.max_memory.unwrap_or(o.max_bytes);
     o.check()?;
     if file == "-" && a.against.as_deref() == Some("-") {
         return Err(Failure::Input(

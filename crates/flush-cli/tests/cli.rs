@@ -1295,7 +1295,7 @@ fn logs_says_what_it_cannot_read_or_explain() {
     let o = flushscope(&["logs", &log, "--max-steps", "5"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stdout(&o).contains("up to its step limit of 5 steps (flushscope logs --max-states and --max-steps raise it)"),
+        stdout(&o).contains("up to its step limit of 5 steps (flushscope logs --max-states, --max-steps and --max-memory raise it)"),
         "{}",
         stdout(&o)
     );
@@ -1312,6 +1312,26 @@ fn logs_says_what_it_cannot_read_or_explain() {
     assert!(
         stdout(&o)
             .contains("the search stopped at its budget of 3 states (flushscope logs --max-states"),
+        "{}",
+        stdout(&o)
+    );
+    // And a memory budget: too small is refused, a small one stops the search.
+    let o = flushscope(&["logs", &log, "--max-memory", "1K"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--max-memory must be at least 1M"),
+        "{}",
+        stderr(&o)
+    );
+    let many: String = (1000..2000)
+        .map(|key| format!("[2024/07/02 08:15:41.913 +00:00] [INFO] [syncmgr/sync_manager.go:129] [\"sync mgr sumbit task with key\"] [key={key}]\n"))
+        .collect();
+    let tasks = tempdir().join("budget-tasks.log");
+    std::fs::write(&tasks, many).unwrap();
+    let o = flushscope(&["logs", tasks.to_str().unwrap(), "--max-memory", "2M"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("the search stopped at its memory budget of about 2 MB (the states waiting and those seen) (flushscope logs --max-states, --max-steps and --max-memory raise it)"),
         "{}",
         stdout(&o)
     );

@@ -231,7 +231,7 @@ impl Default for Options {
             max_states: 500_000,
             max_steps: 400,
             max_bytes: 256 << 20,
-            hint: " (flushscope logs --max-states and --max-steps raise it)",
+            hint: " (flushscope logs --max-states, --max-steps and --max-memory raise it)",
         }
     }
 }
@@ -254,6 +254,12 @@ impl Options {
             return Err(format!(
                 "--max-steps {}: give 1 to {MAX_MAX_STEPS}",
                 self.max_steps
+            ));
+        }
+        if self.max_bytes < 1 << 20 {
+            return Err(format!(
+                "--max-memory must be at least 1M (got {} bytes)",
+                self.max_bytes
             ));
         }
         Ok(())
@@ -728,8 +734,9 @@ impl<'a, M: Model> Search<'a, M> {
         }
         (held > self.o.max_bytes).then(|| {
             format!(
-                "the search stopped at its memory budget of about {} MB (the states waiting and those seen)",
-                self.o.max_bytes >> 20
+                "the search stopped at its memory budget of about {} MB (the states waiting and those seen){}",
+                self.o.max_bytes >> 20,
+                self.o.hint
             )
         })
     }

@@ -51,7 +51,7 @@ pub struct Props {
 fn options() -> Options {
     Options {
         max_states: PAGE_MAX_STATES,
-        hint: " (the page's budget; flushscope logs on the command line takes --max-states and --max-steps)",
+        hint: " (the page's budget; flushscope logs on the command line takes --max-states, --max-steps and --max-memory)",
         ..Options::default()
     }
 }
