@@ -672,13 +672,8 @@ impl<'a, M: Model> Search<'a, M> {
                 if !self.seen.insert(fingerprint(&(&s2, cur2))) {
                     continue;
                 }
-                if self.states >= self.o.max_states {
-                    // The budget counts the states searched, the first included.
-                    return (best_node, self.over_budget(0), self);
-                }
-                self.states += 1;
-                if self.states % SAMPLE_EVERY == 0 {
-                    bytes_each = bytes_each.max(model_state_bytes::<M>(&s2));
+                if let Some(why) = self.count(&s2, &mut bytes_each) {
+                    return (best_node, Some(why), self);
                 }
                 self.nodes.push(Node {
                     parent: node,
@@ -692,10 +687,7 @@ impl<'a, M: Model> Search<'a, M> {
                 if cur2 == self.goal {
                     return (id, None, self);
                 }
-                let held = queue.len() as u64 * bytes_each
-                    + self.seen.bytes()
-                    + (self.nodes.len() * std::mem::size_of::<Node>()) as u64;
-                if let Some(why) = self.over_budget(held) {
+                if let Some(why) = self.over_budget(self.held(queue.len(), bytes_each)) {
                     return (best_node, Some(why), self);
                 }
                 let matched = cur2[0] + cur2[1] - cur[0] - cur[1];
@@ -721,6 +713,27 @@ impl<'a, M: Model> Search<'a, M> {
     fn partial(&mut self, cur: [u32; 2], c: Choice, early: Key) {
         (self.best, self.best_cursors) = (cur[0] + cur[1], cur);
         self.tail = Some((c, early));
+    }
+
+    /// Counts a new state `s`, within the state budget (the first state
+    /// included), and now and then takes its bytes as a state's (states grow).
+    fn count(&mut self, s: &M::State, bytes_each: &mut u64) -> Option<String> {
+        if self.states >= self.o.max_states {
+            return self.over_budget(0);
+        }
+        self.states += 1;
+        if self.states % SAMPLE_EVERY == 0 {
+            *bytes_each = (*bytes_each).max(model_state_bytes::<M>(s));
+        }
+        None
+    }
+
+    /// The bytes the search holds: `queued` states of `bytes_each`, the
+    /// fingerprints seen and the schedule tree.
+    fn held(&self, queued: usize, bytes_each: u64) -> u64 {
+        queued as u64 * bytes_each
+            + self.seen.bytes()
+            + (self.nodes.len() * std::mem::size_of::<Node>()) as u64
     }
 
     /// `held`: the bytes of the states waiting (each as large as the largest
