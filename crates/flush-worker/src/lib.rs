@@ -45,11 +45,9 @@ pub enum Source {
 /// Loads a scenario source into a checked scenario.
 pub fn scenario_of(source: &Source) -> Result<AnyScenario, String> {
     match source {
-        Source::Builtin(name) => builtin::get(name).ok_or_else(|| {
-            let mut words = builtin::unknown(name);
-            words[..1].make_ascii_uppercase();
-            words + "."
-        }),
+        Source::Builtin(name) => {
+            builtin::get(name).ok_or_else(|| format!("There is {}.", builtin::unknown(name)))
+        }
         Source::Inline { file, text } => AnyScenario::parse(text, file).map_err(|e| e.to_string()),
     }
 }
