@@ -269,6 +269,19 @@ test('bad input: a malformed upload, a tampered fragment and corrupted storage',
   assert.match(await t.page.textContent('#error-text'), /Showing the default scenario instead\.$/);
   assert.match(await t.page.textContent('.stage-title h2'), /#34018/, 'falls back to the default scenario');
   await t.ctx.close();
+  // A mistyped link is not rewritten: the address bar keeps it, to be corrected,
+  // and local storage the view saved last (both followed the default view shown
+  // instead, and the link was lost).
+  const m = await open('scenario=retries&mode=seeded&seed=9&step=1x2', { storage: 'scenario=handoff&step=3' });
+  assert.match(await m.page.textContent('#error-text'), /step "1x2" is not a number\. Showing the default scenario instead\.$/);
+  await m.page.waitForTimeout(800);
+  assert.equal(await m.page.evaluate(() => location.hash), '#scenario=retries&mode=seeded&seed=9&step=1x2');
+  assert.equal(await m.page.evaluate(() => localStorage.getItem('flushscope.view')), 'scenario=handoff&step=3');
+  // Once the view changes, the address bar follows it again.
+  await m.page.click('#step-btn');
+  await m.page.waitForFunction(() => !location.hash.includes('1x2') && location.hash.includes('step=1'));
+  await noCrash(m.page, m.errors);
+  await m.ctx.close();
   const s = await open('', { storage: 'scenario=handoff&step=999999' });
   assert.match(await s.page.textContent('#error-text'), /saved view \(local storage\) could not be restored: Step 999999 is past the end/);
   await shot(s.page, '10-corrupted-storage');
@@ -318,6 +331,27 @@ test('trace export equals the CLI JSON; SVG export is an SVG', async () => {
   const text = readFileSync(await svg.path(), 'utf8');
   assert.match(text, /^<svg xmlns='http:\/\/www\.w3\.org\/2000\/svg'/);
   assert.match(text, /sync task #1/);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('Pause stops a heavy run at once, even when each step outlasts Play\'s timer', async () => {
+  // 10,000 actors: a step takes longer than a tick at 60 steps/s. Ticks queued
+  // behind Pause stepped on, and kept Yew from running the effect that stops
+  // the timer: the run played on after Pause, Home and Play-Pause.
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1&step=0');
+  const many = { name: 'many', model: 'mutex-handoff',
+    actors: Array.from({ length: 10000 }, (_, i) => ({ name: `a${i}`, ops: [{ op: 'incr' }] })) };
+  await page.setInputFiles('#upload', { name: 'many.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(many)) });
+  await page.waitForFunction(() => document.querySelector('.app').dataset.len === '20000', null, { timeout: 60000 });
+  await page.selectOption('#speed', '60');
+  await page.click('#play');
+  await page.waitForFunction(() => Number(document.querySelector('.app').dataset.step) >= 3, null, { timeout: 30000 });
+  await page.click('#play');
+  await page.waitForFunction(() => document.querySelector('#play').textContent.startsWith('Play'));
+  const paused = await counter(page);
+  await page.waitForTimeout(2000);
+  assert.equal(await counter(page), paused, 'no step after Pause');
   await noCrash(page, errors);
   await ctx.close();
 });
@@ -1517,6 +1551,14 @@ test('scenario editor: forms with the checker\'s errors in place, undo and redo,
   await page.waitForFunction(() => document.querySelector('#ed-status').textContent.includes('does not parse'));
   assert.ok((await json()).includes('"seed": 1,,'));
   assert.ok(await page.isDisabled('#ed-run'), 'Run waits for the JSON to parse');
+  // So is a valid scenario too big for the editor (it was thrown away for the
+  // last version the editor took).
+  const big = good.replace('"seed": 1', `"seed": 1, "padding": "${'x'.repeat(300 * 1024)}"`);
+  await page.fill('#ed-json', big);
+  await page.press('#ed-json', 'Tab');
+  await page.waitForFunction(() => document.querySelector('#ed-status').textContent.includes('the editor takes up to 256 KB'));
+  assert.equal((await json()).length, big.length, 'the pasted text is kept');
+  assert.ok(await page.isDisabled('#ed-run'), 'Run waits for a scenario the editor takes');
   await page.fill('#ed-json', good);
   await page.press('#ed-json', 'Tab');
   await page.waitForFunction(() => document.querySelector('#ed-status').textContent.includes('accepts'));

@@ -117,17 +117,20 @@ pub fn apply(v: &Value, e: &Edit) -> Result<Value, String> {
             *at_mut(&mut v, p).ok_or_else(|| format!("nothing at {}", path_text(p)))? = x
         }
     }
-    if let Json::Obj(_) = v {
-        let size = text(&v).len();
-        if size > MAX_EDIT_BYTES {
-            return Err(format!(
-                "That would make the scenario {} KB; the editor takes up to {} KB.",
-                size / 1024,
-                MAX_EDIT_BYTES / 1024
-            ));
-        }
+    if let Some(size) = too_big(&v) {
+        return Err(format!(
+            "That would make the scenario {} KB; the editor takes up to {} KB.",
+            size / 1024,
+            MAX_EDIT_BYTES / 1024
+        ));
     }
     Ok(v)
+}
+
+/// The size of `v` as the editor shows it, when that is over [`MAX_EDIT_BYTES`].
+pub fn too_big(v: &Json) -> Option<usize> {
+    let size = matches!(v, Json::Obj(_)).then(|| text(v).len())?;
+    (size > MAX_EDIT_BYTES).then_some(size)
 }
 
 /// What text typed at `path` becomes: a whole number where the field held one

@@ -37,7 +37,10 @@ fn initial_state() -> AppState {
     if !frag.is_empty() {
         return match permalink::decode(frag).and_then(|spec| AppState::from_spec(&spec)) {
             Ok(s) => s,
-            Err(e) => AppState::fallback(format!("{e} Showing the default scenario instead.")),
+            Err(e) => AppState::instead_of_link(format!(
+                "{} Showing the default scenario instead.",
+                crate::state::sentence(&e)
+            )),
         };
     }
     if let Some(saved) = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()) {
@@ -71,6 +74,11 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
         use_effect_with((state.rev, state.mode), move |_| {
             let t = gloo::timers::callback::Timeout::new(PERMALINK_DEBOUNCE_MS, move || {
                 let frag = permalink::encode(&state.spec());
+                if state.held_link.as_ref() == Some(&frag) {
+                    // Still the view shown instead of a link that failed: the
+                    // address bar keeps that link to be corrected.
+                    return;
+                }
                 if let Ok(h) = gloo::utils::window().history() {
                     let url = format!("#{frag}");
                     let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
@@ -88,7 +96,7 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
             let hash = gloo::utils::window().location().hash().unwrap_or_default();
             match permalink::decode(&hash) {
                 Ok(spec) => d.dispatch(Action::Load(spec)),
-                Err(e) => d.dispatch(Action::Error(e)),
+                Err(e) => d.dispatch(Action::BadLink(e)),
             }
         });
         move || drop(l)
@@ -306,7 +314,7 @@ pub fn use_autoplay(d: Dispatch, playing: bool, speed: u32) {
     use_effect_with((playing, speed), move |(playing, speed)| {
         let timer = playing.then(|| {
             let ms = (1000 / (*speed).max(1)).max(MIN_TICK_MS);
-            gloo::timers::callback::Interval::new(ms, move || d.dispatch(Action::StepForward))
+            gloo::timers::callback::Interval::new(ms, move || d.dispatch(Action::Tick))
         });
         move || drop(timer)
     });
@@ -337,22 +345,30 @@ pub fn use_upload(d: Dispatch) -> Callback<Event> {
             return;
         }
         let d = d.clone();
-        let task = gloo::file::callbacks::read_as_text(&file, move |res| match res {
-            Err(e) => d.dispatch(Action::Error(format!(
-                "{name}: could not be read as text ({e}). The previous view is still loaded."
-            ))),
-            Ok(text) => match flush_core::AnyScenario::parse(&text, &name) {
+        // Bytes, not text: a browser decodes a file that is not UTF-8 with
+        // replacement characters, and the scenario would load altered. The CLI
+        // refuses it; so does the page.
+        let task = gloo::file::callbacks::read_as_bytes(&file, move |res| {
+            match res
+                .map_err(|e| format!("could not be read ({e})"))
+                .and_then(|b| String::from_utf8(b).map_err(|e| format!("not UTF-8 text ({e})")))
+            {
                 Err(e) => d.dispatch(Action::Error(format!(
-                    "{e}. The previous view is still loaded."
+                    "{name}: {e}. The previous view is still loaded."
                 ))),
-                Ok(sc) => {
-                    let source = Source::Inline {
-                        file: name.clone(),
-                        text: text.into(),
-                    };
-                    d.dispatch(Action::Load(ViewSpec::fresh(source, &sc)));
-                }
-            },
+                Ok(text) => match flush_core::AnyScenario::parse(&text, &name) {
+                    Err(e) => d.dispatch(Action::Error(format!(
+                        "{e}. The previous view is still loaded."
+                    ))),
+                    Ok(sc) => {
+                        let source = Source::Inline {
+                            file: name.clone(),
+                            text: text.into(),
+                        };
+                        d.dispatch(Action::Load(ViewSpec::fresh(source, &sc)));
+                    }
+                },
+            }
         });
         *reader.borrow_mut() = Some(task);
     })

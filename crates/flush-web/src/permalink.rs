@@ -57,6 +57,9 @@ struct Loose {
     mode_given: bool,
 }
 
+/// The longest `file=` name a link takes (a file name's limit on common systems).
+const MAX_FILE_NAME: usize = 255;
+
 /// Parses a fragment (with or without `#`), naming the first thing that is wrong.
 pub fn decode(frag: &str) -> Result<ViewSpec, String> {
     if frag.len() > MAX_FRAGMENT {
@@ -108,6 +111,12 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         |what: &str, v: &str| format!("URL fragment: {what} \"{}\" is not a number.", short(v));
     match k {
         "scenario" => loose.scenario = Some(v),
+        "file" if v.chars().count() > MAX_FILE_NAME => {
+            return Err(format!(
+            "URL fragment: file \"{}\" is longer than a file name ({MAX_FILE_NAME} characters).",
+            short(&v)
+        ))
+        }
         "file" => loose.file = Some(v),
         "src" => loose.src = Some(v),
         "z" => loose.src = Some(inflate(&v)?),

@@ -115,6 +115,17 @@ impl ViewSpec {
     }
 }
 
+/// `e` as a sentence: a full stop added when it ends without one (a scenario
+/// error ends with its message; a sentence follows it).
+pub fn sentence(e: &str) -> String {
+    let e = e.trim_end();
+    if e.ends_with(['.', '!', '?']) {
+        e.to_owned()
+    } else {
+        format!("{e}.")
+    }
+}
+
 pub struct AppState {
     pub run: Rc<RefCell<AnyRun>>,
     /// Bumped on every change of `run` (it is shared, so Yew cannot see inside).
@@ -137,6 +148,10 @@ pub struct AppState {
     pub editor: bool,
     /// The figures of the run, computed once per run length.
     figures: Rc<RefCell<Option<Rc<Figures>>>>,
+    /// The permalink of the view shown when a link could not be opened (at
+    /// load, or pasted): while the view is still that one, the address bar
+    /// keeps the link, to be corrected, and local storage the view saved last.
+    pub held_link: Option<String>,
 }
 
 impl PartialEq for AppState {
@@ -173,6 +188,11 @@ pub enum Action {
     /// Another seed (seeded mode).
     Seed(u64),
     StepForward,
+    /// Play's timer: a step forward while playing, nothing once paused. A tick
+    /// queued before a Pause (each step of a heavy scenario outlasting the
+    /// timer's period) must not step, nor render: its render kept Yew from
+    /// running the effect that stops the timer, and the run played on.
+    Tick,
     StepBack,
     Goto(u32),
     ToEnd,
@@ -180,6 +200,9 @@ pub enum Action {
     Play(bool),
     Speed(u32),
     Error(String),
+    /// A link pasted into the address bar that could not be opened: the view
+    /// stays, and the link is held (see [`AppState::held_link`]).
+    BadLink(String),
     DismissError,
     Notice(Option<String>),
     Help(bool),
@@ -305,6 +328,7 @@ impl AppState {
             help: false,
             editor: false,
             figures: Rc::new(RefCell::new(None)),
+            held_link: None,
         })
     }
 
@@ -313,6 +337,14 @@ impl AppState {
         let mut s =
             AppState::from_spec(&ViewSpec::default_view()).expect("the default view always loads");
         s.error = Some(error);
+        s
+    }
+
+    /// The default view, shown because the link opened could not be: the link
+    /// is held (see [`AppState::held_link`]).
+    pub fn instead_of_link(error: String) -> AppState {
+        let mut s = AppState::fallback(error);
+        s.held_link = Some(crate::permalink::encode(&s.spec()));
         s
     }
 
@@ -374,6 +406,7 @@ impl AppState {
             error: self.error.clone(),
             notice: self.notice.clone(),
             figures: self.figures.clone(),
+            held_link: self.held_link.clone(),
             ..**self
         };
         f(&mut next);
@@ -390,7 +423,10 @@ impl AppState {
                 Rc::new(s)
             }
             Err(e) => self.with(|s| {
-                s.error = Some(format!("{e} The previous view is still loaded."));
+                s.error = Some(format!(
+                    "{} The previous view is still loaded.",
+                    sentence(&e)
+                ));
                 s.playing = false;
             }),
         }
@@ -424,6 +460,8 @@ impl Reducible for AppState {
             (r.cursor(), r.len())
         };
         match action {
+            // The same state: no render (see `Action::Tick`).
+            Action::Tick if !self.playing => self,
             Action::Load(spec) => self.load(&spec),
             Action::Version(v) => self.load(&ViewSpec {
                 version: Some(v),
@@ -450,7 +488,7 @@ impl Reducible for AppState {
             }),
             Action::Mode(m) => self.load(&self.respec(m, self.seed)),
             Action::Seed(seed) => self.load(&self.respec(Mode::Seeded, seed)),
-            Action::StepForward => {
+            Action::StepForward | Action::Tick => {
                 let moved = cursor < len && self.goto(cursor + 1);
                 self.with(|s| s.playing &= moved)
             }
@@ -487,6 +525,14 @@ impl Reducible for AppState {
                 s.error = Some(e);
                 s.playing = false;
             }),
+            Action::BadLink(e) => self.with(|s| {
+                s.error = Some(format!(
+                    "{} The previous view is still loaded.",
+                    sentence(&e)
+                ));
+                s.playing = false;
+                s.held_link = Some(crate::permalink::encode(&s.spec()));
+            }),
             Action::DismissError => self.with(|s| s.error = None),
             Action::Notice(n) => self.with(|s| s.notice = n),
             Action::Help(h) => self.with(|s| s.help = h),
@@ -505,6 +551,65 @@ mod tests {
 
     fn cursor(s: &AppState) -> u32 {
         s.run.borrow().cursor()
+    }
+
+    #[test]
+    fn a_message_is_made_a_sentence_once() {
+        assert_eq!(
+            sentence("a scenario needs the field \"model\""),
+            "a scenario needs the field \"model\"."
+        );
+        assert_eq!(
+            sentence("expected a whole number (rows) "),
+            "expected a whole number (rows)."
+        );
+        assert_eq!(sentence("It was cleared."), "It was cleared.");
+    }
+
+    /// A link that could not be opened is held while the view is the one shown
+    /// instead: the address bar and local storage are not rewritten until the
+    /// view changes (the permalink effect compares the two).
+    #[test]
+    fn a_bad_link_is_held_until_the_view_changes() {
+        let s = state("scenario=handoff&step=2");
+        assert_eq!(s.held_link, None);
+        let bad = s.reduce(Action::BadLink("step \"1x2\" is not a number.".into()));
+        let shown = crate::permalink::encode(&bad.spec());
+        assert_eq!(bad.held_link.as_deref(), Some(shown.as_str()));
+        assert!(bad
+            .error
+            .as_deref()
+            .unwrap()
+            .ends_with("The previous view is still loaded."));
+        // Dismissing the message keeps the view, so the link stays held.
+        let dismissed = bad.reduce(Action::DismissError);
+        assert_eq!(crate::permalink::encode(&dismissed.spec()), shown);
+        // A step changes the view: its permalink is no longer the held one.
+        let stepped = dismissed.reduce(Action::StepForward);
+        assert_ne!(crate::permalink::encode(&stepped.spec()), shown);
+        let fallback = AppState::instead_of_link("nope.".into());
+        assert_eq!(
+            fallback.held_link,
+            Some(crate::permalink::encode(&fallback.spec()))
+        );
+    }
+
+    /// Play's ticks step while playing; one that comes after a Pause is the
+    /// same state (no render, no step).
+    #[test]
+    fn a_tick_after_pause_neither_steps_nor_renders() {
+        let s = state("scenario=segment-not-found&mode=scripted&step=0");
+        let s = s.reduce(Action::Play(true)).reduce(Action::Tick);
+        assert_eq!(cursor(&s), 1);
+        let paused = s.reduce(Action::Play(false));
+        let after = paused.clone().reduce(Action::Tick);
+        assert!(
+            Rc::ptr_eq(&paused, &after),
+            "a tick after Pause made a new state"
+        );
+        assert_eq!(cursor(&after), 1);
+        // A step by hand still steps when paused.
+        assert_eq!(cursor(&after.reduce(Action::StepForward)), 2);
     }
 
     #[test]

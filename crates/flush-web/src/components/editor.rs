@@ -382,7 +382,7 @@ fn status(
     html! {
         <div role="status" id="ed-status" class={classes!("ed-status", bad.then_some("bad"))}>
             if let Some(j) = draft_error {
-                {format!("The JSON view does not parse: {j}. The forms show the last version that did; Run waits until it parses.")}
+                {j.to_owned()}
             } else if let Some(r) = refused {
                 {format!("That edit was not made: {r}")}
             } else if let Some(e) = e {
@@ -404,7 +404,20 @@ fn json_view(doc: &Doc, current: &Value, update: &Update, on_edit: Callback<Edit
         let u = update.clone();
         Callback::from(move |e: Event| {
             let t = e.target_unchecked_into::<HtmlTextAreaElement>().value();
-            match edit::parse(&t) {
+            // Text the editor cannot take (it does not parse, or is too big once
+            // laid out) stays in the box as a draft, with why.
+            let refused = match edit::parse(&t) {
+                Err(j) => Err(format!("The JSON view does not parse: {j}. The forms show the last version that did; Run waits until it parses.")),
+                Ok(v) => match edit::too_big(&v) {
+                    None => Ok(v),
+                    Some(size) => Err(format!(
+                        "This scenario is {} KB as the editor lays it out; the editor takes up to {} KB, so the JSON view keeps it as it is. Save the text and load it with Upload instead; the forms show the last version the editor took.",
+                        size / 1024,
+                        edit::MAX_EDIT_BYTES / 1024
+                    )),
+                },
+            };
+            match refused {
                 Ok(v) => on_edit.emit(Edit::Replace(v)),
                 Err(msg) => u.emit(Box::new(move |d: &mut Doc| {
                     d.draft = Some((t.clone(), msg.clone()))
