@@ -689,7 +689,9 @@ fn default_max_memory() -> u64 {
     .into_iter()
     .flatten()
     .min()
-    .map_or(2 << 30, |bytes| bytes / 4)
+    // At least the smallest budget a search takes (a tiny limit would otherwise
+    // refuse a --max-memory nobody gave).
+    .map_or(2 << 30, |bytes| (bytes / 4).max(1 << 20))
 }
 
 /// `MemTotal:  24000000 kB` of /proc/meminfo, in bytes.

@@ -254,9 +254,16 @@ pub fn parse(text: &str) -> Result<Value, String> {
 fn whole(v: &Value, path: &mut Vec<Seg>) -> Result<(), String> {
     match v {
         Json::Num(n) if n.as_i64().is_none() && n.as_u64().is_none() => Err(format!(
-            "{}{}: a scenario's numbers are whole numbers from -2^63 to 2^64-1",
+            "{}{}: {}",
             path_text(path),
-            if path.is_empty() { "the value" } else { "" }
+            if path.is_empty() { "the value" } else { "" },
+            if n.as_f64()
+                .is_some_and(|f| f.fract() == 0.0 && f.abs() < 1.8e19)
+            {
+                "a scenario's numbers are written in plain digits, without a decimal point or an exponent"
+            } else {
+                "a scenario's numbers are whole numbers from -2^63 to 2^64-1"
+            }
         )),
         Json::Arr(items) => items.iter().enumerate().try_for_each(|(i, x)| {
             path.push(Seg::Index(i));

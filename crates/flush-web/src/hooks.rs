@@ -51,7 +51,8 @@ fn initial_state() -> AppState {
                     let _ = s.remove_item(STORAGE_KEY);
                 }
                 AppState::fallback(format!(
-                    "Your saved view (local storage) could not be restored: {e} It was cleared."
+                    "Your saved view (local storage) could not be restored: {} It was cleared.",
+                    crate::state::sentence(&e)
                 ))
             }
         };
@@ -73,12 +74,11 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
         let state = state.clone();
         use_effect_with((state.rev, state.mode), move |_| {
             let t = gloo::timers::callback::Timeout::new(PERMALINK_DEBOUNCE_MS, move || {
-                let frag = permalink::encode(&state.spec());
-                if state.held_link.as_ref() == Some(&frag) {
-                    // Still the view shown instead of a link that failed: the
-                    // address bar keeps that link to be corrected.
+                // None while the view is the one shown instead of a link that
+                // could not be opened: the address bar keeps that link.
+                let Some(frag) = state.link_to_write() else {
                     return;
-                }
+                };
                 if let Ok(h) = gloo::utils::window().history() {
                     let url = format!("#{frag}");
                     let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
@@ -95,7 +95,7 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
         let l = EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
             let hash = gloo::utils::window().location().hash().unwrap_or_default();
             match permalink::decode(&hash) {
-                Ok(spec) => d.dispatch(Action::Load(spec)),
+                Ok(spec) => d.dispatch(Action::LoadLink(spec)),
                 Err(e) => d.dispatch(Action::BadLink(e)),
             }
         });
@@ -358,11 +358,12 @@ pub fn use_upload(d: Dispatch) -> Callback<Event> {
                 ))),
                 Ok(text) => match flush_core::AnyScenario::parse(&text, &name) {
                     Err(e) => d.dispatch(Action::Error(format!(
-                        "{e}. The previous view is still loaded."
+                        "{} The previous view is still loaded.",
+                        crate::state::sentence(&e.to_string())
                     ))),
                     Ok(sc) => {
                         let source = Source::Inline {
-                            file: name.clone(),
+                            file: crate::permalink::file_name(&name),
                             text: text.into(),
                         };
                         d.dispatch(Action::Load(ViewSpec::fresh(source, &sc)));

@@ -58,7 +58,19 @@ struct Loose {
 }
 
 /// The longest `file=` name a link takes (a file name's limit on common systems).
-const MAX_FILE_NAME: usize = 255;
+pub const MAX_FILE_NAME: usize = 255;
+
+/// `name` cut to [`MAX_FILE_NAME`] characters, its end kept (`….json`): every
+/// name the page gives a scenario (an upload's, `edited-…`, `…-cut.json`) goes
+/// into links it must read back.
+pub fn file_name(name: &str) -> String {
+    let n = name.chars().count();
+    if n <= MAX_FILE_NAME {
+        return name.to_owned();
+    }
+    let tail: String = name.chars().skip(n - (MAX_FILE_NAME - 1)).collect();
+    format!("…{tail}")
+}
 
 /// Parses a fragment (with or without `#`), naming the first thing that is wrong.
 pub fn decode(frag: &str) -> Result<ViewSpec, String> {
@@ -251,6 +263,31 @@ mod tests {
             schedule: Some(vec![Choice::new(0, 0), Choice::new(5, 1)]),
             step: 2,
         }
+    }
+
+    /// A link takes file names up to 255 characters, and every name the page
+    /// makes fits: an upload's or an edit's longer name is cut, its end kept.
+    #[test]
+    fn long_file_names_are_refused_in_links_and_never_made() {
+        let inline = |file: String| {
+            encode(&spec(Source::Inline {
+                file,
+                text: "{}".into(),
+            }))
+        };
+        let at_limit = "f".repeat(MAX_FILE_NAME);
+        assert!(decode(&inline(at_limit.clone())).is_ok());
+        let e = decode(&inline(format!("{at_limit}g"))).unwrap_err();
+        assert!(
+            e.contains("is longer than a file name (255 characters)"),
+            "{e}"
+        );
+        let long = format!("edited-{at_limit}.json");
+        let cut = file_name(&long);
+        assert_eq!(cut.chars().count(), MAX_FILE_NAME);
+        assert!(cut.starts_with('…') && cut.ends_with("f.json"), "{cut}");
+        assert!(decode(&inline(cut)).is_ok());
+        assert_eq!(file_name("short.json"), "short.json");
     }
 
     #[test]

@@ -151,7 +151,9 @@ pub struct AppState {
     /// The permalink of the view shown when a link could not be opened (at
     /// load, or pasted): while the view is still that one, the address bar
     /// keeps the link, to be corrected, and local storage the view saved last.
-    pub held_link: Option<String>,
+    /// Shared by the states that follow, so that the first view that differs
+    /// releases it for all ([`AppState::link_to_write`]).
+    pub held_link: Rc<RefCell<Option<String>>>,
 }
 
 impl PartialEq for AppState {
@@ -200,9 +202,12 @@ pub enum Action {
     Play(bool),
     Speed(u32),
     Error(String),
-    /// A link pasted into the address bar that could not be opened: the view
+    /// A link pasted into the address bar that could not be read: the view
     /// stays, and the link is held (see [`AppState::held_link`]).
     BadLink(String),
+    /// A link pasted into the address bar: its view, or, when that cannot be
+    /// built, [`Action::BadLink`].
+    LoadLink(ViewSpec),
     DismissError,
     Notice(Option<String>),
     Help(bool),
@@ -328,7 +333,7 @@ impl AppState {
             help: false,
             editor: false,
             figures: Rc::new(RefCell::new(None)),
-            held_link: None,
+            held_link: Rc::new(RefCell::new(None)),
         })
     }
 
@@ -344,7 +349,7 @@ impl AppState {
     /// is held (see [`AppState::held_link`]).
     pub fn instead_of_link(error: String) -> AppState {
         let mut s = AppState::fallback(error);
-        s.held_link = Some(crate::permalink::encode(&s.spec()));
+        s.held_link = Rc::new(RefCell::new(Some(crate::permalink::encode(&s.spec()))));
         s
     }
 
@@ -413,15 +418,66 @@ impl AppState {
         Rc::new(next)
     }
 
+    /// `s`, a view built, in place of this one.
+    fn loaded(&self, mut s: AppState) -> Rc<AppState> {
+        s.rev = self.rev + 1;
+        s.speed = self.speed;
+        s.editor = self.editor;
+        Rc::new(s)
+    }
+
+    /// A step of the cursor (by hand, by Play's timer, or a jump).
+    fn step(self: &Rc<Self>, a: &Action, cursor: u32, len: u32) -> Rc<AppState> {
+        match a {
+            Action::StepForward | Action::Tick => {
+                let moved = cursor < len && self.goto(cursor + 1);
+                self.with(|s| s.playing &= moved)
+            }
+            Action::StepBack => {
+                self.goto(cursor.saturating_sub(1));
+                self.with(|s| s.playing = false)
+            }
+            Action::Goto(n) => {
+                self.goto(*n);
+                self.with(|_| {})
+            }
+            _ => {
+                self.goto(len);
+                self.with(|s| s.playing = false)
+            }
+        }
+    }
+
+    /// A link that could not be opened (`e`, why): the view stays, and the link
+    /// is held (see [`AppState::held_link`]).
+    fn bad_link(self: &Rc<Self>, e: &str) -> Rc<AppState> {
+        self.with(|s| {
+            s.error = Some(format!(
+                "{} The previous view is still loaded.",
+                sentence(e)
+            ));
+            s.playing = false;
+            s.held_link = Rc::new(RefCell::new(Some(crate::permalink::encode(&s.spec()))));
+        })
+    }
+
+    /// The permalink to write to the address bar and local storage, if any: none
+    /// while the view is the one shown instead of a link that could not be
+    /// opened; the first view that differs releases the hold for good.
+    pub fn link_to_write(&self) -> Option<String> {
+        let frag = crate::permalink::encode(&self.spec());
+        let mut held = self.held_link.borrow_mut();
+        if held.as_ref() == Some(&frag) {
+            return None;
+        }
+        *held = None;
+        Some(frag)
+    }
+
     /// Loads a view; when it cannot be built, the previous one stays with a message.
     fn load(self: &Rc<Self>, spec: &ViewSpec) -> Rc<AppState> {
         match AppState::from_spec(spec) {
-            Ok(mut s) => {
-                s.rev = self.rev + 1;
-                s.speed = self.speed;
-                s.editor = self.editor;
-                Rc::new(s)
-            }
+            Ok(s) => self.loaded(s),
             Err(e) => self.with(|s| {
                 s.error = Some(format!(
                     "{} The previous view is still loaded.",
@@ -488,22 +544,11 @@ impl Reducible for AppState {
             }),
             Action::Mode(m) => self.load(&self.respec(m, self.seed)),
             Action::Seed(seed) => self.load(&self.respec(Mode::Seeded, seed)),
-            Action::StepForward | Action::Tick => {
-                let moved = cursor < len && self.goto(cursor + 1);
-                self.with(|s| s.playing &= moved)
-            }
-            Action::StepBack => {
-                self.goto(cursor.saturating_sub(1));
-                self.with(|s| s.playing = false)
-            }
-            Action::Goto(n) => {
-                self.goto(n);
-                self.with(|_| {})
-            }
-            Action::ToEnd => {
-                self.goto(len);
-                self.with(|s| s.playing = false)
-            }
+            Action::StepForward
+            | Action::Tick
+            | Action::StepBack
+            | Action::Goto(_)
+            | Action::ToEnd => self.step(&action, cursor, len),
             Action::Choose(c) => {
                 let r = self.run.borrow_mut().advance_with(c);
                 match r {
@@ -525,14 +570,11 @@ impl Reducible for AppState {
                 s.error = Some(e);
                 s.playing = false;
             }),
-            Action::BadLink(e) => self.with(|s| {
-                s.error = Some(format!(
-                    "{} The previous view is still loaded.",
-                    sentence(&e)
-                ));
-                s.playing = false;
-                s.held_link = Some(crate::permalink::encode(&s.spec()));
-            }),
+            Action::BadLink(e) => self.bad_link(&e),
+            Action::LoadLink(spec) => match AppState::from_spec(&spec) {
+                Ok(s) => self.loaded(s),
+                Err(e) => self.bad_link(&e),
+            },
             Action::DismissError => self.with(|s| s.error = None),
             Action::Notice(n) => self.with(|s| s.notice = n),
             Action::Help(h) => self.with(|s| s.help = h),
@@ -572,26 +614,39 @@ mod tests {
     #[test]
     fn a_bad_link_is_held_until_the_view_changes() {
         let s = state("scenario=handoff&step=2");
-        assert_eq!(s.held_link, None);
+        assert_eq!(*s.held_link.borrow(), None);
+        let shown = crate::permalink::encode(&s.spec());
+        assert_eq!(s.link_to_write().as_deref(), Some(shown.as_str()));
         let bad = s.reduce(Action::BadLink("step \"1x2\" is not a number.".into()));
-        let shown = crate::permalink::encode(&bad.spec());
-        assert_eq!(bad.held_link.as_deref(), Some(shown.as_str()));
         assert!(bad
             .error
             .as_deref()
             .unwrap()
             .ends_with("The previous view is still loaded."));
-        // Dismissing the message keeps the view, so the link stays held.
+        // Held while the view is the one shown: dismissing the message keeps it.
+        assert_eq!(bad.link_to_write(), None);
         let dismissed = bad.reduce(Action::DismissError);
-        assert_eq!(crate::permalink::encode(&dismissed.spec()), shown);
-        // A step changes the view: its permalink is no longer the held one.
+        assert_eq!(dismissed.link_to_write(), None);
+        // The first view that differs is written and releases the hold for
+        // good: back at the same view (Home after a step), it is written too.
         let stepped = dismissed.reduce(Action::StepForward);
-        assert_ne!(crate::permalink::encode(&stepped.spec()), shown);
+        assert_ne!(stepped.link_to_write(), None);
+        let back = stepped.reduce(Action::StepBack);
+        assert_eq!(back.link_to_write().as_deref(), Some(shown.as_str()));
+        // A pasted link that reads but cannot be built is held as well.
+        let s = state("scenario=handoff&step=2");
+        let spec = crate::permalink::decode("scenario=handoff&step=999999").unwrap();
+        let kept = s.reduce(Action::LoadLink(spec));
+        assert!(kept
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("The previous view is still loaded."));
+        assert_eq!(kept.link_to_write(), None);
+        let spec = crate::permalink::decode("scenario=retries&step=1").unwrap();
+        assert!(kept.reduce(Action::LoadLink(spec)).error.is_none());
         let fallback = AppState::instead_of_link("nope.".into());
-        assert_eq!(
-            fallback.held_link,
-            Some(crate::permalink::encode(&fallback.spec()))
-        );
+        assert_eq!(fallback.link_to_write(), None);
     }
 
     /// Play's ticks step while playing; one that comes after a Pause is the

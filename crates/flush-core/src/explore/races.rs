@@ -347,7 +347,8 @@ impl RunRaces {
         if self.found.is_empty() && self.complete {
             s.push_str("  none in this run (explore --races looks at every interleaving)\n");
         } else if self.found.is_empty() {
-            s.push_str("  none in the part checked; the rest of the run was not checked\n");
+            // The budget may have stopped the checks, or only the tries below.
+            s.push_str("  none found in what the budget let it check\n");
         }
         for f in &self.found {
             let at = match f.steps[..] {

@@ -469,15 +469,15 @@ struct Node {
     choice: Choice,
 }
 
+/// States between two samples of a state's bytes (states grow as goroutines
+/// start and segments are added; the first one is the smallest).
+const SAMPLE_EVERY: u64 = 256;
+
 /// The states waiting to be expanded, most lines matched first, then fewest
 /// lines printed that the log lacks, then the deepest, then first come: the
 /// search goes where the log leads, keeps to the log's own lines, and between two
 /// lines goes depth-first to the next one (a breadth-first search drowns in the
 /// interleavings of steps that print nothing).
-/// States between two samples of a state's bytes (states grow as goroutines
-/// start and segments are added; the first one is the smallest).
-const SAMPLE_EVERY: u64 = 256;
-
 struct Frontier<S> {
     heap: std::collections::BinaryHeap<Waiting<S>>,
     seq: u64,
@@ -552,8 +552,11 @@ pub fn conform<M: Model>(sc: &M, log: &Parsed, o: &Options) -> Conformance {
     let w = wanted(sc, log);
     let goal = [w.seqs[0].len() as u32, w.seqs[1].len() as u32];
     let s = Search::new(sc, &w, goal, o);
-    let (node, stopped, s) = s.run();
+    let (node, stopped, mut s) = s.run();
     let mut schedule = path(&s.nodes, node);
+    // What the search held is freed before the search for an unexplained line's
+    // cause, which has the same memory budget.
+    (s.nodes, s.seen) = (Vec::new(), FpSet::default());
     schedule.extend(s.tail.as_ref().map(|t| t.0));
     let (mut c, end) = align(sc, &w, &schedule, log);
     c.not_modelled = w.not_modelled.clone();

@@ -148,10 +148,11 @@ fn whole_float(n: &serde_json::Number) -> Option<f64> {
 
 /// Why a whole number written as a float is refused (the scenario formats read
 /// integers as JSON writes them: plain digits).
-fn not_plain(n: &serde_json::Number) -> String {
+fn not_plain(f: f64) -> String {
+    // Whole and within an i64 or a u64 here: an i128 holds it exactly.
     format!(
         "a number with a decimal point or an exponent (it is {}; write it in plain digits)",
-        number(n)
+        f as i128
     )
 }
 
@@ -392,7 +393,10 @@ fn path_before(text: &str, line: usize, column: usize) -> Option<String> {
                 while let Some(c) = chars.next() {
                     match c {
                         '"' => break,
-                        '\\' => last.extend(chars.next()),
+                        '\\' => {
+                            last.push('\\');
+                            last.extend(chars.next());
+                        }
                         c => last.push(c),
                     }
                 }
@@ -402,7 +406,9 @@ fn path_before(text: &str, line: usize, column: usize) -> Option<String> {
             '}' | ']' => drop(stack.pop()),
             ':' => {
                 if let Some(Frame::Obj(key)) = stack.last_mut() {
-                    *key = Some(std::mem::take(&mut last));
+                    // The key as written, its escapes (`\u0067`) decoded.
+                    let raw = std::mem::take(&mut last);
+                    *key = Some(serde_json::from_str(&format!("\"{raw}\"")).unwrap_or(raw));
                 }
             }
             ',' => match stack.last_mut() {
@@ -645,9 +651,10 @@ impl<'a, 't> Node<'a, 't> {
                 range()
             ))),
             None => {
-                let fits = whole_float(n).is_some_and(|f| (lo as f64..=hi as f64).contains(&f));
-                let why = if fits {
-                    not_plain(n)
+                let why = if let Some(f) =
+                    whole_float(n).filter(|f| (lo as f64..=hi as f64).contains(f))
+                {
+                    not_plain(f)
                 } else if whole_float(n).is_some() {
                     format!("{} is out of range", number(n))
                 } else {
@@ -670,7 +677,8 @@ impl<'a, 't> Node<'a, 't> {
             Json::Num(n) => Err(self.err(format!(
                 "{}: expected a whole number ({what})",
                 match whole_float(n) {
-                    Some(f) if f.abs() < 9.2e18 => not_plain(n),
+                    // Within ±2^63, strict: plain digits just past an i64 round to ±2^63.
+                    Some(f) if f.abs() < 2f64.powi(63) => not_plain(f),
                     Some(_) => format!("{} is out of range", number(n)),
                     None => format!("{} is not a whole number", number(n)),
                 }
@@ -690,7 +698,9 @@ impl<'a, 't> Node<'a, 't> {
         }
         let why = match whole_float(n) {
             _ if n.as_i64().is_some() => format!("{} is negative", number(n)),
-            Some(f) if (0.0..1.8e19).contains(&f) => not_plain(n),
+            Some(f) if f < 0.0 => format!("{} is negative", number(n)),
+            // Below 2^64, strict: plain digits just past u64 round to 2^64.
+            Some(f) if f < 2f64.powi(64) => not_plain(f),
             Some(_) => format!("{} is out of range", number(n)),
             None => format!("{} is not a whole number", number(n)),
         };

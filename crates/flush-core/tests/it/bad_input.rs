@@ -43,6 +43,12 @@ fn syntax_errors_name_line_and_column() {
         e.contains(":1:98: actors[0].ops[0].segment: a number too large to read"),
         "{e}"
     );
+    // A key written with escapes is named as it reads.
+    let e = err(&OK_FLUSH.replace(r#""segment":1"#, r#""se\u0067ment":1e400"#));
+    assert!(
+        e.contains("actors[0].ops[0].segment: a number too large"),
+        "{e}"
+    );
     let two = OK_FLUSH.replace(
         r#"{"name":"a","#,
         r#"{"name":"b\"],{","ops":[]},{"name":"a","#,
@@ -358,6 +364,13 @@ fn numbers_written_as_floats_are_named_for_what_they_are() {
     assert!(seed("-1").contains("seed: -1 is negative"));
     assert!(seed("1e30").contains("seed: a very large number is out of range"));
     assert!(seed("0.5").contains("seed: 0.5 is not a whole number"));
+    // The edges: 1.84e19 is below 2^64 (u64's end), 1e15 and more are printed
+    // in digits, and a negative float is negative.
+    assert!(seed("1.84e19").contains("(it is 18400000000000000000; write it in plain digits)"));
+    assert!(seed("2e19").contains("seed: a very large number is out of range"));
+    assert!(seed("-1e2").contains("seed: -100 is negative"));
+    assert!(seg("9.2e18").contains("(it is 9200000000000000000; write it in plain digits)"));
+    assert!(seg("-9.3e18").contains("segment: a very large negative number is out of range"));
     // A number with a range: whole but out of it, or in it but written as a float.
     let fail =
         |v: &str| err(&OK_FLUSH.replace(r#""pos":"p""#, &format!(r#""pos":"p","fail":{v}"#)));

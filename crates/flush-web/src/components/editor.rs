@@ -56,7 +56,7 @@ fn open_doc(source: &Source) -> Result<Doc, String> {
     let file = if file.starts_with("edited-") {
         file
     } else {
-        format!("edited-{file}")
+        crate::permalink::file_name(&format!("edited-{file}"))
     };
     Ok(Doc {
         shows: source.clone(),
@@ -411,7 +411,7 @@ fn json_view(doc: &Doc, current: &Value, update: &Update, on_edit: Callback<Edit
                 Ok(v) => match edit::too_big(&v) {
                     None => Ok(v),
                     Some(size) => Err(format!(
-                        "This scenario is {} KB as the editor lays it out; the editor takes up to {} KB, so the JSON view keeps it as it is. Save the text and load it with Upload instead; the forms show the last version the editor took.",
+                        "This scenario is {} KB as the editor lays it out; the editor takes up to {} KB, so the JSON view keeps it as it is. Copy it into a file and load that with Upload (Download JSON saves the last version the editor took, not this text); the forms show that version.",
                         size / 1024,
                         edit::MAX_EDIT_BYTES / 1024
                     )),

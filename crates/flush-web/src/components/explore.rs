@@ -853,7 +853,7 @@ fn cut_view(c: &Cut, name: &str, at: &Shown, d: &Dispatch) -> Html {
             if gone > 0 {
                 {open_button(
                     &Shown {
-                        source: Source::Inline { file: format!("{name}-cut.json"), text: Rc::from(c.scenario.as_str()) },
+                        source: Source::Inline { file: crate::permalink::file_name(&format!("{name}-cut.json")), text: Rc::from(c.scenario.as_str()) },
                         ..at.clone()
                     },
                     Choice::parse_list(&c.schedule).unwrap_or_default(),

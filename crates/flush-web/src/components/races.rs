@@ -157,7 +157,9 @@ fn in_run(r: &RunRaces, cursor: u32, d: &Dispatch) -> Html {
         <div id="races-in-run">
             <h4 class="races-sub">{"In this run"}</h4>
             {budget.unwrap_or_default()}
-            if r.found.is_empty() {
+            if r.found.is_empty() && !r.complete {
+                <p id="run-races-none" class="muted">{"None found in what the budget let it check."}</p>
+            } else if r.found.is_empty() {
                 <p id="run-races-none" class="v-ok">{"No data race in this run (the explorer's \"also look for data races\" tries every interleaving)."}</p>
             } else {
                 <ol class="race-list run-races">{for r.found.iter().map(|f| run_race(f, cursor, d))}</ol>
