@@ -257,9 +257,8 @@ fn whole(v: &Value, path: &mut Vec<Seg>) -> Result<(), String> {
             "{}{}: {}",
             path_text(path),
             if path.is_empty() { "the value" } else { "" },
-            if n.as_f64()
-                .is_some_and(|f| f.fract() == 0.0 && f.abs() < 1.8e19)
-            {
+            // Whole, in range (below 2^64 and above -2^63), but written as a float.
+            if json::whole_float(n).is_some_and(|f| f < 2f64.powi(64) && f > -(2f64.powi(63))) {
                 "a scenario's numbers are written in plain digits, without a decimal point or an exponent"
             } else {
                 "a scenario's numbers are whole numbers from -2^63 to 2^64-1"
@@ -377,6 +376,14 @@ mod tests {
         assert!(parse(r#"{"seed": 1e20}"#)
             .unwrap_err()
             .starts_with("seed: "));
+        // A whole number in range written as a float is told to be plain digits.
+        assert_eq!(
+            parse(r#"{"rows": 1e2}"#).unwrap_err(),
+            "rows: a scenario's numbers are written in plain digits, without a decimal point or an exponent"
+        );
+        assert!(parse(r#"{"seed": 1e20}"#)
+            .unwrap_err()
+            .ends_with("from -2^63 to 2^64-1"));
         assert!(parse(r#"{"seed": 18446744073709551615}"#).is_ok());
     }
 

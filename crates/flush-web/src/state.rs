@@ -349,7 +349,7 @@ impl AppState {
     /// is held (see [`AppState::held_link`]).
     pub fn instead_of_link(error: String) -> AppState {
         let mut s = AppState::fallback(error);
-        s.held_link = Rc::new(RefCell::new(Some(crate::permalink::encode(&s.spec()))));
+        s.hold_link();
         s
     }
 
@@ -451,14 +451,27 @@ impl AppState {
     /// A link that could not be opened (`e`, why): the view stays, and the link
     /// is held (see [`AppState::held_link`]).
     fn bad_link(self: &Rc<Self>, e: &str) -> Rc<AppState> {
+        self.kept(e, true)
+    }
+
+    /// This view kept, with why another could not be shown (`e`); `hold`: the
+    /// link that asked for it is held (see [`AppState::held_link`]).
+    fn kept(self: &Rc<Self>, e: &str, hold: bool) -> Rc<AppState> {
         self.with(|s| {
             s.error = Some(format!(
                 "{} The previous view is still loaded.",
                 sentence(e)
             ));
             s.playing = false;
-            s.held_link = Rc::new(RefCell::new(Some(crate::permalink::encode(&s.spec()))));
+            if hold {
+                s.hold_link();
+            }
         })
+    }
+
+    /// Holds the permalink of this view (see [`AppState::held_link`]).
+    fn hold_link(&mut self) {
+        self.held_link = Rc::new(RefCell::new(Some(crate::permalink::encode(&self.spec()))));
     }
 
     /// The permalink to write to the address bar and local storage, if any: none
@@ -478,13 +491,7 @@ impl AppState {
     fn load(self: &Rc<Self>, spec: &ViewSpec) -> Rc<AppState> {
         match AppState::from_spec(spec) {
             Ok(s) => self.loaded(s),
-            Err(e) => self.with(|s| {
-                s.error = Some(format!(
-                    "{} The previous view is still loaded.",
-                    sentence(&e)
-                ));
-                s.playing = false;
-            }),
+            Err(e) => self.kept(&e, false),
         }
     }
 

@@ -141,7 +141,7 @@ impl Json {
 
 /// The value of a number written with a decimal point or an exponent (`1e2`,
 /// `10.0`) when it is whole: JSON reads it as a float, not an integer.
-fn whole_float(n: &serde_json::Number) -> Option<f64> {
+pub fn whole_float(n: &serde_json::Number) -> Option<f64> {
     let f = n.as_f64().filter(|_| n.is_f64())?;
     (f.is_finite() && f.fract() == 0.0).then_some(f)
 }
