@@ -601,6 +601,12 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await c.page.waitForSelector('#explore-result[data-runner="page"]');
   assert.match(await c.page.textContent('#explore-result'), /cancelled: the search is incomplete/);
   assert.ok(warned.some((w) => /explorer's worker failed.*no-such-dir\/flush-worker\.js/.test(w)), warned.join('\n'));
+  // The log panel reads a log in a worker too: it says why it cannot, and keeps the log.
+  await c.page.click('#log-example');
+  await c.page.waitForSelector('#log-error');
+  assert.match(await c.page.textContent('#log-error'), /The log is read in a Web Worker, which failed: .*no-such-dir\/flush-worker\.js.*flushscope logs FILE/);
+  assert.match(await c.page.inputValue('#log-text'), /remove dropped segment/);
+  assert.equal(await c.page.$('#log-busy'), null);
   assert.equal(await c.page.$('#crash'), null, 'no Rust panic banner');
   await c.ctx.close();
 });
@@ -943,11 +949,25 @@ test('paste a Milvus log: the inferred scenario, the versions, and a replay with
   const log = readFileSync(logFile, 'utf8');
   const cli = JSON.parse(execFileSync(process.env.FLUSHSCOPE_BIN ?? '../target/debug/flushscope', ['logs', logFile, '--json']).toString());
   const { page, ctx, errors } = await open('', { waitFor: '.lane' });
-  // Bad input first: nothing pasted, then a log of another component. The text stays.
+  // The log is read in a worker, here slow to load: an import stopped while
+  // it waits comes to nothing.
+  await page.route('**/flush-worker_bg.wasm*', async (r) => { await new Promise((res) => setTimeout(res, 1500)); await r.continue(); });
+  await page.fill('#log-text', log);
+  await page.click('#log-read');
+  assert.match(await page.textContent('#log-busy'), /Reading the log/);
+  await page.click('#log-stop');
+  await page.waitForTimeout(2500);
+  assert.equal(await page.$('#log-busy'), null);
+  assert.equal(await page.$('#log-result'), null, 'a stopped import shows no result');
+  assert.equal(await page.$('#log-error'), null);
+  // Bad input: nothing pasted, then a log of another component. The text stays.
+  await page.fill('#log-text', '');
   await page.click('#log-read');
   assert.match(await page.textContent('#log-error'), /Paste a Milvus log into the box first/);
   await page.fill('#log-text', '[2024/07/02 08:00:00.000 +00:00] [INFO] [proxy/impl.go:10] ["search"]\nhello');
   await page.click('#log-read');
+  // The log is read in a worker: its answer replaces the first error.
+  await page.waitForFunction(() => /Read 2/.test(document.querySelector('#log-error')?.textContent ?? ''));
   assert.match(await page.textContent('#log-error'), /Read 2 lines \(2 records\), but the log has no line the sync-2024 model knows/);
   assert.match(await page.inputValue('#log-text'), /hello$/);
   // The #34018-shaped log.

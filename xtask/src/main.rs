@@ -334,7 +334,7 @@ fn size_report() -> Result {
         }
     );
     println!(
-        "explorer worker wasm gzipped: {worker_gz} B = {:.1} KB (loaded when a search may start)",
+        "worker wasm gzipped: {worker_gz} B = {:.1} KB (the explorer and the log import; loaded when one may start)",
         worker_gz as f64 / 1000.0
     );
     Ok(())

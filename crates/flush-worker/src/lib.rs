@@ -28,7 +28,9 @@ use flush_core::{AnyExplorer, AnyScenario, Choice};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+pub mod import;
 pub mod wire;
+pub use import::ImportView;
 use wire::{each, string, Obj, Read};
 
 /// Where the scenario comes from.
@@ -627,6 +629,13 @@ pub enum ToWorker {
     },
     /// Stop job `id`; `report`: send what it covered (a Cancel), else drop it.
     Stop { id: u32, report: bool },
+    /// Import the log `text` (see [`import`]): infer its scenario, or replay it
+    /// against the scenario `against` names (boxed: most messages carry none).
+    Import {
+        id: u32,
+        text: String,
+        against: Option<Box<SearchWire>>,
+    },
 }
 
 /// From the worker to the page.
@@ -639,8 +648,13 @@ pub enum FromWorker {
         tick: Tick,
         keys: Vec<Vec<String>>,
     },
-    /// The worker could not run job `id` (the page runs it itself).
+    /// The worker could not run job `id` (the page runs a search itself; an
+    /// import says why it could not be read).
     Failed { id: u32, why: String },
+    /// Import `id` has searched `done` versions of `of`.
+    Reading { id: u32, done: u32, of: u32 },
+    /// Import `id` is done.
+    Imported { id: u32, view: Box<ImportView> },
     /// The worker could not load this module (its script says so): the page
     /// runs every search from then on.
     Broken { why: String },
@@ -694,6 +708,14 @@ impl ToWorker {
             "Stop" => Ok(ToWorker::Stop {
                 id: o.u32("id")?,
                 report: o.bool("report")?,
+            }),
+            "Import" => Ok(ToWorker::Import {
+                id: o.u32("id")?,
+                text: o.str("text")?,
+                against: match o.opt("against") {
+                    None => None,
+                    Some(j) => Some(Box::new(SearchWire::read(Obj::of(j, "against")?)?)),
+                },
             }),
             other => Err(format!("no message \"{}\"", core_json::short(other))),
         }
@@ -761,9 +783,27 @@ impl FromWorker {
                 id: o.u32("id")?,
                 why: o.str("why")?,
             }),
+            "Reading" => Ok(FromWorker::Reading {
+                id: o.u32("id")?,
+                done: o.u32("done")?,
+                of: o.u32("of")?,
+            }),
+            "Imported" => Ok(FromWorker::Imported {
+                id: o.u32("id")?,
+                view: Box::new(ImportView::read(o.obj("view")?)?),
+            }),
             "Broken" => Ok(FromWorker::Broken { why: o.str("why")? }),
             "Ready" => Ok(FromWorker::Ready {}),
             other => Err(format!("no message \"{}\"", core_json::short(other))),
+        }
+    }
+
+    fn reading(id: u32, (done, of): (usize, usize)) -> FromWorker {
+        let n = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        FromWorker::Reading {
+            id,
+            done: n(done),
+            of: n(of),
         }
     }
 
@@ -798,14 +838,21 @@ pub fn restore(xs: &mut [Exploration], keys: &[Vec<String>], spec: &JobSpec) {
     }
 }
 
-/// What the worker holds: the job it runs, replies to send before its next
-/// slice, and a job that ended, freed once its report is on its way (the page
+/// What the worker runs: a search job, or a log's import (both boxed: they
+/// differ in size, and one is held at a time).
+enum Work {
+    Explore(Box<Job>),
+    Import(Box<import::Reading>),
+}
+
+/// What the worker holds: the work it runs, replies to send before its next
+/// slice, and work that ended, freed once its report is on its way (the page
 /// hears first).
 #[derive(Default)]
 struct State {
-    job: Option<(u32, Job)>,
+    job: Option<(u32, Work)>,
     outbox: VecDeque<String>,
-    spent: Option<Job>,
+    spent: Option<Work>,
 }
 
 thread_local! {
@@ -817,9 +864,101 @@ fn json(m: &FromWorker) -> String {
         .unwrap_or_else(|e| format!("{{\"Failed\":{{\"id\":0,\"why\":\"{e}\"}}}}"))
 }
 
-/// In the worker: a message from the page (a job to start, or to stop). A
-/// message it cannot read, or a Stop for another job, leaves the running job as
-/// it is.
+impl State {
+    /// Runs `work` as job `id` from now on.
+    fn start(&mut self, id: u32, work: Work) {
+        self.spent = self.job.replace((id, work)).map(|(_, w)| w);
+    }
+
+    fn say(&mut self, m: &FromWorker) {
+        self.outbox.push_back(json(m));
+    }
+
+    fn explore(
+        &mut self,
+        id: u32,
+        searches: Vec<SearchWire>,
+        cut: Option<String>,
+        lens: Option<Box<LensWire>>,
+    ) {
+        let job = searches
+            .into_iter()
+            .map(SearchWire::search)
+            .collect::<Result<_, _>>()
+            .and_then(|searches| {
+                Job::new(&JobSpec {
+                    searches,
+                    cut: cut.map(Rc::from),
+                    lens: lens.map(|l| l.lens()).transpose()?,
+                })
+            });
+        match job {
+            Ok(job) => self.start(id, Work::Explore(Box::new(job))),
+            Err(why) => self.say(&FromWorker::Failed { id, why }),
+        }
+    }
+
+    fn import(&mut self, id: u32, text: String, against: Option<Box<SearchWire>>) {
+        match import::Reading::new(text, against.map(|a| *a)) {
+            Ok(r) => {
+                self.say(&FromWorker::reading(id, r.progress()));
+                self.start(id, Work::Import(Box::new(r)));
+            }
+            Err(why) => self.say(&FromWorker::Failed { id, why }),
+        }
+    }
+
+    fn stop(&mut self, id: u32, report: bool) {
+        if self.job.as_ref().is_none_or(|(j, _)| *j != id) {
+            return;
+        }
+        if let Some((_, mut work)) = self.job.take() {
+            if let (true, Work::Explore(job)) = (report, &mut work) {
+                let tick = job.cancel();
+                self.say(&FromWorker::tick(id, tick));
+            }
+            self.spent = Some(work);
+        }
+    }
+
+    /// A slice of the running work, and what to tell the page.
+    fn slice(&mut self) -> Option<FromWorker> {
+        let (id, work) = self.job.as_mut()?;
+        let id = *id;
+        match work {
+            Work::Explore(job) => {
+                let tick = job.slice(WORKER_SLICE_MS);
+                if let Tick::Done { .. } = tick {
+                    self.spent = self.job.take().map(|(_, w)| w);
+                }
+                Some(FromWorker::tick(id, tick))
+            }
+            Work::Import(r) => match r.slice() {
+                Ok(true) => Some(FromWorker::reading(id, r.progress())),
+                Ok(false) => {
+                    let Some((_, Work::Import(r))) = self.job.take() else {
+                        return None;
+                    };
+                    Some(match r.finish() {
+                        Ok(view) => FromWorker::Imported {
+                            id,
+                            view: Box::new(view),
+                        },
+                        Err(why) => FromWorker::Failed { id, why },
+                    })
+                }
+                Err(why) => {
+                    self.spent = self.job.take().map(|(_, w)| w);
+                    Some(FromWorker::Failed { id, why })
+                }
+            },
+        }
+    }
+}
+
+/// In the worker: a message from the page (work to start, or to stop). A
+/// message it cannot read, or a Stop for another job, leaves the running work
+/// as it is.
 pub fn message(data: &str) {
     STATE.with(|st| {
         let mut st = st.borrow_mut();
@@ -829,43 +968,18 @@ pub fn message(data: &str) {
                 searches,
                 cut,
                 lens,
-            }) => {
-                let job = searches
-                    .into_iter()
-                    .map(SearchWire::search)
-                    .collect::<Result<_, _>>()
-                    .and_then(|searches| {
-                        Job::new(&JobSpec {
-                            searches,
-                            cut: cut.map(Rc::from),
-                            lens: lens.map(|l| l.lens()).transpose()?,
-                        })
-                    });
-                match job {
-                    Ok(job) => st.spent = st.job.replace((id, job)).map(|(_, j)| j),
-                    Err(why) => st.outbox.push_back(json(&FromWorker::Failed { id, why })),
-                }
-            }
-            Ok(ToWorker::Stop { id, report }) => {
-                if st.job.as_ref().is_some_and(|(j, _)| *j == id) {
-                    if let Some((_, mut job)) = st.job.take() {
-                        if report {
-                            st.outbox
-                                .push_back(json(&FromWorker::tick(id, job.cancel())));
-                        }
-                        st.spent = Some(job);
-                    }
-                }
-            }
-            Err(e) => st.outbox.push_back(json(&FromWorker::Failed {
+            }) => st.explore(id, searches, cut, lens),
+            Ok(ToWorker::Import { id, text, against }) => st.import(id, text, against),
+            Ok(ToWorker::Stop { id, report }) => st.stop(id, report),
+            Err(e) => st.say(&FromWorker::Failed {
                 id: ToWorker::id_of(data),
                 why: format!("the worker could not read a message: {e}"),
-            })),
+            }),
         }
     });
 }
 
-/// In the worker: runs the job for a slice; what to send the page (`None`:
+/// In the worker: runs the work for a slice; what to send the page (`None`:
 /// nothing to do until the next message).
 pub fn slice() -> Option<String> {
     STATE.with(|st| {
@@ -875,13 +989,7 @@ pub fn slice() -> Option<String> {
         }
         // The last report went out with the slice before: now its states go.
         st.spent = None;
-        let (id, job) = st.job.as_mut()?;
-        let id = *id;
-        let tick = job.slice(WORKER_SLICE_MS);
-        if let Tick::Done { .. } = tick {
-            st.spent = st.job.take().map(|(_, j)| j);
-        }
-        Some(json(&FromWorker::tick(id, tick)))
+        st.slice().map(|m| json(&m))
     })
 }
 

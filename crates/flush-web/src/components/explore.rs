@@ -298,7 +298,8 @@ impl Shared {
                 self.ready.set(true);
                 self.hand_over();
             }
-            FromWorker::Tick { .. } => {}
+            // Another job's, or an import's (the log panel has a worker of its own).
+            FromWorker::Tick { .. } | FromWorker::Reading { .. } | FromWorker::Imported { .. } => {}
         }
     }
 

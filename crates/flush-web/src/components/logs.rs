@@ -7,36 +7,44 @@
 //! permalink (a production log may be large and private): the inferred scenario
 //! and its schedule are.
 
-use std::rc::Rc;
-
-use flush_core::logs::conform::{Mark, Options};
 use std::cell::RefCell;
+use std::rc::{Rc, Weak};
 
-use flush_core::logs::{Import, ImportError, Importing};
+use flush_core::explore::Options;
+use flush_core::logs::conform::Mark;
 use flush_core::scenario::json::escape_unsafe;
 use flush_core::AnyScenario;
-use gloo::timers::callback::Timeout;
+use flush_worker::import::MAX_LISTED;
+use flush_worker::{ImportView, Search, SearchWire};
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::state::{Action, Dispatch, Mode, Shown, Source, ViewSpec};
+use crate::worker::{FromWorker, ToWorker, WorkerLink};
 
 /// The name the inferred scenario is shown under.
 pub const IMPORTED_FILE: &str = "imported-log.json";
 /// Bytes of log the page reads (`flushscope logs` reads 64 MB).
 pub const MAX_PASTE_BYTES: usize = 8 << 20;
-/// Records listed (a longer log is summed up; the CLI lists them all).
-pub const MAX_LISTED: usize = 2_000;
-/// States each version's search may visit in the page.
-const PAGE_MAX_STATES: u64 = 20_000;
 /// A log in the format of the #34018 report, for a first look.
 const EXAMPLE: &str = include_str!("../../../../tests/logs/segment-not-found.log");
 
-/// A log imported, and the view its replay is shown in.
+/// A log imported, and the view its replay is shown in: `source` at
+/// `view.version` with `knobs`.
 pub struct Imported {
-    pub import: Import,
-    pub at: Shown,
+    pub view: ImportView,
+    pub source: Source,
+    pub knobs: Rc<Vec<(String, String)>>,
+}
+
+impl Imported {
+    /// The replay is the view shown.
+    fn is(&self, shown: &Shown) -> bool {
+        shown.source == self.source
+            && shown.version.unwrap_or("") == self.view.version
+            && shown.knobs == self.knobs
+    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -46,14 +54,6 @@ pub struct Props {
     pub shown: Shown,
     pub cursor: u32,
     pub dispatch: Dispatch,
-}
-
-fn options() -> Options {
-    Options {
-        max_states: PAGE_MAX_STATES,
-        hint: " (the page's budget; flushscope logs on the command line takes --max-states, --max-steps and --max-memory)",
-        ..Options::default()
-    }
 }
 
 /// Why `text` cannot be read at all, if it cannot.
@@ -77,133 +77,155 @@ enum Target {
     Shown(Shown),
 }
 
-/// An import under way: one version is searched per task, so the page paints
-/// between them (each search is bounded by [`PAGE_MAX_STATES`]).
-struct Job {
-    importing: Importing,
-    target: Target,
-    text: Rc<str>,
-    /// The next task; dropping it cancels the job.
-    timer: Option<Timeout>,
-}
-
-/// Starts reading `text`: the inference (or the scenario on screen) first,
-/// then the versions, one per task.
-fn start(text: &str, target: Target, sc: &AnyScenario) -> Result<Job, String> {
-    if let Some(e) = refuse(text) {
-        return Err(e);
-    }
-    let importing = match &target {
-        Target::Inferred => Importing::new(text, None),
-        Target::Shown(_) => Importing::against(text, sc, None),
-    };
-    let importing = importing.map_err(|e| message(e, text))?;
-    Ok(Job {
-        importing,
-        target,
-        text: Rc::from(text),
-        timer: None,
-    })
-}
-
-fn message(e: ImportError, text: &str) -> String {
-    match e {
-        ImportError::Unknown(e) => {
-            let p = flush_core::logs::parse(text);
-            let e = escape_unsafe(&e, false);
-            format!(
-                "Read {} lines ({} records), but {e}. (A flush-2021 log is read with \"Replay against the scenario shown\".)",
-                p.lines,
-                p.records.len()
-            )
-        }
-        e => escape_unsafe(&e.to_string(), false).into_owned(),
-    }
-}
-
-/// The finished import and where its replay is shown.
-fn done(job: Job) -> Result<Imported, String> {
-    let Job {
-        importing,
-        target,
-        text,
-        ..
-    } = job;
-    let import = importing
-        .finish(&options())
-        .map_err(|e| message(e, &text))?;
-    let at = match target {
-        Target::Shown(shown) => Shown {
-            version: (!import.version.is_empty()).then_some(import.version),
-            ..shown
-        },
-        Target::Inferred => Shown {
-            source: Source::Inline {
-                file: IMPORTED_FILE.to_owned(),
-                text: Rc::from(import.inferred.as_ref().map_or("", |i| i.json.as_str())),
-            },
-            version: Some(import.version),
-            knobs: Rc::new(Vec::new()),
-        },
-    };
-    Ok(Imported { import, at })
-}
-
-type Slot = Rc<RefCell<Option<Job>>>;
 type Outcome = UseStateHandle<Option<Rc<Result<Imported, String>>>>;
-type Busy = UseStateHandle<Option<(usize, usize)>>;
+/// Versions searched, of how many (`of` 0: the log is still being read).
+type Busy = UseStateHandle<Option<(u32, u32)>>;
 
-/// Searches the job's next version and schedules the one after, or finishes.
-fn tick(slot: Slot, result: Outcome, busy: Busy) {
-    let mut guard = slot.borrow_mut();
-    let Some(job) = guard.as_mut() else { return };
-    match job.importing.next(&options()) {
-        Ok(true) => {
-            busy.set(Some(job.importing.progress()));
-            let (s, r, b) = (slot.clone(), result.clone(), busy.clone());
-            job.timer = Some(Timeout::new(0, move || tick(s, r, b)));
-        }
-        Ok(false) => {
-            let job = guard.take().expect("a job");
-            drop(guard);
-            busy.set(None);
-            result.set(Some(Rc::new(done(job))));
-        }
-        Err(e) => {
-            let text = job.text.clone();
-            guard.take();
-            drop(guard);
-            busy.set(None);
-            result.set(Some(Rc::new(Err(message(e, &text)))));
-        }
-    }
+/// The import runs in a worker of its own (see `flush_worker::import`): the
+/// page's module does not carry the log's reader and search.
+struct Reader {
+    worker: Option<WorkerLink>,
+    /// The import under way (its number, where its replay goes), if any:
+    /// messages about another are dropped.
+    id: u32,
+    running: Option<Target>,
+    result: Outcome,
+    busy: Busy,
 }
 
-/// Starts a job in `slot` (dropping any job under way), or shows why not.
-fn launch(
-    text: &str,
-    target: Target,
-    sc: &AnyScenario,
-    slot: &Slot,
-    result: &Outcome,
-    busy: &Busy,
-) {
-    slot.borrow_mut().take();
-    match start(text, target, sc) {
-        Err(e) => {
-            busy.set(None);
-            result.set(Some(Rc::new(Err(e))));
+type Slot = Rc<RefCell<Reader>>;
+
+impl Reader {
+    /// Shows `r` and forgets the import under way.
+    fn end(&mut self, r: Result<Imported, String>) {
+        self.running = None;
+        self.busy.set(None);
+        self.result.set(Some(Rc::new(r)));
+    }
+
+    /// What the worker said.
+    fn heard(&mut self, m: Result<FromWorker, String>) {
+        let m = match m {
+            Ok(m) => m,
+            Err(why) => return self.broke(&why),
+        };
+        match m {
+            FromWorker::Reading { id, done, of } if id == self.id && self.running.is_some() => {
+                self.busy.set(Some((done, of)))
+            }
+            FromWorker::Imported { id, view } if id == self.id => {
+                if let Some(target) = self.running.take() {
+                    self.end(Ok(imported(*view, target)));
+                }
+            }
+            FromWorker::Failed { id, why } if id == self.id && self.running.is_some() => {
+                self.end(Err(escape_unsafe(&why, false).into_owned()))
+            }
+            FromWorker::Broken { why } => self.broke(&why),
+            _ => {}
         }
-        Ok(job) => {
-            busy.set(Some(job.importing.progress()));
-            result.set(None);
-            *slot.borrow_mut() = Some(job);
-            let (s, r, b) = (slot.clone(), result.clone(), busy.clone());
-            if let Some(job) = slot.borrow_mut().as_mut() {
-                job.timer = Some(Timeout::new(0, move || tick(s, r, b)));
+    }
+
+    /// The worker failed: the import under way ends with why, and the next one
+    /// starts a new worker.
+    fn broke(&mut self, why: &str) {
+        self.worker = None;
+        if self.running.is_some() {
+            self.end(Err(format!(
+                "The log is read in a Web Worker, which failed: {}. Reload the page to try again, or use `flushscope logs FILE`.",
+                escape_unsafe(why, false).trim_end_matches('.')
+            )));
+        }
+    }
+
+    /// Stops the import under way, if any.
+    fn stop(&mut self) {
+        if self.running.take().is_some() {
+            if let Some(w) = &self.worker {
+                w.send(&ToWorker::Stop {
+                    id: self.id,
+                    report: false,
+                });
             }
         }
+        self.busy.set(None);
     }
+}
+
+/// The import's replay, where `target` puts it.
+fn imported(view: ImportView, target: Target) -> Imported {
+    match target {
+        Target::Shown(shown) => Imported {
+            view,
+            source: shown.source,
+            knobs: shown.knobs,
+        },
+        Target::Inferred => Imported {
+            source: Source::Inline {
+                file: IMPORTED_FILE.to_owned(),
+                text: Rc::from(view.inferred.as_deref().unwrap_or("")),
+            },
+            view,
+            knobs: Rc::new(Vec::new()),
+        },
+    }
+}
+
+/// A worker for `slot`, started if there is none.
+fn worker(slot: &Slot) -> Option<()> {
+    if slot.borrow().worker.is_some() {
+        return Some(());
+    }
+    let (a, b): (Weak<_>, Weak<_>) = (Rc::downgrade(slot), Rc::downgrade(slot));
+    let link = WorkerLink::spawn(
+        move |m| {
+            if let Some(s) = a.upgrade() {
+                s.borrow_mut().heard(m);
+            }
+        },
+        move |_| {
+            if let Some(s) = b.upgrade() {
+                s.borrow_mut().broke("it stopped with an error");
+            }
+        },
+    )?;
+    slot.borrow_mut().worker = Some(link);
+    Some(())
+}
+
+/// Starts importing `text` (stopping any import under way), or shows why not.
+fn launch(text: &str, target: Target, sc: &AnyScenario, slot: &Slot) {
+    slot.borrow_mut().stop();
+    if let Some(e) = refuse(text) {
+        return slot.borrow_mut().end(Err(e));
+    }
+    let against = match &target {
+        Target::Inferred => None,
+        Target::Shown(shown) => Some(Box::new(SearchWire::of(&Search {
+            source: shown.source.clone(),
+            sc: sc.clone(),
+            o: Options::first(sc.header().max_steps, 1),
+        }))),
+    };
+    if worker(slot).is_none() {
+        return slot.borrow_mut().end(Err("The log is read in a Web Worker, which this page could not start (it needs module workers, and the page served as `cargo xtask serve` serves it). `flushscope logs FILE` reads it on the command line.".to_owned()));
+    }
+    let mut r = slot.borrow_mut();
+    r.id = r.id.wrapping_add(1);
+    let m = ToWorker::Import {
+        id: r.id,
+        text: text.to_owned(),
+        against,
+    };
+    if !r.worker.as_ref().is_some_and(|w| w.send(&m)) {
+        r.worker = None;
+        return r.end(Err(
+            "The log could not be handed to the Web Worker that reads it.".to_owned(),
+        ));
+    }
+    r.running = Some(target);
+    r.busy.set(Some((0, 0)));
+    r.result.set(None);
 }
 
 #[function_component(LogPanel)]
@@ -211,10 +233,19 @@ pub fn log_panel(p: &Props) -> Html {
     let area = use_node_ref();
     let result: Outcome = use_state(|| None);
     let busy: Busy = use_state(|| None);
-    let slot: Slot = use_mut_ref(|| None);
+    let slot: Slot = {
+        let (result, busy) = (result.clone(), busy.clone());
+        use_mut_ref(move || Reader {
+            worker: None,
+            id: 0,
+            running: None,
+            result,
+            busy,
+        })
+    };
     let list = use_node_ref();
     let on_go = |target: Option<Target>, example: bool| {
-        let (area, result, busy, slot) = (area.clone(), result.clone(), busy.clone(), slot.clone());
+        let (area, slot) = (area.clone(), slot.clone());
         let (sc, shown) = (p.scenario.clone(), p.shown.clone());
         Callback::from(move |_: MouseEvent| {
             let Some(a) = area.cast::<HtmlTextAreaElement>() else {
@@ -226,23 +257,20 @@ pub fn log_panel(p: &Props) -> Html {
             let target = target
                 .clone()
                 .unwrap_or_else(|| Target::Shown(shown.clone()));
-            launch(&a.value(), target, &sc, &slot, &result, &busy);
+            launch(&a.value(), target, &sc, &slot);
         })
     };
     let on_read = on_go(Some(Target::Inferred), false);
     let on_against = on_go(None, false);
     let on_example = on_go(Some(Target::Inferred), true);
     let on_stop = {
-        let (slot, busy) = (slot.clone(), busy.clone());
-        Callback::from(move |_: MouseEvent| {
-            slot.borrow_mut().take();
-            busy.set(None);
-        })
+        let slot = slot.clone();
+        Callback::from(move |_: MouseEvent| slot.borrow_mut().stop())
     };
     let shown_here = result
         .as_ref()
         .and_then(|r| r.as_ref().as_ref().ok())
-        .is_some_and(|i| p.shown == i.at);
+        .is_some_and(|i| i.is(&p.shown));
     let now = if shown_here { p.cursor } else { 0 };
     {
         let list = list.clone();
@@ -262,7 +290,9 @@ pub fn log_panel(p: &Props) -> Html {
             </div>
             if let Some((n, of)) = *busy {
                 <p id="log-busy" role="status">
-                    {format!("Searching for a schedule that prints the log: version {} of {of}… ", n + 1)}
+                    {if of == 0 { "Reading the log… ".to_owned() } else {
+                        format!("Searching for a schedule that prints the log: version {} of {of}… ", (n + 1).min(of))
+                    }}
                     <button id="log-stop" class="link" onclick={on_stop}>{"Stop"}</button>
                 </p>
             }
@@ -294,44 +324,43 @@ fn scroll_to_now(list: &NodeRef) {
 }
 
 fn result_view(i: &Imported, now: u32, shown_here: bool, d: &Dispatch, list: &NodeRef) -> Html {
-    let im = &i.import;
-    let c = &im.conformance;
-    let under = version_words(im.version);
-    let summary = if c.complete {
+    let v = &i.view;
+    let under = version_words(&v.version);
+    let summary = if v.complete {
         format!(
             "Under {under}, a schedule of {} steps prints all {} lines the model knows, in order.",
-            c.schedule.len(),
-            c.wanted
+            v.schedule.len(),
+            v.wanted
         )
     } else {
         format!(
             "No schedule explains the whole log: under {under}, {} of the {} lines the model knows are explained in order.",
-            c.explained, c.wanted
+            v.explained, v.wanted
         )
     };
     let spec = ViewSpec {
-        source: i.at.source.clone(),
-        version: i.at.version.map(str::to_owned),
-        knobs: i.at.knobs.to_vec(),
+        source: i.source.clone(),
+        version: (!v.version.is_empty()).then(|| v.version.clone()),
+        knobs: i.knobs.to_vec(),
         tour: None,
         seed: None,
         mode: Mode::Manual,
-        schedule: Some(c.schedule.clone()),
+        schedule: Some(v.choices()),
         step: 0,
     };
     let d = d.clone();
     let replay = Callback::from(move |_: MouseEvent| d.dispatch(Action::Load(spec.clone())));
     html! {
-        <div id="log-result" data-complete={c.complete.to_string()} data-version={im.version}>
-            <p id="log-summary" class={if c.complete { "v-ok" } else { "v-bad" }}>{summary}</p>
-            <ul class="log-notes">{for im.inferred.iter().flat_map(|i| &i.notes).map(|n| html! { <li>{escape_unsafe(n, false).into_owned()}</li> })}</ul>
-            {versions_table(im)}
+        <div id="log-result" data-complete={v.complete.to_string()} data-version={v.version.clone()}>
+            <p id="log-summary" class={if v.complete { "v-ok" } else { "v-bad" }}>{summary}</p>
+            <ul class="log-notes">{for v.notes.iter().map(|n| html! { <li>{escape_unsafe(n, false).into_owned()}</li> })}</ul>
+            {versions_table(v)}
             <button id="log-replay" onclick={replay} aria-pressed={shown_here.to_string()}>
                 {if shown_here { format!("Replaying under {under} (step back to 0 to start again)") }
                  else { format!("Replay it in the stepper, under {under}") }}
             </button>
-            {records_view(im, now, list)}
-            {extra_view(im)}
+            {records_view(v, now, list)}
+            {extra_view(v)}
         </div>
     }
 }
@@ -345,8 +374,8 @@ fn version_words(v: &str) -> String {
     }
 }
 
-fn versions_table(im: &Import) -> Html {
-    let caption = if im.inferred.is_some() {
+fn versions_table(v: &ImportView) -> Html {
+    let caption = if v.inferred.is_some() {
         "Each version the log's line numbers allow"
     } else {
         "Each version of the scenario shown"
@@ -356,12 +385,12 @@ fn versions_table(im: &Import) -> Html {
             <caption>{caption}</caption>
             <thead><tr><th scope="col">{"version"}</th><th scope="col">{"lines explained"}</th><th scope="col">{"first line not explained, and why"}</th></tr></thead>
             <tbody>
-            {for im.tried.iter().map(|t| html! {
-                <tr data-version={t.version} data-complete={t.complete.to_string()}>
-                    <th scope="row">{version_words(t.version)}</th>
+            {for v.tried.iter().map(|t| html! {
+                <tr data-version={t.version.clone()} data-complete={t.complete.to_string()}>
+                    <th scope="row">{version_words(&t.version)}</th>
                     <td>{format!("{} of {}", t.matched, t.wanted)}</td>
                     <td>{match &t.unexplained {
-                        Some(u) => escape_unsafe(&format!("line {}: {} — {}", u.at, u.line, u.why), false).into_owned(),
+                        Some(u) => escape_unsafe(u, false).into_owned(),
                         None => "every one".to_owned(),
                     }}</td>
                 </tr>
@@ -371,20 +400,18 @@ fn versions_table(im: &Import) -> Html {
     }
 }
 
-fn records_view(im: &Import, now: u32, list: &NodeRef) -> Html {
-    let c = &im.conformance;
-    let records = &im.log.records;
-    let shown = records.len().min(MAX_LISTED);
+fn records_view(v: &ImportView, now: u32, list: &NodeRef) -> Html {
+    let shown = v.listed.len();
     html! {
         <>
-        <h4 id="log-records-title">{format!("The log: {} lines, {} records", im.log.lines, records.len())}</h4>
-        if shown < records.len() {
+        <h4 id="log-records-title">{format!("The log: {} lines, {} records", v.lines, v.records)}</h4>
+        if shown < v.records {
             <p class="hint">{format!("The first {shown} records are listed; `flushscope logs` lists them all.")}</p>
         }
-        if let Some(cut) = &im.log.cut { <p class="hint">{cut.clone()}</p> }
+        if let Some(cut) = &v.cut { <p class="hint">{cut.clone()}</p> }
         <ol id="log-records" ref={list.clone()} class="log-records" tabindex="0" aria-labelledby="log-records-title">
-            {for records[..shown].iter().enumerate().map(|(n, r)| {
-                let mark = c.mark(n, r);
+            {for v.listed.iter().map(|r| {
+                let mark = r.mark();
                 let (class, step) = match mark {
                     Mark::Step(s) => ("matched", s.to_string()),
                     Mark::Unexplained => ("unexplained", String::new()),
@@ -398,7 +425,7 @@ fn records_view(im: &Import, now: u32, list: &NodeRef) -> Html {
                         aria-current={is_now.then_some("step")}>
                         <span class="at">{r.at}</span>
                         <span class="mark">{mark.words()}</span>
-                        <code>{r.kind.text()}</code>
+                        <code>{r.text.clone()}</code>
                     </li>
                 }
             })}
@@ -407,16 +434,15 @@ fn records_view(im: &Import, now: u32, list: &NodeRef) -> Html {
     }
 }
 
-fn extra_view(im: &Import) -> Html {
-    let extra = &im.conformance.extra;
-    if extra.is_empty() {
+fn extra_view(v: &ImportView) -> Html {
+    if v.extra == 0 {
         return html! {};
     }
     html! {
         <details id="log-extra">
-            <summary>{format!("Lines the replay prints that the log lacks ({})", extra.len())}</summary>
-            <ul>{for extra.iter().take(MAX_LISTED).map(|e| html! {
-                <li><span class="mark">{format!("step {}", e.step)}</span>{" "}<code>{escape_unsafe(&e.line, false).into_owned()}</code></li>
+            <summary>{format!("Lines the replay prints that the log lacks ({})", v.extra)}</summary>
+            <ul>{for v.extra_listed.iter().take(MAX_LISTED).map(|(step, line)| html! {
+                <li><span class="mark">{format!("step {step}")}</span>{" "}<code>{escape_unsafe(line, false).into_owned()}</code></li>
             })}</ul>
         </details>
     }
