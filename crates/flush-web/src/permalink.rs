@@ -83,10 +83,21 @@ pub fn decode(frag: &str) -> Result<ViewSpec, String> {
     let frag = frag.trim_start_matches('#');
     let mut spec = ViewSpec::default_view();
     let mut loose = Loose::default();
+    let mut seen: Vec<&str> = Vec::new();
     for pair in frag.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair
             .split_once('=')
             .ok_or_else(|| format!("URL fragment: \"{}\" is not key=value.", short(pair)))?;
+        // Knobs repeat; any other key given twice would have one value silently
+        // win (src and z are one key: the scenario's text).
+        let key = if k == "z" { "src" } else { k };
+        if key != "knob" && seen.contains(&key) {
+            return Err(format!(
+                "URL fragment: \"{}\" is given twice; a view has one.",
+                short(k)
+            ));
+        }
+        seen.push(key);
         let v = dec(v).ok_or_else(|| {
             format!(
                 "URL fragment: the value of \"{}\" is not valid percent-encoding.",
@@ -288,6 +299,25 @@ mod tests {
         assert!(cut.starts_with('…') && cut.ends_with("f.json"), "{cut}");
         assert!(decode(&inline(cut)).is_ok());
         assert_eq!(file_name("short.json"), "short.json");
+    }
+
+    /// A key given twice is refused, not read as its last value; knobs repeat.
+    #[test]
+    fn a_key_given_twice_is_refused() {
+        for (frag, key) in [
+            ("scenario=handoff&scenario=segment-not-found", "scenario"),
+            ("scenario=handoff&step=3&step=4", "step"),
+            ("scenario=inline&src=%7B%7D&z=qwE", "z"),
+            ("scenario=handoff&mode=manual&sched=0&sched=1", "sched"),
+        ] {
+            let e = decode(frag).unwrap_err();
+            assert!(
+                e.contains(&format!("\"{key}\" is given twice")),
+                "{frag}: {e}"
+            );
+        }
+        let two_knobs = decode("scenario=segment-not-found&knob=a:x&knob=b:y").unwrap();
+        assert_eq!(two_knobs.knobs.len(), 2);
     }
 
     #[test]
