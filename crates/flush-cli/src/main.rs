@@ -680,13 +680,13 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 /// holds: a budget of the whole limit would abort on an allocation, not stop.
 fn default_max_memory() -> u64 {
     let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+    let cgroups = cgroup_files(&read("/proc/self/cgroup"));
     [
         mem_total(&read("/proc/meminfo")),
-        cgroup_limit(&read("/sys/fs/cgroup/memory.max")),
-        cgroup_limit(&read("/sys/fs/cgroup/memory/memory.limit_in_bytes")),
         address_space_limit(&read("/proc/self/limits")),
     ]
     .into_iter()
+    .chain(cgroups.iter().map(|f| cgroup_limit(&read(f))))
     .flatten()
     .min()
     // At least the smallest budget a search takes (a tiny limit would otherwise
@@ -699,6 +699,43 @@ fn mem_total(meminfo: &str) -> Option<u64> {
     let kb = meminfo.lines().find_map(|l| l.strip_prefix("MemTotal:"))?;
     let kb: u64 = kb.trim().trim_end_matches("kB").trim().parse().ok()?;
     kb.checked_mul(1024)
+}
+
+/// The memory limit files of the process's cgroups (from /proc/self/cgroup) and
+/// of their ancestors, whose limits bind it too: v2's `memory.max` and v1's
+/// `memory.limit_in_bytes`. In a container the path is `/` (the container's
+/// root); on a host it is a systemd slice, such as `/user.slice/...`.
+fn cgroup_files(self_cgroup: &str) -> Vec<String> {
+    /// Lines of /proc/self/cgroup, and a cgroup's depth, looked at.
+    const MAX_LINES: usize = 64;
+    const MAX_DEPTH: usize = 32;
+    let mut files = Vec::new();
+    for line in self_cgroup.lines().take(MAX_LINES) {
+        let mut f = line.splitn(3, ':');
+        let (Some(id), Some(controllers), Some(path)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        let (dir, file) = match (id, controllers) {
+            ("0", "") => ("/sys/fs/cgroup", "memory.max"),
+            (_, c) if c.split(',').any(|c| c == "memory") => {
+                ("/sys/fs/cgroup/memory", "memory.limit_in_bytes")
+            }
+            _ => continue,
+        };
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        if parts.len() > MAX_DEPTH || parts.iter().any(|p| *p == ".." || *p == ".") {
+            continue;
+        }
+        for depth in (0..=parts.len()).rev() {
+            let mut at = dir.to_owned();
+            for p in &parts[..depth] {
+                at.push('/');
+                at.push_str(p);
+            }
+            files.push(format!("{at}/{file}"));
+        }
+    }
+    files
 }
 
 /// A cgroup's memory limit: v2's `memory.max` (`max`: none) or v1's
@@ -1078,6 +1115,32 @@ mod tests {
         assert_eq!(cgroup_limit("max\n"), None);
         assert_eq!(cgroup_limit("4294967296\n"), Some(4 << 30));
         assert_eq!(cgroup_limit(""), None);
+        // A systemd slice on a cgroup v2 host: the scope and every ancestor.
+        assert_eq!(
+            cgroup_files("0::/user.slice/user-1000.slice/session-2.scope\n"),
+            [
+                "/sys/fs/cgroup/user.slice/user-1000.slice/session-2.scope/memory.max",
+                "/sys/fs/cgroup/user.slice/user-1000.slice/memory.max",
+                "/sys/fs/cgroup/user.slice/memory.max",
+                "/sys/fs/cgroup/memory.max",
+            ]
+        );
+        // cgroup v1 (or hybrid): the memory controller's hierarchy only.
+        let v1 = "5:devices:/x\n4:memory:/process_api/990c\n1:cpu,cpuacct:/\n0::/\n";
+        assert_eq!(
+            cgroup_files(v1),
+            [
+                "/sys/fs/cgroup/memory/process_api/990c/memory.limit_in_bytes",
+                "/sys/fs/cgroup/memory/process_api/memory.limit_in_bytes",
+                "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+                "/sys/fs/cgroup/memory.max",
+            ]
+        );
+        assert_eq!(
+            cgroup_files("4:cpu,memory:/\n"),
+            ["/sys/fs/cgroup/memory/memory.limit_in_bytes"]
+        );
+        assert!(cgroup_files("0::/../../etc\nnonsense\n").is_empty());
         let limits = |soft: &str| {
             format!(
                 "Limit                     Soft Limit           Hard Limit           Units     \n\
