@@ -427,8 +427,8 @@ fn asked(sc: &crate::models::AnyScenario, v: &str) -> Result<&'static str, Impor
         .ok_or_else(|| ImportError::Version(format!("{v}: this model has no versions")))
 }
 
-/// An import under way, one version at a time: the page runs one version's
-/// search per task, so that it can paint between them.
+/// An import under way, one version at a time: the page's worker searches one
+/// version per slice and reports after each, so that a Stop is heard between them.
 pub struct Importing {
     log: Parsed,
     inferred: Option<Inferred>,
