@@ -705,11 +705,18 @@ fn mem_total(meminfo: &str) -> Option<u64> {
 /// of their ancestors, whose limits bind it too: v2's `memory.max` and v1's
 /// `memory.limit_in_bytes`. In a container the path is `/` (the container's
 /// root); on a host it is a systemd slice, such as `/user.slice/...`.
+/// The roots' files are always read: they are the container's limit where
+/// /proc/self/cgroup cannot be read or names a cgroup outside the namespace
+/// (`/..`, see cgroup_namespaces(7)).
 fn cgroup_files(self_cgroup: &str) -> Vec<String> {
     /// Lines of /proc/self/cgroup, and a cgroup's depth, looked at.
     const MAX_LINES: usize = 64;
     const MAX_DEPTH: usize = 32;
-    let mut files = Vec::new();
+    const ROOTS: [&str; 2] = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ];
+    let mut files: Vec<String> = Vec::new();
     for line in self_cgroup.lines().take(MAX_LINES) {
         let mut f = line.splitn(3, ':');
         let (Some(id), Some(controllers), Some(path)) = (f.next(), f.next(), f.next()) else {
@@ -726,7 +733,7 @@ fn cgroup_files(self_cgroup: &str) -> Vec<String> {
         if parts.len() > MAX_DEPTH || parts.iter().any(|p| *p == ".." || *p == ".") {
             continue;
         }
-        for depth in (0..=parts.len()).rev() {
+        for depth in (1..=parts.len()).rev() {
             let mut at = dir.to_owned();
             for p in &parts[..depth] {
                 at.push('/');
@@ -735,6 +742,7 @@ fn cgroup_files(self_cgroup: &str) -> Vec<String> {
             files.push(format!("{at}/{file}"));
         }
     }
+    files.extend(ROOTS.map(str::to_owned));
     files
 }
 
@@ -1115,15 +1123,22 @@ mod tests {
         assert_eq!(cgroup_limit("max\n"), None);
         assert_eq!(cgroup_limit("4294967296\n"), Some(4 << 30));
         assert_eq!(cgroup_limit(""), None);
-        // A systemd slice on a cgroup v2 host: the scope and every ancestor.
+        // A systemd slice on a cgroup v2 host: the scope and every ancestor,
+        // then the roots (read whatever the file says).
+        let roots = [
+            "/sys/fs/cgroup/memory.max",
+            "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+        ];
         assert_eq!(
             cgroup_files("0::/user.slice/user-1000.slice/session-2.scope\n"),
             [
                 "/sys/fs/cgroup/user.slice/user-1000.slice/session-2.scope/memory.max",
                 "/sys/fs/cgroup/user.slice/user-1000.slice/memory.max",
                 "/sys/fs/cgroup/user.slice/memory.max",
-                "/sys/fs/cgroup/memory.max",
             ]
+            .into_iter()
+            .chain(roots)
+            .collect::<Vec<_>>()
         );
         // cgroup v1 (or hybrid): the memory controller's hierarchy only.
         let v1 = "5:devices:/x\n4:memory:/process_api/990c\n1:cpu,cpuacct:/\n0::/\n";
@@ -1132,15 +1147,15 @@ mod tests {
             [
                 "/sys/fs/cgroup/memory/process_api/990c/memory.limit_in_bytes",
                 "/sys/fs/cgroup/memory/process_api/memory.limit_in_bytes",
-                "/sys/fs/cgroup/memory/memory.limit_in_bytes",
-                "/sys/fs/cgroup/memory.max",
             ]
+            .into_iter()
+            .chain(roots)
+            .collect::<Vec<_>>()
         );
-        assert_eq!(
-            cgroup_files("4:cpu,memory:/\n"),
-            ["/sys/fs/cgroup/memory/memory.limit_in_bytes"]
-        );
-        assert!(cgroup_files("0::/../../etc\nnonsense\n").is_empty());
+        assert_eq!(cgroup_files("4:cpu,memory:/\n"), roots);
+        // Outside the namespace, unreadable, or nonsense: the roots alone.
+        assert_eq!(cgroup_files("0::/../../etc\nnonsense\n"), roots);
+        assert_eq!(cgroup_files(""), roots);
         let limits = |soft: &str| {
             format!(
                 "Limit                     Soft Limit           Hard Limit           Units     \n\

@@ -157,6 +157,12 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
             let (k, s) = v.split_once(':').ok_or_else(|| {
                 format!("URL fragment: knob \"{}\" is not key:setting.", short(&v))
             })?;
+            if spec.knobs.iter().any(|(key, _)| key == k) {
+                return Err(format!(
+                    "URL fragment: knob \"{}\" is given twice; a view sets it once.",
+                    short(k)
+                ));
+            }
             if spec.knobs.len() >= MAX_KNOBS {
                 return Err(format!("URL fragment: more than {MAX_KNOBS} knobs."));
             }
@@ -318,6 +324,8 @@ mod tests {
         }
         let two_knobs = decode("scenario=segment-not-found&knob=a:x&knob=b:y").unwrap();
         assert_eq!(two_knobs.knobs.len(), 2);
+        let e = decode("scenario=segment-not-found&knob=keep:growing&knob=keep:all").unwrap_err();
+        assert!(e.contains("knob \"keep\" is given twice"), "{e}");
     }
 
     #[test]

@@ -102,9 +102,10 @@ impl WorkerLink {
         let on_message =
             Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
                 let text = e.data().as_string().unwrap_or_default();
-                on_message(FromWorker::read(&text).map_err(|e| {
-                    format!("a message from the explorer's worker could not be read: {e}")
-                }))
+                on_message(
+                    FromWorker::read(&text)
+                        .map_err(|e| format!("a message from the worker could not be read: {e}")),
+                )
             });
         let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(on_error);
         worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

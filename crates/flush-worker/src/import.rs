@@ -17,7 +17,8 @@ use flush_core::Choice;
 use serde::Serialize;
 
 use crate::wire::{each, string, Obj, Read};
-use crate::SearchWire;
+use crate::{Search, SearchWire, Source};
+use flush_core::AnyScenario;
 
 /// States each version's search may visit in the page (the CLI's default is 500,000).
 pub const PAGE_MAX_STATES: u64 = 20_000;
@@ -79,6 +80,22 @@ impl Reading {
             .finish(&options())
             .map_err(|e| message(e, &self.text))?;
         Ok(ImportView::of(&import))
+    }
+}
+
+/// The scenario shown, for "Replay against the scenario shown": its source and
+/// version, and only the knobs the view sets (`knobs`). Each version is then
+/// searched with its own presets for the others, as the CLI's
+/// `logs --against` does; [`SearchWire::of`] would fix every knob at the
+/// shown version's setting.
+pub fn against(source: &Source, sc: &AnyScenario, knobs: &[(String, String)]) -> SearchWire {
+    SearchWire {
+        knobs: knobs.to_vec(),
+        ..SearchWire::of(&Search {
+            source: source.clone(),
+            sc: sc.clone(),
+            o: flush_core::explore::Options::first(sc.header().max_steps, 1),
+        })
     }
 }
 
@@ -435,6 +452,47 @@ mod tests {
             panic!("{said:?}")
         };
         assert!(why.starts_with("Read 2 lines (2 records), but "), "{why}");
+    }
+
+    /// "Against the scenario shown" searches each version with its own presets
+    /// for the knobs the view does not set: a log of a run at another version
+    /// is explained under that version, as the CLI explains it.
+    #[test]
+    fn against_a_view_each_version_keeps_its_presets() {
+        let shown = builtin::get("segment-not-found").unwrap();
+        let versions: Vec<&str> = shown.versions().iter().map(|v| v.id).collect();
+        assert!(versions.len() >= 3, "{versions:?}");
+        let mut checked = 0;
+        for v in versions
+            .iter()
+            .filter(|v| Some(**v) != shown.header().version)
+        {
+            let mut at = shown.clone();
+            at.set_version(v).unwrap();
+            let mut run = at.run(flush_core::Policy::Seeded(3));
+            run.run_to_end();
+            let log = (run.lines().iter().flat_map(|l| l.log.clone()))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let source = Source::Builtin("segment-not-found".into());
+            let said = converse(&ToWorker::Import {
+                id: 1,
+                text: log.clone(),
+                against: Some(Box::new(against(&source, &shown, &[]))),
+            });
+            let Some(FromWorker::Imported { view, .. }) = said.last() else {
+                panic!("{said:?}")
+            };
+            let cli = Importing::against(&log, &shown, None)
+                .unwrap()
+                .finish(&options())
+                .unwrap();
+            assert_eq!(**view, ImportView::of(&cli), "a log of {v}");
+            let own = view.tried.iter().find(|t| t.version == *v).unwrap();
+            assert!(own.complete, "a log of {v} is explained under {v}: {own:?}");
+            checked += 1;
+        }
+        assert!(checked >= 2);
     }
 
     /// A Stop ends an import at once: nothing more is said of it.

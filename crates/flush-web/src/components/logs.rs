@@ -10,12 +10,11 @@
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
-use flush_core::explore::Options;
 use flush_core::logs::conform::Mark;
 use flush_core::scenario::json::escape_unsafe;
 use flush_core::AnyScenario;
-use flush_worker::import::MAX_LISTED;
-use flush_worker::{ImportView, Search, SearchWire};
+use flush_worker::import::{self, MAX_LISTED};
+use flush_worker::ImportView;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -132,7 +131,7 @@ impl Reader {
         self.worker = None;
         if self.running.is_some() {
             self.end(Err(format!(
-                "The log is read in a Web Worker, which failed: {}. Reload the page to try again, or use `flushscope logs FILE`.",
+                "The log is read in a Web Worker, which failed: {}. Try again (a new worker starts), or use `flushscope logs FILE`.",
                 escape_unsafe(why, false).trim_end_matches('.')
             )));
         }
@@ -201,11 +200,7 @@ fn launch(text: &str, target: Target, sc: &AnyScenario, slot: &Slot) {
     }
     let against = match &target {
         Target::Inferred => None,
-        Target::Shown(shown) => Some(Box::new(SearchWire::of(&Search {
-            source: shown.source.clone(),
-            sc: sc.clone(),
-            o: Options::first(sc.header().max_steps, 1),
-        }))),
+        Target::Shown(shown) => Some(Box::new(import::against(&shown.source, sc, &shown.knobs))),
     };
     if worker(slot).is_none() {
         return slot.borrow_mut().end(Err("The log is read in a Web Worker, which this page could not start (it needs module workers, and the page served as `cargo xtask serve` serves it). `flushscope logs FILE` reads it on the command line.".to_owned()));
