@@ -955,7 +955,10 @@ test('paste a Milvus log: the inferred scenario, the versions, and a replay with
   await page.fill('#log-text', log);
   await page.click('#log-read');
   assert.match(await page.textContent('#log-busy'), /Reading the log/);
-  await page.click('#log-stop');
+  await page.focus('#log-stop');
+  await page.keyboard.press('Enter');
+  // The focus goes to "Read the log", not to the page, as Stop goes.
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'log-read');
   await page.waitForTimeout(2500);
   assert.equal(await page.$('#log-busy'), null);
   assert.equal(await page.$('#log-result'), null, 'a stopped import shows no result');
@@ -977,6 +980,9 @@ test('paste a Milvus log: the inferred scenario, the versions, and a replay with
   assert.equal(await page.getAttribute('#log-result', 'data-complete'), 'true');
   assert.equal(await page.getAttribute('#log-result', 'data-version'), cli.version);
   assert.match(await page.textContent('#log-summary'), /Under ca7ef26e4b, a schedule of 8 steps prints all 10 lines the model knows, in order/);
+  // The live region that said "Reading the log…" now says what was found.
+  assert.match(await page.textContent('#log-status[role=status]'), /Under ca7ef26e4b, a schedule of 8 steps/);
+  assert.equal(await page.getAttribute('#log-replay', 'aria-pressed'), 'false');
   assert.match(await page.textContent('.log-notes'), /Version: ca7ef26e4b or b5c9a7364b \(from line 4: datanode\/services.go:284/);
   assert.equal(await page.getAttribute('#log-versions tr[data-version="ca7ef26e4b"]', 'data-complete'), 'true');
   assert.match(await page.textContent('#log-versions tr[data-version="b5c9a7364b"]'), /3 of 10.*line 6: INFO metacache\/meta_cache.go "remove dropped segment" \(451000000000000300\)/);
@@ -1015,9 +1021,17 @@ test('paste a Milvus log: the inferred scenario, the versions, and a replay with
   assert.deepEqual(await page.$$eval('#log-records li.now', (lis) => lis.map((li) => li.dataset.at)), ['10', '11', '12']);
   await shot(page, '61-log-replay-panic');
   await audit(page, 'log replay at its panic');
-  // Another scenario: the highlight goes (the replay is no longer shown), the result stays.
+  // Back at step 0, another goroutine run first: the run on screen leaves the import's
+  // schedule, so it is no longer the replay (nothing highlighted, the button says so).
   await page.keyboard.press('Home');
   await waitStep(page, 0);
+  const first = cli.conformance.schedule.split(',')[0];
+  const other = await page.$$eval('#goroutines .run-g', (bs, f) => bs.map((b) => b.dataset.choice).find((c) => c !== f), first);
+  assert.ok(other !== undefined, 'another goroutine can run first');
+  await page.click(`#goroutines .run-g[data-choice="${other}"]`);
+  await waitStep(page, 1);
+  assert.equal(await page.getAttribute('#log-replay', 'aria-pressed'), 'false');
+  assert.equal(await page.locator('#log-records li.now').count(), 0);
   await noCrash(page, errors);
   await ctx.close();
 });
@@ -1035,7 +1049,10 @@ test('a flush-2021 log replays against the scenario shown, its lines highlighted
   await page.waitForSelector('#log-result');
   assert.equal(await page.getAttribute('#log-result', 'data-complete'), 'true');
   assert.match(await page.textContent('#log-summary'), /Under the scenario's code, a schedule of \d+ steps prints all 2 lines the model knows/);
-  assert.match(await page.textContent('#log-versions caption'), /Each version of the scenario shown/);
+  assert.match(await page.textContent('#log-versions caption'), /Each version of the scenario shown when it was read \(handoff\)/);
+  // The seeded run on screen is the same scenario, but not the replay.
+  assert.equal(await page.getAttribute('#log-replay', 'aria-pressed'), 'false');
+  assert.equal(await page.locator('#log-records li.now').count(), 0);
   await page.click('#log-replay');
   await waitStep(page, 0);
   assert.equal(await page.getAttribute('.app', 'data-model'), 'flush-2021');

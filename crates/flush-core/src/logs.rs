@@ -83,8 +83,8 @@ impl Kind {
                     .collect();
                 format!(
                     "{:<5} {}:{} \"{}\" {}{}",
-                    l.level,
-                    l.file,
+                    esc(&l.level),
+                    esc(&l.file),
                     l.line.map_or("?".to_owned(), |n| n.to_string()),
                     esc(&l.message),
                     fields.join(" "),
@@ -217,9 +217,12 @@ fn read_line(line: &str) -> Kind {
 }
 
 /// The bracketed groups of a line, each unquoted when it is one quoted string;
-/// `false` when the last group was cut. Text between groups is skipped.
+/// `false` when a group was cut (the last one unclosed, or one longer than
+/// `MAX_LINE_CHARS * 4` bytes). Text between groups is skipped.
 fn groups(line: &str) -> (Vec<String>, bool) {
+    const MAX_GROUP_BYTES: usize = MAX_LINE_CHARS * 4;
     let mut out = Vec::new();
+    let mut cut = false;
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
         if c != '[' {
@@ -232,9 +235,12 @@ fn groups(line: &str) -> (Vec<String>, bool) {
             match c {
                 '"' => quoted = !quoted,
                 '\\' if quoted => {
-                    g.push(c);
-                    if let Some(n) = chars.next() {
-                        g.push(n);
+                    let n = chars.next();
+                    if g.len() < MAX_GROUP_BYTES {
+                        g.push(c);
+                        g.extend(n);
+                    } else {
+                        cut = true;
                     }
                     continue;
                 }
@@ -244,16 +250,18 @@ fn groups(line: &str) -> (Vec<String>, bool) {
                 }
                 _ => {}
             }
-            if g.len() < MAX_LINE_CHARS * 4 {
+            if g.len() < MAX_GROUP_BYTES {
                 g.push(c);
+            } else {
+                cut = true;
             }
         }
         out.push(g);
         if !closed || out.len() == MAX_GROUPS {
-            return (out, closed && chars.all(char::is_whitespace));
+            return (out, closed && !cut && chars.all(char::is_whitespace));
         }
     }
-    (out, true)
+    (out, !cut)
 }
 
 /// `"a \"b\""` → `a "b"`; a bare word stays as it is.

@@ -117,7 +117,7 @@ pub fn app() -> Html {
                     {stage_title(h, &run.proposed())}
                     <Intro header={Rc::new(h.clone())} about={run.about()} dispatch={d.clone()} />
                     {stage_view(&stage, rapid)}
-                    <LogPanel scenario={run.scenario()} shown={state.shown()} {cursor} dispatch={d.clone()} />
+                    <LogPanel scenario={run.scenario()} shown={state.shown()} {cursor} run={state.run.clone()} rev={state.rev} manual={state.mode == Mode::Manual} dispatch={d.clone()} />
                 </main>
                 <aside class="side" aria-labelledby="side-title">
                     <h2 id="side-title" class="sr-only">{"This step and the goroutines"}</h2>

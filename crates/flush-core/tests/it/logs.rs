@@ -590,3 +590,38 @@ fn the_search_stays_within_its_budgets() {
 /// What the 1,000-task search reaches under 32 MB with its states' bytes sampled
 /// is about 2,300 states; counting each state as small as the first, 7,539.
 const STATES_IN_32_MB: u64 = 5_000;
+
+/// A record's text escapes every part a log writer controls (the caller and
+/// level too, not only the message and fields), and a field longer than a group
+/// may hold is marked as cut, not cut silently.
+#[test]
+fn every_part_of_a_record_is_escaped_and_a_long_field_marked() {
+    let line =
+        "[2024/07/02 08:00:00.000 +00:00] [INFO] [evil\u{0}\u{1b}[2J\u{202e}.go:1] [\"m\"] [k=v]";
+    let p = flush_core::logs::parse(line);
+    let text = p.records[0].kind.text();
+    assert!(!text.contains(['\u{0}', '\u{1b}', '\u{202e}']), "{text:?}");
+    assert!(text.contains("\\u{202e}"), "{text:?}");
+    let long = format!(
+        "[2024/07/02 08:00:00.000 +00:00] [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=300] [stack=\"{}\"]",
+        "x".repeat(100_000)
+    );
+    let p = flush_core::logs::parse(&long);
+    let text = p.records[0].kind.text();
+    assert!(
+        text.ends_with(" (cut short)"),
+        "{}",
+        &text[text.len() - 40..]
+    );
+    assert!(text.len() < 70_000, "{}", text.len());
+    let quoted = long.replace(&"x".repeat(100_000), &"\\\"".repeat(50_000));
+    let text = flush_core::logs::parse(&quoted).records[0].kind.text();
+    assert!(
+        text.ends_with(" (cut short)") && text.len() < 140_000,
+        "{}",
+        text.len()
+    );
+    // A line within the bounds is not marked.
+    let p = flush_core::logs::parse(&long.replace(&"x".repeat(100_000), "short"));
+    assert!(!p.records[0].kind.text().contains("cut short"));
+}

@@ -12,7 +12,7 @@ use std::rc::{Rc, Weak};
 
 use flush_core::logs::conform::Mark;
 use flush_core::scenario::json::escape_unsafe;
-use flush_core::AnyScenario;
+use flush_core::{AnyRun, AnyScenario};
 use flush_worker::import::{self, MAX_LISTED};
 use flush_worker::ImportView;
 use wasm_bindgen::JsCast;
@@ -38,21 +38,48 @@ pub struct Imported {
 }
 
 impl Imported {
-    /// The replay is the view shown.
-    fn is(&self, shown: &Shown) -> bool {
-        shown.source == self.source
-            && shown.version.unwrap_or("") == self.view.version
-            && shown.knobs == self.knobs
+    /// The replay is the run shown: the same scenario, version and knobs, run by
+    /// hand along the import's schedule (or further on from its end).
+    fn is(&self, p: &Props) -> bool {
+        p.manual
+            && p.shown.source == self.source
+            && p.shown.version.unwrap_or("") == self.view.version
+            && p.shown.knobs == self.knobs
+            && {
+                let run = p.run.borrow().schedule();
+                run.len() >= self.view.schedule.len()
+                    && (run.iter().zip(&self.view.schedule))
+                        .all(|(c, &[g, alt])| c.g == g && c.alt == alt)
+            }
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct Props {
     /// The scenario shown, for "Replay against the scenario shown".
     pub scenario: AnyScenario,
     pub shown: Shown,
     pub cursor: u32,
+    /// The run shown, its revision, and whether its schedule is the user's
+    /// (manual): the replay is on screen only while that schedule is the
+    /// import's, or goes on from it.
+    pub run: Rc<RefCell<AnyRun>>,
+    pub rev: u64,
+    pub manual: bool,
     pub dispatch: Dispatch,
+}
+
+impl PartialEq for Props {
+    fn eq(&self, o: &Self) -> bool {
+        (
+            self.cursor,
+            self.rev,
+            self.manual,
+            &self.shown,
+            &self.scenario,
+        ) == (o.cursor, o.rev, o.manual, &o.shown, &o.scenario)
+            && self.dispatch == o.dispatch
+    }
 }
 
 /// Why `text` cannot be read at all, if it cannot.
@@ -62,9 +89,10 @@ fn refuse(text: &str) -> Option<String> {
     }
     (text.len() > MAX_PASTE_BYTES).then(|| {
         format!(
-            "The log is {:.1} MB; the page reads up to {} MB. `flushscope logs FILE` reads 64 MB.",
-            text.len() as f64 / 1e6,
-            MAX_PASTE_BYTES >> 20
+            "The log is {} bytes; the page reads up to {} MiB ({MAX_PASTE_BYTES} bytes). `flushscope logs FILE` reads {} MiB.",
+            text.len(),
+            MAX_PASTE_BYTES >> 20,
+            flush_core::logs::MAX_LOG_BYTES >> 20
         )
     })
 }
@@ -97,6 +125,7 @@ type Slot = Rc<RefCell<Reader>>;
 impl Reader {
     /// Shows `r` and forgets the import under way.
     fn end(&mut self, r: Result<Imported, String>) {
+        keep_focus();
         self.running = None;
         self.busy.set(None);
         self.result.set(Some(Rc::new(r)));
@@ -139,6 +168,7 @@ impl Reader {
 
     /// Stops the import under way, if any.
     fn stop(&mut self) {
+        keep_focus();
         if self.running.take().is_some() {
             if let Some(w) = &self.worker {
                 w.send(&ToWorker::Stop {
@@ -148,6 +178,35 @@ impl Reader {
             }
         }
         self.busy.set(None);
+    }
+}
+
+/// The Stop button goes once nothing runs: if it has the focus, "Read the log"
+/// takes it, so that the focus is not lost to the page.
+fn keep_focus() {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if doc.active_element().is_some_and(|e| e.id() == "log-stop") {
+        if let Some(read) = doc
+            .get_element_by_id("log-read")
+            .and_then(|e| e.dyn_into::<HtmlElement>().ok())
+        {
+            let _ = read.focus();
+        }
+    }
+}
+
+/// `n` and the noun, singular or plural.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A scenario source as the panel names it.
+fn source_name(s: &Source) -> &str {
+    match s {
+        Source::Builtin(name) => name,
+        Source::Inline { file, .. } => file,
     }
 }
 
@@ -182,9 +241,14 @@ fn worker(slot: &Slot) -> Option<()> {
                 s.borrow_mut().heard(m);
             }
         },
-        move |_| {
+        move |e: web_sys::Event| {
             if let Some(s) = b.upgrade() {
-                s.borrow_mut().broke("it stopped with an error");
+                let what = e
+                    .dyn_ref::<web_sys::ErrorEvent>()
+                    .map(|e| e.message())
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| "it stopped with an error".to_owned());
+                s.borrow_mut().broke(&what);
             }
         },
     )?;
@@ -265,7 +329,7 @@ pub fn log_panel(p: &Props) -> Html {
     let shown_here = result
         .as_ref()
         .and_then(|r| r.as_ref().as_ref().ok())
-        .is_some_and(|i| i.is(&p.shown));
+        .is_some_and(|i| i.is(p));
     let now = if shown_here { p.cursor } else { 0 };
     {
         let list = list.clone();
@@ -283,14 +347,22 @@ pub fn log_panel(p: &Props) -> Html {
                 <button id="log-against" onclick={on_against}>{"Replay against the scenario shown"}</button>
                 <button id="log-example" class="link" onclick={on_example}>{"Use the example log (#34018)"}</button>
             </div>
-            if let Some((n, of)) = *busy {
-                <p id="log-busy" role="status">
-                    {if of == 0 { "Reading the log… ".to_owned() } else {
-                        format!("Searching for a schedule that prints the log: version {} of {of}… ", (n + 1).min(of))
-                    }}
-                    <button id="log-stop" class="link" onclick={on_stop}>{"Stop"}</button>
-                </p>
+            // A live region that is always there (its text changes, so screen
+            // readers hear it): progress, then the outcome's summary.
+            <div class={classes!("log-progress", busy.is_some().then_some("row"))}>
+            <p id="log-status" role="status" class={classes!(busy.is_none().then_some("sr-only"))}>
+                {match (*busy, result.as_ref().map(|r| r.as_ref())) {
+                    (Some((n, of)), _) => html! { <span id="log-busy">{if of == 0 { "Reading the log…".to_owned() } else {
+                        format!("Searching for a schedule that prints the log: version {} of {of}…", (n + 1).min(of))
+                    }}</span> },
+                    (None, Some(Ok(i))) => html! { {summary(&i.view)} },
+                    _ => html! {},
+                }}
+            </p>
+            if busy.is_some() {
+                <button id="log-stop" class="link" onclick={on_stop}>{"Stop"}</button>
             }
+            </div>
             {match result.as_ref().map(|r| r.as_ref()) {
                 None => html! {},
                 Some(Err(e)) => html! { <p id="log-error" class="error" role="alert">{e.clone()}</p> },
@@ -321,18 +393,7 @@ fn scroll_to_now(list: &NodeRef) {
 fn result_view(i: &Imported, now: u32, shown_here: bool, d: &Dispatch, list: &NodeRef) -> Html {
     let v = &i.view;
     let under = version_words(&v.version);
-    let summary = if v.complete {
-        format!(
-            "Under {under}, a schedule of {} steps prints all {} lines the model knows, in order.",
-            v.schedule.len(),
-            v.wanted
-        )
-    } else {
-        format!(
-            "No schedule explains the whole log: under {under}, {} of the {} lines the model knows are explained in order.",
-            v.explained, v.wanted
-        )
-    };
+    let summary = summary(v);
     let spec = ViewSpec {
         source: i.source.clone(),
         version: (!v.version.is_empty()).then(|| v.version.clone()),
@@ -349,7 +410,7 @@ fn result_view(i: &Imported, now: u32, shown_here: bool, d: &Dispatch, list: &No
         <div id="log-result" data-complete={v.complete.to_string()} data-version={v.version.clone()}>
             <p id="log-summary" class={if v.complete { "v-ok" } else { "v-bad" }}>{summary}</p>
             <ul class="log-notes">{for v.notes.iter().map(|n| html! { <li>{escape_unsafe(n, false).into_owned()}</li> })}</ul>
-            {versions_table(v)}
+            {versions_table(v, &i.source)}
             <button id="log-replay" onclick={replay} aria-pressed={shown_here.to_string()}>
                 {if shown_here { format!("Replaying under {under} (step back to 0 to start again)") }
                  else { format!("Replay it in the stepper, under {under}") }}
@@ -357,6 +418,28 @@ fn result_view(i: &Imported, now: u32, shown_here: bool, d: &Dispatch, list: &No
             {records_view(v, now, list)}
             {extra_view(v)}
         </div>
+    }
+}
+
+/// What the import found, in a sentence.
+fn summary(v: &ImportView) -> String {
+    let under = version_words(&v.version);
+    if v.complete {
+        format!(
+            "Under {under}, a schedule of {} prints {} the model knows, in order.",
+            count(v.schedule.len(), "step", "steps"),
+            match v.wanted {
+                1 => "the one line".to_owned(),
+                n => format!("all {n} lines"),
+            }
+        )
+    } else {
+        format!(
+            "No schedule explains the whole log: under {under}, {} of the {} the model knows {} explained in order.",
+            v.explained,
+            count(v.wanted, "line", "lines"),
+            if v.explained == 1 { "is" } else { "are" }
+        )
     }
 }
 
@@ -369,11 +452,14 @@ fn version_words(v: &str) -> String {
     }
 }
 
-fn versions_table(v: &ImportView) -> Html {
+fn versions_table(v: &ImportView, source: &Source) -> Html {
     let caption = if v.inferred.is_some() {
-        "Each version the log's line numbers allow"
+        "Each version the log's line numbers allow".to_owned()
     } else {
-        "Each version of the scenario shown"
+        format!(
+            "Each version of the scenario shown when it was read ({})",
+            source_name(source)
+        )
     };
     html! {
         <table id="log-versions" class="matrix">
@@ -399,7 +485,7 @@ fn records_view(v: &ImportView, now: u32, list: &NodeRef) -> Html {
     let shown = v.listed.len();
     html! {
         <>
-        <h4 id="log-records-title">{format!("The log: {} lines, {} records", v.lines, v.records)}</h4>
+        <h4 id="log-records-title">{format!("The log: {}, {}", count(v.lines as usize, "line", "lines"), count(v.records, "record", "records"))}</h4>
         if shown < v.records {
             <p class="hint">{format!("The first {shown} records are listed; `flushscope logs` lists them all.")}</p>
         }
