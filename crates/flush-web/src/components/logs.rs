@@ -347,11 +347,27 @@ pub fn log_panel(p: &Props) -> Html {
                 <button id="log-against" onclick={on_against}>{"Replay against the scenario shown"}</button>
                 <button id="log-example" class="link" onclick={on_example}>{"Use the example log (#34018)"}</button>
             </div>
-            // A live region that is always there (its text changes, so screen
-            // readers hear it): progress, then the outcome's summary.
-            <div class={classes!("log-progress", busy.is_some().then_some("row"))}>
+            {progress_view(*busy, result.as_ref().map(|r| r.as_ref()), on_stop)}
+            {match result.as_ref().map(|r| r.as_ref()) {
+                None => html! {},
+                Some(Err(e)) => html! { <p id="log-error" class="error" role="alert">{e.clone()}</p> },
+                Some(Ok(i)) => result_view(i, now, shown_here, &p.dispatch, &list),
+            }}
+        </section>
+    }
+}
+
+/// A live region that is always there (its text changes, so screen readers
+/// hear it): progress with a Stop button beside it, then the outcome's summary.
+fn progress_view(
+    busy: Option<(u32, u32)>,
+    result: Option<&Result<Imported, String>>,
+    on_stop: Callback<MouseEvent>,
+) -> Html {
+    html! {
+        <div class={classes!("log-progress", busy.is_some().then_some("row"))}>
             <p id="log-status" role="status" class={classes!(busy.is_none().then_some("sr-only"))}>
-                {match (*busy, result.as_ref().map(|r| r.as_ref())) {
+                {match (busy, result) {
                     (Some((n, of)), _) => html! { <span id="log-busy">{if of == 0 { "Reading the log…".to_owned() } else {
                         format!("Searching for a schedule that prints the log: version {} of {of}…", (n + 1).min(of))
                     }}</span> },
@@ -362,13 +378,7 @@ pub fn log_panel(p: &Props) -> Html {
             if busy.is_some() {
                 <button id="log-stop" class="link" onclick={on_stop}>{"Stop"}</button>
             }
-            </div>
-            {match result.as_ref().map(|r| r.as_ref()) {
-                None => html! {},
-                Some(Err(e)) => html! { <p id="log-error" class="error" role="alert">{e.clone()}</p> },
-                Some(Ok(i)) => result_view(i, now, shown_here, &p.dispatch, &list),
-            }}
-        </section>
+        </div>
     }
 }
 
