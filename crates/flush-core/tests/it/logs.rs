@@ -625,3 +625,35 @@ fn every_part_of_a_record_is_escaped_and_a_long_field_marked() {
     let p = flush_core::logs::parse(&long.replace(&"x".repeat(100_000), "short"));
     assert!(!p.records[0].kind.text().contains("cut short"));
 }
+
+/// An ID the model cannot read (too large for Go's int64) is named in the
+/// inference's notes, not dropped silently; the count of such notes is bounded.
+#[test]
+fn an_id_out_of_range_is_named_in_the_notes() {
+    use flush_core::logs::{conform::Options, import};
+    let text = report_log().replacen(
+        "segmentID=451000000000000300",
+        "segmentID=99999999999999999999999",
+        1,
+    );
+    let i = import(&text, None, &Options::default()).unwrap();
+    let notes = &i.inferred.as_ref().unwrap().notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("segmentID=99999999999999999999999 is not an ID the model reads")),
+        "{notes:#?}"
+    );
+    let many = (0..50)
+        .map(|k| format!("[2024/07/02 08:15:42.032 +00:00] [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=x{k}]\n"))
+        .collect::<String>()
+        + &report_log();
+    let i = import(&many, None, &Options::default()).unwrap();
+    let notes = &i.inferred.as_ref().unwrap().notes;
+    let told = notes
+        .iter()
+        .filter(|n| n.contains("not an ID the model reads"))
+        .count();
+    assert_eq!(told, 3, "{notes:#?}");
+    assert!(notes.iter().any(|n| n.starts_with("More lines have IDs")));
+}

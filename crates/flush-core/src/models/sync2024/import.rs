@@ -55,6 +55,8 @@ struct Seen {
     /// The flow graph's ops in log order: (segment, line).
     syncs: Vec<(i64, u32)>,
     notes: Vec<String>,
+    /// Lines with an ID field the model cannot read (see `Seen::unread_ids`).
+    unread: usize,
 }
 
 fn id(s: &str) -> Option<i64> {
@@ -171,7 +173,44 @@ impl Seen {
         }
     }
 
+    /// Says (for the first few lines) which ID fields of line `at` are not IDs
+    /// the model reads: the line is read without them, and a reader who sees it
+    /// unexplained learns why.
+    fn unread_ids(&mut self, at: u32, l: &LogLine) {
+        const TOLD: usize = 3;
+        let bad: Vec<String> = ["segmentID", "SegmentID", "key", "partitionID"]
+            .iter()
+            .filter_map(|k| l.field(k).filter(|v| id(v).is_none()).map(|v| (k, v)))
+            .chain(l.field("segments").into_iter().flat_map(|v| {
+                v.trim_matches(['[', ']'])
+                    .split([',', ' '])
+                    .filter(|s| !s.trim().is_empty() && id(s).is_none())
+                    .map(|s| (&"segments", s))
+                    .collect::<Vec<_>>()
+            }))
+            .map(|(k, v)| {
+                let v = crate::scenario::json::short(v);
+                format!("{k}={}", crate::scenario::json::escape_unsafe(&v, false))
+            })
+            .collect();
+        if bad.is_empty() {
+            return;
+        }
+        self.unread += 1;
+        if self.unread <= TOLD {
+            self.notes.push(format!(
+                "Line {at}: {} is not an ID the model reads (a whole number from -9223372036854775808 to 9223372036854775807); the line is read without it.",
+                bad.join(", ")
+            ));
+        } else if self.unread == TOLD + 1 {
+            self.notes.push(
+                "More lines have IDs the model cannot read; they are read without them.".to_owned(),
+            );
+        }
+    }
+
     fn read_line(&mut self, at: u32, l: &LogLine) {
+        self.unread_ids(at, l);
         let seg = ["segmentID", "SegmentID", "key"]
             .iter()
             .find_map(|k| l.field(k).and_then(id));
