@@ -34,7 +34,8 @@ pub struct LogLine {
     pub message: String,
     /// `key=value` fields in order, quoted values unquoted.
     pub fields: Vec<(String, String)>,
-    /// The line ended before its last bracket closed (a cut log).
+    /// The line was cut: it ended before its last bracket closed (a cut log),
+    /// or a bracketed part was longer than `MAX_LINE_CHARS * 4` bytes.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
 }
@@ -231,6 +232,7 @@ fn groups(line: &str) -> (Vec<String>, bool) {
         let mut g = String::new();
         let mut quoted = false;
         let mut closed = false;
+        let was_cut = cut;
         while let Some(c) = chars.next() {
             match c {
                 '"' => quoted = !quoted,
@@ -256,12 +258,21 @@ fn groups(line: &str) -> (Vec<String>, bool) {
                 cut = true;
             }
         }
+        // A quoted value cut short keeps its closing quote (it is unquoted then).
+        if cut && !was_cut && quoted_at_start(&g) && !g.ends_with('"') {
+            g.push('"');
+        }
         out.push(g);
         if !closed || out.len() == MAX_GROUPS {
             return (out, closed && !cut && chars.all(char::is_whitespace));
         }
     }
     (out, !cut)
+}
+
+/// A group that is one quoted value, or a `key="value"` field.
+fn quoted_at_start(g: &str) -> bool {
+    g.starts_with('"') || g.split_once('=').is_some_and(|(_, v)| v.starts_with('"'))
 }
 
 /// `"a \"b\""` → `a "b"`; a bare word stays as it is.

@@ -614,6 +614,8 @@ fn every_part_of_a_record_is_escaped_and_a_long_field_marked() {
         &text[text.len() - 40..]
     );
     assert!(text.len() < 70_000, "{}", text.len());
+    // The value cut short is unquoted like a whole one.
+    assert!(text.contains(" stack=xxx"), "{}", &text[..200]);
     let quoted = long.replace(&"x".repeat(100_000), &"\\\"".repeat(50_000));
     let text = flush_core::logs::parse(&quoted).records[0].kind.text();
     assert!(
@@ -655,5 +657,28 @@ fn an_id_out_of_range_is_named_in_the_notes() {
         .filter(|n| n.contains("not an ID the model reads"))
         .count();
     assert_eq!(told, 3, "{notes:#?}");
-    assert!(notes.iter().any(|n| n.starts_with("More lines have IDs")));
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("47 more lines have IDs")),
+        "{notes:#?}"
+    );
+    // A list of many bad IDs names five and counts the rest.
+    let list = format!(
+        "[2024/07/02 08:15:42.100 +00:00] [INFO] [datacoord/sync_segments_scheduler.go:145] [\"sync segments success\"] [partitionID=1] [segments=\"[{}]\"]\n",
+        vec!["a"; 30_000].join(",")
+    ) + &report_log();
+    let i = import(&list, None, &Options::default()).unwrap();
+    let notes = &i.inferred.as_ref().unwrap().notes;
+    let n = notes
+        .iter()
+        .find(|n| n.contains("are not IDs"))
+        .expect("a note");
+    assert!(
+        n.contains(
+            "segments=a, segments=a, segments=a, segments=a, segments=a and 29995 more are not IDs"
+        ),
+        "{n}"
+    );
+    assert!(n.len() < 400, "{}", n.len());
 }

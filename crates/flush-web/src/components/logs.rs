@@ -24,7 +24,7 @@ use crate::worker::{FromWorker, ToWorker, WorkerLink};
 
 /// The name the inferred scenario is shown under.
 pub const IMPORTED_FILE: &str = "imported-log.json";
-/// Bytes of log the page reads (`flushscope logs` reads 64 MB).
+/// Bytes of log the page reads (`flushscope logs` reads 64 MiB).
 pub const MAX_PASTE_BYTES: usize = 8 << 20;
 /// A log in the format of the #34018 report, for a first look.
 const EXAMPLE: &str = include_str!("../../../../tests/logs/segment-not-found.log");
@@ -39,15 +39,19 @@ pub struct Imported {
 
 impl Imported {
     /// The replay is the run shown: the same scenario, version and knobs, run by
-    /// hand along the import's schedule (or further on from its end).
+    /// hand along the import's schedule (or part of it, or further on from its
+    /// end).
     fn is(&self, p: &Props) -> bool {
         p.manual
             && p.shown.source == self.source
             && p.shown.version.unwrap_or("") == self.view.version
             && p.shown.knobs == self.knobs
+            && !self.view.schedule.is_empty()
             && {
+                // Running the replay's next goroutine by hand drops the run's
+                // later steps: the steps both have must agree.
                 let run = p.run.borrow().schedule();
-                run.len() >= self.view.schedule.len()
+                !run.is_empty()
                     && (run.iter().zip(&self.view.schedule))
                         .all(|(c, &[g, alt])| c.g == g && c.alt == alt)
             }

@@ -59,6 +59,9 @@ struct Seen {
     unread: usize,
 }
 
+/// Lines whose unreadable IDs the notes name (see `Seen::unread_ids`).
+const TOLD: usize = 3;
+
 fn id(s: &str) -> Option<i64> {
     s.trim().parse().ok()
 }
@@ -173,39 +176,42 @@ impl Seen {
         }
     }
 
-    /// Says (for the first few lines) which ID fields of line `at` are not IDs
-    /// the model reads: the line is read without them, and a reader who sees it
-    /// unexplained learns why.
+    /// Says (for the first [`TOLD`] lines) which ID fields of line `at` are not
+    /// IDs the model reads: the line is read without them, and a reader who
+    /// sees it unexplained learns why. The rest are counted (see [`infer`]).
     fn unread_ids(&mut self, at: u32, l: &LogLine) {
-        const TOLD: usize = 3;
-        let bad: Vec<String> = ["segmentID", "SegmentID", "key", "partitionID"]
+        /// Values named per line.
+        const NAMED: usize = 5;
+        let mut bad = ["segmentID", "SegmentID", "key", "partitionID"]
             .iter()
-            .filter_map(|k| l.field(k).filter(|v| id(v).is_none()).map(|v| (k, v)))
+            .filter_map(|k| l.field(k).filter(|v| id(v).is_none()).map(|v| (*k, v)))
             .chain(l.field("segments").into_iter().flat_map(|v| {
                 v.trim_matches(['[', ']'])
                     .split([',', ' '])
                     .filter(|s| !s.trim().is_empty() && id(s).is_none())
-                    .map(|s| (&"segments", s))
-                    .collect::<Vec<_>>()
-            }))
+                    .map(|s| ("segments", s))
+            }));
+        let named: Vec<String> = bad
+            .by_ref()
+            .take(NAMED)
             .map(|(k, v)| {
                 let v = crate::scenario::json::short(v);
                 format!("{k}={}", crate::scenario::json::escape_unsafe(&v, false))
             })
             .collect();
-        if bad.is_empty() {
+        if named.is_empty() {
             return;
         }
+        let more = bad.count();
         self.unread += 1;
         if self.unread <= TOLD {
             self.notes.push(format!(
-                "Line {at}: {} is not an ID the model reads (a whole number from -9223372036854775808 to 9223372036854775807); the line is read without it.",
-                bad.join(", ")
+                "Line {at}: {}{} {} the model reads (a whole number from -9223372036854775808 to 9223372036854775807); the line is read without {}.",
+                named.join(", "),
+                if more > 0 { format!(" and {more} more") } else { String::new() },
+                if named.len() + more == 1 { "is not an ID" } else { "are not IDs" },
+                if named.len() + more == 1 { "it" } else { "them" },
             ));
-        } else if self.unread == TOLD + 1 {
-            self.notes.push(
-                "More lines have IDs the model cannot read; they are read without them.".to_owned(),
-            );
         }
     }
 
@@ -342,6 +348,12 @@ pub fn infer(log: &Parsed) -> Result<Inferred, String> {
     let mut notes = Vec::new();
     let versions = versions(log, &mut notes);
     notes.append(&mut seen.notes);
+    if seen.unread > TOLD {
+        notes.push(format!(
+            "{} more lines have IDs the model cannot read; they are read without them.",
+            seen.unread - TOLD
+        ));
+    }
     seen.stand_in(&mut notes);
     let json = scenario_json(&seen, versions[0], &mut notes)?;
     Ok(Inferred {
