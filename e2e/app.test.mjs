@@ -959,6 +959,7 @@ test('paste a Milvus log: the inferred scenario, the versions, and a replay with
   await page.keyboard.press('Enter');
   // The focus goes to "Read the log", not to the page, as Stop goes.
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'log-read');
+  assert.match(await page.textContent('#log-status[role=status]'), /^Stopped: the log was not read to the end\.$/);
   await page.waitForTimeout(2500);
   assert.equal(await page.$('#log-busy'), null);
   assert.equal(await page.$('#log-result'), null, 'a stopped import shows no result');

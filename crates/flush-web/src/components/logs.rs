@@ -170,10 +170,11 @@ impl Reader {
         }
     }
 
-    /// Stops the import under way, if any.
-    fn stop(&mut self) {
+    /// Stops the import under way, if any (`true`: there was one).
+    fn stop(&mut self) -> bool {
         keep_focus();
-        if self.running.take().is_some() {
+        let was = self.running.take().is_some();
+        if was {
             if let Some(w) = &self.worker {
                 w.send(&ToWorker::Stop {
                     id: self.id,
@@ -182,6 +183,7 @@ impl Reader {
             }
         }
         self.busy.set(None);
+        was
     }
 }
 
@@ -307,8 +309,10 @@ pub fn log_panel(p: &Props) -> Html {
         })
     };
     let list = use_node_ref();
+    // The user stopped the last import (the live region says so).
+    let stopped = use_state(|| false);
     let on_go = |target: Option<Target>, example: bool| {
-        let (area, slot) = (area.clone(), slot.clone());
+        let (area, slot, stopped) = (area.clone(), slot.clone(), stopped.clone());
         let (sc, shown) = (p.scenario.clone(), p.shown.clone());
         Callback::from(move |_: MouseEvent| {
             let Some(a) = area.cast::<HtmlTextAreaElement>() else {
@@ -320,6 +324,7 @@ pub fn log_panel(p: &Props) -> Html {
             let target = target
                 .clone()
                 .unwrap_or_else(|| Target::Shown(shown.clone()));
+            stopped.set(false);
             launch(&a.value(), target, &sc, &slot);
         })
     };
@@ -327,8 +332,12 @@ pub fn log_panel(p: &Props) -> Html {
     let on_against = on_go(None, false);
     let on_example = on_go(Some(Target::Inferred), true);
     let on_stop = {
-        let slot = slot.clone();
-        Callback::from(move |_: MouseEvent| slot.borrow_mut().stop())
+        let (slot, stopped) = (slot.clone(), stopped.clone());
+        Callback::from(move |_: MouseEvent| {
+            if slot.borrow_mut().stop() {
+                stopped.set(true);
+            }
+        })
     };
     let shown_here = result
         .as_ref()
@@ -351,7 +360,7 @@ pub fn log_panel(p: &Props) -> Html {
                 <button id="log-against" onclick={on_against}>{"Replay against the scenario shown"}</button>
                 <button id="log-example" class="link" onclick={on_example}>{"Use the example log (#34018)"}</button>
             </div>
-            {progress_view(*busy, result.as_ref().map(|r| r.as_ref()), on_stop)}
+            {progress_view(*busy, *stopped, result.as_ref().map(|r| r.as_ref()), on_stop)}
             {match result.as_ref().map(|r| r.as_ref()) {
                 None => html! {},
                 Some(Err(e)) => html! { <p id="log-error" class="error" role="alert">{e.clone()}</p> },
@@ -365,6 +374,7 @@ pub fn log_panel(p: &Props) -> Html {
 /// hear it): progress with a Stop button beside it, then the outcome's summary.
 fn progress_view(
     busy: Option<(u32, u32)>,
+    stopped: bool,
     result: Option<&Result<Imported, String>>,
     on_stop: Callback<MouseEvent>,
 ) -> Html {
@@ -376,6 +386,7 @@ fn progress_view(
                         format!("Searching for a schedule that prints the log: version {} of {of}…", (n + 1).min(of))
                     }}</span> },
                     (None, Some(Ok(i))) => html! { {summary(&i.view)} },
+                    (None, None) if stopped => html! { {"Stopped: the log was not read to the end."} },
                     _ => html! {},
                 }}
             </p>
