@@ -345,8 +345,11 @@ pub fn log_panel(p: &Props) -> Html {
         .is_some_and(|i| i.is(p));
     let now = if shown_here { p.cursor } else { 0 };
     {
+        // The records are drawn once per result (up to 2,000 of them: redrawing
+        // them every step cost a frame); a step marks its own here.
         let list = list.clone();
-        use_effect_with(now, move |_| scroll_to_now(&list));
+        let shown = result.as_ref().map(Rc::as_ptr);
+        use_effect_with((now, shown), move |_| mark_now(&list, now));
     }
     html! {
         <section class="panel logs" aria-labelledby="logs-title">
@@ -364,7 +367,7 @@ pub fn log_panel(p: &Props) -> Html {
             {match result.as_ref().map(|r| r.as_ref()) {
                 None => html! {},
                 Some(Err(e)) => html! { <p id="log-error" class="error" role="alert">{e.clone()}</p> },
-                Some(Ok(i)) => result_view(i, now, shown_here, &p.dispatch, &list),
+                Some(Ok(i)) => result_view(i, result.as_ref().map(Rc::clone), shown_here, &p.dispatch, &list),
             }}
         </section>
     }
@@ -397,11 +400,35 @@ fn progress_view(
     }
 }
 
-/// Scrolls the record list (not the page) so that its first highlighted record shows.
-fn scroll_to_now(list: &NodeRef) {
+/// Marks the records step `now` printed (none for 0) as the current ones, and
+/// scrolls the record list (not the page) so that the first of them shows.
+fn mark_now(list: &NodeRef, now: u32) {
     let Some(ol) = list.cast::<HtmlElement>() else {
         return;
     };
+    let each = |sel: &str, f: &dyn Fn(&web_sys::Element)| {
+        if let Ok(all) = ol.query_selector_all(sel) {
+            for i in 0..all.length() {
+                if let Some(e) = all
+                    .item(i)
+                    .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                {
+                    f(&e);
+                }
+            }
+        }
+    };
+    each("li.now", &|e| {
+        let _ = e.class_list().remove_1("now");
+        let _ = e.remove_attribute("aria-current");
+    });
+    if now == 0 {
+        return;
+    }
+    each(&format!("li[data-step=\"{now}\"]"), &|e| {
+        let _ = e.class_list().add_1("now");
+        let _ = e.set_attribute("aria-current", "step");
+    });
     let Ok(Some(li)) = ol.query_selector("li.now") else {
         return;
     };
@@ -415,7 +442,13 @@ fn scroll_to_now(list: &NodeRef) {
     }
 }
 
-fn result_view(i: &Imported, now: u32, shown_here: bool, d: &Dispatch, list: &NodeRef) -> Html {
+fn result_view(
+    i: &Imported,
+    shown: Option<Rc<Result<Imported, String>>>,
+    shown_here: bool,
+    d: &Dispatch,
+    list: &NodeRef,
+) -> Html {
     let v = &i.view;
     let under = version_words(&v.version);
     let summary = summary(v);
@@ -440,7 +473,7 @@ fn result_view(i: &Imported, now: u32, shown_here: bool, d: &Dispatch, list: &No
                 {if shown_here { format!("Replaying under {under} (step back to 0 to start again)") }
                  else { format!("Replay it in the stepper, under {under}") }}
             </button>
-            {records_view(v, now, list)}
+            if let Some(result) = shown { <Records {result} list={list.clone()} /> }
             {extra_view(v)}
         </div>
     }
@@ -506,7 +539,26 @@ fn versions_table(v: &ImportView, source: &Source) -> Html {
     }
 }
 
-fn records_view(v: &ImportView, now: u32, list: &NodeRef) -> Html {
+#[derive(Properties)]
+struct RecordsProps {
+    result: Rc<Result<Imported, String>>,
+    list: NodeRef,
+}
+
+impl PartialEq for RecordsProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.result, &o.result) && self.list == o.list
+    }
+}
+
+/// The log's records with the replay's mark for each; the records of the step
+/// shown are marked by [`mark_now`], so a step does not redraw the list.
+#[function_component(Records)]
+fn records(p: &RecordsProps) -> Html {
+    let Ok(i) = p.result.as_ref() else {
+        return html! {};
+    };
+    let v = &i.view;
     let shown = v.listed.len();
     html! {
         <>
@@ -515,7 +567,7 @@ fn records_view(v: &ImportView, now: u32, list: &NodeRef) -> Html {
             <p class="hint">{format!("The first {shown} records are listed; `flushscope logs` lists them all.")}</p>
         }
         if let Some(cut) = &v.cut { <p class="hint">{cut.clone()}</p> }
-        <ol id="log-records" ref={list.clone()} class="log-records" tabindex="0" aria-labelledby="log-records-title">
+        <ol id="log-records" ref={p.list.clone()} class="log-records" tabindex="0" aria-labelledby="log-records-title">
             {for v.listed.iter().map(|r| {
                 let mark = r.mark();
                 let (class, step) = match mark {
@@ -525,10 +577,8 @@ fn records_view(v: &ImportView, now: u32, list: &NodeRef) -> Html {
                     Mark::NotALogLine => ("foreign", String::new()),
                     Mark::NotReached => ("not-reached", String::new()),
                 };
-                let is_now = now > 0 && mark == Mark::Step(now);
                 html! {
-                    <li class={classes!(class, is_now.then_some("now"))} data-at={r.at.to_string()} data-step={step}
-                        aria-current={is_now.then_some("step")}>
+                    <li class={class} data-at={r.at.to_string()} data-step={step}>
                         <span class="at">{r.at}</span>
                         <span class="mark">{mark.words()}</span>
                         <code>{r.text.clone()}</code>
