@@ -16,7 +16,7 @@ use flush_core::scenario::json::Json;
 use flush_core::Choice;
 use serde::Serialize;
 
-use crate::wire::{each, string, Obj, Read};
+use crate::wire::{self, each, string, Obj, Read};
 use crate::{Search, SearchWire, Source};
 use flush_core::AnyScenario;
 
@@ -99,18 +99,20 @@ pub fn against(source: &Source, sc: &AnyScenario, knobs: &[(String, String)]) ->
     }
 }
 
+/// `n` and the noun, singular or plural ("1 line", "2 lines").
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Why a log could not be imported, as the panel says it.
 fn message(e: ImportError, text: &str) -> String {
     match e {
         ImportError::Unknown(e) => {
             let p = logs::parse(text);
-            let plural = |n: usize, one: &str, many: &str| {
-                format!("{n} {}", if n == 1 { one } else { many })
-            };
             format!(
                 "Read {} ({}), but {e}. (A flush-2021 log is read with \"Replay against the scenario shown\".)",
-                plural(p.lines as usize, "line", "lines"),
-                plural(p.records.len(), "record", "records"),
+                count(p.lines as usize, "line", "lines"),
+                count(p.records.len(), "record", "records"),
             )
         }
         e => e.to_string(),
@@ -267,7 +269,7 @@ impl ImportView {
             complete: o.bool("complete")?,
             wanted: count("wanted")?,
             explained: count("explained")?,
-            schedule: each(o.arr("schedule")?, "schedule", pair)?,
+            schedule: wire::schedule(o.arr("schedule")?)?,
             inferred: o.opt_str("inferred")?,
             notes: each(o.arr("notes")?, "notes", |j| string(j, "a note"))?,
             tried: each(o.arr("tried")?, "tried", |j| {
@@ -295,7 +297,7 @@ impl ImportView {
             extra: count("extra")?,
             extra_listed: each(o.arr("extra_listed")?, "extra_listed", |j| match j {
                 Json::Arr(v) if v.len() == 2 => Ok((
-                    count_of(&v[0]).ok_or("a step should be a count")?,
+                    wire::count(&v[0]).ok_or("a step should be a count")?,
                     string(&v[1], "a line")?,
                 )),
                 other => Err(format!(
@@ -304,27 +306,6 @@ impl ImportView {
                 )),
             })?,
         })
-    }
-}
-
-/// `[a, b]`, two counts.
-fn pair(j: &Json) -> Read<[u32; 2]> {
-    match j {
-        Json::Arr(v) if v.len() == 2 => match (count_of(&v[0]), count_of(&v[1])) {
-            (Some(a), Some(b)) => Ok([a, b]),
-            _ => Err("should hold two counts".into()),
-        },
-        other => Err(format!(
-            "should be a pair of counts, not {}",
-            other.describe()
-        )),
-    }
-}
-
-fn count_of(j: &Json) -> Option<u32> {
-    match j {
-        Json::Num(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
-        _ => None,
     }
 }
 

@@ -585,22 +585,7 @@ impl LensWire {
     fn read(o: Obj) -> Read<LensWire> {
         Ok(LensWire {
             search: SearchWire::read(o.obj("search")?)?,
-            schedule: each(o.arr("schedule")?, "schedule", |j| match j {
-                Json::Arr(v) if v.len() == 2 => {
-                    let n = |j: &Json| match j {
-                        Json::Num(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
-                        _ => None,
-                    };
-                    match (n(&v[0]), n(&v[1])) {
-                        (Some(g), Some(alt)) => Ok([g, alt]),
-                        _ => Err("a step of the schedule should be [goroutine, case]".into()),
-                    }
-                }
-                other => Err(format!(
-                    "a step of the schedule should be [goroutine, case], not {}",
-                    other.describe()
-                )),
-            })?,
+            schedule: wire::schedule(o.arr("schedule")?)?,
         })
     }
 
@@ -733,23 +718,12 @@ impl Tick {
                 of: o.u64("of")? as usize,
                 shrinking: match o.opt("shrinking") {
                     None => None,
-                    Some(Json::Num(n)) => Some(
-                        n.as_u64()
-                            .and_then(|n| u32::try_from(n).ok())
-                            .ok_or("\"shrinking\" holds a count")?,
-                    ),
-                    Some(_) => return Err("\"shrinking\" holds a count".into()),
+                    Some(j) => Some(wire::count(j).ok_or("\"shrinking\" holds a count")?),
                 },
                 cutting: match o.opt("cutting") {
                     None => None,
                     Some(Json::Arr(v)) if v.len() == 2 => {
-                        let n = |j: &Json| match j {
-                            Json::Num(n) => n
-                                .as_u64()
-                                .and_then(|n| u32::try_from(n).ok())
-                                .ok_or("\"cutting\" holds two counts"),
-                            _ => Err("\"cutting\" holds two counts"),
-                        };
+                        let n = |j| wire::count(j).ok_or("\"cutting\" holds two counts");
                         Some((n(&v[0])?, n(&v[1])?))
                     }
                     Some(_) => return Err("\"cutting\" holds two counts".into()),

@@ -267,3 +267,26 @@ fn cut(o: Obj) -> Read<Cut> {
         skipped: o.opt_str("skipped")?,
     })
 }
+
+/// A count that fits a u32, if `j` is one.
+pub(crate) fn count(j: &Json) -> Option<u32> {
+    match j {
+        Json::Num(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+        _ => None,
+    }
+}
+
+/// A schedule as it crosses: each choice `[goroutine, case]` (the race lens's
+/// run to its cursor, an imported log's replay).
+pub(crate) fn schedule(v: &[Json]) -> Read<Vec<[u32; 2]>> {
+    each(v, "schedule", |j| match j {
+        Json::Arr(v) if v.len() == 2 => match (count(&v[0]), count(&v[1])) {
+            (Some(g), Some(alt)) => Ok([g, alt]),
+            _ => Err("a step of the schedule should be [goroutine, case]".into()),
+        },
+        other => Err(format!(
+            "a step of the schedule should be [goroutine, case], not {}",
+            other.describe()
+        )),
+    })
+}

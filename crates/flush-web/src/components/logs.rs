@@ -13,7 +13,7 @@ use std::rc::{Rc, Weak};
 use flush_core::logs::conform::Mark;
 use flush_core::scenario::json::escape_unsafe;
 use flush_core::{AnyRun, AnyScenario};
-use flush_worker::import::{self, MAX_LISTED};
+use flush_worker::import::{self, count, MAX_LISTED};
 use flush_worker::ImportView;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlElement, HtmlTextAreaElement};
@@ -203,11 +203,6 @@ fn keep_focus() {
     }
 }
 
-/// `n` and the noun, singular or plural.
-fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 /// A scenario source as the panel names it.
 fn source_name(s: &Source) -> &str {
     match s {
@@ -293,6 +288,26 @@ fn launch(text: &str, target: Target, sc: &AnyScenario, slot: &Slot) {
     r.result.set(None);
 }
 
+/// Whether the import's replay is the run on screen (see `Imported::is`),
+/// looked at again only when the run, its mode, the view or the result change,
+/// not at every step (`is` reads the run's whole schedule).
+#[hook]
+fn use_shown_here(p: &Props, result: Option<&Rc<Result<Imported, String>>>) -> bool {
+    *use_memo(
+        (
+            p.rev,
+            p.manual,
+            p.shown.clone(),
+            result.map(|r| Rc::as_ptr(r) as usize),
+        ),
+        |_| {
+            result
+                .and_then(|r| r.as_ref().as_ref().ok())
+                .is_some_and(|i| i.is(p))
+        },
+    )
+}
+
 #[function_component(LogPanel)]
 pub fn log_panel(p: &Props) -> Html {
     let area = use_node_ref();
@@ -339,10 +354,7 @@ pub fn log_panel(p: &Props) -> Html {
             }
         })
     };
-    let shown_here = result
-        .as_ref()
-        .and_then(|r| r.as_ref().as_ref().ok())
-        .is_some_and(|i| i.is(p));
+    let shown_here = use_shown_here(p, result.as_ref());
     let now = if shown_here { p.cursor } else { 0 };
     {
         // The records are drawn once per result (up to 2,000 of them: redrawing
