@@ -14,7 +14,7 @@ pub type DcSeg = DcSegment;
 pub enum RequestFilter {
     /// Healthy segments that have a PK statslog (:117-139@ca7ef26e4b).
     HealthyWithPkStatslog,
-    /// Flushing or Flushed segments, statslog optional (:117-139@c65f41dc60).
+    /// Flushing or Flushed segments, statslog optional (:117-140@c65f41dc60).
     FlushingOrFlushed,
     /// Every healthy segment, statslog optional (:120-142@4cf1a358ba).
     Healthy,
@@ -186,7 +186,7 @@ pub const REQUEST_SETTINGS: &Settings<RequestFilter> = &[
     ),
     (
         "flushing_or_flushed",
-        "Datacoord sends the Flushing and Flushed segments, statslog or not (sync_segments_scheduler.go:117-139@c65f41dc60).",
+        "Datacoord sends the Flushing and Flushed segments, statslog or not (sync_segments_scheduler.go:117-140@c65f41dc60).",
         RequestFilter::FlushingOrFlushed,
     ),
     (
