@@ -356,6 +356,48 @@ fn duplicate_msgid_halves() {
     }
 }
 
+/// A goroutine places a position in its order at its first call that fed the
+/// runner: a call whose half `sync.Once` drops (ft:126 `insertOnce.Do`) feeds
+/// nothing, and a later half of a position it already fed does not move it. One
+/// goroutine inserting a, b, a again, then deleting a, b is notified a, b in every
+/// interleaving (the tail chain, fm:134-136), and `fifo-per-enqueuer` (which took
+/// the delete of a, op 3, as flushing a after b) must not fire. A helper's audit
+/// against 891c202b73 found it.
+#[test]
+fn a_position_is_ordered_by_its_first_half() {
+    let sc = parse(
+        r#"{"name":"dup-feeder","model":"flush-2021","actors":[{"name":"A","ops":[
+        {"op":"flush_insert","segment":1,"pos":"a"},{"op":"flush_insert","segment":1,"pos":"b"},
+        {"op":"flush_insert","segment":1,"pos":"a"},
+        {"op":"flush_delete","segment":1,"pos":"a"},{"op":"flush_delete","segment":1,"pos":"b"}]}]}"#,
+    );
+    let x = flush_core::explore::explore(&*sc, 200, 100_000);
+    assert!(!x.truncated, "the search covers every interleaving");
+    assert!(x.states > 20, "{} states", x.states);
+    let names: Vec<_> = x.violations.iter().map(|f| f.key.clone()).collect();
+    assert!(names.is_empty(), "no invariant breaks: {names:?}");
+    let mut ignored = 0;
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed);
+        let evs = events(&r);
+        ignored += evs
+            .iter()
+            .filter(|(_, e)| matches!(e, Ev::HalfIgnored { .. }))
+            .count();
+        let order: Vec<_> = notified(&r)
+            .iter()
+            .map(|p| sc.pos_name(p.pos.unwrap()).to_owned())
+            .collect();
+        assert_eq!(order, ["a", "b"], "seed {seed}");
+    }
+    assert_eq!(
+        ignored,
+        SEEDS.count(),
+        "the third insert is dropped in every run"
+    );
+}
+
 /// §1.5.10: flushNotifyFunc panics on a pack with an error; the failed half still counts
 /// down, so the runner reaches notify; retry sleeps follow retry.Do (200 ms doubling to 3 s).
 #[test]

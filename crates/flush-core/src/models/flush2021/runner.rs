@@ -10,11 +10,6 @@ impl World {
     pub(super) fn run_half(&mut self, r: RunnerId, actor: u16, pc: u32, op: &Op, ev: &mut Vec<Ev>) {
         let ri = self.ri(r);
         let (segment, pos) = (self.runners[ri].segment, self.runners[ri].pos);
-        // A set (the FIFO check asks whether one is there), kept sorted: feeders
-        // of one runner commute, so their order must not tell worlds apart.
-        let feeders = &mut self.runners[ri].feeders;
-        let at = feeders.partition_point(|&f| f < (actor, pc));
-        feeders.insert(at, (actor, pc));
         let (kind, fail) = match *op {
             Op::FlushInsert {
                 flushed,
@@ -55,6 +50,17 @@ impl World {
             // Only flush ops reach a runner.
             _ => return,
         };
+        // Where the caller's flushes place this position: at its first call that
+        // fed the runner. A call the `sync.Once` drops (above) feeds nothing, and a
+        // goroutine that gives both halves (insert a, insert b, delete a) flushed a
+        // before b: its later half does not move a behind b.
+        // A set (the FIFO check asks whether one is there), kept sorted: feeders
+        // of one runner commute, so their order must not tell worlds apart.
+        let feeders = &mut self.runners[ri].feeders;
+        if !feeders.iter().any(|&(a, _)| a == actor) {
+            let at = feeders.partition_point(|&f| f < (actor, pc));
+            feeders.insert(at, (actor, pc));
+        }
         let h = self.spawn(Role::Half {
             runner: r,
             kind,

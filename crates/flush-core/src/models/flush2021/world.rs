@@ -83,8 +83,9 @@ pub struct Runner {
     pub seq: u32,
     /// Place in the queue's tail chain, once `init` ran under `tailMut` (normal mode).
     pub chain: Option<u32>,
-    /// The actor ops that gave it a half in normal mode: (actor, op index),
-    /// sorted. The per-enqueuer FIFO check compares these program orders.
+    /// Each actor that gave it a half in normal mode, with the op index of its
+    /// first such half: (actor, op index), sorted. The per-enqueuer FIFO check
+    /// compares these program orders.
     pub feeders: Vec<(u16, u32)>,
     /// `Some(kind)` for a drop-mode ad-hoc runner with its single half.
     pub adhoc: Option<HalfKind>,
