@@ -33,7 +33,7 @@ impl World {
                 });
                 self.finish(g);
                 // B7's waiter is whoever closed the handler: it holds injectMut
-                // across the wait (fm:229-236).
+                // across the wait (getFlushTaskRunner, fm:126-131; close(), fm:519-523).
                 match self.queues[qi].inject_mut {
                     Some(h) => self.touch(h),
                     None => self.touch_actors(),

@@ -248,6 +248,9 @@ impl World {
                 return None;
             }
             // fm:701 — the request carries the start positions of every new segment.
+            // Go lists them (and moves them to normal) at :701, before :703 logs
+            // "SaveBinlogPath"; the call's fact comes first here because a step is
+            // labelled by its first fact, and this step is flushNotifyFunc.
             ev.push(Ev::SaveBinlogPathsCall { pack });
             self.list_new_segments_start_positions(ev);
         }
