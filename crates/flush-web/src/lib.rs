@@ -115,7 +115,8 @@ pub fn app() -> Html {
                     }
                     {narration(&run, line.as_deref(), len, state.playing)}
                     {stage_title(h, &run.proposed())}
-                    <Intro header={Rc::new(h.clone())} about={run.about()} dispatch={d.clone()} />
+                    <Intro header={Rc::new(h.clone())} about={run.about()} builtin={is_builtin(&state.source, &h.name)}
+                           proposed={!run.proposed().is_empty()} dispatch={d.clone()} />
                     {stage_view(&stage, rapid)}
                     <LogPanel scenario={run.scenario()} shown={state.shown()} {cursor} run={state.run.clone()} rev={state.rev} manual={state.mode == Mode::Manual} dispatch={d.clone()} />
                 </main>
@@ -131,6 +132,17 @@ pub fn app() -> Html {
             {bottom(&state, &run, figures, d.clone())}
             if state.help { <Help legend={run.legend()} dispatch={d.clone()} /> }
         </div>
+    }
+}
+
+/// Whether `source` is the built-in `name` as shipped: the built-in itself, or a
+/// file (uploaded, linked or edited) whose text is the built-in's, byte for byte.
+fn is_builtin(source: &state::Source, name: &str) -> bool {
+    match source {
+        state::Source::Builtin(n) => n == name,
+        state::Source::Inline { text, .. } => {
+            flush_core::builtin::text(name).is_some_and(|b| b == &**text)
+        }
     }
 }
 

@@ -15,6 +15,11 @@ use crate::state::Dispatch;
 pub struct IntroProps {
     pub header: Rc<Header>,
     pub about: String,
+    /// Whether the scenario shown is the built-in of its name, as shipped (not an
+    /// edited, uploaded or linked file that keeps the name).
+    pub builtin: bool,
+    /// Whether the run sets what-if knobs apart from its version's preset.
+    pub proposed: bool,
     pub dispatch: Dispatch,
 }
 
@@ -27,7 +32,8 @@ pub fn intro(p: &IntroProps) -> Html {
         <details class="panel intro" id="intro" open=true>
             <summary>{"What am I looking at?"}</summary>
             <p id="description">{glossed(&h.description)}</p>
-            <VerdictsHere scenario={h.name.clone()} version={h.version} dispatch={d.clone()} />
+            <VerdictsHere scenario={h.name.clone()} version={h.version} builtin={p.builtin}
+                          proposed={p.proposed} dispatch={d.clone()} />
             <p class="muted">{glossed(about)}</p>
             {tour_list(d)}
         </details>

@@ -42,6 +42,10 @@ fn version_label(row: &Row, c: &Cell) -> String {
 pub struct HereProps {
     pub scenario: String,
     pub version: Option<&'static str>,
+    /// See [`crate::components::intro::IntroProps::builtin`].
+    pub builtin: bool,
+    /// See [`crate::components::intro::IntroProps::proposed`].
+    pub proposed: bool,
     pub dispatch: Dispatch,
 }
 
@@ -55,16 +59,29 @@ pub fn for_scenario(p: &HereProps) -> Html {
     else {
         return html! {};
     };
+    if !p.builtin {
+        // The table is the shipped built-in's: this file only shares its name.
+        return html! {
+            <p class="verdicts muted" id="verdicts-here">
+                {format!("This file is named like the built-in {}, but it is not that scenario as shipped, so the built-in's verdicts are not shown: “Every version” explores this file under each version.", p.scenario)}
+            </p>
+        };
+    }
     html! {
         <div class="verdicts" id="verdicts-here">
             <h3>{"What exploring every interleaving finds"}</h3>
+            if p.proposed {
+                <p class="muted">{"The run shown sets what-if knobs: this table is each version as released."}</p>
+            }
             <table>
                 <thead><tr><th scope="col">{"version"}</th><th scope="col">{"verdicts"}</th></tr></thead>
                 <tbody>
                     {for row.cells.iter().map(|c| {
-                        let current = c.version.is_some() && c.version.as_deref() == p.version;
+                        let same = c.version.is_some() && c.version.as_deref() == p.version;
+                        // Under what-if knobs the run shown is no version's row.
+                        let current = same && !p.proposed;
                         let label = version_label(row, c);
-                        let switch = c.version.clone().filter(|_| !current).map(|v| {
+                        let switch = c.version.clone().filter(|_| !same).map(|v| {
                             let d = p.dispatch.clone();
                             Callback::from(move |_| d.dispatch(Action::Version(v.clone())))
                         });
