@@ -51,6 +51,40 @@ struct Doc {
     refused: Option<String>,
 }
 
+/// Edits kept for this many sources (the most recent ones).
+const KEPT_SOURCES: usize = 8;
+
+thread_local! {
+    /// The editor's edits per source they show, kept when it closes or another
+    /// scenario is picked: opening it again on that source gives back the edits,
+    /// the draft and the undo history. The most recent last.
+    static KEPT: std::cell::RefCell<Vec<Doc>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The kept edits of `source`, else `source` opened afresh.
+fn reopen(source: &Source) -> Result<Doc, String> {
+    let kept = KEPT.with(|k| {
+        k.borrow()
+            .iter()
+            .rev()
+            .find(|d| d.shows == *source)
+            .cloned()
+    });
+    kept.map_or_else(|| open_doc(source), Ok)
+}
+
+/// Keeps `doc`, in place of the edits that showed `was` (a Run changes what
+/// they show).
+fn keep(was: &Source, doc: &Doc) {
+    KEPT.with(|k| {
+        let mut k = k.borrow_mut();
+        k.retain(|d| d.shows != *was && d.shows != doc.shows);
+        k.push(doc.clone());
+        let over = k.len().saturating_sub(KEPT_SOURCES);
+        k.drain(..over);
+    });
+}
+
 fn open_doc(source: &Source) -> Result<Doc, String> {
     let (file, text) = source_text(source)?;
     let file = if file.starts_with("edited-") {
@@ -175,19 +209,74 @@ fn scalar_view(path: &[Seg], v: &Value, cx: &Ctx) -> Html {
 /// The buttons of a list item: move up, move down, duplicate, remove.
 fn item_tools(array: &[Seg], i: usize, n: usize, cx: &Ctx) -> Html {
     let name = path_text(&child(array, Seg::Index(i)));
-    let button = |text: &'static str, what: &str, e: Edit, off: bool| {
+    let button = |text: &'static str, what: &str, tool: Tool, e: Edit, off: bool| {
         let edit = cx.edit.clone();
         let on = Callback::from(move |_: MouseEvent| edit.emit(e.clone()));
-        html! { <button class="ed-tool" onclick={on} disabled={off} aria-label={format!("{what} {name}")} title={format!("{what} {name}")}>{text}</button> }
+        html! { <button class="ed-tool" id={tool_id(array, Some(i), tool)} onclick={on} disabled={off} aria-label={format!("{what} {name}")} title={format!("{what} {name}")}>{text}</button> }
     };
     let a = array.to_vec();
     html! {
         <span class="ed-tools">
-            {button("↑", "Move up", Edit::Move { array: a.clone(), from: i, to: i.saturating_sub(1) }, i == 0)}
-            {button("↓", "Move down", Edit::Move { array: a.clone(), from: i, to: i + 1 }, i + 1 == n)}
-            {button("Copy", "Duplicate", Edit::Duplicate(a.clone(), i), false)}
-            {button("✕", "Remove", Edit::Remove(a, i), false)}
+            {button("↑", "Move up", Tool::Up, Edit::Move { array: a.clone(), from: i, to: i.saturating_sub(1) }, i == 0)}
+            {button("↓", "Move down", Tool::Down, Edit::Move { array: a.clone(), from: i, to: i + 1 }, i + 1 == n)}
+            {button("Copy", "Duplicate", Tool::Copy, Edit::Duplicate(a.clone(), i), false)}
+            {button("✕", "Remove", Tool::Remove, Edit::Remove(a, i), false)}
         </span>
+    }
+}
+
+/// A list's buttons: an item's four, and the list's Add.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Tool {
+    Up,
+    Down,
+    Copy,
+    Remove,
+    Add,
+}
+
+/// Where a list's button lives in the page: its item's place (none for Add).
+fn tool_id(array: &[Seg], item: Option<usize>, tool: Tool) -> String {
+    let at = match item {
+        Some(i) => field_id(&child(array, Seg::Index(i))),
+        None => field_id(array),
+    };
+    format!("{at}--{tool:?}").to_lowercase()
+}
+
+/// The button that takes the keyboard focus after a list edit, as its item
+/// moved: the copy's Duplicate, the moved item's button (the other one at an
+/// end), the Remove of the item after a removed one (else before it, else the
+/// list's Add). `len` is the list's length before the edit.
+fn focus_after(e: &Edit, len: usize) -> Option<String> {
+    Some(match e {
+        Edit::Duplicate(a, i) => tool_id(a, Some(i + 1), Tool::Copy),
+        Edit::Move { array, from, to } => {
+            let tool = match (to < from, *to) {
+                (true, 0) => Tool::Down,
+                (true, _) => Tool::Up,
+                (false, t) if t + 1 >= len => Tool::Up,
+                (false, _) => Tool::Down,
+            };
+            tool_id(array, Some(*to), tool)
+        }
+        Edit::Remove(a, i) if i + 1 < len => tool_id(a, Some(*i), Tool::Remove),
+        Edit::Remove(a, i) if *i > 0 => tool_id(a, Some(i - 1), Tool::Remove),
+        Edit::Remove(a, _) => tool_id(a, None, Tool::Add),
+        _ => return None,
+    })
+}
+
+/// The length of the list at `path` in `v` (0 if there is none).
+fn list_len(v: &Value, path: &[Seg]) -> usize {
+    let at = path.iter().try_fold(v, |v, seg| match (seg, v) {
+        (Seg::Key(k), Json::Obj(fields)) => fields.iter().find(|f| f.0 == *k).map(|f| &f.1),
+        (Seg::Index(i), Json::Arr(items)) => items.get(*i),
+        _ => None,
+    });
+    match at {
+        Some(Json::Arr(items)) => items.len(),
+        _ => 0,
     }
 }
 
@@ -210,7 +299,7 @@ fn array_view(path: &[Seg], items: &[Value], cx: &Ctx) -> Html {
                 })}
             </ol>
             if n > MAX_ITEMS { <p class="muted">{format!("{} more items: edit them in the JSON view.", n - MAX_ITEMS)}</p> }
-            <button class="ed-add" onclick={add}>{format!("Add to {}", label_of(path))}</button>
+            <button class="ed-add" id={tool_id(path, None, Tool::Add)} onclick={add}>{format!("Add to {}", label_of(path))}</button>
         </fieldset>
     }
 }
@@ -240,20 +329,69 @@ fn node_view(path: &[Seg], v: &Value, cx: &Ctx) -> Html {
     }
 }
 
-#[function_component(Editor)]
-pub fn editor(p: &EditorProps) -> Html {
+/// The editor's state for `source`: kept edits, or the file opened afresh; a
+/// scenario picked in the page opens its own.
+#[hook]
+fn use_doc(source: &Source) -> UseStateHandle<Result<Doc, String>> {
     // The edits live here while the page shows what they started from or ran as.
-    let opened = use_state(|| open_doc(&p.source));
+    // Closing keeps them (see `KEPT`): every change is kept as it is made.
+    let opened = use_state(|| reopen(source));
     {
         let opened = opened.clone();
-        use_effect_with(p.source.clone(), move |s| {
+        use_effect_with(source.clone(), move |s| {
             if !matches!(&*opened, Ok(d) if d.shows == *s) {
-                opened.set(open_doc(s));
+                opened.set(reopen(s));
             }
         });
     }
+    opened
+}
+
+/// The id of the element that takes the keyboard focus once the editor is drawn
+/// again (see [`focus_after`]).
+#[hook]
+fn use_focus_next() -> Rc<std::cell::RefCell<Option<String>>> {
+    let focus_next = use_mut_ref(|| None::<String>);
+    {
+        let f = focus_next.clone();
+        use_effect(move || {
+            if let Some(id) = f.borrow_mut().take() {
+                focus(&id);
+            }
+        });
+    }
+    focus_next
+}
+
+/// What a form edit does: the draft goes (the forms are off while one is held),
+/// the history takes the edit, and a list edit's button keeps the focus.
+fn edit_callback(
+    update: &Update,
+    current: &Rc<Value>,
+    focus_next: Rc<std::cell::RefCell<Option<String>>>,
+) -> Callback<Edit> {
+    let (update, current) = (update.clone(), current.clone());
+    Callback::from(move |e: Edit| {
+        let array = match &e {
+            Edit::Duplicate(a, _) | Edit::Remove(a, _) | Edit::Move { array: a, .. } => a,
+            _ => &Vec::new(),
+        };
+        *focus_next.borrow_mut() = focus_after(&e, list_len(&current, array));
+        update.emit(Box::new(move |d: &mut Doc| {
+            d.draft = None;
+            d.refused = d.history.edit(&e).err();
+        }))
+    })
+}
+
+#[function_component(Editor)]
+pub fn editor(p: &EditorProps) -> Html {
+    let opened = use_doc(&p.source);
     // Opening moves the focus to the editor (its heading); closing gives it back to Edit.
     use_effect_with((), |_| focus("editor-title"));
+    // After a list edit, the button its item moved to takes the focus (the one
+    // clicked may be gone, or now another item's).
+    let focus_next = use_focus_next();
     let close = {
         let d = p.dispatch.clone();
         Callback::from(move |_: MouseEvent| {
@@ -281,19 +419,12 @@ pub fn editor(p: &EditorProps) -> Html {
             if let Ok(doc) = &*opened {
                 let mut next = doc.clone();
                 f(&mut next);
+                keep(&doc.shows, &next);
                 opened.set(Ok(next));
             }
         })
     };
-    let on_edit = {
-        let update = update.clone();
-        Callback::from(move |e: Edit| {
-            update.emit(Box::new(move |d: &mut Doc| {
-                d.draft = None;
-                d.refused = d.history.edit(&e).err();
-            }))
-        })
-    };
+    let on_edit = edit_callback(&update, &current, focus_next);
     let error = verdict
         .as_ref()
         .err()
@@ -312,9 +443,14 @@ pub fn editor(p: &EditorProps) -> Html {
             if cx.left.get() == 0 {
                 <p class="callout" id="ed-cut">{format!("The form shows the first {MAX_FIELDS} fields; edit the others in the JSON view.")}</p>
             }
+            if doc.draft.is_some() { {drop_draft(&update)} }
             <div class="ed-body">
                 <div class="ed-form" role="group" aria-label="the scenario as forms">
-                    {form}
+                    // A form edit would replace the JSON view's draft: the forms
+                    // wait until it parses or is dropped.
+                    <fieldset class="ed-lock" disabled={doc.draft.is_some()}>
+                        {form}
+                    </fieldset>
                 </div>
                 {json_view(&doc, &current, &update, on_edit)}
             </div>
@@ -323,6 +459,23 @@ pub fn editor(p: &EditorProps) -> Html {
 }
 
 type Update = Callback<Box<dyn Fn(&mut Doc)>>;
+
+/// While the JSON view holds a draft the editor cannot take: a button that drops
+/// it for the forms' version (the only way a draft goes but by being fixed).
+fn drop_draft(update: &Update) -> Html {
+    let u = update.clone();
+    let drop = Callback::from(move |_: MouseEvent| {
+        u.emit(Box::new(|d: &mut Doc| d.draft = None));
+        focus("ed-json");
+    });
+    html! {
+        <p class="ed-draft">
+            {"The forms, Undo and Redo wait until the JSON view's text is taken. "}
+            <button id="ed-drop" onclick={drop}>{"Drop the JSON draft"}</button>
+            {" (the JSON view then shows the forms' version)."}
+        </p>
+    }
+}
 
 fn toolbar(
     doc: &Doc,
@@ -362,8 +515,8 @@ fn toolbar(
     };
     html! {
         <div class="ed-toolbar">
-            <button id="ed-undo" onclick={undo} disabled={!doc.history.can_undo()}>{"↶ Undo"}</button>
-            <button id="ed-redo" onclick={redo} disabled={!doc.history.can_redo()}>{"↷ Redo"}</button>
+            <button id="ed-undo" onclick={undo} disabled={doc.draft.is_some() || !doc.history.can_undo()}>{"↶ Undo"}</button>
+            <button id="ed-redo" onclick={redo} disabled={doc.draft.is_some() || !doc.history.can_redo()}>{"↷ Redo"}</button>
             <button id="ed-run" class="primary" onclick={run.clone().unwrap_or_default()} disabled={run.is_none()}
                     title="Run the edited scenario (the permalink then carries it)">{"Run this scenario"}</button>
             <button id="ed-download" onclick={download} title="A file flushscope run accepts">{"Download JSON"}</button>
@@ -428,7 +581,75 @@ fn json_view(doc: &Doc, current: &Value, update: &Update, on_edit: Callback<Edit
     html! {
         <div class="ed-json">
             <label for="ed-json">{"JSON (edit here too; it applies when you leave the field)"}</label>
-            <textarea id="ed-json" spellcheck="false" value={shown} onchange={on_change} rows="30" />
+            <textarea id="ed-json" spellcheck="false" value={shown} onchange={on_change} rows="30"
+                      aria-invalid={doc.draft.is_some().then_some("true")}
+                      aria-describedby={doc.draft.is_some().then_some("ed-status")} />
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn actors() -> Vec<Seg> {
+        vec![Seg::Key("actors".into())]
+    }
+
+    /// After a list edit the focus goes where its item went, never nowhere.
+    #[test]
+    fn the_focus_follows_a_list_edit() {
+        let a = actors();
+        let id = |i: Option<usize>, t: Tool| tool_id(&a, i, t);
+        assert_eq!(id(Some(0), Tool::Remove), "ed-actors-0---remove");
+        assert_eq!(id(None, Tool::Add), "ed-actors--add");
+        let at = |e: Edit, len: usize| focus_after(&e, len);
+        // Removing the first of three: the next one (now first) takes it.
+        assert_eq!(
+            at(Edit::Remove(a.clone(), 0), 3),
+            Some(id(Some(0), Tool::Remove))
+        );
+        // The last of three: the one before it.
+        assert_eq!(
+            at(Edit::Remove(a.clone(), 2), 3),
+            Some(id(Some(1), Tool::Remove))
+        );
+        // The only one: the list's Add.
+        assert_eq!(at(Edit::Remove(a.clone(), 0), 1), Some(id(None, Tool::Add)));
+        assert_eq!(
+            at(Edit::Duplicate(a.clone(), 0), 2),
+            Some(id(Some(1), Tool::Copy))
+        );
+        let mv = |from, to| Edit::Move {
+            array: a.clone(),
+            from,
+            to,
+        };
+        assert_eq!(at(mv(2, 1), 3), Some(id(Some(1), Tool::Up)));
+        assert_eq!(
+            at(mv(1, 0), 3),
+            Some(id(Some(0), Tool::Down)),
+            "Up is off at the top"
+        );
+        assert_eq!(at(mv(0, 1), 3), Some(id(Some(1), Tool::Down)));
+        assert_eq!(
+            at(mv(1, 2), 3),
+            Some(id(Some(2), Tool::Up)),
+            "Down is off at the end"
+        );
+        assert_eq!(at(Edit::Add(a.clone()), 3), None);
+    }
+
+    #[test]
+    fn list_len_reads_the_list_at_a_path() {
+        let v = edit::parse(r#"{"actors": [{"ops": [1, 2]}, {}]}"#).unwrap();
+        assert_eq!(list_len(&v, &actors()), 2);
+        let ops = vec![
+            Seg::Key("actors".into()),
+            Seg::Index(0),
+            Seg::Key("ops".into()),
+        ];
+        assert_eq!(list_len(&v, &ops), 2);
+        assert_eq!(list_len(&v, &[Seg::Key("none".into())]), 0);
     }
 }
