@@ -562,6 +562,58 @@ fn drop_later<T: 'static>(x: T) {
     gloo::timers::callback::Timeout::new(0, move || drop(x)).forget();
 }
 
+/// Whether the keyboard focus is nowhere (on the body) or on one of the search's
+/// buttons, which a search's start and end replace.
+fn focus_on_controls() -> bool {
+    let doc = gloo::utils::document();
+    match doc.active_element() {
+        None => true,
+        Some(e) => {
+            doc.body().is_some_and(|b| e == *b.as_ref())
+                || e.closest(".explore-controls").ok().flatten().is_some()
+        }
+    }
+}
+
+/// Keeps the keyboard focus in place while Cancel stands in for the start
+/// buttons: on Cancel once a search starts, and back on the button that started
+/// it once the search ends (unless the focus went elsewhere meanwhile).
+#[hook]
+fn use_search_focus(
+    running: bool,
+    start: Callback<MouseEvent>,
+    every_version: Callback<MouseEvent>,
+) -> (Callback<MouseEvent>, Callback<MouseEvent>) {
+    let origin = use_mut_ref(|| "explore-btn");
+    let was = use_mut_ref(|| running);
+    {
+        let origin = origin.clone();
+        use_effect_with(running, move |&running| {
+            // Not when the panel is drawn first (the page's focus stays put).
+            let changed = std::mem::replace(&mut *was.borrow_mut(), running) != running;
+            if changed && focus_on_controls() {
+                let id = if running {
+                    "explore-cancel"
+                } else {
+                    *origin.borrow()
+                };
+                crate::components::editor::focus(id);
+            }
+        });
+    }
+    let mark = |cb: Callback<MouseEvent>, id: &'static str| {
+        let origin = origin.clone();
+        Callback::from(move |e: MouseEvent| {
+            *origin.borrow_mut() = id;
+            cb.emit(e)
+        })
+    };
+    (
+        mark(start, "explore-btn"),
+        mark(every_version, "explore-versions-btn"),
+    )
+}
+
 #[function_component(ExplorePanel)]
 pub fn explore_panel(p: &ExploreProps) -> Html {
     let x = use_explorers(p.shown.clone());
@@ -571,6 +623,7 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
     let versions = !p.scenario.versions().is_empty();
     let (on_all, on_races) = (toggle(&all), toggle(&races));
     let running = matches!(*x.status, Status::Running { .. });
+    let (start, every_version) = use_search_focus(running, start, every_version);
     let (warm, warm_focus) = (
         x.warm.reform(|_: PointerEvent| ()),
         x.warm.reform(|_: FocusEvent| ()),
