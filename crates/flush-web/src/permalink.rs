@@ -64,6 +64,9 @@ pub const MAX_FILE_NAME: usize = 255;
 /// name the page gives a scenario (an upload's, `edited-…`, `…-cut.json`) goes
 /// into links it must read back.
 pub fn file_name(name: &str) -> String {
+    // A name the page shows as text: its control and bidi characters written
+    // as escapes (a link refuses them; see `read_pair`).
+    let name = &*flush_core::scenario::json::escape_unsafe(name, false);
     let n = name.chars().count();
     if n <= MAX_FILE_NAME {
         return name.to_owned();
@@ -130,8 +133,15 @@ pub fn decode(frag: &str) -> Result<ViewSpec, String> {
 
 /// One `key=value` of a fragment (the value decoded).
 fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Result<(), String> {
-    let number =
-        |what: &str, v: &str| format!("URL fragment: {what} \"{}\" is not a number.", short(v));
+    let number = |what: &str, v: &str| {
+        let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+        let why = if digits {
+            "is too large"
+        } else {
+            "is not a number"
+        };
+        format!("URL fragment: {what} \"{}\" {why}.", short(v))
+    };
     match k {
         "scenario" => loose.scenario = Some(v),
         "file" if v.chars().count() > MAX_FILE_NAME => {
@@ -140,7 +150,21 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
             short(&v)
         ))
         }
-        "file" => loose.file = Some(v),
+        "file" => {
+            if let Some((i, c)) = v
+                .chars()
+                .enumerate()
+                .find(|&(_, c)| flush_core::scenario::json::is_unsafe_char(c))
+            {
+                return Err(format!(
+                    "URL fragment: file \"{}\" has the control or bidirectional-formatting character U+{:04X} at character {}; a file name is shown as text, so such characters are refused.",
+                    short(&v),
+                    c as u32,
+                    i + 1
+                ));
+            }
+            loose.file = Some(v)
+        }
         "src" => loose.src = Some(v),
         "z" => loose.src = Some(inflate(&v)?),
         "version" => spec.version = Some(v),
@@ -305,6 +329,41 @@ mod tests {
         assert!(cut.starts_with('…') && cut.ends_with("f.json"), "{cut}");
         assert!(decode(&inline(cut)).is_ok());
         assert_eq!(file_name("short.json"), "short.json");
+    }
+
+    /// A file name is shown as text: a link's control or bidi character is
+    /// refused (U+202E showed "report\u{202e}nosj.exe" as "reportexe.json"), and
+    /// a name the page makes from an upload has them escaped, so its links load.
+    #[test]
+    fn file_names_with_control_or_bidi_characters() {
+        for (name, code) in [
+            ("report\u{202e}nosj.exe", "U+202E at character 7"),
+            ("a\nb", "U+000A at character 2"),
+        ] {
+            let frag = encode(&spec(Source::Inline {
+                file: name.into(),
+                text: "{}".into(),
+            }));
+            let e = decode(&frag).unwrap_err();
+            assert!(
+                e.contains(code) && e.starts_with("URL fragment: file"),
+                "{e}"
+            );
+        }
+        let made = file_name("report\u{202e}nosj.exe");
+        assert_eq!(made, "report\\u{202e}nosj.exe");
+        let e = decode("scenario=handoff&step=99999999999999999999999").unwrap_err();
+        assert!(
+            e.contains("\"99999999999999999999999\" is too large"),
+            "{e}"
+        );
+        let e = decode("scenario=handoff&seed=-1").unwrap_err();
+        assert!(e.ends_with("seed \"-1\" is not a number."), "{e}");
+        let frag = encode(&spec(Source::Inline {
+            file: made,
+            text: "{}".into(),
+        }));
+        assert!(decode(&frag).is_ok());
     }
 
     /// A key given twice is refused, not read as its last value; knobs repeat.

@@ -18,6 +18,8 @@ pub const MAX_BROWSER_STEPS: u32 = 1_000_000;
 pub const SPEEDS: [u32; 7] = [1, 2, 4, 8, 16, 30, 60];
 /// The speed a page starts with.
 const DEFAULT_SPEED: u32 = 4;
+/// How the jump field's refusal starts (see [`Action::Jump`]).
+pub const JUMP_ERROR: &str = "Jump: ";
 
 /// Sends actions to the app's reducer; stable across renders (so props holding
 /// it compare equal).
@@ -197,6 +199,9 @@ pub enum Action {
     Tick,
     StepBack,
     Goto(u32),
+    /// The jump field's Enter: [`Action::Goto`], and the field's own refusal
+    /// (an error starting with [`JUMP_ERROR`]) goes.
+    Jump(u32),
     ToEnd,
     Choose(Choice),
     Play(bool),
@@ -556,6 +561,17 @@ impl Reducible for AppState {
             | Action::StepBack
             | Action::Goto(_)
             | Action::ToEnd => self.step(&action, cursor, len),
+            Action::Jump(n) => {
+                let s = self.step(&Action::Goto(n), cursor, len);
+                if s.error
+                    .as_deref()
+                    .is_some_and(|e| e.starts_with(JUMP_ERROR))
+                {
+                    s.with(|s| s.error = None)
+                } else {
+                    s
+                }
+            }
             Action::Choose(c) => {
                 let r = self.run.borrow_mut().advance_with(c);
                 match r {
@@ -693,8 +709,21 @@ mod tests {
         assert_eq!(cursor(&s), 2);
         let rev = s.rev;
         assert!(
-            s.reduce(Action::Goto(0)).rev > rev,
+            s.clone().reduce(Action::Goto(0)).rev > rev,
             "every change bumps the revision"
+        );
+        // A good jump clears the jump field's refusal, and only that.
+        let bad = s.reduce(Action::Error(format!(
+            "{JUMP_ERROR}\"99\" is not a step from 0 to 7."
+        )));
+        let s = bad.clone().reduce(Action::Jump(3));
+        assert_eq!((cursor(&s), s.error.clone()), (3, None));
+        let s = bad.reduce(Action::Goto(4));
+        assert!(s.error.is_some(), "the scrubber leaves it");
+        let other = s.reduce(Action::Error("Upload: not JSON.".into()));
+        assert!(
+            other.reduce(Action::Jump(1)).error.is_some(),
+            "another error stays"
         );
     }
 

@@ -180,9 +180,10 @@ fn field_callbacks(
             }
             let input = e.target_unchecked_into::<HtmlInputElement>();
             match input.value().trim().parse::<u32>() {
-                Ok(n) if n <= len => d.dispatch(Action::Goto(n)),
+                Ok(n) if n <= len => d.dispatch(Action::Jump(n)),
                 _ => d.dispatch(Action::Error(format!(
-                    "Jump: \"{}\" is not a step from 0 to {len}.",
+                    "{}\"{}\" is not a step from 0 to {len}.",
+                    crate::state::JUMP_ERROR,
                     crate::permalink::short(&input.value())
                 ))),
             }
