@@ -99,8 +99,9 @@ pub fn header(p: &HeaderProps) -> Html {
                         if matches!(&p.source, Source::Builtin(_)) && !builtin::names().contains(&current) {
                             <option value={current.to_owned()} selected=true>{current}</option>
                         }
+                        // A file: uploaded, linked, edited here or cut by the explorer.
                         if let Source::Inline { file, .. } = &p.source {
-                            <option value="__inline" selected=true>{format!("uploaded: {file}")}</option>
+                            <option value="__inline" selected=true>{format!("file: {file}")}</option>
                         }
                     </select>
                 </label>

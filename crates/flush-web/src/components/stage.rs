@@ -34,6 +34,29 @@ const TOKEN_R: i32 = 16;
 /// The spacing of queued tokens under the slot.
 const QUEUED_DX: i32 = 28;
 
+/// Room for a line of text in a box or the slot (its x of 10, a little margin).
+const TEXT_PAD: i32 = 14;
+/// A sans-serif character's average width, in ems.
+const CHAR_EM: f32 = 0.6;
+/// How far past its room a line may run before it is cut: a little spills into
+/// the gap as it always has; a long one (a 64-character pos) is cut.
+const OVERRUN: f32 = 1.5;
+
+/// `text` for an SVG line `width` px wide at `font_px` (SVG text does not wrap):
+/// as it is, or, when far too long, cut with an ellipsis (the full text stays in
+/// the box's tooltip and in the list a screen reader reads).
+fn fit(text: &str, width: i32, font_px: f32) -> String {
+    let char_px = font_px * CHAR_EM;
+    let n = text.chars().count();
+    if (n as f32) * char_px <= width as f32 * OVERRUN {
+        return text.to_owned();
+    }
+    let keep = ((width as f32 / char_px) as usize).saturating_sub(1).max(1);
+    let mut out: String = text.chars().take(keep).collect();
+    out.push('…');
+    out
+}
+
 fn box_x(i: usize) -> i32 {
     X0 + i as i32 * (BOX_W + GAP)
 }
@@ -144,10 +167,11 @@ fn chain_view(title: &str, c: &Chain) -> Html {
                  xmlns="http://www.w3.org/2000/svg" role="img" aria-label={chain_label(c)}>
                 {with_data(html! {
                     <g class={classes!("handler-slot", c.slot.class)} style={format!("transform: translate({SLOT_X}px, {BOX_Y}px)")}>
+                        <title>{format!("{}: {}", c.slot.title, slot_words(&c.slot.lines))}</title>
                         <rect width={SLOT_W.to_string()} height={BOX_H.to_string()} rx="8" />
-                        <text x="10" y="21" class="runner-title">{c.slot.title.clone()}</text>
+                        <text x="10" y="21" class="runner-title">{fit(&c.slot.title, SLOT_W - TEXT_PAD, 15.0)}</text>
                         <g>{for c.slot.lines.iter().zip([46, 70, 86]).map(|(l, y)| html! {
-                            <text x="10" y={y.to_string()} class="runner-status">{l.clone()}</text>
+                            <text x="10" y={y.to_string()} class="runner-status">{fit(l, SLOT_W - TEXT_PAD, 12.5)}</text>
                         })}</g>
                     </g>
                 }, &c.slot.data)}
@@ -243,17 +267,17 @@ pub fn chain_box_view(p: &ChainBoxProps) -> Html {
             <g class={classes!("runner", b.class)} style={format!("transform: translate({}px, {BOX_Y}px)", p.x)}>
                 <title>{b.tooltip.clone()}</title>
                 <rect class="runner-box" width={BOX_W.to_string()} height={BOX_H.to_string()} rx="8" />
-                <text x="10" y="21" class="runner-title">{b.title.clone()}</text>
-                <text x="10" y="37" class="runner-seq">{b.subtitle.clone()}</text>
+                <text x="10" y="21" class="runner-title">{fit(&b.title, BOX_W - TEXT_PAD, 15.0)}</text>
+                <text x="10" y="37" class="runner-seq">{fit(&b.subtitle, BOX_W - TEXT_PAD, 12.0)}</text>
                 <g class="pills">{for b.pills.iter().zip(PILL_X).map(|(pill, x)| html! {
                     <g class={classes!("half", pill.class)} data-half={pill.label}>
                         <rect x={x.to_string()} y="45" width={PILL_W.to_string()} height={PILL_H.to_string()} rx="11" />
                         <text x={(x + PILL_W / 2).to_string()} y="61" text-anchor="middle">{pill.text.clone()}</text>
                     </g>
                 })}</g>
-                <text x="10" y="84" class="runner-status">{b.status.clone()}</text>
+                <text x="10" y="84" class="runner-status">{fit(&b.status, BOX_W - TEXT_PAD, 12.5)}</text>
                 // Always there (maybe empty), so the box keeps one shape from step to step.
-                <text x="10" y="97" class="runner-remap">{b.extra.clone().unwrap_or_default()}</text>
+                <text x="10" y="97" class="runner-remap">{fit(b.extra.as_deref().unwrap_or_default(), BOX_W - TEXT_PAD, 12.0)}</text>
             </g>
         },
         &b.data,
@@ -454,3 +478,29 @@ pub fn svg_defs() -> Html {
 
 /// The same arrow-head definitions as text, for exported SVG files.
 pub const SVG_DEFS_TEXT: &str = r##"<defs><marker id="arrow-open" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#c2410c"/></marker><marker id="arrow-closed" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#15803d"/></marker></defs>"##;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line a little too long is drawn as it is; a long one is cut to its room.
+    #[test]
+    fn fit_cuts_only_far_too_long_lines() {
+        let room = BOX_W - TEXT_PAD;
+        for t in [
+            "pos=a",
+            "B2 waits on its start signal",
+            "g12 closing (done closed)",
+        ] {
+            assert_eq!(fit(t, room, 12.5), t);
+        }
+        let long = format!("pos={}", "p".repeat(64));
+        let cut = fit(&long, room, 15.0);
+        assert!(cut.ends_with('…') && cut.starts_with("pos=ppp"), "{cut}");
+        assert!(
+            cut.chars().count() as f32 * 15.0 * CHAR_EM <= room as f32 * 1.1,
+            "{cut}"
+        );
+        assert_eq!(fit("", room, 15.0), "");
+    }
+}
