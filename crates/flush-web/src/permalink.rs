@@ -118,6 +118,12 @@ pub fn decode(frag: &str) -> Result<ViewSpec, String> {
                 .ok_or("URL fragment: scenario=inline needs src=...")?
                 .into(),
         },
+        Some(name) if loose.src.is_some() || loose.file.is_some() => {
+            return Err(format!(
+                "URL fragment: a file's text or name (src=, z=, file=) goes with scenario=inline, not scenario={}.",
+                short(name)
+            ))
+        }
         Some(name) => Source::Builtin(name.to_owned()),
     };
     spec.tour = match (loose.tour, loose.stop) {
@@ -355,6 +361,11 @@ mod tests {
         let e = decode("scenario=handoff&step=99999999999999999999999").unwrap_err();
         assert!(
             e.contains("\"99999999999999999999999\" is too large"),
+            "{e}"
+        );
+        let e = decode("scenario=handoff&src=%7B%7D&step=1").unwrap_err();
+        assert!(
+            e.contains("goes with scenario=inline, not scenario=handoff"),
             "{e}"
         );
         let e = decode("scenario=handoff&seed=-1").unwrap_err();
