@@ -254,7 +254,7 @@ impl World {
             }
             ActorAt::ChainRunner { segment, runner } => {
                 let qi = self.qi(segment).expect("queue");
-                self.chain_runner(qi, runner, actor, pc, op, ev);
+                self.chain_runner(qi, runner, op, ev);
                 Flow::Returned
             }
             ActorAt::Inject { inj, next } => self.inject_from(sc, inj, next, ev),

@@ -126,6 +126,23 @@ impl World {
         id
     }
 
+    /// Where an actor's flushes place runner `r`: at its first call that reached
+    /// it (stored or loaded; a half `sync.Once` then drops counts too, the call
+    /// still waits on that runner's notify), with how far queue `qi`'s tail chain
+    /// had got. A set, kept sorted: callers of one runner commute, so their order
+    /// must not tell worlds apart.
+    fn fed_by(&mut self, qi: usize, r: RunnerId, actor: u16, pc: u32) {
+        let then = self.queues[qi].next_chain;
+        let segment = self.queues[qi].segment;
+        self.order(footprint::obj::NEXT_CHAIN, (segment, 0));
+        let ri = self.ri(r);
+        let feeders = &mut self.runners[ri].feeders;
+        if !feeders.iter().any(|&(a, ..)| a == actor) {
+            let at = feeders.partition_point(|&f| f < (actor, pc, then));
+            feeders.insert(at, (actor, pc, then));
+        }
+    }
+
     /// fm:121 `getFlushTaskRunner`: `working.LoadOrStore(MsgID, newFlushTaskRunner)`.
     /// A loaded runner gets the op's half at once (the op returns); a stored one
     /// goes on to `injectMut` in the next step.
@@ -160,9 +177,10 @@ impl World {
         if let Some(r) = self.working(qi, pos) {
             // The load sees the runner's store.
             self.sync_pair(footprint::obj::WORKING, (segment, pos.into()), false);
+            self.fed_by(qi, r, actor, pc);
             ev.push(Ev::RunnerLoaded { segment, pos });
             self.release_create_mut(qi);
-            self.run_half(r, actor, pc, op, ev);
+            self.run_half(r, op, ev);
             return Flow::Returned;
         }
         let seq = self.queues[qi].next_seq;
@@ -172,6 +190,7 @@ impl World {
         let at = w.partition_point(|x| x.0 < pos);
         w.insert(at, (pos, r));
         self.sync_pair(footprint::obj::WORKING, (segment, pos.into()), true);
+        self.fed_by(qi, r, actor, pc);
         ev.push(Ev::RunnerStored { segment, pos, seq });
         Flow::At(ActorAt::RunnerInjectMut { segment, runner: r })
     }
@@ -211,15 +230,7 @@ impl World {
 
     /// fm:134-137 — under `tailMut`: `t.init(notify, postTask, q.tailCh)` (spawns
     /// waitFinish), `q.tailCh = t.finishSignal`; then the op's half (ft:123-169).
-    pub(super) fn chain_runner(
-        &mut self,
-        qi: usize,
-        r: RunnerId,
-        actor: u16,
-        pc: u32,
-        op: &Op,
-        ev: &mut Vec<Ev>,
-    ) {
+    pub(super) fn chain_runner(&mut self, qi: usize, r: RunnerId, op: &Op, ev: &mut Vec<Ev>) {
         let segment = self.queues[qi].segment;
         // fm:135 reads the tail for t.init, whose Once starts waitFinish (ft:119);
         // then fm:136 sets the tail: in that order.
@@ -228,6 +239,7 @@ impl World {
         let finish = self.new_signal(true);
         let chain = self.queues[qi].next_chain;
         self.queues[qi].next_chain += 1;
+        self.order(footprint::obj::NEXT_CHAIN, (segment, 0));
         let ri = self.ri(r);
         let (seq, pos) = (self.runners[ri].seq, self.runners[ri].pos);
         let wf = self.spawn(Role::Runner {
@@ -253,7 +265,7 @@ impl World {
             start: start.origin,
         });
         self.release_create_mut(qi);
-        self.run_half(r, actor, pc, op, ev);
+        self.run_half(r, op, ev);
     }
 
     /// What-if `runner_creation_locked`: `getFlushTaskRunner` returns, unlocking

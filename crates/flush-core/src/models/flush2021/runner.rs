@@ -7,7 +7,7 @@ use super::*;
 
 impl World {
     /// `runFlushInsert` / `runFlushDel` (ft:123-169), each guarded by its `sync.Once`.
-    pub(super) fn run_half(&mut self, r: RunnerId, actor: u16, pc: u32, op: &Op, ev: &mut Vec<Ev>) {
+    pub(super) fn run_half(&mut self, r: RunnerId, op: &Op, ev: &mut Vec<Ev>) {
         let ri = self.ri(r);
         let (segment, pos) = (self.runners[ri].segment, self.runners[ri].pos);
         let (kind, fail) = match *op {
@@ -50,17 +50,6 @@ impl World {
             // Only flush ops reach a runner.
             _ => return,
         };
-        // Where the caller's flushes place this position: at its first call that
-        // fed the runner. A call the `sync.Once` drops (above) feeds nothing, and a
-        // goroutine that gives both halves (insert a, insert b, delete a) flushed a
-        // before b: its later half does not move a behind b.
-        // A set (the FIFO check asks whether one is there), kept sorted: feeders
-        // of one runner commute, so their order must not tell worlds apart.
-        let feeders = &mut self.runners[ri].feeders;
-        if !feeders.iter().any(|&(a, _)| a == actor) {
-            let at = feeders.partition_point(|&f| f < (actor, pc));
-            feeders.insert(at, (actor, pc));
-        }
         let h = self.spawn(Role::Half {
             runner: r,
             kind,
@@ -310,7 +299,11 @@ impl World {
     ///   waiting (only an inject handler's `injectDone`, which replaces the tail
     ///   without chaining the old one, fm:203-206, lets a later runner overtake);
     /// * `fifo-per-enqueuer`: every position an actor flushed before this one (normal
-    ///   mode, same queue) has notified, unless the splice above explains it.
+    ///   mode, same queue), while this one was not chained yet, has notified,
+    ///   unless the splice above explains it. Go orders notifies by the tail chain
+    ///   only (fm:134-136): an actor that reaches runners another goroutine chained
+    ///   before its calls began (a delete node flushing b, then a, both chained
+    ///   by the insert node) can expect no other order.
     fn check_notify_order(&mut self, ri: usize, ev: &mut Vec<Ev>) {
         let run = &self.runners[ri];
         let (segment, pos) = (run.segment, run.pos);
@@ -337,8 +330,15 @@ impl World {
                 });
                 continue;
             }
-            for &(actor, i) in &run.feeders {
-                if other.feeders.iter().any(|&(a, j)| a == actor && j < i) {
+            // The actor's flush of `other` began before its flush of `run`, and
+            // `run` joined the chain after that (had it been chained already,
+            // nothing let the actor expect `other` first).
+            for &(actor, i, _) in &run.feeders {
+                if other
+                    .feeders
+                    .iter()
+                    .any(|&(a, j, then)| a == actor && j < i && chain >= then)
+                {
                     found.push(Violation::FifoPerEnqueuer {
                         segment,
                         actor,

@@ -83,10 +83,12 @@ pub struct Runner {
     pub seq: u32,
     /// Place in the queue's tail chain, once `init` ran under `tailMut` (normal mode).
     pub chain: Option<u32>,
-    /// Each actor that gave it a half in normal mode, with the op index of its
-    /// first such half: (actor, op index), sorted. The per-enqueuer FIFO check
-    /// compares these program orders.
-    pub feeders: Vec<(u16, u32)>,
+    /// Each actor whose flush reached it in normal mode (`working.LoadOrStore`
+    /// stored or loaded it, fm:121), at its first such call: (actor, op index,
+    /// the queue's `next_chain` then), sorted. The per-enqueuer FIFO check
+    /// compares these program orders, and asks whether a runner joined the tail
+    /// chain after the call began.
+    pub feeders: Vec<(u16, u32, u32)>,
     /// `Some(kind)` for a drop-mode ad-hoc runner with its single half.
     pub adhoc: Option<HalfKind>,
     /// The embedded `sync.WaitGroup` (2 normally, 1 in drop mode).
