@@ -432,6 +432,19 @@ impl AppState {
     }
 
     /// A step of the cursor (by hand, by Play's timer, or a jump).
+    /// [`Action::Jump`]: to step `n`, and the jump field's own refusal goes.
+    fn jump(self: &Rc<Self>, n: u32, cursor: u32, len: u32) -> Rc<AppState> {
+        let s = self.step(&Action::Goto(n), cursor, len);
+        if s.error
+            .as_deref()
+            .is_some_and(|e| e.starts_with(JUMP_ERROR))
+        {
+            s.with(|s| s.error = None)
+        } else {
+            s
+        }
+    }
+
     fn step(self: &Rc<Self>, a: &Action, cursor: u32, len: u32) -> Rc<AppState> {
         match a {
             Action::StepForward | Action::Tick => {
@@ -561,17 +574,7 @@ impl Reducible for AppState {
             | Action::StepBack
             | Action::Goto(_)
             | Action::ToEnd => self.step(&action, cursor, len),
-            Action::Jump(n) => {
-                let s = self.step(&Action::Goto(n), cursor, len);
-                if s.error
-                    .as_deref()
-                    .is_some_and(|e| e.starts_with(JUMP_ERROR))
-                {
-                    s.with(|s| s.error = None)
-                } else {
-                    s
-                }
-            }
+            Action::Jump(n) => self.jump(n, cursor, len),
             Action::Choose(c) => {
                 let r = self.run.borrow_mut().advance_with(c);
                 match r {

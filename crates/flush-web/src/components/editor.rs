@@ -52,7 +52,7 @@ struct Doc {
 }
 
 /// Edits kept for this many sources (the most recent ones).
-const KEPT_SOURCES: usize = 8;
+const KEPT_SOURCES: usize = 3;
 
 thread_local! {
     /// The editor's edits per source they show, kept when it closes or another
@@ -70,7 +70,9 @@ fn reopen(source: &Source) -> Result<Doc, String> {
             .find(|d| d.shows == *source)
             .cloned()
     });
-    kept.map_or_else(|| open_doc(source), Ok)
+    // An edit refused before the editor closed is old news.
+    kept.map(|d| Doc { refused: None, ..d })
+        .map_or_else(|| open_doc(source), Ok)
 }
 
 /// Keeps `doc`, in place of the edits that showed `was` (a Run changes what
@@ -99,6 +101,18 @@ fn open_doc(source: &Source) -> Result<Doc, String> {
         draft: None,
         refused: None,
     })
+}
+
+/// Whether the keyboard focus fell to the page's body, or sits on a control
+/// that was turned off under it.
+fn focus_lost() -> bool {
+    let doc = gloo::utils::document();
+    match doc.active_element() {
+        None => true,
+        Some(e) => {
+            doc.body().is_some_and(|b| e == *b.as_ref()) || e.matches(":disabled").unwrap_or(false)
+        }
+    }
 }
 
 /// Moves the keyboard focus to the element with this id, if it is there.
@@ -350,13 +364,15 @@ fn use_doc(source: &Source) -> UseStateHandle<Result<Doc, String>> {
 /// The id of the element that takes the keyboard focus once the editor is drawn
 /// again (see [`focus_after`]).
 #[hook]
-fn use_focus_next() -> Rc<std::cell::RefCell<Option<String>>> {
-    let focus_next = use_mut_ref(|| None::<String>);
+fn use_focus_next() -> FocusNext {
+    let focus_next = use_mut_ref(|| None::<(String, bool)>);
     {
         let f = focus_next.clone();
         use_effect(move || {
-            if let Some(id) = f.borrow_mut().take() {
-                focus(&id);
+            if let Some((id, only_if_lost)) = f.borrow_mut().take() {
+                if !only_if_lost || focus_lost() {
+                    focus(&id);
+                }
             }
         });
     }
@@ -365,21 +381,22 @@ fn use_focus_next() -> Rc<std::cell::RefCell<Option<String>>> {
 
 /// What a form edit does: the draft goes (the forms are off while one is held),
 /// the history takes the edit, and a list edit's button keeps the focus.
-fn edit_callback(
-    update: &Update,
-    current: &Rc<Value>,
-    focus_next: Rc<std::cell::RefCell<Option<String>>>,
-) -> Callback<Edit> {
+fn edit_callback(update: &Update, current: &Rc<Value>, focus_next: FocusNext) -> Callback<Edit> {
     let (update, current) = (update.clone(), current.clone());
     Callback::from(move |e: Edit| {
         let array = match &e {
             Edit::Duplicate(a, _) | Edit::Remove(a, _) | Edit::Move { array: a, .. } => a,
             _ => &Vec::new(),
         };
-        *focus_next.borrow_mut() = focus_after(&e, list_len(&current, array));
+        let target = focus_after(&e, list_len(&current, array));
+        let focus_next = focus_next.clone();
         update.emit(Box::new(move |d: &mut Doc| {
             d.draft = None;
             d.refused = d.history.edit(&e).err();
+            // A refused edit moved nothing: the focus stays.
+            if d.refused.is_none() {
+                *focus_next.borrow_mut() = target.clone().map(|id| (id, false));
+            }
         }))
     })
 }
@@ -424,7 +441,7 @@ pub fn editor(p: &EditorProps) -> Html {
             }
         })
     };
-    let on_edit = edit_callback(&update, &current, focus_next);
+    let on_edit = edit_callback(&update, &current, focus_next.clone());
     let error = verdict
         .as_ref()
         .err()
@@ -452,13 +469,16 @@ pub fn editor(p: &EditorProps) -> Html {
                         {form}
                     </fieldset>
                 </div>
-                {json_view(&doc, &current, &update, on_edit)}
+                {json_view(&doc, &current, &update, on_edit, focus_next)}
             </div>
         </section>
     }
 }
 
 type Update = Callback<Box<dyn Fn(&mut Doc)>>;
+/// The id of the element that takes the focus once the editor is drawn again,
+/// and whether only if the focus was lost (see [`use_focus_next`]).
+type FocusNext = Rc<std::cell::RefCell<Option<(String, bool)>>>;
 
 /// While the JSON view holds a draft the editor cannot take: a button that drops
 /// it for the forms' version (the only way a draft goes but by being fixed).
@@ -548,7 +568,13 @@ fn status(
 }
 
 /// The JSON of the current version; edits there replace the tree once they parse.
-fn json_view(doc: &Doc, current: &Value, update: &Update, on_edit: Callback<Edit>) -> Html {
+fn json_view(
+    doc: &Doc,
+    current: &Value,
+    update: &Update,
+    on_edit: Callback<Edit>,
+    focus_next: FocusNext,
+) -> Html {
     let shown = doc
         .draft
         .as_ref()
@@ -572,9 +598,14 @@ fn json_view(doc: &Doc, current: &Value, update: &Update, on_edit: Callback<Edit
             };
             match refused {
                 Ok(v) => on_edit.emit(Edit::Replace(v)),
-                Err(msg) => u.emit(Box::new(move |d: &mut Doc| {
-                    d.draft = Some((t.clone(), msg.clone()))
-                })),
+                Err(msg) => {
+                    // Leaving the box for a form field, which the draft now
+                    // turns off: the focus goes to the way out of the draft.
+                    *focus_next.borrow_mut() = Some(("ed-drop".to_owned(), true));
+                    u.emit(Box::new(move |d: &mut Doc| {
+                        d.draft = Some((t.clone(), msg.clone()))
+                    }))
+                }
             }
         })
     };

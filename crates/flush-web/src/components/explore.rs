@@ -575,6 +575,19 @@ fn focus_on_controls() -> bool {
     }
 }
 
+/// Moves the keyboard focus to the element with this id without scrolling to it
+/// (the reader may have scrolled away from the explorer meanwhile).
+fn focus_in_place(id: &str) {
+    let Some(e) = gloo::utils::document().get_element_by_id(id) else {
+        return;
+    };
+    if let Ok(e) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e) {
+        let o = web_sys::FocusOptions::new();
+        o.set_prevent_scroll(true);
+        let _ = e.focus_with_options(&o);
+    }
+}
+
 /// Keeps the keyboard focus in place while Cancel stands in for the start
 /// buttons: on Cancel once a search starts, and back on the button that started
 /// it once the search ends (unless the focus went elsewhere meanwhile).
@@ -597,7 +610,7 @@ fn use_search_focus(
                 } else {
                     *origin.borrow()
                 };
-                crate::components::editor::focus(id);
+                focus_in_place(id);
             }
         });
     }

@@ -36,25 +36,37 @@ const QUEUED_DX: i32 = 28;
 
 /// Room for a line of text in a box or the slot (its x of 10, a little margin).
 const TEXT_PAD: i32 = 14;
-/// A sans-serif character's average width, in ems.
-const CHAR_EM: f32 = 0.6;
-/// How far past its room a line may run before it is cut: a little spills into
-/// the gap as it always has; a long one (a 64-character pos) is cut.
-const OVERRUN: f32 = 1.5;
+/// A character's average width, in ems: a bold title's, a plain line's.
+const TITLE_EM: f32 = 0.6;
+const LINE_EM: f32 = 0.55;
 
-/// `text` for an SVG line `width` px wide at `font_px` (SVG text does not wrap):
-/// as it is, or, when far too long, cut with an ellipsis (the full text stays in
-/// the box's tooltip and in the list a screen reader reads).
-fn fit(text: &str, width: i32, font_px: f32) -> String {
-    let char_px = font_px * CHAR_EM;
+/// How far a line may run past its box: into the gap after it, short of what
+/// comes next (the first box after the slot, the next box after a box).
+const SLOT_SPILL: i32 = X0 - SLOT_X - SLOT_W - 10;
+const BOX_SPILL: i32 = GAP - 6;
+
+/// `text` for an SVG line (SVG text does not wrap) with `room` px in its box and
+/// `spill` px of gap after it, at `font_px` with characters `em` wide on
+/// average: as it is while it fits that estimate, else cut with an ellipsis to
+/// its room (the box's tooltip and the list a screen reader reads keep it whole).
+fn fit(text: &str, room: i32, spill: i32, font_px: f32, em: f32) -> String {
+    let char_px = font_px * em;
     let n = text.chars().count();
-    if (n as f32) * char_px <= width as f32 * OVERRUN {
+    if (n as f32) * char_px <= (room + spill) as f32 {
         return text.to_owned();
     }
-    let keep = ((width as f32 / char_px) as usize).saturating_sub(1).max(1);
+    let keep = ((room as f32 / char_px) as usize).saturating_sub(1).max(1);
     let mut out: String = text.chars().take(keep).collect();
     out.push('…');
     out
+}
+
+/// [`fit`] for a line of the slot and of a box.
+fn slot_line(text: &str, font_px: f32, em: f32) -> String {
+    fit(text, SLOT_W - TEXT_PAD, SLOT_SPILL, font_px, em)
+}
+fn box_line(text: &str, font_px: f32, em: f32) -> String {
+    fit(text, BOX_W - TEXT_PAD, BOX_SPILL, font_px, em)
 }
 
 fn box_x(i: usize) -> i32 {
@@ -169,9 +181,9 @@ fn chain_view(title: &str, c: &Chain) -> Html {
                     <g class={classes!("handler-slot", c.slot.class)} style={format!("transform: translate({SLOT_X}px, {BOX_Y}px)")}>
                         <title>{format!("{}: {}", c.slot.title, slot_words(&c.slot.lines))}</title>
                         <rect width={SLOT_W.to_string()} height={BOX_H.to_string()} rx="8" />
-                        <text x="10" y="21" class="runner-title">{fit(&c.slot.title, SLOT_W - TEXT_PAD, 15.0)}</text>
+                        <text x="10" y="21" class="runner-title">{slot_line(&c.slot.title, 15.0, TITLE_EM)}</text>
                         <g>{for c.slot.lines.iter().zip([46, 70, 86]).map(|(l, y)| html! {
-                            <text x="10" y={y.to_string()} class="runner-status">{fit(l, SLOT_W - TEXT_PAD, 12.5)}</text>
+                            <text x="10" y={y.to_string()} class="runner-status">{slot_line(l, 12.5, LINE_EM)}</text>
                         })}</g>
                     </g>
                 }, &c.slot.data)}
@@ -267,17 +279,17 @@ pub fn chain_box_view(p: &ChainBoxProps) -> Html {
             <g class={classes!("runner", b.class)} style={format!("transform: translate({}px, {BOX_Y}px)", p.x)}>
                 <title>{b.tooltip.clone()}</title>
                 <rect class="runner-box" width={BOX_W.to_string()} height={BOX_H.to_string()} rx="8" />
-                <text x="10" y="21" class="runner-title">{fit(&b.title, BOX_W - TEXT_PAD, 15.0)}</text>
-                <text x="10" y="37" class="runner-seq">{fit(&b.subtitle, BOX_W - TEXT_PAD, 12.0)}</text>
+                <text x="10" y="21" class="runner-title">{box_line(&b.title, 15.0, TITLE_EM)}</text>
+                <text x="10" y="37" class="runner-seq">{box_line(&b.subtitle, 12.0, LINE_EM)}</text>
                 <g class="pills">{for b.pills.iter().zip(PILL_X).map(|(pill, x)| html! {
                     <g class={classes!("half", pill.class)} data-half={pill.label}>
                         <rect x={x.to_string()} y="45" width={PILL_W.to_string()} height={PILL_H.to_string()} rx="11" />
                         <text x={(x + PILL_W / 2).to_string()} y="61" text-anchor="middle">{pill.text.clone()}</text>
                     </g>
                 })}</g>
-                <text x="10" y="84" class="runner-status">{fit(&b.status, BOX_W - TEXT_PAD, 12.5)}</text>
+                <text x="10" y="84" class="runner-status">{box_line(&b.status, 12.5, LINE_EM)}</text>
                 // Always there (maybe empty), so the box keeps one shape from step to step.
-                <text x="10" y="97" class="runner-remap">{fit(b.extra.as_deref().unwrap_or_default(), BOX_W - TEXT_PAD, 12.0)}</text>
+                <text x="10" y="97" class="runner-remap">{box_line(b.extra.as_deref().unwrap_or_default(), 12.0, LINE_EM)}</text>
             </g>
         },
         &b.data,
@@ -483,24 +495,25 @@ pub const SVG_DEFS_TEXT: &str = r##"<defs><marker id="arrow-open" viewBox="0 0 1
 mod tests {
     use super::*;
 
-    /// A line a little too long is drawn as it is; a long one is cut to its room.
+    /// The built-ins' longest lines are drawn as they are; a 64-character pos is
+    /// cut to its box.
     #[test]
     fn fit_cuts_only_far_too_long_lines() {
-        let room = BOX_W - TEXT_PAD;
-        for t in [
-            "pos=a",
-            "B2 waits on its start signal",
-            "g12 closing (done closed)",
-        ] {
-            assert_eq!(fit(t, room, 12.5), t);
+        for t in ["B2 waits on its start signal", "runner pos=id2 (closed)"] {
+            assert_eq!(box_line(t, 12.5, LINE_EM), t);
         }
+        assert_eq!(
+            slot_line("g12 closing (done closed)", 12.5, LINE_EM),
+            "g12 closing (done closed)"
+        );
+        assert_eq!(box_line("pos=a", 15.0, TITLE_EM), "pos=a");
         let long = format!("pos={}", "p".repeat(64));
-        let cut = fit(&long, room, 15.0);
+        let cut = box_line(&long, 15.0, TITLE_EM);
         assert!(cut.ends_with('…') && cut.starts_with("pos=ppp"), "{cut}");
         assert!(
-            cut.chars().count() as f32 * 15.0 * CHAR_EM <= room as f32 * 1.1,
+            (cut.chars().count() as f32) * 15.0 * TITLE_EM <= (BOX_W - TEXT_PAD) as f32,
             "{cut}"
         );
-        assert_eq!(fit("", room, 15.0), "");
+        assert_eq!(box_line("", 15.0, TITLE_EM), "");
     }
 }

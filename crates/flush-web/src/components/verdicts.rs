@@ -63,7 +63,15 @@ pub fn for_scenario(p: &HereProps) -> Html {
         // The table is the shipped built-in's: this file only shares its name.
         return html! {
             <p class="verdicts muted" id="verdicts-here">
-                {format!("This file is named like the built-in {}, but it is not that scenario as shipped, so the built-in's verdicts are not shown: “Every version” explores this file under each version.", p.scenario)}
+                {format!(
+                    "This file is named like the built-in {}, but it is not that scenario as shipped, so the built-in's verdicts are not shown: {}",
+                    p.scenario,
+                    if row.cells.iter().any(|c| c.version.is_some()) {
+                        "“Every version” explores this file under each version."
+                    } else {
+                        "“Explore” explores this file."
+                    }
+                )}
             </p>
         };
     }
