@@ -240,7 +240,7 @@ fn item_tools(array: &[Seg], i: usize, n: usize, cx: &Ctx) -> Html {
 }
 
 /// A list's buttons: an item's four, and the list's Add.
-#[derive(Clone, Copy, PartialEq, Debug)]
+#[derive(Clone, Copy, PartialEq)]
 enum Tool {
     Up,
     Down,
@@ -249,13 +249,26 @@ enum Tool {
     Add,
 }
 
+impl Tool {
+    /// Its part of the button's id (ASCII: no Unicode case tables in the page).
+    fn word(self) -> &'static str {
+        match self {
+            Tool::Up => "up",
+            Tool::Down => "down",
+            Tool::Copy => "copy",
+            Tool::Remove => "remove",
+            Tool::Add => "add",
+        }
+    }
+}
+
 /// Where a list's button lives in the page: its item's place (none for Add).
 fn tool_id(array: &[Seg], item: Option<usize>, tool: Tool) -> String {
     let at = match item {
         Some(i) => field_id(&child(array, Seg::Index(i))),
         None => field_id(array),
     };
-    format!("{at}--{tool:?}").to_lowercase()
+    format!("{at}--{}", tool.word())
 }
 
 /// The button that takes the keyboard focus after a list edit, as its item
