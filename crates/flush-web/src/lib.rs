@@ -6,6 +6,7 @@
 pub mod components;
 pub mod edit;
 pub mod export;
+pub mod focus;
 pub mod hooks;
 pub mod permalink;
 pub mod plots;

@@ -103,27 +103,6 @@ fn open_doc(source: &Source) -> Result<Doc, String> {
     })
 }
 
-/// Whether the keyboard focus fell to the page's body, or sits on a control
-/// that was turned off under it.
-fn focus_lost() -> bool {
-    let doc = gloo::utils::document();
-    match doc.active_element() {
-        None => true,
-        Some(e) => {
-            doc.body().is_some_and(|b| e == *b.as_ref()) || e.matches(":disabled").unwrap_or(false)
-        }
-    }
-}
-
-/// Moves the keyboard focus to the element with this id, if it is there.
-pub(crate) fn focus(id: &str) {
-    if let Some(e) = gloo::utils::document().get_element_by_id(id) {
-        if let Ok(e) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e) {
-            let _ = e.focus();
-        }
-    }
-}
-
 /// Where a field's input lives in the page (an id from its path).
 fn field_id(path: &[Seg]) -> String {
     let p: String = path_text(path)
@@ -383,8 +362,8 @@ fn use_focus_next() -> FocusNext {
         let f = focus_next.clone();
         use_effect(move || {
             if let Some((id, only_if_lost)) = f.borrow_mut().take() {
-                if !only_if_lost || focus_lost() {
-                    focus(&id);
+                if !only_if_lost || crate::focus::lost() {
+                    crate::focus::to(&id);
                 }
             }
         });
@@ -418,7 +397,7 @@ fn edit_callback(update: &Update, current: &Rc<Value>, focus_next: FocusNext) ->
 pub fn editor(p: &EditorProps) -> Html {
     let opened = use_doc(&p.source);
     // Opening moves the focus to the editor (its heading); closing gives it back to Edit.
-    use_effect_with((), |_| focus("editor-title"));
+    use_effect_with((), |_| crate::focus::to("editor-title"));
     // After a list edit, the button its item moved to takes the focus (the one
     // clicked may be gone, or now another item's).
     let focus_next = use_focus_next();
@@ -426,7 +405,7 @@ pub fn editor(p: &EditorProps) -> Html {
         let d = p.dispatch.clone();
         Callback::from(move |_: MouseEvent| {
             d.dispatch(Action::Editor(false));
-            focus("edit");
+            crate::focus::to("edit");
         })
     };
     let doc = match &*opened {
@@ -499,7 +478,7 @@ fn drop_draft(update: &Update) -> Html {
     let u = update.clone();
     let drop = Callback::from(move |_: MouseEvent| {
         u.emit(Box::new(|d: &mut Doc| d.draft = None));
-        focus("ed-json");
+        crate::focus::to("ed-json");
     });
     html! {
         <p class="ed-draft">

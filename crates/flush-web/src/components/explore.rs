@@ -562,32 +562,6 @@ fn drop_later<T: 'static>(x: T) {
     gloo::timers::callback::Timeout::new(0, move || drop(x)).forget();
 }
 
-/// Whether the keyboard focus is nowhere (on the body) or on one of the search's
-/// buttons, which a search's start and end replace.
-fn focus_on_controls() -> bool {
-    let doc = gloo::utils::document();
-    match doc.active_element() {
-        None => true,
-        Some(e) => {
-            doc.body().is_some_and(|b| e == *b.as_ref())
-                || e.closest(".explore-controls").ok().flatten().is_some()
-        }
-    }
-}
-
-/// Moves the keyboard focus to the element with this id without scrolling to it
-/// (the reader may have scrolled away from the explorer meanwhile).
-fn focus_in_place(id: &str) {
-    let Some(e) = gloo::utils::document().get_element_by_id(id) else {
-        return;
-    };
-    if let Ok(e) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e) {
-        let o = web_sys::FocusOptions::new();
-        o.set_prevent_scroll(true);
-        let _ = e.focus_with_options(&o);
-    }
-}
-
 /// Keeps the keyboard focus in place while Cancel stands in for the start
 /// buttons: on Cancel once a search starts, and back on the button that started
 /// it once the search ends (unless the focus went elsewhere meanwhile).
@@ -604,13 +578,14 @@ fn use_search_focus(
         use_effect_with(running, move |&running| {
             // Not when the panel is drawn first (the page's focus stays put).
             let changed = std::mem::replace(&mut *was.borrow_mut(), running) != running;
-            if changed && focus_on_controls() {
+            // The focus fell (its button went) or is still on the search's buttons.
+            if changed && (crate::focus::lost() || crate::focus::within(".explore-controls")) {
                 let id = if running {
                     "explore-cancel"
                 } else {
                     *origin.borrow()
                 };
-                focus_in_place(id);
+                crate::focus::to_in_place(id);
             }
         });
     }

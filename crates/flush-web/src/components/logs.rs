@@ -190,16 +190,8 @@ impl Reader {
 /// The Stop button goes once nothing runs: if it has the focus, "Read the log"
 /// takes it, so that the focus is not lost to the page.
 fn keep_focus() {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    if doc.active_element().is_some_and(|e| e.id() == "log-stop") {
-        if let Some(read) = doc
-            .get_element_by_id("log-read")
-            .and_then(|e| e.dyn_into::<HtmlElement>().ok())
-        {
-            let _ = read.focus();
-        }
+    if crate::focus::on("log-stop") {
+        crate::focus::to("log-read");
     }
 }
 

@@ -115,9 +115,7 @@ pub fn goroutines(p: &GoroutinesProps) -> Html {
     {
         let refocus = refocus.clone();
         use_effect_with(p.rows.clone(), move |_| {
-            let lost = gloo::utils::document()
-                .active_element()
-                .is_none_or(|a| a.tag_name() == "BODY");
+            let lost = crate::focus::lost();
             if std::mem::take(&mut *refocus.borrow_mut()) && lost {
                 let doc = gloo::utils::document();
                 let to = doc

@@ -82,7 +82,7 @@ pub fn tour_panel(p: &TourProps) -> Html {
     }
     // Starting a tour moves the focus to it (its heading: the title and the first
     // caption are read next); Next and Previous keep it where it is.
-    use_effect_with(p.tour.id.clone(), |_| super::editor::focus("tour-title"));
+    use_effect_with(p.tour.id.clone(), |_| crate::focus::to("tour-title"));
     let go = |i: usize| {
         let (d, id) = (p.dispatch.clone(), p.tour.id.clone());
         Callback::from(move |_: MouseEvent| d.dispatch(Action::Tour(id.clone(), i)))
@@ -91,7 +91,7 @@ pub fn tour_panel(p: &TourProps) -> Html {
         let d = p.dispatch.clone();
         Callback::from(move |_: MouseEvent| {
             d.dispatch(Action::EndTour);
-            super::editor::focus("tours-title");
+            crate::focus::to("tours-title");
         })
     };
     html! {
