@@ -482,6 +482,51 @@ fn fifo_per_enqueuer_follows_the_tail_chain() {
     );
 }
 
+/// The flush manager deadlocks when one pack flushes two segments of one
+/// compaction plan, each with a new runner (a Go reading, README's Scope): the
+/// insert node closes queue 1's handler under injectMut and waits for it (B7,
+/// flush_manager.go:121-132, :221-225@891c202b73); that handler took c1 and waits
+/// on injectOver (B6, :208-209); the compactor waits on Injected() (B9), whose
+/// wg needs queue 2's injectOne, taken only by runner (2, k) after both halves
+/// (flush_task.go:174-190); the delete half comes from the delete node, which
+/// gets the pack after the insert node returns. With one plan segment in the
+/// pack every interleaving completes: Go's callers never flush two (datacoord
+/// compacts only Flushed or Flushing segments, compaction_trigger.go:460-461 in
+/// internal/datacoord; one manual flush per pack,
+/// flow_graph_insert_buffer_node.go:305-338).
+#[test]
+fn two_plan_segments_in_one_pack_deadlock() {
+    let scenario = |plan: &str| {
+        parse(&format!(
+            r#"{{"name":"plan","model":"flush-2021",
+            "injections":{{"c1":{{"segments":[{plan}],"remap_to":3}}}},"actors":[
+            {{"name":"insert-node","ops":[{{"op":"flush_insert","segment":2,"pos":"k"}},
+              {{"op":"flush_insert","segment":1,"pos":"k"}}]}},
+            {{"name":"delete-node","ops":[{{"op":"wait_for","actor":"insert-node","index":1}},
+              {{"op":"flush_delete","segment":2,"pos":"k"}},{{"op":"flush_delete","segment":1,"pos":"k"}}]}},
+            {{"name":"compactor","ops":[{{"op":"inject","id":"c1"}},{{"op":"wait_injected","id":"c1"}},
+              {{"op":"inject_done","id":"c1","success":true}}]}}]}}"#
+        ))
+    };
+    let x = flush_core::explore::explore(&*scenario("1,2"), 200, 1_000_000);
+    assert!(!x.truncated);
+    let deadlock = x
+        .violations
+        .iter()
+        .find(|f| f.kind == OutcomeKind::Deadlock)
+        .expect("a deadlock");
+    for wait in [
+        "insert-node waits on B7",
+        "waits on B6: <-c1.injectOver",
+        "compactor waits on B9",
+        "runner seg=2 pos=k waits on B1",
+    ] {
+        assert!(deadlock.message.contains(wait), "{wait}: {}", deadlock.message);
+    }
+    let x = flush_core::explore::explore(&*scenario("2"), 200, 1_000_000);
+    assert!(!x.truncated && x.violations.is_empty(), "{:?}", x.violations);
+}
+
 /// §1.5.10: flushNotifyFunc panics on a pack with an error; the failed half still counts
 /// down, so the runner reaches notify; retry sleeps follow retry.Do (200 ms doubling to 3 s).
 #[test]
