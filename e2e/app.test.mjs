@@ -514,6 +514,17 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await a.page.keyboard.press('Enter');
   await a.page.waitForFunction(() => document.activeElement?.id === 'explore-btn');
   assert.match(await a.page.textContent('#explore-result'), /cancelled: the search is incomplete/);
+  // A held Enter (its key down repeated) starts one search: the repeats do not
+  // click the Cancel that took the focus.
+  await a.page.keyboard.down('Enter');
+  await a.page.waitForFunction(() => document.activeElement?.id === 'explore-cancel');
+  for (let i = 0; i < 3; i++) await a.page.keyboard.down('Enter');
+  await a.page.keyboard.up('Enter');
+  await a.page.waitForTimeout(100);
+  assert.equal(await a.page.evaluate(() => document.activeElement?.id), 'explore-cancel');
+  assert.equal(await a.page.locator('#explore-running').count(), 1, 'the search still runs');
+  await a.page.keyboard.press('Enter');
+  await a.page.waitForFunction(() => document.activeElement?.id === 'explore-btn');
   assert.deepEqual([inWorker.where, inWorker.runner], ['worker', 'worker']);
   assert.match(inWorker.text, /cancelled: the search is incomplete/);
   assert.ok(inWorker.states > 1000, `${inWorker.states} states`);

@@ -521,10 +521,18 @@ fn two_plan_segments_in_one_pack_deadlock() {
         "compactor waits on B9",
         "runner seg=2 pos=k waits on B1",
     ] {
-        assert!(deadlock.message.contains(wait), "{wait}: {}", deadlock.message);
+        assert!(
+            deadlock.message.contains(wait),
+            "{wait}: {}",
+            deadlock.message
+        );
     }
     let x = flush_core::explore::explore(&*scenario("2"), 200, 1_000_000);
-    assert!(!x.truncated && x.violations.is_empty(), "{:?}", x.violations);
+    assert!(
+        !x.truncated && x.violations.is_empty(),
+        "{:?}",
+        x.violations
+    );
 }
 
 /// §1.5.10: flushNotifyFunc panics on a pack with an error; the failed half still counts

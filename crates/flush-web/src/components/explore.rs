@@ -557,6 +557,17 @@ pub(crate) fn one_click(cb: Callback<MouseEvent>) -> Callback<MouseEvent> {
     })
 }
 
+/// A start or Cancel button's key handler: a held Enter repeats its key down,
+/// and each would click the button that took the focus (Explore, then Cancel
+/// in its place, then Explore again...); only the first press counts.
+fn first_press() -> Callback<KeyboardEvent> {
+    Callback::from(|e: KeyboardEvent| {
+        if e.repeat() && e.key() == "Enter" {
+            e.prevent_default();
+        }
+    })
+}
+
 /// Frees `x` (a search's states) after this task: the report shows first.
 fn drop_later<T: 'static>(x: T) {
     gloo::timers::callback::Timeout::new(0, move || drop(x)).forget();
@@ -621,12 +632,13 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
             <h3 id="explore-title">{"Explore every interleaving"}</h3>
             <div class="explore-controls">
                 if running {
-                    <button id="explore-cancel" onclick={x.cancel.clone()}>{"Cancel"}</button>
+                    <button id="explore-cancel" onclick={x.cancel.clone()}
+                            onkeydown={first_press()}>{"Cancel"}</button>
                 } else {
-                    <button id="explore-btn" class="primary" onclick={start}
+                    <button id="explore-btn" class="primary" onclick={start} onkeydown={first_press()}
                             onpointerenter={warm.clone()} onfocus={warm_focus.clone()}>{"Explore"}</button>
                     if versions {
-                        <button id="explore-versions-btn" onclick={every_version}
+                        <button id="explore-versions-btn" onclick={every_version} onkeydown={first_press()}
                                 onpointerenter={warm} onfocus={warm_focus}
                                 title="Every distinct violation under each Milvus version">{"Every version"}</button>
                     }
