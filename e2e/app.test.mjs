@@ -1653,6 +1653,13 @@ test('scenario editor: forms with the checker\'s errors in place, undo and redo,
   assert.ok(await page.isDisabled('#ed-seed'), 'the forms wait for the draft');
   assert.ok(await page.isDisabled('#ed-undo'));
   assert.equal(await page.getAttribute('#ed-json', 'aria-invalid'), 'true');
+  // "Show where" puts the caret on the syntax error (the second comma).
+  await page.click('#ed-goto');
+  const caret = await page.evaluate(() => {
+    const t = document.activeElement;
+    return t?.id === 'ed-json' && t.selectionStart === t.selectionEnd ? t.selectionStart : -1;
+  });
+  assert.equal(caret, good.indexOf('"seed": 1') + '"seed": 1,'.length, 'the caret is at the error');
   // Closing the editor keeps it all: the draft, the edits, the undo history.
   await page.click('#ed-close');
   await page.waitForSelector('#editor', { state: 'detached' });

@@ -251,6 +251,24 @@ pub fn parse(text: &str) -> Result<Value, String> {
     Ok(v)
 }
 
+/// Where `text`'s JSON syntax error is, as a textarea counts (UTF-16 units from
+/// the start), or `None` when it has none. serde_json gives the line (1-based)
+/// and the column: the bytes of that line read up to the error.
+pub fn error_offset(text: &str) -> Option<u32> {
+    let e = json::parse(text, "JSON").err()?;
+    let (line, column) = (e.line?, e.column?);
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line - 1)
+        .map(str::len)
+        .sum();
+    let mut end = (start + column.saturating_sub(1)).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    u32::try_from(text[..end].encode_utf16().count()).ok()
+}
+
 fn whole(v: &Value, path: &mut Vec<Seg>) -> Result<(), String> {
     match v {
         Json::Num(n) if n.as_i64().is_none() && n.as_u64().is_none() => Err(format!(
@@ -283,6 +301,21 @@ fn whole(v: &Value, path: &mut Vec<Seg>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The offset is where the error is, in UTF-16 units (é is one, 𝄞 two).
+    #[test]
+    fn error_offset_points_at_the_syntax_error() {
+        let at = |t: &str| error_offset(t).map(|n| n as usize);
+        let t = "{\n  \"name\": x\n}";
+        assert_eq!(at(t), Some(t.find('x').unwrap()));
+        let t = "{\"é𝄞\": 1,\n \"b\": ]}";
+        let utf16 = |s: &str| s.encode_utf16().count();
+        assert_eq!(at(t), Some(utf16(&t[..t.find(']').unwrap()])));
+        assert_eq!(at("{\"a\": 1}"), None);
+        // At the end of the text (a missing brace) it stays within the text.
+        let t = "{\"a\": 1";
+        assert!(at(t).unwrap() <= utf16(t));
+    }
 
     fn j(s: &str) -> Value {
         parse(s).unwrap()

@@ -7,6 +7,7 @@
 use std::rc::Rc;
 
 use flush_core::scenario::json::Json;
+use wasm_bindgen::JsCast;
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -46,9 +47,19 @@ struct Doc {
     shows: Source,
     file: String,
     history: History,
-    draft: Option<(String, String)>,
+    draft: Option<Draft>,
     /// Why the last edit was refused (the size limit, a stale path).
     refused: Option<String>,
+}
+
+/// The JSON view's text that the editor could not take: the text, why, and
+/// where its syntax error is (a UTF-16 offset, as a textarea counts) when it
+/// does not parse.
+#[derive(Clone, PartialEq)]
+struct Draft {
+    text: String,
+    why: String,
+    at: Option<u32>,
 }
 
 /// Edits kept for this many sources (the most recent ones).
@@ -448,11 +459,11 @@ pub fn editor(p: &EditorProps) -> Html {
         <section class="panel editor" id="editor" aria-labelledby="editor-title">
             <h2 id="editor-title" tabindex="-1">{format!("Edit the scenario: {}", doc.file)}</h2>
             {toolbar(&doc, &current, verdict.as_ref().ok(), &update, &p.dispatch, close)}
-            {status(verdict.as_ref().err(), doc.draft.as_ref().map(|d| d.1.as_str()), doc.refused.as_deref())}
+            {status(verdict.as_ref().err(), doc.draft.as_ref().map(|d| d.why.as_str()), doc.refused.as_deref())}
             if cx.left.get() == 0 {
                 <p class="callout" id="ed-cut">{format!("The form shows the first {MAX_FIELDS} fields; edit the others in the JSON view.")}</p>
             }
-            if doc.draft.is_some() { {drop_draft(&update)} }
+            if let Some(d) = &doc.draft { {drop_draft(&update, d.at)} }
             <div class="ed-body">
                 <div class="ed-form" role="group" aria-label="the scenario as forms">
                     // A form edit would replace the JSON view's draft: the forms
@@ -474,15 +485,34 @@ type FocusNext = Rc<std::cell::RefCell<Option<(String, bool)>>>;
 
 /// While the JSON view holds a draft the editor cannot take: a button that drops
 /// it for the forms' version (the only way a draft goes but by being fixed).
-fn drop_draft(update: &Update) -> Html {
+/// With `at` (where the draft's syntax error is), a button that puts the caret
+/// there.
+fn drop_draft(update: &Update, at: Option<u32>) -> Html {
     let u = update.clone();
     let drop = Callback::from(move |_: MouseEvent| {
         u.emit(Box::new(|d: &mut Doc| d.draft = None));
         crate::focus::to("ed-json");
     });
+    let goto = Callback::from(move |_: MouseEvent| {
+        let Some(at) = at else { return };
+        let Some(t) = gloo::utils::document().get_element_by_id("ed-json") else {
+            return;
+        };
+        if let Ok(t) = t.dyn_into::<HtmlTextAreaElement>() {
+            // Selecting does not scroll the box; focusing it again does
+            // (Chromium, Firefox), to the caret.
+            let _ = t.set_selection_range(at, at);
+            let _ = t.blur();
+            let _ = t.focus();
+        }
+    });
     html! {
         <p class="ed-draft">
             {"The forms, Undo and Redo wait until the JSON view's text is taken. "}
+            if at.is_some() {
+                <button id="ed-goto" onclick={goto}>{"Show where it does not parse"}</button>
+                {" "}
+            }
             <button id="ed-drop" onclick={drop}>{"Drop the JSON draft"}</button>
             {" (the JSON view then shows the forms' version)."}
         </p>
@@ -570,7 +600,7 @@ fn json_view(
     let shown = doc
         .draft
         .as_ref()
-        .map_or_else(|| edit::text(current), |d| d.0.clone());
+        .map_or_else(|| edit::text(current), |d| d.text.clone());
     let on_change = {
         let u = update.clone();
         Callback::from(move |e: Event| {
@@ -594,8 +624,13 @@ fn json_view(
                     // Leaving the box for a form field, which the draft now
                     // turns off: the focus goes to the way out of the draft.
                     *focus_next.borrow_mut() = Some(("ed-drop".to_owned(), true));
+                    let at = edit::error_offset(&t);
                     u.emit(Box::new(move |d: &mut Doc| {
-                        d.draft = Some((t.clone(), msg.clone()))
+                        d.draft = Some(Draft {
+                            text: t.clone(),
+                            why: msg.clone(),
+                            at,
+                        })
                     }))
                 }
             }
