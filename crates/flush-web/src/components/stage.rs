@@ -47,18 +47,44 @@ const BOX_SPILL: i32 = GAP - 6;
 
 /// `text` for an SVG line (SVG text does not wrap) with `room` px in its box and
 /// `spill` px of gap after it, at `font_px` with characters `em` wide on
-/// average: as it is while it fits that estimate, else cut with an ellipsis to
-/// its room (the box's tooltip and the list a screen reader reads keep it whole).
+/// average ([`char_ems`]): as it is while it fits that estimate, else cut with
+/// an ellipsis to its room (the box's tooltip and the list a screen reader
+/// reads keep it whole).
 fn fit(text: &str, room: i32, spill: i32, font_px: f32, em: f32) -> String {
-    let char_px = font_px * em;
-    let n = text.chars().count();
-    if (n as f32) * char_px <= (room + spill) as f32 {
+    let px = |c: char| char_ems(c, em) * font_px;
+    if text.chars().map(px).sum::<f32>() <= (room + spill) as f32 {
         return text.to_owned();
     }
-    let keep = ((room as f32 / char_px) as usize).saturating_sub(1).max(1);
-    let mut out: String = text.chars().take(keep).collect();
+    let mut left = room as f32 - px('…');
+    let mut out: String = text
+        .chars()
+        .take_while(|&c| {
+            left -= px(c);
+            left >= 0.0
+        })
+        .collect();
     out.push('…');
     out
+}
+
+/// A character's width in ems: `em` on average for Latin text, a whole em for
+/// the wide characters of CJK scripts and emoji, none for combining marks and
+/// zero-width characters (a short table: the page carries no Unicode data).
+fn char_ems(c: char, em: f32) -> f32 {
+    match u32::from(c) {
+        0x0300..=0x036F | 0x200B..=0x200F | 0xFE00..=0xFE0F => 0.0,
+        0x1100..=0x115F
+        | 0x2E80..=0xA4CF
+        | 0xAC00..=0xD7A3
+        | 0xF900..=0xFAFF
+        | 0xFE30..=0xFE4F
+        | 0xFF00..=0xFF60
+        | 0xFFE0..=0xFFE6
+        | 0x1F300..=0x1F64F
+        | 0x1F900..=0x1F9FF
+        | 0x20000..=0x3FFFD => 1.0,
+        _ => em,
+    }
 }
 
 /// [`fit`] for a line of the slot and of a box.
@@ -515,5 +541,17 @@ mod tests {
             "{cut}"
         );
         assert_eq!(box_line("", 15.0, TITLE_EM), "");
+        // Wide characters count a whole em: 20 CJK characters do not fit a box
+        // that 20 Latin ones fit, and the cut fits its room.
+        let latin = format!("pos={}", "p".repeat(16));
+        assert_eq!(box_line(&latin, 15.0, TITLE_EM), latin);
+        let cjk = format!("pos={}", "段".repeat(16));
+        let cut = box_line(&cjk, 15.0, TITLE_EM);
+        assert!(cut.ends_with('…'), "{cut}");
+        let width: f32 = cut.chars().map(|c| char_ems(c, TITLE_EM) * 15.0).sum();
+        assert!(width <= (BOX_W - TEXT_PAD) as f32, "{cut}: {width} px");
+        // Combining marks take no room.
+        let marks = format!("pos={}", "e\u{301}".repeat(16));
+        assert_eq!(box_line(&marks, 15.0, TITLE_EM), marks);
     }
 }
