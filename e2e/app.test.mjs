@@ -412,6 +412,21 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
   await waitStep(page, Number(await page.getAttribute('.app', 'data-len')));
   assert.match(await page.textContent('#outcome'), /panic/);
 
+  // Every version cancelled early: what it found is listed under the version it
+  // searched (ca7ef26e4b's panics are not the shown b5c9a7364b's), and the note
+  // says the other versions were not searched.
+  await page.goto(URL + '#scenario=sync-scaled-4x3');
+  await page.click('#explore-versions-btn');
+  await page.waitForSelector('#explore-running');
+  await page.waitForTimeout(300);
+  await page.click('#explore-cancel');
+  await page.waitForSelector('#explore-versions');
+  const searched = await page.$$eval('#explore-versions tbody tr', (trs) => trs.map((tr) => tr.dataset.version));
+  assert.ok(searched.length >= 1 && searched.length < 6, `${searched}`);
+  assert.equal(searched[0], 'ca7ef26e4b');
+  assert.match(await page.textContent('#explore-versions-cut'), new RegExp(`Cancelled: ${searched.length} of the 6 versions searched`));
+  assert.equal(await page.locator('#explore-result').count(), 0, 'no lone report');
+
   // A longer search: frames keep coming while it runs, and Cancel answers at once.
   await page.goto(URL + '#scenario=sync-scaled-5x3');
   await page.waitForSelector('#explore-btn');

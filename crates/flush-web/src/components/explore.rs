@@ -43,17 +43,21 @@ pub(crate) enum Status {
         xs: Rc<Vec<Exploration>>,
         ms: f64,
         worker: bool,
+        /// The searches the job was to run: more than `xs` when it was cancelled.
+        of: usize,
     },
 }
 
 impl Status {
-    fn of(t: Tick, worker: bool) -> Status {
+    /// `of`: the searches of the job.
+    fn of(t: Tick, worker: bool, of: usize) -> Status {
         match t {
             Tick::Running(run) => Status::Running { run, worker },
             Tick::Done { xs, ms } => Status::Done {
                 xs: Rc::new(xs),
                 ms,
                 worker,
+                of,
             },
         }
     }
@@ -83,6 +87,8 @@ struct Shared {
     pending: RefCell<Option<JobSpec>>,
     /// A Cancel was sent to the worker: if it fails now, its job is not rerun.
     cancelling: Cell<bool>,
+    /// The searches of the job at hand (one, or one per version).
+    of: Cell<usize>,
     /// The most bytes a search in the worker was seen to hold: its module's
     /// memory, which never shrinks (see [`RETIRE_BYTES`]).
     peak: Cell<u64>,
@@ -119,20 +125,21 @@ impl Shared {
     /// until then), or here in slices without one.
     fn start(self: &Rc<Self>, spec: JobSpec) {
         self.forget();
+        self.of.set(spec.searches.len());
         let mut job = match Job::new(&spec) {
             Ok(job) => job,
             Err(why) => return self.unable(&why),
         };
         let first = job.slice(SLICE_MS);
         if let Tick::Done { .. } = first {
-            self.status.set(Status::of(first, false));
+            self.status.set(Status::of(first, false, self.of.get()));
             return;
         }
         if self.ready.get() && self.send(&spec) {
             self.lead.set(job.elapsed());
             *self.there.borrow_mut() = Some(spec);
             *self.head.borrow_mut() = Some(job);
-            self.status.set(Status::of(first, true));
+            self.status.set(Status::of(first, true, self.of.get()));
             return;
         }
         self.warm();
@@ -140,7 +147,7 @@ impl Shared {
             *self.pending.borrow_mut() = Some(spec);
         }
         *self.here.borrow_mut() = Some(job);
-        self.status.set(Status::of(first, false));
+        self.status.set(Status::of(first, false, self.of.get()));
         self.run_here();
     }
 
@@ -282,7 +289,7 @@ impl Shared {
                         Tick::Running(run)
                     }
                 };
-                self.status.set(Status::of(t, true));
+                self.status.set(Status::of(t, true, self.of.get()));
             }
             FromWorker::Failed { id, why } if id == self.id.get() => {
                 web_sys::console::warn_1(
@@ -329,7 +336,8 @@ impl Shared {
             };
             if self.cancelling.get() {
                 // It was cancelled: report what the page covered, not a rerun.
-                self.status.set(Status::of(job.cancel(), false));
+                self.status
+                    .set(Status::of(job.cancel(), false, self.of.get()));
                 return;
             }
             *self.here.borrow_mut() = Some(job);
@@ -343,7 +351,8 @@ impl Shared {
         let here = self.here.borrow_mut().take();
         if let Some(mut j) = here {
             self.timer.borrow_mut().take();
-            self.status.set(Status::of(j.cancel(), false));
+            self.status
+                .set(Status::of(j.cancel(), false, self.of.get()));
             // Its states are freed after the report is shown.
             drop_later(j);
         } else if self.there.borrow().is_some() {
@@ -362,7 +371,8 @@ impl Shared {
                 // What the worker still says of it is not heard.
                 self.id.set(self.id.get().wrapping_add(1));
                 self.there.borrow_mut().take();
-                self.status.set(Status::of(j.cancel(), false));
+                self.status
+                    .set(Status::of(j.cancel(), false, self.of.get()));
             }
         }
     }
@@ -385,7 +395,7 @@ fn tick(me: &Weak<Shared>) {
         t
     };
     // The timer stops once the job is done (dropped by an effect, never inside its own tick).
-    s.status.set(Status::of(t, false));
+    s.status.set(Status::of(t, false, s.of.get()));
 }
 
 /// Searches in progress and how to start and cancel them.
@@ -415,6 +425,7 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
                 worker: RefCell::new(None),
                 broken: Cell::new(false),
                 cancelling: Cell::new(false),
+                of: Cell::new(1),
                 ready: Cell::new(false),
                 pending: RefCell::new(None),
                 peak: Cell::new(0),
@@ -696,10 +707,13 @@ fn status_view(s: &Status, p: &ExploreProps) -> Html {
                 {if *worker { "Exploring in a background worker: the page stays free…" } else { "Exploring…" }}
             </p>
         },
-        Status::Done { xs, ms, worker } => match &xs[..] {
+        // A search per version, even when a Cancel left one: its row names
+        // the version it searched (a lone report reads as the shown one's).
+        Status::Done { xs, of, .. } if *of > 1 => versions_view(xs, *of, p),
+        Status::Done { xs, ms, worker, .. } => match &xs[..] {
             [x] => report_view(x, *ms, *worker, p),
             [] => html! {},
-            many => versions_view(many, p),
+            many => versions_view(many, many.len(), p),
         },
     }
 }
@@ -833,8 +847,20 @@ fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
 }
 
 /// One search per version: a row each, what it found, each one click from the stepper.
-fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
+/// `of`: the versions the job was to search (more than `xs` once cancelled).
+fn versions_view(xs: &[Exploration], of: usize, p: &ExploreProps) -> Html {
     html! {
+        <>
+        if xs.len() < of {
+            <p id="explore-versions-cut">{format!(
+                "Cancelled: {} of the {of} versions searched; the others were not.{}",
+                xs.len(),
+                match xs.last() {
+                    Some(x) if x.truncated => format!(" The search of {} was cut short: it may break in more ways.", x.version.unwrap_or("-")),
+                    _ => String::new(),
+                }
+            )}</p>
+        }
         <div id="explore-versions" class="table-scroll" tabindex="0" role="region" aria-label="verdicts of this scenario per version">
             <table>
                 <thead><tr><th scope="col">{"version"}</th><th scope="col">{"what exploring finds"}</th></tr></thead>
@@ -852,6 +878,7 @@ fn versions_view(xs: &[Exploration], p: &ExploreProps) -> Html {
                 </tbody>
             </table>
         </div>
+        </>
     }
 }
 
