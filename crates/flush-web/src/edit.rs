@@ -127,9 +127,10 @@ pub fn apply(v: &Value, e: &Edit) -> Result<Value, String> {
     Ok(v)
 }
 
-/// The size of `v` as the editor shows it, when that is over [`MAX_EDIT_BYTES`].
+/// The size of `v` as the editor shows it, when that is over [`MAX_EDIT_BYTES`]
+/// (whatever its kind: a huge array is as big as a huge object).
 pub fn too_big(v: &Json) -> Option<usize> {
-    let size = matches!(v, Json::Obj(_)).then(|| text(v).len())?;
+    let size = text(v).len();
     (size > MAX_EDIT_BYTES).then_some(size)
 }
 
@@ -256,6 +257,11 @@ pub fn parse(text: &str) -> Result<Value, String> {
 /// and the column: the bytes of that line read up to the error.
 pub fn error_offset(text: &str) -> Option<u32> {
     let e = json::parse(text, "JSON").err()?;
+    // serde_json places an error at the end of the text on the last character
+    // it read: the caret goes after it, where the missing text belongs.
+    if serde_json::from_str::<serde_json::Value>(text).is_err_and(|e| e.is_eof()) {
+        return u32::try_from(text.encode_utf16().count()).ok();
+    }
     let (line, column) = (e.line?, e.column?);
     let start: usize = text
         .split_inclusive('\n')
@@ -302,6 +308,15 @@ fn whole(v: &Value, path: &mut Vec<Seg>) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// The size limit holds for any JSON value, not only objects.
+    #[test]
+    fn too_big_measures_any_value() {
+        let items = vec![Json::Str("x".repeat(8)); MAX_EDIT_BYTES / 8];
+        assert!(too_big(&Json::Arr(items)).is_some());
+        assert!(too_big(&Json::Str("x".repeat(MAX_EDIT_BYTES + 1))).is_some());
+        assert!(too_big(&Json::Arr(vec![Json::Num(1.into())])).is_none());
+    }
+
     /// The offset is where the error is, in UTF-16 units (é is one, 𝄞 two).
     #[test]
     fn error_offset_points_at_the_syntax_error() {
@@ -312,9 +327,10 @@ mod tests {
         let utf16 = |s: &str| s.encode_utf16().count();
         assert_eq!(at(t), Some(utf16(&t[..t.find(']').unwrap()])));
         assert_eq!(at("{\"a\": 1}"), None);
-        // At the end of the text (a missing brace) it stays within the text.
-        let t = "{\"a\": 1";
-        assert!(at(t).unwrap() <= utf16(t));
+        // Where the text ends too soon, the caret goes to its end.
+        for t in ["{\"a\": 1", "{\"a\": [1,\n", "{\"é\": \"x"] {
+            assert_eq!(at(t), Some(utf16(t)), "{t:?}");
+        }
     }
 
     fn j(s: &str) -> Value {

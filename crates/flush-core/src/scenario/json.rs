@@ -362,7 +362,9 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
         ScenarioError {
             file: file.to_owned(),
             line: (line > 0).then_some(line),
-            column: (line > 0).then_some(column),
+            // serde_json says column 0 at the start of a line it ended on
+            // (the text ends after a newline): columns count from 1 here.
+            column: (line > 0).then_some(column.max(1)),
             path: None,
             message,
         }
@@ -730,6 +732,14 @@ impl<'a, 't> Node<'a, 't> {
 mod tests {
     use super::*;
     use std::borrow::Cow;
+
+    /// A text that ends just after a newline is located at column 1 of the
+    /// next line, not column 0 (serde_json's).
+    #[test]
+    fn columns_count_from_one() {
+        let e = parse("{\"a\": 1,\n", "f.json").unwrap_err();
+        assert_eq!((e.line, e.column), (Some(2), Some(1)), "{e}");
+    }
 
     #[test]
     fn escape_unsafe_writes_controls_and_bidi_as_escapes() {

@@ -114,13 +114,31 @@ fn open_doc(source: &Source) -> Result<Doc, String> {
     })
 }
 
-/// Where a field's input lives in the page (an id from its path).
+/// Where a field's input lives in the page: an id from its path, one per path.
+/// A key keeps its ASCII letters and digits and writes any other character as
+/// `_` and its hex code (so `c-1`, `c.1` and `c_1` differ); a key follows a
+/// `-`, an index stands between two.
 fn field_id(path: &[Seg]) -> String {
-    let p: String = path_text(path)
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    format!("ed-{p}")
+    use std::fmt::Write as _;
+    let mut id = "ed".to_owned();
+    for seg in path {
+        match seg {
+            Seg::Key(k) => {
+                id.push('-');
+                for c in k.chars() {
+                    if c.is_ascii_alphanumeric() {
+                        id.push(c);
+                    } else {
+                        let _ = write!(id, "_{:x}_", u32::from(c));
+                    }
+                }
+            }
+            Seg::Index(i) => {
+                let _ = write!(id, "-{i}-");
+            }
+        }
+    }
+    id
 }
 
 /// What the form needs at every node: how to edit, and the checker's error.
@@ -458,7 +476,7 @@ pub fn editor(p: &EditorProps) -> Html {
     html! {
         <section class="panel editor" id="editor" aria-labelledby="editor-title">
             <h2 id="editor-title" tabindex="-1">{format!("Edit the scenario: {}", doc.file)}</h2>
-            {toolbar(&doc, &current, verdict.as_ref().ok(), &update, &p.dispatch, close)}
+            {toolbar(&doc, &current, verdict.as_ref().ok(), &update, &p.dispatch, (close, &focus_next))}
             {status(verdict.as_ref().err(), doc.draft.as_ref().map(|d| d.why.as_str()), doc.refused.as_deref())}
             if cx.left.get() == 0 {
                 <p class="callout" id="ed-cut">{format!("The form shows the first {MAX_FIELDS} fields; edit the others in the JSON view.")}</p>
@@ -525,16 +543,19 @@ fn toolbar(
     ok: Option<&flush_core::AnyScenario>,
     update: &Update,
     d: &Dispatch,
-    close: Callback<MouseEvent>,
+    (close, focus_next): (Callback<MouseEvent>, &FocusNext),
 ) -> Html {
-    let undo = {
-        let u = update.clone();
-        Callback::from(move |_: MouseEvent| u.emit(Box::new(|d: &mut Doc| d.history.undo())))
+    // The oldest (newest) version turns Undo (Redo) off under the focus: the
+    // other button, which that step turned on, takes it.
+    let step = |f: fn(&mut History), other: &'static str| {
+        let (u, focus_next) = (update.clone(), focus_next.clone());
+        Callback::from(move |_: MouseEvent| {
+            *focus_next.borrow_mut() = Some((other.to_owned(), true));
+            u.emit(Box::new(move |d: &mut Doc| f(&mut d.history)))
+        })
     };
-    let redo = {
-        let u = update.clone();
-        Callback::from(move |_: MouseEvent| u.emit(Box::new(|d: &mut Doc| d.history.redo())))
-    };
+    let undo = step(History::undo, "ed-redo");
+    let redo = step(History::redo, "ed-undo");
     let text = edit::text(current);
     let run = ok.filter(|_| doc.draft.is_none()).map(|sc| {
         let source = Source::Inline {
@@ -649,6 +670,29 @@ fn json_view(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ids tell apart keys that differ only in punctuation, and keep the
+    /// plain ones the tests name.
+    #[test]
+    fn field_ids_are_one_per_path() {
+        let key = |k: &str| Seg::Key(k.to_owned());
+        let ids: Vec<String> = ["c-1", "c.1", "c_1", "c1"]
+            .iter()
+            .map(|k| field_id(&[key("injections"), key(k), key("remap_to")]))
+            .collect();
+        for (i, a) in ids.iter().enumerate() {
+            assert!(ids[i + 1..].iter().all(|b| b != a), "{ids:?}");
+        }
+        assert_eq!(field_id(&[key("seed")]), "ed-seed");
+        assert_eq!(
+            field_id(&[key("datacoord"), Seg::Index(3), key("statslog")]),
+            "ed-datacoord-3--statslog"
+        );
+        assert_ne!(
+            field_id(&[key("a"), Seg::Index(3), key("b")]),
+            field_id(&[key("a"), key("3"), key("b")])
+        );
+    }
 
     fn actors() -> Vec<Seg> {
         vec![Seg::Key("actors".into())]
