@@ -665,10 +665,23 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
         }
         _ => (t, 1),
     };
+    let num = num.trim();
+    // A fraction of a unit (1.5G): whole bytes, rounded down.
+    if let Some((whole, frac)) = num.split_once('.') {
+        let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+        if mul > 1 && digits(whole) && digits(frac) && frac.len() <= 6 {
+            let scale = 10u64.pow(frac.len() as u32);
+            let n = whole.parse::<u64>().ok().and_then(|w| w.checked_mul(scale));
+            let n = n.and_then(|w| w.checked_add(frac.parse::<u64>().ok()?));
+            return n
+                .and_then(|n| n.checked_mul(mul))
+                .map(|b| b / scale)
+                .ok_or_else(|| format!("\"{s}\" is too large"));
+        }
+    }
     let n: u64 = num
-        .trim()
         .parse()
-        .map_err(|_| format!("\"{s}\" is not a size such as 512M or 4G"))?;
+        .map_err(|_| format!("\"{s}\" is not a size such as 512M, 1.5G or 4G"))?;
     n.checked_mul(mul)
         .ok_or_else(|| format!("\"{s}\" is too large"))
 }
@@ -855,6 +868,11 @@ fn open_input(file: &str, what: &str) -> Result<(Box<dyn std::io::Read>, String,
 /// `flushscope logs`: the records alone (`--records`), or the import.
 fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
     let file = a.file.as_str();
+    if file == "-" && a.against.as_deref() == Some("-") {
+        return Err(Failure::Input(
+            "the log and --against cannot both come from stdin".to_owned(),
+        ));
+    }
     let text = read_log(file)?;
     if a.records {
         return print_records(file, &text, a.json);
@@ -866,11 +884,6 @@ fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
     };
     o.max_bytes = a.max_memory.unwrap_or(o.max_bytes);
     o.check()?;
-    if file == "-" && a.against.as_deref() == Some("-") {
-        return Err(Failure::Input(
-            "the log and --against cannot both come from stdin".to_owned(),
-        ));
-    }
     let against = a.against.as_deref().map(load).transpose()?;
     print_import(
         file,
@@ -892,7 +905,32 @@ fn read_log(file: &str) -> Result<String, Failure> {
         .take(limit + 1)
         .read_to_end(&mut buf)
         .map_err(|e| format!("{shown}: {}", io_words(&e)))?;
-    Ok(String::from_utf8_lossy(&buf).into_owned())
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    // Bad input (exit 2), not a log that no replay explains (exit 1).
+    if text.trim().is_empty() {
+        return Err(Failure::Input(format!("{shown}: the log is empty")));
+    }
+    if let Some(why) = not_text(&buf, &text) {
+        return Err(Failure::Input(format!(
+            "{shown}: not a text log ({why}); zap writes UTF-8 text lines"
+        )));
+    }
+    Ok(text)
+}
+
+/// Why `buf` is no text log, if it is not: NUL bytes, or more than one byte in
+/// a hundred (and more than eight) that are not UTF-8. A text log with a few
+/// damaged bytes is read, each replaced.
+fn not_text(buf: &[u8], text: &str) -> Option<String> {
+    if let Some(at) = buf.iter().position(|&b| b == 0) {
+        return Some(format!("a NUL byte at byte {at}"));
+    }
+    let bad = text
+        .chars()
+        .filter(|&c| c == char::REPLACEMENT_CHARACTER)
+        .count();
+    (bad > 8 && bad * 100 > buf.len())
+        .then(|| format!("{bad} of its {} bytes are not UTF-8", buf.len()))
 }
 
 fn shown_name(file: &str) -> &str {
@@ -1097,7 +1135,14 @@ fn load_source(file: &str) -> Result<(AnyScenario, Option<String>), String> {
             limit / (1024 * 1024)
         ));
     }
-    let text = String::from_utf8(buf).map_err(|e| format!("{shown}: not UTF-8 text ({e})"))?;
+    let text = String::from_utf8(buf).map_err(|e| {
+        // Where, as the other errors say it: line and column (in characters).
+        let ok = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let ok = std::str::from_utf8(ok).unwrap_or_default();
+        let line = ok.matches('\n').count() + 1;
+        let column = ok.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        format!("{shown}:{line}:{column}: not UTF-8 text (a scenario file is UTF-8 JSON)")
+    })?;
     let sc = AnyScenario::parse(&text, &shown).map_err(|e| e.to_string())?;
     Ok((sc, Some(text)))
 }
@@ -1113,6 +1158,20 @@ fn io_words(e: &std::io::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Sizes: whole units, fractions of a unit, and what is refused.
+    #[test]
+    fn sizes_read_with_fractions() {
+        assert_eq!(parse_bytes("512M"), Ok(512 << 20));
+        assert_eq!(parse_bytes("1.5G"), Ok(3 << 29));
+        assert_eq!(parse_bytes("0.5k"), Ok(512));
+        assert_eq!(parse_bytes("1000"), Ok(1000));
+        assert!(parse_bytes("1.5").unwrap_err().contains("not a size"));
+        assert!(parse_bytes("1.G").unwrap_err().contains("not a size"));
+        assert!(parse_bytes("99999999999.5T")
+            .unwrap_err()
+            .contains("too large"));
+    }
 
     /// The default budget reads the limits as Linux writes them.
     #[test]

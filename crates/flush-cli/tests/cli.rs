@@ -609,6 +609,24 @@ fn bad_input_exits_2_with_a_clear_message() {
             "--schedule: \"x\" is not a schedule entry",
         ),
         (
+            vec![
+                "run".into(),
+                "builtin:handoff".into(),
+                "--schedule".into(),
+                "0,99999999999".into(),
+            ],
+            "--schedule: \"99999999999\" is too large for a goroutine number",
+        ),
+        (
+            vec![
+                "explore".into(),
+                "builtin:handoff".into(),
+                "--max-memory".into(),
+                "1.5".into(),
+            ],
+            "\"1.5\" is not a size such as 512M, 1.5G or 4G",
+        ),
+        (
             vec!["run".into(), "builtin:handoff".into(), "--scripted".into()],
             "no \"schedule\"",
         ),
@@ -1285,6 +1303,29 @@ fn logs_says_what_it_cannot_read_or_explain() {
         stderr(&o)
     );
     assert!(stdout(&o).contains("2 lines, 1 log lines, 0 panics, 1 unmatched"));
+    // What is no log at all is bad input (exit 2): an empty file, binary bytes.
+    let empty = dir.join("empty.log");
+    std::fs::write(&empty, " \n\n").unwrap();
+    let binary = dir.join("core.bin");
+    std::fs::write(&binary, [0x7fu8, b'E', b'L', b'F', 2, 1, 1, 0, 0xff, 0xfe]).unwrap();
+    for (file, why) in [
+        (&empty, "the log is empty"),
+        (&binary, "not a text log (a NUL byte at byte 7)"),
+    ] {
+        let o = flushscope(&["logs", file.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{}", stderr(&o));
+    }
+    // A scenario file that is not UTF-8 is located by line and column.
+    let latin1 = dir.join("latin1.json");
+    std::fs::write(&latin1, b"{\"name\": \"x\",\n  \"title\": \"caf\xe9\"}").unwrap();
+    let o = flushscope(&["run", latin1.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("latin1.json:2:16: not UTF-8 text"),
+        "{}",
+        stderr(&o)
+    );
     let log = report_log();
     let o = flushscope(&["logs", &log, "--version", "nonsense"]);
     assert_eq!(o.status.code(), Some(2));

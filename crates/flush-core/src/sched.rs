@@ -48,10 +48,19 @@ impl Choice {
                 return Err(format!("an entry is missing {place}"));
             }
             for t in piece.split_whitespace() {
-                out.push(
-                    Choice::parse(t)
-                        .ok_or_else(|| format!("\"{t}\" is not a schedule entry (3 or 5.1)"))?,
-                );
+                out.push(Choice::parse(t).ok_or_else(|| {
+                    let digits = t
+                        .trim_start_matches('g')
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || b == b'.');
+                    match digits && t.bytes().any(|b| b.is_ascii_digit()) {
+                        // Parses as one, but beyond a u32.
+                        true => {
+                            format!("\"{t}\" is too large for a goroutine number or select case")
+                        }
+                        false => format!("\"{t}\" is not a schedule entry (3 or 5.1)"),
+                    }
+                })?);
             }
         }
         Ok(out)

@@ -246,8 +246,12 @@ pub fn open(text: &str) -> Result<Value, String> {
 /// Numbers must be whole (every number of a scenario is; the CLI refuses a
 /// fraction too): the editor writes back only what it can write exactly.
 pub fn parse(text: &str) -> Result<Value, String> {
-    let v = json::parse(text, "JSON")
-        .map_err(|e| e.to_string().trim_start_matches("JSON:").to_owned())?;
+    let v = json::parse(text, "JSON").map_err(|e| {
+        e.to_string()
+            .trim_start_matches("JSON:")
+            .trim_start()
+            .to_owned()
+    })?;
     whole(&v, &mut Vec::new())?;
     Ok(v)
 }

@@ -134,6 +134,12 @@ pub fn decode(frag: &str) -> Result<ViewSpec, String> {
     if !loose.mode_given && spec.schedule.is_some() {
         spec.mode = Mode::Manual;
     }
+    if spec.schedule.is_some() && spec.mode != Mode::Manual {
+        return Err(format!(
+            "URL fragment: sched=... is a manual run's schedule; mode={} would not use it (drop one of them).",
+            spec.mode.as_str()
+        ));
+    }
     Ok(spec)
 }
 
@@ -176,12 +182,18 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         "version" => spec.version = Some(v),
         "tour" => loose.tour = Some(v),
         "stop" => {
-            loose.stop = Some(v.parse::<usize>().ok().filter(|n| *n >= 1).ok_or_else(|| {
-                format!(
-                    "URL fragment: stop \"{}\" is not a stop: they count from 1.",
-                    short(&v)
-                )
-            })?)
+            loose.stop = Some(match v.parse::<usize>() {
+                Ok(n) if n >= 1 => n,
+                Err(_) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+                    return Err(number("stop", &v))
+                }
+                _ => {
+                    return Err(format!(
+                        "URL fragment: stop \"{}\" is not a stop: they count from 1.",
+                        short(&v)
+                    ))
+                }
+            })
         }
         "knob" => {
             let (k, s) = v.split_once(':').ok_or_else(|| {
@@ -488,6 +500,14 @@ mod tests {
             (
                 "scenario=handoff&sched=1,x",
                 "sched: \"x\" is not a schedule entry",
+            ),
+            (
+                "scenario=handoff&mode=seeded&sched=0,0",
+                "sched=... is a manual run's schedule; mode=seeded would not use it",
+            ),
+            (
+                "scenario=handoff&tour=one-flush&stop=99999999999999999999999",
+                "stop \"99999999999999999999999\" is too large",
             ),
         ] {
             let e = decode(frag).unwrap_err();

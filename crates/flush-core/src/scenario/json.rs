@@ -353,6 +353,10 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
         if let Some(words) = syntax_words(&message) {
             message = words.to_owned();
         }
+        // A comment (JSON has none) stops serde_json at its first slash.
+        if message.starts_with("expected") && at_line_column(text, line, column).starts_with('/') {
+            message.push_str("; JSON has no comments (// or /* */)");
+        }
         if message == "number out of range" {
             message = match path_before(text, line, column) {
                 Some(key) => format!("{key}: a number too large to read (over 1.8e308)"),
@@ -369,6 +373,18 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
             message,
         }
     })
+}
+
+/// The text from `line`:`column` (1-based, serde_json's: the column counts
+/// bytes) on; empty when that is past the end.
+fn at_line_column(text: &str, line: usize, column: usize) -> &str {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let at = start + column.saturating_sub(1);
+    text.get(at..).unwrap_or_default()
 }
 
 /// The JSON path of the value that ends at `line`:`column` (1-based, as
@@ -448,6 +464,20 @@ fn syntax_words(message: &str) -> Option<&'static str> {
         "EOF while parsing a list" => "the text ends inside an array: a closing ] is missing",
         "EOF while parsing a string" => "the text ends inside a string: a closing \" is missing",
         "EOF while parsing a value" => "the text ends where a value was expected",
+        "trailing comma" => "a comma before a closing ] or }: JSON allows none there",
+        "recursion limit exceeded" => {
+            "arrays and objects nested deeper than 128 levels (a scenario needs a few)"
+        }
+        "lone leading surrogate in hex escape" => {
+            "a \\u escape of half a UTF-16 pair (a lone surrogate): the text must be Unicode"
+        }
+        "unexpected end of hex escape" => "a \\u escape needs four hex digits",
+        "invalid escape" => {
+            "a backslash escape JSON does not have (\\n, \\t, \\\" and \\uXXXX are)"
+        }
+        "control character (\\u0000-\\u001F) found while parsing a string" => {
+            "a control character (a raw newline or tab) inside a string: write it as \\n or \\t"
+        }
         _ => return None,
     })
 }
@@ -732,6 +762,35 @@ impl<'a, 't> Node<'a, 't> {
 mod tests {
     use super::*;
     use std::borrow::Cow;
+
+    /// serde_json's terse messages are said in words, and a comment gets a hint.
+    #[test]
+    fn syntax_errors_in_words() {
+        let msg = |t: &str| parse(t, "f.json").unwrap_err().message;
+        assert!(
+            msg("{\"a\": [1,]}").starts_with("a comma before a closing"),
+            "{}",
+            msg("{\"a\": [1,]}")
+        );
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(
+            msg(&deep).contains("nested deeper than 128"),
+            "{}",
+            msg(&deep)
+        );
+        assert!(
+            msg("{\"a\": \"\\ud800\"}").contains("\\u escape"),
+            "{}",
+            msg("{\"a\": \"\\ud800\"}")
+        );
+        let c = "// a scenario\n{\"name\": \"x\"}";
+        assert!(
+            msg(c).ends_with("JSON has no comments (// or /* */)"),
+            "{}",
+            msg(c)
+        );
+        assert!(!msg("{\"a\": x}").contains("comments"));
+    }
 
     /// A text that ends just after a newline is located at column 1 of the
     /// next line, not column 0 (serde_json's).

@@ -582,7 +582,8 @@ fn toolbar(
             <button id="ed-redo" onclick={redo} disabled={doc.draft.is_some() || !doc.history.can_redo()}>{"↷ Redo"}</button>
             <button id="ed-run" class="primary" onclick={run.clone().unwrap_or_default()} disabled={run.is_none()}
                     title="Run the edited scenario (the permalink then carries it)">{"Run this scenario"}</button>
-            <button id="ed-download" onclick={download} title="A file flushscope run accepts">{"Download JSON"}</button>
+            <button id="ed-download" onclick={download}
+                    title={if doc.draft.is_some() { "The last version the editor took, not the JSON draft" } else { "A file flushscope run accepts" }}>{"Download JSON"}</button>
             <button id="ed-close" onclick={close}>{"Close the editor"}</button>
         </div>
     }
@@ -629,6 +630,9 @@ fn json_view(
             // Text the editor cannot take (it does not parse, or is too big once
             // laid out) stays in the box as a draft, with why.
             let refused = match edit::parse(&t) {
+                Err(_) if t.trim().is_empty() => Err("The JSON view is empty; a scenario is a JSON object. The forms show the last version the editor took; Run waits for the text.".to_owned()),
+                // It parses, with a number the editor cannot write back exactly.
+                Err(j) if edit::error_offset(&t).is_none() => Err(format!("The JSON view is not taken: {j}. The forms show the last version the editor took; Run waits until it is fixed.")),
                 Err(j) => Err(format!("The JSON view does not parse: {j}. The forms show the last version that did; Run waits until it parses.")),
                 Ok(v) => match edit::too_big(&v) {
                     None => Ok(v),
