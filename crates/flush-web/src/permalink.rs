@@ -181,35 +181,8 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         "z" => loose.src = Some(inflate(&v)?),
         "version" => spec.version = Some(v),
         "tour" => loose.tour = Some(v),
-        "stop" => {
-            loose.stop = Some(match v.parse::<usize>() {
-                Ok(n) if n >= 1 => n,
-                Err(_) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
-                    return Err(number("stop", &v))
-                }
-                _ => {
-                    return Err(format!(
-                        "URL fragment: stop \"{}\" is not a stop: they count from 1.",
-                        short(&v)
-                    ))
-                }
-            })
-        }
-        "knob" => {
-            let (k, s) = v.split_once(':').ok_or_else(|| {
-                format!("URL fragment: knob \"{}\" is not key:setting.", short(&v))
-            })?;
-            if spec.knobs.iter().any(|(key, _)| key == k) {
-                return Err(format!(
-                    "URL fragment: knob \"{}\" is given twice; a view sets it once.",
-                    short(k)
-                ));
-            }
-            if spec.knobs.len() >= MAX_KNOBS {
-                return Err(format!("URL fragment: more than {MAX_KNOBS} knobs."));
-            }
-            spec.knobs.push((k.to_owned(), s.to_owned()));
-        }
+        "stop" => loose.stop = Some(stop_of(&v)?),
+        "knob" => add_knob(spec, &v)?,
         "mode" => {
             spec.mode = Mode::parse(&v).ok_or_else(|| {
                 format!(
@@ -227,6 +200,38 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         }
         other => return Err(format!("URL fragment: unknown key \"{}\".", short(other))),
     }
+    Ok(())
+}
+
+/// A tour's stop from a link (they count from 1).
+fn stop_of(v: &str) -> Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        Err(_) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+            Err(format!("URL fragment: stop \"{}\" is too large.", short(v)))
+        }
+        _ => Err(format!(
+            "URL fragment: stop \"{}\" is not a stop: they count from 1.",
+            short(v)
+        )),
+    }
+}
+
+/// A link's `knob=key:setting`, once per key, at most [`MAX_KNOBS`].
+fn add_knob(spec: &mut ViewSpec, v: &str) -> Result<(), String> {
+    let (k, s) = v
+        .split_once(':')
+        .ok_or_else(|| format!("URL fragment: knob \"{}\" is not key:setting.", short(v)))?;
+    if spec.knobs.iter().any(|(key, _)| key == k) {
+        return Err(format!(
+            "URL fragment: knob \"{}\" is given twice; a view sets it once.",
+            short(k)
+        ));
+    }
+    if spec.knobs.len() >= MAX_KNOBS {
+        return Err(format!("URL fragment: more than {MAX_KNOBS} knobs."));
+    }
+    spec.knobs.push((k.to_owned(), s.to_owned()));
     Ok(())
 }
 
