@@ -261,18 +261,14 @@ pub fn parse(text: &str) -> Result<Value, String> {
 /// and the column: the bytes of that line read up to the error.
 pub fn error_offset(text: &str) -> Option<u32> {
     let e = json::parse(text, "JSON").err()?;
+    // Located (an empty text is not): a syntax error.
+    let (line, column) = (e.line?, e.column?);
     // serde_json places an error at the end of the text on the last character
     // it read: the caret goes after it, where the missing text belongs.
-    if serde_json::from_str::<serde_json::Value>(text).is_err_and(|e| e.is_eof()) {
+    if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err_and(|e| e.is_eof()) {
         return u32::try_from(text.encode_utf16().count()).ok();
     }
-    let (line, column) = (e.line?, e.column?);
-    let start: usize = text
-        .split_inclusive('\n')
-        .take(line - 1)
-        .map(str::len)
-        .sum();
-    let mut end = (start + column.saturating_sub(1)).min(text.len());
+    let mut end = json::byte_offset(text, line, column);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
@@ -331,6 +327,7 @@ mod tests {
         let utf16 = |s: &str| s.encode_utf16().count();
         assert_eq!(at(t), Some(utf16(&t[..t.find(']').unwrap()])));
         assert_eq!(at("{\"a\": 1}"), None);
+        assert_eq!(at(" \n "), None, "an empty text has no place");
         // Where the text ends too soon, the caret goes to its end.
         for t in ["{\"a\": 1", "{\"a\": [1,\n", "{\"é\": \"x"] {
             assert_eq!(at(t), Some(utf16(t)), "{t:?}");

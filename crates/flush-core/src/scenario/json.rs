@@ -375,16 +375,21 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
     })
 }
 
-/// The text from `line`:`column` (1-based, serde_json's: the column counts
-/// bytes) on; empty when that is past the end.
-fn at_line_column(text: &str, line: usize, column: usize) -> &str {
+/// The byte offset of `line`:`column` (1-based, as serde_json gives them: the
+/// column counts bytes), at most the text's length.
+pub fn byte_offset(text: &str, line: usize, column: usize) -> usize {
     let start: usize = text
         .split_inclusive('\n')
         .take(line.saturating_sub(1))
         .map(str::len)
         .sum();
-    let at = start + column.saturating_sub(1);
-    text.get(at..).unwrap_or_default()
+    (start + column.saturating_sub(1)).min(text.len())
+}
+
+/// The text from `line`:`column` on (empty when that is not a character's start).
+fn at_line_column(text: &str, line: usize, column: usize) -> &str {
+    text.get(byte_offset(text, line, column)..)
+        .unwrap_or_default()
 }
 
 /// The JSON path of the value that ends at `line`:`column` (1-based, as

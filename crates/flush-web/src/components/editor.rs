@@ -629,27 +629,29 @@ fn json_view(
             let t = e.target_unchecked_into::<HtmlTextAreaElement>().value();
             // Text the editor cannot take (it does not parse, or is too big once
             // laid out) stays in the box as a draft, with why.
+            // The refusal, and where the syntax error is (once: a draft may be megabytes).
             let refused = match edit::parse(&t) {
-                Err(_) if t.trim().is_empty() => Err("The JSON view is empty; a scenario is a JSON object. The forms show the last version the editor took; Run waits for the text.".to_owned()),
-                // It parses, with a number the editor cannot write back exactly.
-                Err(j) if edit::error_offset(&t).is_none() => Err(format!("The JSON view is not taken: {j}. The forms show the last version the editor took; Run waits until it is fixed.")),
-                Err(j) => Err(format!("The JSON view does not parse: {j}. The forms show the last version that did; Run waits until it parses.")),
+                Err(_) if t.trim().is_empty() => Err(("The JSON view is empty; a scenario is a JSON object. The forms show the last version the editor took; Run waits for the text.".to_owned(), None)),
+                Err(j) => match edit::error_offset(&t) {
+                    // It parses, with a number the editor cannot write back exactly.
+                    None => Err((format!("The JSON view is not taken: {j}. The forms show the last version the editor took; Run waits until it is fixed."), None)),
+                    at => Err((format!("The JSON view does not parse: {j}. The forms show the last version that did; Run waits until it parses."), at)),
+                },
                 Ok(v) => match edit::too_big(&v) {
                     None => Ok(v),
-                    Some(size) => Err(format!(
+                    Some(size) => Err((format!(
                         "This scenario is {} KB as the editor lays it out; the editor takes up to {} KB, so the JSON view keeps it as it is. Copy it into a file and load that with Upload (Download JSON saves the last version the editor took, not this text); the forms show that version.",
                         size / 1024,
                         edit::MAX_EDIT_BYTES / 1024
-                    )),
+                    ), None)),
                 },
             };
             match refused {
                 Ok(v) => on_edit.emit(Edit::Replace(v)),
-                Err(msg) => {
+                Err((msg, at)) => {
                     // Leaving the box for a form field, which the draft now
                     // turns off: the focus goes to the way out of the draft.
                     *focus_next.borrow_mut() = Some(("ed-drop".to_owned(), true));
-                    let at = edit::error_offset(&t);
                     u.emit(Box::new(move |d: &mut Doc| {
                         d.draft = Some(Draft {
                             text: t.clone(),
