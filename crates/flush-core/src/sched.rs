@@ -49,12 +49,11 @@ impl Choice {
             }
             for t in piece.split_whitespace() {
                 out.push(Choice::parse(t).ok_or_else(|| {
-                    let digits = t
-                        .trim_start_matches('g')
-                        .bytes()
-                        .all(|b| b.is_ascii_digit() || b == b'.');
-                    match digits && t.bytes().any(|b| b.is_ascii_digit()) {
-                        // Parses as one, but beyond a u32.
+                    // `3`, `g3` or `5.1` in form, but a number beyond a u32.
+                    let number = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+                    let body = t.strip_prefix('g').unwrap_or(t);
+                    let (g, alt) = body.split_once('.').unwrap_or((body, "0"));
+                    match number(g) && number(alt) {
                         true => {
                             format!("\"{t}\" is too large for a goroutine number or select case")
                         }
@@ -288,5 +287,20 @@ mod tests {
             Scheduler::new(Policy::Manual).pick(r.len() as u32, |i| r[i as usize]),
             None
         );
+    }
+
+    /// An entry in the form of one but past a u32 says so; others are not entries.
+    #[test]
+    fn too_large_entries_say_so() {
+        let e = |s: &str| Choice::parse_list(s).unwrap_err();
+        assert!(e("0,99999999999").contains("too large"));
+        assert!(e("5.99999999999").contains("too large"));
+        for bad in ["5.", "1.2.3", "x", "g"] {
+            assert!(
+                e(bad).contains("is not a schedule entry"),
+                "{bad}: {}",
+                e(bad)
+            );
+        }
     }
 }
