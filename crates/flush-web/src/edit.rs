@@ -64,6 +64,15 @@ pub enum Edit {
     Text(Vec<Seg>, String),
 }
 
+/// The value at `path` in `v`, if there is one.
+pub fn get<'v>(v: &'v Value, path: &[Seg]) -> Option<&'v Value> {
+    path.iter().try_fold(v, |v, seg| match (seg, v) {
+        (Seg::Key(k), Json::Obj(fields)) => fields.iter().find(|f| f.0 == *k).map(|f| &f.1),
+        (Seg::Index(i), Json::Arr(items)) => items.get(*i),
+        _ => None,
+    })
+}
+
 fn at_mut<'v>(v: &'v mut Value, path: &[Seg]) -> Option<&'v mut Value> {
     path.iter().try_fold(v, |v, seg| match (seg, v) {
         (Seg::Key(k), Json::Obj(fields)) => fields.iter_mut().find(|f| f.0 == *k).map(|f| &mut f.1),
@@ -338,8 +347,7 @@ mod tests {
         parse(s).unwrap()
     }
     fn at(v: &Value, path: &[Seg]) -> Value {
-        let mut c = v.clone();
-        at_mut(&mut c, path).unwrap().clone()
+        get(v, path).unwrap().clone()
     }
 
     fn p(s: &[Seg]) -> Vec<Seg> {

@@ -145,15 +145,7 @@ pub fn decode(frag: &str) -> Result<ViewSpec, String> {
 
 /// One `key=value` of a fragment (the value decoded).
 fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Result<(), String> {
-    let number = |what: &str, v: &str| {
-        let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
-        let why = if digits {
-            "is too large"
-        } else {
-            "is not a number"
-        };
-        format!("URL fragment: {what} \"{}\" {why}.", short(v))
-    };
+    let number = not_a_number;
     match k {
         "scenario" => loose.scenario = Some(v),
         "file" if v.chars().count() > MAX_FILE_NAME => {
@@ -203,12 +195,23 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
     Ok(())
 }
 
+/// Why a link's `what` is no number: too large when it is all digits.
+fn not_a_number(what: &str, v: &str) -> String {
+    let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+    let why = if digits {
+        "is too large"
+    } else {
+        "is not a number"
+    };
+    format!("URL fragment: {what} \"{}\" {why}.", short(v))
+}
+
 /// A tour's stop from a link (they count from 1).
 fn stop_of(v: &str) -> Result<usize, String> {
     match v.parse::<usize>() {
         Ok(n) if n >= 1 => Ok(n),
         Err(_) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
-            Err(format!("URL fragment: stop \"{}\" is too large.", short(v)))
+            Err(not_a_number("stop", v))
         }
         _ => Err(format!(
             "URL fragment: stop \"{}\" is not a stop: they count from 1.",

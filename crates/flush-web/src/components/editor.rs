@@ -304,12 +304,7 @@ fn focus_after(e: &Edit, len: usize) -> Option<String> {
 
 /// The length of the list at `path` in `v` (0 if there is none).
 fn list_len(v: &Value, path: &[Seg]) -> usize {
-    let at = path.iter().try_fold(v, |v, seg| match (seg, v) {
-        (Seg::Key(k), Json::Obj(fields)) => fields.iter().find(|f| f.0 == *k).map(|f| &f.1),
-        (Seg::Index(i), Json::Arr(items)) => items.get(*i),
-        _ => None,
-    });
-    match at {
+    match edit::get(v, path) {
         Some(Json::Arr(items)) => items.len(),
         _ => 0,
     }

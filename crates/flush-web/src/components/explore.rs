@@ -99,6 +99,11 @@ struct Shared {
 }
 
 impl Shared {
+    /// Shows where the job stands (`worker`: it runs there).
+    fn show(&self, t: Tick, worker: bool) {
+        self.status.set(Status::of(t, worker, self.of.get()));
+    }
+
     /// Forgets the job running (here or there) without a report.
     fn forget(self: &Rc<Self>) {
         self.id.set(self.id.get().wrapping_add(1));
@@ -132,14 +137,14 @@ impl Shared {
         };
         let first = job.slice(SLICE_MS);
         if let Tick::Done { .. } = first {
-            self.status.set(Status::of(first, false, self.of.get()));
+            self.show(first, false);
             return;
         }
         if self.ready.get() && self.send(&spec) {
             self.lead.set(job.elapsed());
             *self.there.borrow_mut() = Some(spec);
             *self.head.borrow_mut() = Some(job);
-            self.status.set(Status::of(first, true, self.of.get()));
+            self.show(first, true);
             return;
         }
         self.warm();
@@ -147,7 +152,7 @@ impl Shared {
             *self.pending.borrow_mut() = Some(spec);
         }
         *self.here.borrow_mut() = Some(job);
-        self.status.set(Status::of(first, false, self.of.get()));
+        self.show(first, false);
         self.run_here();
     }
 
@@ -289,7 +294,7 @@ impl Shared {
                         Tick::Running(run)
                     }
                 };
-                self.status.set(Status::of(t, true, self.of.get()));
+                self.show(t, true);
             }
             FromWorker::Failed { id, why } if id == self.id.get() => {
                 web_sys::console::warn_1(
@@ -336,8 +341,7 @@ impl Shared {
             };
             if self.cancelling.get() {
                 // It was cancelled: report what the page covered, not a rerun.
-                self.status
-                    .set(Status::of(job.cancel(), false, self.of.get()));
+                self.show(job.cancel(), false);
                 return;
             }
             *self.here.borrow_mut() = Some(job);
@@ -351,8 +355,7 @@ impl Shared {
         let here = self.here.borrow_mut().take();
         if let Some(mut j) = here {
             self.timer.borrow_mut().take();
-            self.status
-                .set(Status::of(j.cancel(), false, self.of.get()));
+            self.show(j.cancel(), false);
             // Its states are freed after the report is shown.
             drop_later(j);
         } else if self.there.borrow().is_some() {
@@ -371,8 +374,7 @@ impl Shared {
                 // What the worker still says of it is not heard.
                 self.id.set(self.id.get().wrapping_add(1));
                 self.there.borrow_mut().take();
-                self.status
-                    .set(Status::of(j.cancel(), false, self.of.get()));
+                self.show(j.cancel(), false);
             }
         }
     }
@@ -395,7 +397,7 @@ fn tick(me: &Weak<Shared>) {
         t
     };
     // The timer stops once the job is done (dropped by an effect, never inside its own tick).
-    s.status.set(Status::of(t, false, s.of.get()));
+    s.show(t, false);
 }
 
 /// Searches in progress and how to start and cancel them.
