@@ -1137,6 +1137,7 @@ mod tests {
             depth_cut: 2,
             truncated: true,
             peak_bytes: 4096,
+            needed_bytes: Some(5120),
             collision_bound: collision_bound(12),
             reduced: true,
             ids_merged: true,

@@ -212,6 +212,10 @@ pub(crate) fn exploration(o: Obj) -> Read<Exploration> {
         depth_cut: o.u64("depth_cut")?,
         truncated: o.bool("truncated")?,
         peak_bytes: o.u64("peak_bytes")?,
+        needed_bytes: o
+            .opt("needed_bytes")
+            .map(|_| o.u64("needed_bytes"))
+            .transpose()?,
         collision_bound: o.f64("collision_bound")?,
         reduced: o.bool("reduced")?,
         ids_merged: o.bool("ids_merged")?,

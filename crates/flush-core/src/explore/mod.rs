@@ -300,6 +300,13 @@ pub struct Exploration {
     pub truncated: bool,
     /// The most bytes the search held (estimated).
     pub peak_bytes: u64,
+    /// Stopped at the memory budget: the bytes one more state would have made
+    /// it hold (the visited set's table grows by 7/4 and the old one lives while
+    /// it grows, and states are measured larger as the search goes on, so this
+    /// may exceed the budget by more than one state though `peak_bytes` is well
+    /// under it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub needed_bytes: Option<u64>,
     /// An upper bound on the chance that a fingerprint collision hid a state.
     pub collision_bound: f64,
     /// Whether sleep sets were used ([`Options::reduce`], for a model whose
@@ -446,10 +453,18 @@ impl Exploration {
                 "the state budget ({} states) was reached: the search is incomplete",
                 o.max_states
             ),
-            Stopped::MaxBytes => format!(
-                "the memory budget ({}) was reached: the search is incomplete",
-                bytes_words(o.max_bytes)
-            ),
+            Stopped::MaxBytes => match self.needed_bytes {
+                Some(n) => format!(
+                    "the memory budget ({}) was reached: it held ~{}, and one more state would have made that ~{}; the search is incomplete",
+                    bytes_words(o.max_bytes),
+                    bytes_words(self.peak_bytes),
+                    bytes_words(n)
+                ),
+                None => format!(
+                    "the memory budget ({}) was reached: the search is incomplete",
+                    bytes_words(o.max_bytes)
+                ),
+            },
             Stopped::Cancelled => "cancelled: the search is incomplete".to_owned(),
         }
     }
@@ -580,6 +595,7 @@ pub(crate) fn report<M: Model>(
                 Stopped::MaxStates | Stopped::MaxBytes | Stopped::Cancelled
             ),
         peak_bytes,
+        needed_bytes: None,
         collision_bound: collision_bound(stats.states),
         // The explorer turns `reduce` off where it does not apply.
         reduced: o.reduce,

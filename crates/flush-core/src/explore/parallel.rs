@@ -282,6 +282,8 @@ struct Books {
     stats: Progress,
     depth_cut: u64,
     peak_bytes: u64,
+    /// What one more state would have held when the memory budget stopped it.
+    needed_bytes: Option<u64>,
     state_bytes: u64,
     /// A state's inline size as the estimate takes it ([`Model::STATE_SIZE_64`]).
     inline: usize,
@@ -313,6 +315,7 @@ impl Books {
             stats,
             depth_cut: 0,
             peak_bytes: 0,
+            needed_bytes: None,
             state_bytes,
             inline,
             stopped: None,
@@ -341,6 +344,7 @@ impl Books {
         let bytes = seen.bytes_to_insert() + (queue + 1) * self.state_bytes + extra;
         if bytes > self.o.max_bytes {
             self.stopped = Some(Stopped::MaxBytes);
+            self.needed_bytes = Some(bytes);
             return false;
         }
         self.peak_bytes = self.peak_bytes.max(bytes);
@@ -601,12 +605,14 @@ where
     }
     let stopped = b.stopped.unwrap_or(Stopped::Exhausted);
     let seen_bytes = read(&sh.seen).bytes();
-    super::report::<M>(
+    let mut x = super::report::<M>(
         sc.header(),
         o,
         (b.stats, stopped, b.depth_cut, b.peak_bytes.max(seen_bytes)),
         b.found,
-    )
+    );
+    x.needed_bytes = b.needed_bytes;
+    x
 }
 
 /// The search from where the queue filled half the memory budget, depth first

@@ -122,6 +122,8 @@ pub struct Explorer<M: Model> {
     stats: Progress,
     depth_cut: u64,
     peak_bytes: u64,
+    /// What one more state would have held when the memory budget stopped it.
+    needed_bytes: Option<u64>,
     /// Bytes of one state, sampled (the largest seen).
     state_bytes: u64,
     stopped: Option<Stopped>,
@@ -224,6 +226,7 @@ impl<M: Model> Explorer<M> {
             stats: Progress::default(),
             depth_cut: 0,
             peak_bytes: 0,
+            needed_bytes: None,
             stopped: None,
             frontier,
             runnable: Vec::new(),
@@ -264,6 +267,7 @@ impl<M: Model> Explorer<M> {
             stats: h.stats,
             depth_cut: h.depth_cut,
             peak_bytes: h.peak_bytes,
+            needed_bytes: None,
             state_bytes: h.state_bytes,
             stopped: None,
             frontier: Frontier::Bfs {
@@ -354,6 +358,7 @@ impl<M: Model> Explorer<M> {
         let peak = self.peak_bytes.max(self.seen.bytes());
         let counts = (self.stats, stopped, self.depth_cut, peak);
         let mut x = super::report::<M>(self.sc.header(), &self.o, counts, violations);
+        x.needed_bytes = self.needed_bytes;
         x.depth_first_from = self.depth_first_from;
         x
     }
@@ -447,6 +452,7 @@ impl<M: Model> Explorer<M> {
             self.seen.bytes_to_insert() + frontier * self.state_bytes + extra + self.slept_bytes;
         if bytes > self.o.max_bytes {
             self.stopped = Some(Stopped::MaxBytes);
+            self.needed_bytes = Some(bytes);
             return false;
         }
         self.peak_bytes = self.peak_bytes.max(bytes);

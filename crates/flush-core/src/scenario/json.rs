@@ -584,6 +584,26 @@ impl<'a, 't> Node<'a, 't> {
         self.err(format!("expected {what}, found {}", self.json.describe()))
     }
 
+    /// [`Node::expected`] for a number, which says what a string of digits is:
+    /// a number in quotes, or one too large to be one (the page's editor keeps
+    /// such digits as the text typed, as they hold no number it can write).
+    #[inline(never)]
+    fn expected_number(&self, what: &str) -> Refusal {
+        let mut e = self.expected(what);
+        if let Json::Str(s) = self.json {
+            let t = s.trim();
+            let digits = t.strip_prefix('-').unwrap_or(t);
+            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                e.message.push_str(if t.parse::<i64>().is_ok() || t.parse::<u64>().is_ok() {
+                    " (a number in quotes: write it without them)"
+                } else {
+                    " (digits, but more than a whole number holds)"
+                });
+            }
+        }
+        e
+    }
+
     /// An object, any keys.
     #[inline(never)]
     pub fn object(&self, what: &str) -> Res<Fields<'a, 't>> {
@@ -677,7 +697,7 @@ impl<'a, 't> Node<'a, 't> {
     pub fn int(&self, what: &str, lo: i64, hi: i64) -> Res<i64> {
         let range = || format!("a whole number from {lo} to {hi} ({what})");
         let Json::Num(n) = self.json else {
-            return Err(self.expected(&range()));
+            return Err(self.expected_number(&range()));
         };
         match n.as_i64() {
             Some(v) if (lo..=hi).contains(&v) => Ok(v),
@@ -720,7 +740,7 @@ impl<'a, 't> Node<'a, 't> {
                     None => format!("{} is not a whole number", number(n)),
                 }
             ))),
-            _ => Err(self.expected(&format!("a whole number ({what})"))),
+            _ => Err(self.expected_number(&format!("a whole number ({what})"))),
         }
     }
 
@@ -728,7 +748,10 @@ impl<'a, 't> Node<'a, 't> {
     #[inline(never)]
     pub fn u64(&self, what: &str) -> Res<u64> {
         let Json::Num(n) = self.json else {
-            return Err(self.expected(&format!("a whole number from 0 to {} ({what})", u64::MAX)));
+            return Err(self.expected_number(&format!(
+                "a whole number from 0 to {} ({what})",
+                u64::MAX
+            )));
         };
         if let Some(v) = n.as_u64() {
             return Ok(v);

@@ -67,6 +67,18 @@ fn wrong_types_unknown_ops_and_fields() {
         e,
         "bad.json:1:94: actors[0].ops[0].segment: expected a whole number (a segment id), found the string \"one\""
     );
+    // Digits in quotes: a number quoted, or one more than a whole number holds
+    // (what the page's editor keeps when such digits are typed in a number field).
+    let e = err(&OK_FLUSH.replace(r#""segment":1"#, r#""segment":"-12""#));
+    assert!(
+        e.ends_with(r#"found the string "-12" (a number in quotes: write it without them)"#),
+        "{e}"
+    );
+    let e = err(&OK_FLUSH.replace(r#""segment":1"#, r#""segment":"99999999999999999999""#));
+    assert!(
+        e.ends_with(r#"found the string "99999999999999999999" (digits, but more than a whole number holds)"#),
+        "{e}"
+    );
     let e = err(&OK_FLUSH.replace("flush_insert", "flush"));
     assert!(
         e.contains("actors[0].ops[0].op: unknown op \"flush\"; flush-2021 ops are flush_insert, flush_delete,"),

@@ -40,8 +40,8 @@ fn seen(x: &Exploration) -> String {
         })
         .collect();
     format!(
-        "states {} transitions {} depth {} cut {} stopped {:?} truncated {} bytes {} depth first from {:?} found {found:#?}",
-        x.states, x.transitions, x.depth, x.depth_cut, x.stopped, x.truncated, x.peak_bytes, x.depth_first_from
+        "states {} transitions {} depth {} cut {} stopped {:?} truncated {} bytes {} needed {:?} depth first from {:?} found {found:#?}",
+        x.states, x.transitions, x.depth, x.depth_cut, x.stopped, x.truncated, x.peak_bytes, x.needed_bytes, x.depth_first_from
     )
 }
 
