@@ -267,7 +267,9 @@ pub fn parse(text: &str) -> Result<Value, String> {
 
 /// Where `text`'s JSON syntax error is, as a textarea counts (UTF-16 units from
 /// the start), or `None` when it has none. serde_json gives the line (1-based)
-/// and the column: the bytes of that line read up to the error.
+/// and the column: the bytes of that line read up to the error. (`json::parse`
+/// counts again, in characters, a text with lone "\r" line ends; a textarea's
+/// value has none: the browser makes every line end "\n".)
 pub fn error_offset(text: &str) -> Option<u32> {
     let e = json::parse(text, "JSON").err()?;
     // Located (an empty text is not): a syntax error.

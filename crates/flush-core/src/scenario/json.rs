@@ -363,6 +363,12 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
                 None => "a number too large to read (over 1.8e308)".to_owned(),
             };
         }
+        // serde_json ends lines at "\n" only: with lone "\r" line ends (old Mac
+        // files) the place is counted again (in characters, as `locate` counts).
+        let (line, column) = match line > 0 && has_lone_cr(text) {
+            true => super::locate::line_col(text, byte_offset(text, line, column)),
+            false => (line, column),
+        };
         ScenarioError {
             file: file.to_owned(),
             line: (line > 0).then_some(line),
@@ -373,6 +379,14 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
             message,
         }
     })
+}
+
+/// Whether a "\r" ends a line without a "\n" after it.
+fn has_lone_cr(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter()
+        .enumerate()
+        .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
 }
 
 /// The byte offset of `line`:`column` (1-based, as serde_json gives them: the
@@ -594,11 +608,12 @@ impl<'a, 't> Node<'a, 't> {
             let t = s.trim();
             let digits = t.strip_prefix('-').unwrap_or(t);
             if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-                e.message.push_str(if t.parse::<i64>().is_ok() || t.parse::<u64>().is_ok() {
-                    " (a number in quotes: write it without them)"
-                } else {
-                    " (digits, but more than a whole number holds)"
-                });
+                e.message
+                    .push_str(if t.parse::<i64>().is_ok() || t.parse::<u64>().is_ok() {
+                        " (a number in quotes: write it without them)"
+                    } else {
+                        " (digits, but more than a whole number holds)"
+                    });
             }
         }
         e
@@ -748,10 +763,9 @@ impl<'a, 't> Node<'a, 't> {
     #[inline(never)]
     pub fn u64(&self, what: &str) -> Res<u64> {
         let Json::Num(n) = self.json else {
-            return Err(self.expected_number(&format!(
-                "a whole number from 0 to {} ({what})",
-                u64::MAX
-            )));
+            return Err(
+                self.expected_number(&format!("a whole number from 0 to {} ({what})", u64::MAX))
+            );
         };
         if let Some(v) = n.as_u64() {
             return Ok(v);

@@ -63,11 +63,24 @@ pub fn locate(text: &str, path: &JsonPath) -> Option<(usize, usize)> {
     Some(line_col(text, at))
 }
 
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
+/// Line and column (both from 1, the column in characters) of byte `offset`
+/// (or of the character it falls in). A line ends at "\n", "\r\n" or a lone
+/// "\r", as in a file saved with old Mac line endings, which would otherwise
+/// read as one long line.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let b = text.as_bytes();
+    let (mut line, mut start) = (1, 0);
+    for (i, &c) in b[..offset].iter().enumerate() {
+        if c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+            line += 1;
+            start = i + 1;
+        }
+    }
+    (line, text[start..offset].chars().count() + 1)
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {

@@ -25,6 +25,21 @@ fn syntax_errors_name_line_and_column() {
     let e = err("{\n  \"name\": \"x\",\n  \"model\": \"flush-2021\"\n  \"actors\": []\n}");
     assert!(e.starts_with("bad.json:4:3: "), "{e}");
     assert!(e.contains("expected `,` or `}`"), "{e}");
+    // Lines end at "\n", "\r\n" or a lone "\r" (old Mac files), for a syntax
+    // error and for a checker's refusal alike.
+    for end in ["\n", "\r\n", "\r"] {
+        let text = "{\n  \"name\": \"x\",\n  \"model\": \"flush-2021\"\n  \"actors\": []\n}";
+        let e = err(&text.replace('\n', end));
+        assert!(e.starts_with("bad.json:4:3: "), "{end:?}: {e}");
+        let text = OK_FLUSH
+            .replace(r#""segment":1"#, r#""segment":"one""#)
+            .replace(",", &format!(",{end}"));
+        let e = err(&text);
+        assert!(
+            e.starts_with("bad.json:5:11: actors[0].ops[0].segment"),
+            "{end:?}: {e}"
+        );
+    }
     let e = err(" \n");
     assert_eq!(
         e,
