@@ -146,6 +146,13 @@ pub trait Model: Clone + Sized + 'static {
     fn order_keys<'s>(&self, _s: &'s Self::State) -> &'s [(&'static str, (i64, i64))] {
         &[]
     }
+    /// Whether the steps taken from `s` on (and from its copies) record their
+    /// footprints ([`Model::accesses`], [`Model::syncs`], [`Model::order_keys`]):
+    /// on in a new state. The explorer turns them off where nothing reads them
+    /// (no race check, no sleep sets): making them is a step's work (a
+    /// SyncSegments call names every segment of the metacache), and changes no
+    /// state. A model without footprints has nothing to turn off.
+    fn record_footprints(&self, _s: &mut Self::State, _on: bool) {}
     /// The changes to the Go code the scenario asks for (its what-if knobs), each
     /// a name a reader can look up; empty for the code as it is. Every face labels
     /// a run with any of them "proposed".
@@ -474,26 +481,74 @@ pub const EVERY_STEP: &str = "every step";
 /// goroutines' steps without being Go memory or a happens-before edge (see
 /// [`Model::order_keys`]).
 #[derive(Debug, Default)]
-pub struct Footprint(
-    pub Vec<Access>,
-    pub Vec<SyncOp>,
-    pub Vec<(&'static str, (i64, i64))>,
-);
+pub struct Footprint {
+    accesses: Vec<Access>,
+    syncs: Vec<SyncOp>,
+    order_keys: Vec<(&'static str, (i64, i64))>,
+    /// Steps record nothing ([`Model::record_footprints`]); a copy keeps it.
+    off: bool,
+}
 
 impl Footprint {
+    /// Empties it for the next step.
     pub fn clear(&mut self) {
-        self.0.clear();
-        self.1.clear();
-        self.2.clear();
+        self.accesses.clear();
+        self.syncs.clear();
+        self.order_keys.clear();
+    }
+
+    /// Whether steps record their footprints (see [`Model::record_footprints`]):
+    /// a model may skip the work of making an entry when they do not.
+    pub fn records(&self) -> bool {
+        !self.off
+    }
+
+    pub fn set_records(&mut self, on: bool) {
+        self.off = !on;
+        self.clear();
+    }
+
+    pub fn access(&mut self, a: Access) {
+        if !self.off {
+            self.accesses.push(a);
+        }
+    }
+
+    pub fn sync(&mut self, s: SyncOp) {
+        if !self.off {
+            self.syncs.push(s);
+        }
+    }
+
+    pub fn order(&mut self, object: &'static str, id: (i64, i64)) {
+        if !self.off {
+            self.order_keys.push((object, id));
+        }
+    }
+
+    pub fn accesses(&self) -> &[Access] {
+        &self.accesses
+    }
+
+    pub fn syncs(&self) -> &[SyncOp] {
+        &self.syncs
+    }
+
+    pub fn order_keys(&self) -> &[(&'static str, (i64, i64))] {
+        &self.order_keys
     }
 }
 
 impl Clone for Footprint {
     fn clone(&self) -> Footprint {
-        Footprint(Vec::new(), Vec::new(), Vec::new())
+        Footprint {
+            off: self.off,
+            ..Footprint::default()
+        }
     }
-    fn clone_from(&mut self, _: &Footprint) {
+    fn clone_from(&mut self, o: &Footprint) {
         self.clear();
+        self.off = o.off;
     }
 }
 
@@ -1053,6 +1108,76 @@ mod tests {
         assert_eq!(
             s.at_or_before(5 * SNAPSHOT_EVERY + 3),
             (5 * SNAPSHOT_EVERY, &(5 * SNAPSHOT_EVERY))
+        );
+    }
+}
+
+#[cfg(test)]
+mod footprint_switch {
+    use super::*;
+
+    /// Every step from the reachable states (up to `max`) of `sc`, taken with
+    /// footprints on and off: the same state, facts and who; off, nothing is
+    /// recorded. Returns how many steps recorded something when on.
+    fn compare<M: Model>(sc: &M, max: usize) -> usize
+    where
+        M::State: std::fmt::Debug,
+    {
+        let (mut runnable, mut recorded) = (Vec::new(), 0);
+        for w in reachable_states(sc, max) {
+            sc.runnable(&w, &mut runnable);
+            for &c in &runnable {
+                let (mut on, mut off) = (w.clone(), w.clone());
+                sc.record_footprints(&mut on, true);
+                sc.record_footprints(&mut off, false);
+                let (mut f_on, mut f_off) = (Vec::new(), Vec::new());
+                let who = (
+                    sc.step(&mut on, c, &mut f_on),
+                    sc.step(&mut off, c, &mut f_off),
+                );
+                assert_eq!(on, off, "{c:?} from {w:?}");
+                assert_eq!(sc.who_name(&who.0), sc.who_name(&who.1));
+                let words = |fs: &[M::Fact]| {
+                    let mut s = String::new();
+                    fs.iter().for_each(|f| sc.fact_words(f, &mut s));
+                    s
+                };
+                assert_eq!(words(&f_on), words(&f_off));
+                assert!(sc.accesses(&off).is_empty() && sc.syncs(&off).is_empty());
+                assert!(sc.order_keys(&off).is_empty());
+                // A copy keeps the switch.
+                let mut copy = on.clone();
+                copy.clone_from(&off);
+                if sc.runnable_len(&copy) > 0 {
+                    let first = sc.runnable_at(&copy, 0);
+                    sc.step(&mut copy, first, &mut f_off);
+                    assert!(sc.accesses(&copy).is_empty() && sc.order_keys(&copy).is_empty());
+                }
+                recorded +=
+                    usize::from(!sc.accesses(&on).is_empty() || !sc.order_keys(&on).is_empty());
+            }
+        }
+        recorded
+    }
+
+    /// The explorer turns footprints off where nothing reads them: that must
+    /// change no step, over every flush-2021 and sync-2024 built-in.
+    #[test]
+    fn footprints_off_change_no_step() {
+        let mut recorded = 0;
+        for name in crate::builtin::names() {
+            if name == crate::builtin::PAIRS_1000 {
+                continue;
+            }
+            recorded += match crate::builtin::get(name) {
+                Some(crate::AnyScenario::Flush(sc)) => compare(&*sc, 1500),
+                Some(crate::AnyScenario::Sync(sc)) => compare(&*sc, 1500),
+                _ => 0,
+            };
+        }
+        assert!(
+            recorded > 10_000,
+            "only {recorded} steps recorded a footprint"
         );
     }
 }

@@ -560,7 +560,9 @@ where
 {
     let threads = threads.clamp(1, 256);
     let o = &o.applied::<M>();
-    let root = sc.init();
+    let mut root = sc.init();
+    // Nothing here reads a step's footprint: no race check, no sleep sets.
+    sc.record_footprints(&mut root, false);
     let mut b = Books::new(
         o,
         threads,

@@ -209,7 +209,15 @@ impl<M: Model> Explorer<M> {
     /// A search from `root`, some state of a run; schedules are relative to it.
     /// Violations whose keys are in `known` (see [`super::finding_keys`]: what the
     /// run showed before) are not reported: only what the search adds.
-    pub fn from_state(sc: Arc<M>, root: M::State, o: Options, known: Vec<String>) -> Explorer<M> {
+    pub fn from_state(
+        sc: Arc<M>,
+        mut root: M::State,
+        o: Options,
+        known: Vec<String>,
+    ) -> Explorer<M> {
+        let o = o.applied::<M>();
+        // Only the race check and sleep sets read a step's footprint.
+        sc.record_footprints(&mut root, o.races || o.reduce);
         let frontier = match o.order {
             Order::Bfs => Frontier::Bfs {
                 queue: VecDeque::new(),
@@ -220,7 +228,7 @@ impl<M: Model> Explorer<M> {
         let mut x = Explorer {
             state_bytes: model_state_bytes::<M>(&root),
             sc,
-            o: o.applied::<M>(),
+            o,
             seen: FpSet::default(),
             found: Vec::new(),
             stats: Progress::default(),

@@ -64,7 +64,7 @@ struct World {
 
 impl World {
     fn access(&mut self, v: u8, write: bool) {
-        self.fp.0.push(Access {
+        self.fp.access(Access {
             field: "v",
             object: i64::from(v),
             write,
@@ -196,7 +196,7 @@ impl Model for Toy {
         FactKind::Plain
     }
     fn accesses<'s>(&self, s: &'s World) -> &'s [Access] {
-        &s.fp.0
+        s.fp.accesses()
     }
 }
 

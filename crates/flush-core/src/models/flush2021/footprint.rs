@@ -171,8 +171,8 @@ impl World {
 
     /// [`World::sync`] of an object told apart by two ids.
     pub(super) fn sync_pair(&mut self, object: &'static str, id: (i64, i64), release: bool) {
-        let at = self.footprint.0.len() as u32;
-        self.footprint.1.push(SyncOp {
+        let at = self.footprint.accesses().len() as u32;
+        self.footprint.sync(SyncOp {
             object,
             id,
             release,
@@ -184,7 +184,7 @@ impl World {
     /// of `object` `id` (a lock it found held, a channel it found full) and
     /// went another way than it would have otherwise.
     pub(super) fn order(&mut self, object: &'static str, id: (i64, i64)) {
-        self.footprint.2.push((object, id));
+        self.footprint.order(object, id);
     }
 
     /// `dropHandler.Lock()` ... `Unlock()` around an append to its packs, in one step.
@@ -258,8 +258,11 @@ impl World {
 
     /// Records that this step touches `site`'s field of the queue of `segment`.
     pub(super) fn access(&mut self, segment: i64, site: Site) {
+        if !self.footprint.records() {
+            return;
+        }
         let (field, write, locks, line, func, code) = site.what();
-        self.footprint.0.push(Access {
+        self.footprint.access(Access {
             field,
             object: segment,
             write,

@@ -99,8 +99,7 @@ impl World {
         self.next_runner += 1;
         // Runner ids are given in step order.
         self.footprint
-            .2
-            .push((super::footprint::obj::NEXT_RUNNER, (0, 0)));
+            .order(super::footprint::obj::NEXT_RUNNER, (0, 0));
         self.runner_ids.push_back(id);
         self.runners.push_back(Runner {
             id,

@@ -1319,8 +1319,7 @@ impl World {
         self.next_sig += 1;
         // Signal ids are given in step order.
         self.footprint
-            .2
-            .push((super::footprint::obj::NEXT_SIG, (0, 0)));
+            .order(super::footprint::obj::NEXT_SIG, (0, 0));
         if open {
             self.open_signals.push(id); // ids grow, so the vector stays sorted
         } else {
@@ -1346,8 +1345,7 @@ impl World {
     pub(super) fn wait_signal(&mut self, s: SigId, g: Gid) {
         // Whether this step blocks here depends on the close of `s`.
         self.footprint
-            .2
-            .push((super::footprint::obj::CHAN, (i64::from(s), 0)));
+            .order(super::footprint::obj::CHAN, (i64::from(s), 0));
         if !self.is_closed(s) {
             let at = self.sig_waiters.partition_point(|w| w.0 <= s);
             self.sig_waiters.insert(at, (s, g));

@@ -113,8 +113,11 @@ impl World {
     /// (`c.mu` is held: the access never races; the object is the segment, so
     /// the reduction tells segments apart).
     pub(super) fn mc(&mut self, site: Site, segment: i64) {
+        if !self.footprint.records() {
+            return;
+        }
         let (write, line, func, code) = site.what();
-        self.footprint.0.push(Access {
+        self.footprint.access(Access {
             field: SEGMENT_INFOS,
             object: segment,
             write,
@@ -132,6 +135,9 @@ impl World {
     /// A metacache method that ranges over the map: every segment it holds,
     /// and its membership.
     pub(super) fn mc_all(&mut self, site: Site) {
+        if !self.footprint.records() {
+            return;
+        }
         for k in 0..self.metacache.segments().len() {
             let id = self.metacache.segments()[k].segment;
             self.mc(site, id);
@@ -146,6 +152,6 @@ impl World {
 
     /// Records an order key.
     pub(super) fn order(&mut self, object: &'static str, a: i64, b: i64) {
-        self.footprint.2.push((object, (a, b)));
+        self.footprint.order(object, (a, b));
     }
 }

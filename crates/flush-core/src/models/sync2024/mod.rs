@@ -156,13 +156,16 @@ impl crate::engine::Model for Scenario {
         w.prefetch();
     }
     fn accesses<'s>(&self, w: &'s World) -> &'s [crate::engine::Access] {
-        &w.footprint.0
+        w.footprint.accesses()
     }
     fn syncs<'s>(&self, w: &'s World) -> &'s [crate::engine::SyncOp] {
-        &w.footprint.1
+        w.footprint.syncs()
     }
     fn order_keys<'s>(&self, w: &'s World) -> &'s [(&'static str, (i64, i64))] {
-        &w.footprint.2
+        w.footprint.order_keys()
+    }
+    fn record_footprints(&self, w: &mut World, on: bool) {
+        w.footprint.set_records(on);
     }
     fn proposed(&self) -> Vec<&'static str> {
         Knobs::with(self.version, self.policy).differences(Knobs::of(self.version))
