@@ -10,6 +10,7 @@
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, OnceLock};
 
 /// A `Vec<T>`, behind an [`Arc`] when it is long: reading is reading the
@@ -20,11 +21,14 @@ use std::sync::{Arc, OnceLock};
 ///
 /// It hashes, compares and prints as the vector does (so a state's [`Hash`], what
 /// the explorer's byte budget counts, is unchanged); [`Shared::hash_fingerprint`]
-/// feeds a hasher the list's fingerprint, computed once per version of a long list.
+/// feeds a hasher the list's fingerprint, computed once per version of the list.
 pub struct Shared<T>(Repr<T>);
 
 enum Repr<T> {
-    Own(Vec<T>),
+    /// With its fingerprint once asked for (0: not known), forgotten at a write
+    /// (a step writes a short list less often than the explorer fingerprints
+    /// it). An atomic rather than a `OnceLock`: 8 bytes less in every state.
+    Own(Vec<T>, AtomicU64),
     Arc(Arc<Inner<T>>),
 }
 
@@ -48,7 +52,7 @@ impl<T: Clone> Clone for Inner<T> {
 impl<T> Shared<T> {
     pub fn new(items: Vec<T>) -> Shared<T> {
         Shared(if items.len() < SHARE_FROM {
-            Repr::Own(items)
+            Repr::Own(items, AtomicU64::new(0))
         } else {
             Repr::Arc(Arc::new(Inner {
                 items,
@@ -79,7 +83,14 @@ impl<T: Hash> Shared<T> {
     /// short one grown long by a write stays plain).
     pub fn hash_fingerprint<H: Hasher>(&self, h: &mut H) {
         h.write_u64(match &self.0 {
-            Repr::Own(v) => crate::explore::fingerprint(v),
+            Repr::Own(v, known) => match known.load(Relaxed) {
+                0 => {
+                    let fp = crate::explore::fingerprint(v);
+                    known.store(fp, Relaxed);
+                    fp
+                }
+                fp => fp,
+            },
             Repr::Arc(a) => *a
                 .fingerprint
                 .get_or_init(|| crate::explore::fingerprint(&a.items)),
@@ -97,7 +108,7 @@ impl<T> Default for Shared<T> {
 impl<T: Clone> Clone for Shared<T> {
     fn clone(&self) -> Shared<T> {
         Shared(match &self.0 {
-            Repr::Own(v) => Repr::Own(v.clone()),
+            Repr::Own(v, fp) => Repr::Own(v.clone(), AtomicU64::new(fp.load(Relaxed))),
             Repr::Arc(a) => Repr::Arc(Arc::clone(a)),
         })
     }
@@ -105,7 +116,10 @@ impl<T: Clone> Clone for Shared<T> {
     /// into spare states).
     fn clone_from(&mut self, o: &Shared<T>) {
         match (&mut self.0, &o.0) {
-            (Repr::Own(a), Repr::Own(b)) => a.clone_from(b),
+            (Repr::Own(a, fa), Repr::Own(b, fb)) => {
+                a.clone_from(b);
+                *fa.get_mut() = fb.load(Relaxed);
+            }
             _ => *self = o.clone(),
         }
     }
@@ -115,7 +129,7 @@ impl<T> Deref for Shared<T> {
     type Target = Vec<T>;
     fn deref(&self) -> &Vec<T> {
         match &self.0 {
-            Repr::Own(v) => v,
+            Repr::Own(v, _) => v,
             Repr::Arc(a) => &a.items,
         }
     }
@@ -124,7 +138,10 @@ impl<T> Deref for Shared<T> {
 impl<T: Clone> DerefMut for Shared<T> {
     fn deref_mut(&mut self) -> &mut Vec<T> {
         match &mut self.0 {
-            Repr::Own(v) => v,
+            Repr::Own(v, fp) => {
+                *fp.get_mut() = 0;
+                v
+            }
             Repr::Arc(a) => {
                 let inner = Arc::make_mut(a);
                 inner.fingerprint = OnceLock::new();
@@ -227,6 +244,18 @@ mod tests {
         assert!(!grown.is_shared() && plain.is_shared());
         assert_eq!(fp(&long), fp(&plain));
         assert_eq!(fp(&grown), fp(&plain));
+        // A write to a short list renews its cached fingerprint, and a copy
+        // keeps it.
+        let mut s = Shared::new(vec![1u32, 2, 3]);
+        let f = fp(&s);
+        s[0] = 9;
+        assert_ne!(fp(&s), f);
+        let mut copy = Shared::new(vec![5u32]);
+        copy.clone_from(&s);
+        assert_eq!((fp(&copy), fp(&s.clone())), (fp(&s), fp(&s)));
+        s[0] = 1;
+        assert_eq!(fp(&s), f);
+        assert_eq!(fp(&s), fp(&Shared::new(vec![1u32, 2, 3])));
         let mut c = Shared::new(vec![9u32; 2]);
         let p = c.as_ptr();
         c.clone_from(&a);

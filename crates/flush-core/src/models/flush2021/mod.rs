@@ -325,5 +325,5 @@ impl crate::engine::Model for Scenario {
     }
     const FOOTPRINTS: bool = true;
     const REDUCIBLE: bool = true;
-    const STATE_SIZE_64: usize = 744;
+    const STATE_SIZE_64: usize = 752;
 }

@@ -231,7 +231,7 @@ impl AllFlushed {
 }
 
 /// `dropHandler` plus `dropping`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct DropState {
     pub dropping: bool,
     pub all_flushed: AllFlushed,
@@ -249,6 +249,46 @@ pub struct DropState {
     /// then. A runner among them still unnotified at flushAndDrop was overtaken.
     /// Sorted by segment (in the order read within one segment).
     pub tails_read: Vec<(i64, u32)>,
+}
+
+/// By hand, so that `clone_from` reuses the vectors (a derived one makes new
+/// ones: the explorer clones a world into a spare one per transition).
+impl Clone for DropState {
+    fn clone(&self) -> DropState {
+        let mut d = DropState {
+            dropping: self.dropping,
+            all_flushed: self.all_flushed,
+            packs: Vec::new(),
+            flush_and_drop: None,
+            start_positions: Vec::new(),
+            locked: self.locked,
+            tail_waiters: self.tail_waiters,
+            tails_read: Vec::new(),
+        };
+        d.clone_from(self);
+        d
+    }
+    fn clone_from(&mut self, o: &DropState) {
+        // Every field by name: a new field is a compile error here, not a bug.
+        let DropState {
+            dropping,
+            all_flushed,
+            packs,
+            flush_and_drop,
+            start_positions,
+            locked,
+            tail_waiters,
+            tails_read,
+        } = self;
+        *dropping = o.dropping;
+        *all_flushed = o.all_flushed;
+        packs.clone_from(&o.packs);
+        flush_and_drop.clone_from(&o.flush_and_drop);
+        start_positions.clone_from(&o.start_positions);
+        *locked = o.locked;
+        *tail_waiters = o.tail_waiters;
+        tails_read.clone_from(&o.tails_read);
+    }
 }
 
 /// A segment of the datanode `Replica` (segment_replica.go).

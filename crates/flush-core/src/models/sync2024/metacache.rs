@@ -94,10 +94,23 @@ impl Action {
 /// policy ranging over a state could pick that stale entry up. Reaching it needs
 /// SyncSegments to add a segment between bufferInsert's lookup and its AddSegment
 /// and the sealed policy to run then: not modelled.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct MetaCache {
     /// Shared between states until a step writes it (see [`Shared`]).
     segs: Shared<MetaSeg>,
+}
+
+/// By hand, so that `clone_from` reuses the vector (a derived one allocates a
+/// new one: the explorer clones a world into a spare one per transition).
+impl Clone for MetaCache {
+    fn clone(&self) -> MetaCache {
+        MetaCache {
+            segs: self.segs.clone(),
+        }
+    }
+    fn clone_from(&mut self, o: &MetaCache) {
+        self.segs.clone_from(&o.segs);
+    }
 }
 
 impl MetaCache {
