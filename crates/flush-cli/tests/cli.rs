@@ -463,9 +463,9 @@ fn explore_budgets() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
-        out.contains(
-            "the memory budget (8 MiB) was reached: the search is incomplete; raise --max-memory"
-        ),
+        out.contains("the memory budget (8 MiB) was reached: it held ~")
+            && out.contains("one more state would have made that ~")
+            && out.contains("; the search is incomplete; raise --max-memory"),
         "{out}"
     );
     assert!(out.contains("violations: none found so far"), "{out}");
