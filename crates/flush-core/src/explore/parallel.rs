@@ -561,8 +561,9 @@ where
     let threads = threads.clamp(1, 256);
     let o = &o.applied::<M>();
     let mut root = sc.init();
-    // Nothing here reads a step's footprint: no race check, no sleep sets.
-    sc.record_footprints(&mut root, false);
+    // The levels here read no step's footprint, but the depth-first search a
+    // full queue hands over to does with `races` or `reduce` (see `depth_first`).
+    sc.record_footprints(&mut root, o.races || o.reduce);
     let mut b = Books::new(
         o,
         threads,

@@ -607,7 +607,9 @@ impl<'a, 't> Node<'a, 't> {
         if let Json::Str(s) = self.json {
             let t = s.trim();
             let digits = t.strip_prefix('-').unwrap_or(t);
-            if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            // JSON writes no leading zeros: "007" unquoted is no number either.
+            let plain = digits == "0" || !digits.starts_with('0');
+            if plain && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
                 e.message
                     .push_str(if t.parse::<i64>().is_ok() || t.parse::<u64>().is_ok() {
                         " (a number in quotes: write it without them)"

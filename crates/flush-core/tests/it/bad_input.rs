@@ -89,6 +89,8 @@ fn wrong_types_unknown_ops_and_fields() {
         e.ends_with(r#"found the string "-12" (a number in quotes: write it without them)"#),
         "{e}"
     );
+    let e = err(&OK_FLUSH.replace(r#""segment":1"#, r#""segment":"007""#));
+    assert!(e.ends_with(r#"found the string "007""#), "{e}");
     let e = err(&OK_FLUSH.replace(r#""segment":1"#, r#""segment":"99999999999999999999""#));
     assert!(
         e.ends_with(r#"found the string "99999999999999999999" (digits, but more than a whole number holds)"#),

@@ -167,3 +167,39 @@ fn a_parent_wider_than_the_budget_gives_the_same() {
         assert_eq!(seen(&each(&sc, &o, t)), seen(&one), "{t} threads");
     }
 }
+
+/// Several threads hand a full queue over to one depth-first thread, which
+/// runs the race check and sleep sets when asked: the states it steps record
+/// their footprints (the levels before it need none). With sleep sets the same
+/// states as without; with the race check, the race one thread finds.
+#[test]
+fn the_depth_first_handover_keeps_footprints_for_races_and_sleep_sets() {
+    let o = |reduce: bool, races: bool| Options {
+        order: Order::Bfs,
+        max_bytes: 1 << 20,
+        ids: true,
+        reduce,
+        races,
+        ..Options::exhaustive(200, 60_000)
+    };
+    let sc = builtin("ordered-flush");
+    let full = each(&sc, &o(false, false), 2);
+    assert!(full.depth_first_from.is_some(), "no handover: {full:?}");
+    let reduced = each(&sc, &o(true, false), 2);
+    assert_eq!(
+        (reduced.states, reduced.stopped),
+        (full.states, full.stopped)
+    );
+    let sc = builtin("compaction-race");
+    let one = sc.explore_with(&o(false, true), &mut |_| true);
+    let races = |x: &Exploration| {
+        x.violations
+            .iter()
+            .filter(|f| f.kind == flush_core::OutcomeKind::Race)
+            .count()
+    };
+    assert!(races(&one) > 0, "{one:?}");
+    let two = each(&sc, &o(false, true), 2);
+    assert!(two.depth_first_from.is_some(), "no handover: {two:?}");
+    assert_eq!(races(&two), races(&one));
+}
