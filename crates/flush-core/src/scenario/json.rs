@@ -365,7 +365,7 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
         }
         // serde_json ends lines at "\n" only: with lone "\r" line ends (old Mac
         // files) the place is counted again (in characters, as `locate` counts).
-        let (line, column) = match line > 0 && has_lone_cr(text) {
+        let (line, column) = match line > 0 && super::locate::has_lone_cr(text) {
             true => super::locate::line_col(text, byte_offset(text, line, column)),
             false => (line, column),
         };
@@ -379,14 +379,6 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
             message,
         }
     })
-}
-
-/// Whether a "\r" ends a line without a "\n" after it.
-fn has_lone_cr(text: &str) -> bool {
-    let b = text.as_bytes();
-    b.iter()
-        .enumerate()
-        .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
 }
 
 /// The byte offset of `line`:`column` (1-based, as serde_json gives them: the

@@ -75,12 +75,23 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let b = text.as_bytes();
     let (mut line, mut start) = (1, 0);
     for (i, &c) in b[..offset].iter().enumerate() {
-        if c == b'\n' || (c == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+        if c == b'\n' || lone_cr(b, i) {
             line += 1;
             start = i + 1;
         }
     }
     (line, text[start..offset].chars().count() + 1)
+}
+
+/// Whether byte `i` is a "\r" that ends a line without a "\n" after it.
+fn lone_cr(b: &[u8], i: usize) -> bool {
+    b[i] == b'\r' && b.get(i + 1) != Some(&b'\n')
+}
+
+/// Whether some line of `text` ends at a lone "\r" (see [`line_col`]).
+pub fn has_lone_cr(text: &str) -> bool {
+    let b = text.as_bytes();
+    (0..b.len()).any(|i| lone_cr(b, i))
 }
 
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
