@@ -482,12 +482,14 @@ impl<M: Model> Explorer<M> {
             return;
         };
         prefetch_queued(&*self.sc, queue);
-        if let Some(sleep) = self.take_queued(&w, (link, depth, fp), only.as_deref()) {
-            let runnable = std::mem::take(&mut self.runnable);
-            self.bfs_children(&w, link, depth, &runnable, &sleep);
-            self.runnable = runnable;
+        match self.take_queued(&w, (link, depth, fp), only.as_deref()) {
+            Some(sleep) => {
+                let runnable = std::mem::take(&mut self.runnable);
+                self.bfs_children(w, link, depth, &runnable, &sleep);
+                self.runnable = runnable;
+            }
+            None => self.recycle(w),
         }
-        self.recycle(w);
     }
 
     /// A state taken off the queue, breadth first or as a depth-first root: its
@@ -530,21 +532,28 @@ impl<M: Model> Explorer<M> {
     }
 
     /// Breadth first: steps `runnable` from `w` (at `depth`, reached by `link`,
-    /// with `sleep` asleep) and queues the children not seen before.
+    /// with `sleep` asleep) and queues the children not seen before. The last
+    /// choice steps `w` itself: one copy fewer a state.
     fn bfs_children(
         &mut self,
-        w: &M::State,
+        w: Held<M::State>,
         link: u32,
         depth: u32,
         runnable: &[Choice],
         sleep: &[Stepped],
     ) {
         let mut taken: Vec<Stepped> = Vec::new();
-        for &c in runnable {
+        let mut parent = Some(w);
+        for (i, &c) in runnable.iter().enumerate() {
             if !self.room_for_one_more() {
                 break;
             }
-            let mut next = Self::copy(&mut self.spare, w);
+            let mut next = match (i + 1 == runnable.len(), parent.as_deref()) {
+                (false, Some(w)) => Self::copy(&mut self.spare, w),
+                _ => parent
+                    .take()
+                    .expect("the parent is stepped by the last choice only"),
+            };
             self.facts.clear();
             self.sc.step(&mut next, c, &mut self.facts);
             self.stats.transitions += 1;
@@ -566,6 +575,9 @@ impl<M: Model> Explorer<M> {
             } else {
                 self.recycle(next);
             }
+        }
+        if let Some(w) = parent {
+            self.recycle(w);
         }
     }
 
@@ -718,7 +730,16 @@ impl<M: Model> Explorer<M> {
         if self.o.reduce && top.sleep.iter().any(|s| s.0 == c) {
             return;
         }
-        let mut next = Self::copy(&mut self.spare, &top.state);
+        // The level's last choice steps its state itself (it is not read
+        // again: the level only gives its choices to schedules from here on),
+        // leaving a spare in its place: one copy fewer a state.
+        let mut next = match (top.next == top.len, self.spare.pop()) {
+            (true, Some(spare)) => std::mem::replace(&mut top.state, spare),
+            (_, spare) => {
+                self.spare.extend(spare);
+                Self::copy(&mut self.spare, &top.state)
+            }
+        };
         if !self.room_for_one_more() {
             return;
         }
