@@ -154,16 +154,15 @@ impl World {
                 .iter()
                 .enumerate()
                 .map(|(rank, &(_, _, i))| {
-                    let mut x = self.goroutines[i as usize].clone();
-                    x.id = rank as Gid;
+                    let mut role = self.goroutines[i as usize].role.clone();
                     if let Role::Actor {
                         at: ActorAt::SyncSegmentsRpc { handler, .. },
                         ..
-                    } = &mut x.role
+                    } = &mut role
                     {
                         *handler = ranks.of(*handler);
                     }
-                    x
+                    super::Goroutine::new(rank as Gid, role)
                 })
                 .collect();
             for k in &mut w.key_locks {
