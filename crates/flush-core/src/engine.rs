@@ -83,6 +83,13 @@ pub trait Model: Clone + Sized + 'static {
     fn go_panic<'s>(&self, s: &'s Self::State) -> Option<(u32, &'s str)>;
     /// Invariants broken so far (the run goes on, as Go would).
     fn violations(&self, s: &Self::State) -> Vec<Violation>;
+    /// The ids of [`Model::violations`], in its order, without their messages:
+    /// the explorer asks per state and builds the messages of new ones only (a
+    /// state keeps every invariant broken on its path). A model overrides it
+    /// when its messages cost (the default builds them).
+    fn violation_ids(&self, s: &Self::State, f: &mut dyn FnMut(&'static str)) {
+        self.violations(s).iter().for_each(|v| f(v.id));
+    }
     /// Ids of the live goroutines, in id order.
     fn goroutine_ids(&self, s: &Self::State) -> Vec<u32>;
     /// A live goroutine described for a reader.
@@ -233,8 +240,15 @@ pub trait Model: Clone + Sized + 'static {
     /// How a state stands: the invariants broken on the way, and how the run ended
     /// if it did. The run and the explorer both judge by this.
     fn verdict(&self, s: &Self::State) -> Verdict {
-        let violations = self.violations(s);
-        let end = if let Some((g, message)) = self.go_panic(s) {
+        Verdict {
+            violations: self.violations(s),
+            end: self.run_end(s),
+        }
+    }
+
+    /// How the run ended at `s`, if it did (the `end` of [`Model::verdict`]).
+    fn run_end(&self, s: &Self::State) -> Option<End> {
+        if let Some((g, message)) = self.go_panic(s) {
             Some(End::Panic {
                 goroutine: g,
                 message: message.to_owned(),
@@ -253,8 +267,7 @@ pub trait Model: Clone + Sized + 'static {
             } else {
                 End::Deadlock(blocked)
             })
-        };
-        Verdict { violations, end }
+        }
     }
 
     /// Live goroutines described for a reader: the runnable ones (`runnable`) first,

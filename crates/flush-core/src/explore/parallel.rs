@@ -44,7 +44,8 @@ use std::sync::{mpsc, Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard};
 
 use super::fingerprint::{bytes_with_inline, model_state_bytes, FpSet};
 use super::search::{schedule_of, Handover, Queued};
-use super::{findings, Exploration, Explorer, Finding, Found, Options, Progress, Stopped};
+use super::{findings_new, is_invariant_key, Exploration, Explorer, Finding, Found};
+use super::{Options, Progress, Stopped};
 use crate::engine::Model;
 use crate::sched::Choice;
 
@@ -187,7 +188,7 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         sc: &M,
         owned: &[impl Deref<Target = Owned<S>>],
         order: &[(u32, u32)],
-        (seen, merge_ids): (&FpSet, bool),
+        (seen, merge_ids, found): (&FpSet, bool, &[String]),
         (depth, max_steps, max_cands, most): (u32, u32, usize, usize),
     ) {
         self.max_spares = SPARES.min(max_cands);
@@ -201,7 +202,10 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
             prefetch_after(sc, owned, order, k);
             let own = &owned[owner as usize];
             let e = &own.cur[i as usize - own.base];
-            let (found, ended) = findings(sc, &e.state);
+            // Invariants found before the batch are left out before their
+            // messages are built: the merge would skip them.
+            let known = |id: &str| found.iter().any(|k| is_invariant_key(k, id));
+            let (found, ended) = findings_new(sc, &e.state, known);
             let start = self.kids.len();
             let mut runnable = std::mem::take(&mut self.runnable);
             runnable.clear();
@@ -460,6 +464,8 @@ struct Shared<S, F> {
     works: Vec<Mutex<Work<S, F>>>,
     order: RwLock<Vec<(u32, u32)>>,
     seen: RwLock<FpSet>,
+    /// The keys of what the merges found so far (see [`Work::expand`]).
+    found: RwLock<Vec<String>>,
     max_steps: u32,
     /// [`Options::merges_ids`]: which fingerprint the search remembers.
     merge_ids: bool,
@@ -485,6 +491,7 @@ impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
             works: (0..threads).map(|_| Mutex::new(Work::new())).collect(),
             order: RwLock::new(vec![(0, 0)]),
             seen: RwLock::new(seen),
+            found: RwLock::new(Vec::new()),
             max_steps: o.max_steps,
             merge_ids,
         }
@@ -512,10 +519,10 @@ impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
             } => {
                 let order = read(&self.order);
                 let owned: Vec<_> = self.owned.iter().map(read).collect();
-                let seen = read(&self.seen);
+                let (seen, found) = (read(&self.seen), read(&self.found));
                 let part = &order[run_of(lo..hi, self.works.len(), t)];
                 let limits = (depth, self.max_steps, max_cands, most);
-                w.expand(sc, &owned, part, (&seen, self.merge_ids), limits);
+                w.expand(sc, &owned, part, (&seen, self.merge_ids, &found), limits);
             }
         }
     }
@@ -733,6 +740,10 @@ fn search<S: Clone + std::hash::Hash, F>(
                 let mut works: Vec<_> = sh.works.iter().map(lock).collect();
                 let mut seen = sh.seen.write().unwrap_or_else(PoisonError::into_inner);
                 let taken = b.merge(&mut works, &mut seen, (lo..hi, depth));
+                let mut found = sh.found.write().unwrap_or_else(PoisonError::into_inner);
+                if found.len() != b.found.len() {
+                    *found = b.found.iter().map(|f| f.key.clone()).collect();
+                }
                 // A batch cut short by memory: the next is as big as what was taken.
                 batch = if taken < hi - lo {
                     taken.max(sh.works.len())

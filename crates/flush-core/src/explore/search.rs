@@ -9,8 +9,8 @@ use super::fingerprint::{model_state_bytes, FpSet};
 use super::races::races_at;
 use super::reduce::Touched;
 use super::{
-    findings, wants_shrink, Exploration, Found, Options, Order, Progress, Shrinking, Stopped,
-    SHRINK_REPLAYS,
+    findings_new, is_invariant_key, wants_shrink, Exploration, Found, Options, Order, Progress,
+    Shrinking, Stopped, SHRINK_REPLAYS,
 };
 use crate::engine::{Model, OutcomeKind};
 use crate::sched::Choice;
@@ -408,7 +408,13 @@ impl<M: Model> Explorer<M> {
         w: &M::State,
         path: impl FnOnce(&Frontier<M::State>) -> Vec<Choice>,
     ) -> bool {
-        let (found, ended) = findings(&*self.sc, w);
+        // Invariants already found or known are left out before their
+        // messages are built: the loop below would skip them.
+        let (had, known) = (&self.found, &self.known);
+        let (found, ended) = findings_new(&*self.sc, w, |id| {
+            let is = |k: &String| is_invariant_key(k, id);
+            had.iter().any(|f| is(&f.1)) || known.iter().any(is)
+        });
         let mut path = Some(path);
         let mut schedule = Vec::new();
         for (kind, message, key) in found {

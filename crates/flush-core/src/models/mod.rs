@@ -652,6 +652,7 @@ impl AnyScenario {
 
 #[cfg(test)]
 mod tests {
+    use super::AnyScenario;
     use crate::engine::Model;
 
     /// The byte estimate takes each model's stated 64-bit state size on every
@@ -672,5 +673,79 @@ mod tests {
             size_of::<super::mutex::World>(),
         ];
         assert_eq!(stated, real, "update the models' STATE_SIZE_64");
+    }
+
+    /// What a search judges a state by is what the run judges it by
+    /// ([`Model::verdict`]), less the invariants the search knows: a model's
+    /// `violation_ids` names the ids of its `violations` in order, and
+    /// `findings_new` leaves out exactly the known ones, ended or not. Returns
+    /// how many states broke an invariant.
+    fn check<M: Model>(sc: &M, max: usize) -> usize {
+        let mut broken = 0;
+        for w in crate::engine::reachable_states(sc, max) {
+            let mut ids = Vec::new();
+            sc.violation_ids(&w, &mut |id| ids.push(id));
+            let verdict = sc.verdict(&w);
+            let whole: Vec<&str> = verdict.violations.iter().map(|v| v.id).collect();
+            assert_eq!(ids, whole);
+            for known in [&[][..], &ids[..ids.len().min(1)], &ids[..]] {
+                let (found, ended) = crate::explore::findings_new(sc, &w, |id| known.contains(&id));
+                assert_eq!(ended, verdict.end.is_some());
+                let invariants: Vec<(String, String)> = found
+                    .iter()
+                    .filter(|f| f.0 == crate::engine::OutcomeKind::Invariant)
+                    .map(|f| (f.1.clone(), f.2.clone()))
+                    .collect();
+                let expected: Vec<(String, String)> = verdict
+                    .violations
+                    .iter()
+                    .filter(|v| !known.contains(&v.id))
+                    .map(|v| {
+                        (
+                            format!("{}: {}", v.id, v.message),
+                            format!("invariant:{}", v.id),
+                        )
+                    })
+                    .collect();
+                assert_eq!(invariants, expected, "known: {known:?}");
+                let ends = usize::from(matches!(
+                    verdict.end,
+                    Some(crate::engine::End::Panic { .. } | crate::engine::End::Deadlock(_))
+                ));
+                assert_eq!(found.len(), expected.len() + ends);
+            }
+            broken += usize::from(!ids.is_empty());
+        }
+        broken
+    }
+
+    /// Over the reachable states of every built-in at every version (the
+    /// first sync-2024 one loses segments) and a toy race of the mutex model.
+    #[test]
+    fn a_search_leaves_out_only_the_invariants_it_knows() {
+        let mut broken = [0; 3];
+        let mut add = |m: usize, n: usize| broken[m] += n;
+        for name in crate::builtin::names() {
+            let sc = crate::builtin::get(name).expect("a built-in");
+            let versions = sc.at_every_version();
+            for sc in if versions.is_empty() {
+                vec![sc]
+            } else {
+                versions
+            } {
+                match sc {
+                    AnyScenario::Flush(sc) => add(0, check(&*sc, 1_500)),
+                    AnyScenario::Sync(sc) => add(1, check(&*sc, 1_500)),
+                    AnyScenario::Mutex(sc) => add(2, check(&*sc, 1_500)),
+                }
+            }
+        }
+        let text = r#"{"name": "race", "model": "mutex-handoff", "actors": [
+            {"name": "a", "ops": [{"op": "incr"}]}, {"name": "b", "ops": [{"op": "incr"}]}]}"#;
+        let Ok(AnyScenario::Mutex(sc)) = AnyScenario::parse(text, "race.json") else {
+            panic!("a mutex scenario");
+        };
+        add(2, check(&*sc, 1_500));
+        assert!(broken.iter().all(|&b| b > 0), "{broken:?}");
     }
 }

@@ -70,6 +70,9 @@ impl Model for Scenario {
             })
             .collect()
     }
+    fn violation_ids(&self, s: &World, f: &mut dyn FnMut(&'static str)) {
+        s.violations.iter().for_each(|v| f(v.id()));
+    }
     fn goroutine_ids(&self, s: &World) -> Vec<u32> {
         s.goroutines.iter().map(|g| u32::from(g.actor)).collect()
     }

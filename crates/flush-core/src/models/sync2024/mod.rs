@@ -112,6 +112,9 @@ impl crate::engine::Model for Scenario {
             })
             .collect()
     }
+    fn violation_ids(&self, s: &World, f: &mut dyn FnMut(&'static str)) {
+        s.violations.iter().for_each(|v| f(v.name()));
+    }
     fn goroutine_ids(&self, s: &World) -> Vec<u32> {
         s.goroutines.iter().map(|g| g.id).collect()
     }
