@@ -830,6 +830,9 @@ impl<M: Model> Explorer<M> {
         self.stats.depth = self.stats.depth.max(depth);
         let ended = self.judge(&next, |f| f.path(0));
         if self.stopped.is_some() || ended {
+            // A spare (an end state is one in five at a buggy version: dropped,
+            // the next copy was a new world).
+            self.recycle(next);
             return;
         }
         let mut runnable = std::mem::take(&mut self.runnable);
@@ -838,11 +841,13 @@ impl<M: Model> Explorer<M> {
             self.check_races(&next, &runnable, |f| f.path(0));
             if self.stopped.is_some() {
                 self.runnable = runnable;
+                self.recycle(next);
                 return;
             }
         }
         if depth >= self.o.max_steps {
             self.depth_cut += u64::from(!runnable.is_empty());
+            self.recycle(next);
         } else {
             self.push_level(next, &runnable, sleep);
         }
