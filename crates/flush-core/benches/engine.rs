@@ -135,6 +135,17 @@ fn explore(c: &mut Criterion) {
             })
         },
     );
+    // Every violation at the buggy version: most states show ones already found.
+    let mut bug3 = flush_core::builtin::get("sync-scaled-3x3").expect("generated");
+    bug3.set_version("ca7ef26e4b").expect("a version");
+    let states = bug3.explore_with(&all(Order::Dfs), &mut |_| true).states;
+    let mut g = c.benchmark_group("explore sync-scaled-3x3 (ca7ef26e4b), every violation, states");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(states));
+    g.bench_function("depth first", |b| {
+        b.iter(|| black_box(bug3.explore_with(&all(Order::Dfs), &mut |_| true).states))
+    });
+    g.finish();
 }
 
 /// 10,000 actors, each flushing its own segment, over a Replica of 100,000.
