@@ -188,7 +188,7 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         sc: &M,
         owned: &[impl Deref<Target = Owned<S>>],
         order: &[(u32, u32)],
-        (seen, merge_ids, found): (&FpSet, bool, &[String]),
+        (seen, merge_ids, found_keys): (&FpSet, bool, &[String]),
         (depth, max_steps, max_cands, most): (u32, u32, usize, usize),
     ) {
         self.max_spares = SPARES.min(max_cands);
@@ -204,7 +204,7 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
             let e = &own.cur[i as usize - own.base];
             // Invariants found before the batch are left out before their
             // messages are built: the merge would skip them.
-            let known = |id: &str| found.iter().any(|k| is_invariant_key(k, id));
+            let known = |id: &str| found_keys.iter().any(|k| is_invariant_key(k, id));
             let (found, ended) = findings_new(sc, &e.state, known);
             let start = self.kids.len();
             let mut runnable = std::mem::take(&mut self.runnable);
