@@ -1041,6 +1041,31 @@ impl<M: Model> Run<M> {
     }
 }
 
+/// Copies each of the first `max` reachable states of `sc` over each other one
+/// (as the explorer copies a parent over a sibling or a spare) and checks the
+/// copy is its source, then `also(copy, source)`. Returns how many pairs: what
+/// the models' hand-written `clone_from`s are tested by.
+#[cfg(test)]
+pub(crate) fn copy_each_over_each<M: Model>(
+    sc: &M,
+    max: usize,
+    also: impl Fn(&M::State, &M::State),
+) -> usize
+where
+    M::State: std::fmt::Debug,
+{
+    let ws = reachable_states(sc, max);
+    for x in &ws {
+        for y in &ws {
+            let mut z = x.clone();
+            z.clone_from(y);
+            assert_eq!(&z, y, "{}", sc.header().name);
+            also(&z, y);
+        }
+    }
+    ws.len() * ws.len()
+}
+
 /// The states of `sc` reached breadth first (told apart by the whole state), at
 /// most `max`: what the tests of the models' `ids` modules walk.
 #[cfg(test)]
