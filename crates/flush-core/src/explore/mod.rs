@@ -585,7 +585,7 @@ pub fn deadlock_key(message: &str) -> String {
             out
         })
         .collect();
-    parts.sort_unstable();
+    crate::order::sort_by(&mut parts, Ord::cmp);
     format!("deadlock:{}", parts.join("; "))
 }
 

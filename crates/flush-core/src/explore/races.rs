@@ -242,7 +242,7 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
     out.complete =
         out.checked as usize == schedule.len() + 1 && out.clocked as usize == schedule.len();
     out.show(sc, schedule, pairs, budget);
-    out.found.sort_by_key(|f| f.step);
+    crate::order::sort_by_key(&mut out.found, |f| f.step);
     out
 }
 

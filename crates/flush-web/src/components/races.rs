@@ -260,7 +260,6 @@ pub fn marked_steps(r: &RunRaces) -> Vec<u32> {
         .iter()
         .flat_map(|f| f.steps.iter().copied())
         .collect();
-    v.sort_unstable();
-    v.dedup();
+    flush_core::order::sort_dedup(&mut v);
     v
 }
