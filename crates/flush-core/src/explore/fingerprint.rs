@@ -1,6 +1,13 @@
 //! State fingerprints: a fixed-seed 64-bit hash of a whole state (foldhash's
-//! quality variant, the same on every machine and in wasm), a compact set of them,
-//! and an estimate of a state's bytes for the memory budget.
+//! quality variant), a compact set of them, and an estimate of a state's bytes
+//! for the memory budget.
+//!
+//! A fingerprint is the same on every 64-bit machine; in wasm32 it is another
+//! (foldhash multiplies 64-bit words by 32-bit halves there, and a `usize` is
+//! 4 bytes: native `5d2e1b279dfe48b0`, node `d8759bb8fe392eb7` for
+//! `(5u64, 7u32, "a", 9usize)`). No count or schedule depends on the values,
+//! only on which states share one: the page and the CLI report alike but for
+//! a collision, whose chance the report bounds ([`collision_bound`]).
 
 use std::hash::{BuildHasher, Hash, Hasher};
 
@@ -377,9 +384,15 @@ mod tests {
 
     #[test]
     fn fingerprints_are_fixed() {
-        // The same on every machine and build: counts and schedules depend on it.
+        // The same on every run: a state's fingerprint depends on nothing else.
         assert_eq!(fingerprint(&(1u32, "a")), fingerprint(&(1u32, "a")));
         assert_ne!(fingerprint(&(1u32, "a")), fingerprint(&(2u32, "a")));
+        // The value the module's words give (and a change of hasher shows here).
+        #[cfg(target_pointer_width = "64")]
+        assert_eq!(
+            fingerprint(&(5u64, 7u32, "a", 9usize)),
+            0x5d2e_1b27_9dfe_48b0
+        );
         assert!(collision_bound(1_000_000) < 3e-8);
         assert_eq!(collision_bound(1), 0.0);
     }
