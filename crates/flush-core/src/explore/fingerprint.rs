@@ -6,8 +6,11 @@
 //! (foldhash multiplies 64-bit words by 32-bit halves there, and a `usize` is
 //! 4 bytes: native `5d2e1b279dfe48b0`, node `d8759bb8fe392eb7` for
 //! `(5u64, 7u32, "a", 9usize)`). No count or schedule depends on the values,
-//! only on which states share one: the page and the CLI report alike but for
-//! a collision, whose chance the report bounds ([`collision_bound`]).
+//! only on which states share one (a search up to goroutine ids also orders
+//! goroutines by their roles' fingerprints, which changes the order on each
+//! target but not which worlds are one): the page and the CLI report alike
+//! but for a collision, of two states ([`collision_bound`]) or of two roles'
+//! 64-bit keys, which a sync-2024 state's fingerprint hashes for its roles.
 
 use std::hash::{BuildHasher, Hash, Hasher};
 
