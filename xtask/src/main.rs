@@ -249,6 +249,8 @@ fn test() -> Result {
         "-p",
         "flush-worker",
         "-p",
+        "flush-bench-wasm",
+        "-p",
         "xtask",
     ]))?;
     ensure_web_tools()?;
@@ -274,7 +276,31 @@ fn test() -> Result {
 
 fn bench() -> Result {
     say("criterion benchmarks (goals: >= 5 M steps/s on pairs-1000, jump < 1 ms)");
-    run(cmd(&cargo()).args(["bench", "--locked", "-p", "flush-core", "--bench", "engine"]))
+    run(cmd(&cargo()).args(["bench", "--locked", "-p", "flush-core", "--bench", "engine"]))?;
+    wasm_bench()
+}
+
+/// The explorer's search in wasm, as the worker runs it (its profile and
+/// allocator), timed in node: the worker's rate without a browser's noise or
+/// the worker's start (goal: >= 0.6 M states/s).
+fn wasm_bench() -> Result {
+    say("explorer in wasm (profile.worker), timed in node (goal: >= 0.6 M states/s)");
+    ensure_web_tools()?;
+    run(cmd(&cargo()).args([
+        "build",
+        "--locked",
+        "--profile",
+        "worker",
+        "--target",
+        "wasm32-unknown-unknown",
+        "-p",
+        "flush-bench-wasm",
+    ]))?;
+    let wasm = root().join("target/wasm32-unknown-unknown/worker/flush_bench_wasm.wasm");
+    run(cmd("node")
+        .arg(root().join("xtask/wasm-bench.mjs"))
+        .arg(&wasm)
+        .arg("300000"))
 }
 
 fn size() -> Result {

@@ -83,11 +83,12 @@ fn without_strings(line: &str) -> String {
 }
 
 /// Every folder of Rust source the rules cover.
-const SOURCE_DIRS: [&str; 5] = [
+const SOURCE_DIRS: [&str; 6] = [
     "crates/flush-core/src",
     "crates/flush-cli/src",
     "crates/flush-web/src",
     "crates/flush-worker/src",
+    "crates/flush-bench-wasm/src",
     "xtask/src",
 ];
 
