@@ -10,18 +10,50 @@
 #[global_allocator]
 static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
-/// The searches timed: (built-in, version or none for its own, depth first).
-pub const CASES: [(&str, Option<&str>, bool); 2] = [
+/// The searches timed: (what the bench prints, built-in, version or none for
+/// its own, depth first).
+pub const CASES: [(&str, &str, Option<&str>, bool); 2] = [
     // The page's search of the e2e figure: every violation, depth first.
-    ("sync-scaled-5x3", None, true),
-    ("sync-scaled-4x3", Some("b5c9a7364b"), true),
+    (
+        "sync-scaled-5x3 (its version), every violation, depth first",
+        "sync-scaled-5x3",
+        None,
+        true,
+    ),
+    (
+        "sync-scaled-4x3 @ b5c9a7364b, depth first",
+        "sync-scaled-4x3",
+        Some("b5c9a7364b"),
+        true,
+    ),
 ];
+
+/// The cases in [`CASES`].
+#[no_mangle]
+pub extern "C" fn cases() -> u32 {
+    CASES.len() as u32
+}
+
+/// Where case `case`'s label starts in memory (its UTF-8 bytes; see
+/// [`label_len`]), or null for a case that does not exist.
+#[no_mangle]
+pub extern "C" fn label(case: u32) -> *const u8 {
+    CASES
+        .get(case as usize)
+        .map_or(std::ptr::null(), |c| c.0.as_ptr())
+}
+
+/// The bytes of case `case`'s label.
+#[no_mangle]
+pub extern "C" fn label_len(case: u32) -> u32 {
+    CASES.get(case as usize).map_or(0, |c| c.0.len() as u32)
+}
 
 /// Explores case `case` of [`CASES`] up to `max_states` states; the states
 /// visited, or 0 for a case that does not exist.
 #[no_mangle]
 pub extern "C" fn explore(case: u32, max_states: u32) -> u32 {
-    let Some(&(name, version, dfs)) = CASES.get(case as usize) else {
+    let Some(&(_, name, version, dfs)) = CASES.get(case as usize) else {
         return 0;
     };
     let Some(mut sc) = flush_core::builtin::get(name) else {
@@ -48,6 +80,9 @@ mod tests {
         for case in 0..super::CASES.len() as u32 {
             assert_eq!(super::explore(case, 500), 500, "case {case}");
         }
-        assert_eq!(super::explore(super::CASES.len() as u32, 500), 0);
+        let n = super::cases();
+        assert_eq!(super::explore(n, 500), 0);
+        assert!(super::label(n).is_null() && super::label_len(n) == 0);
+        assert_eq!(super::label_len(0) as usize, super::CASES[0].0.len());
     }
 }
