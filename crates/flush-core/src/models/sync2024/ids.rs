@@ -131,14 +131,16 @@ impl World {
                 .map(|p| (ranks.of(p.goroutine), &p.message))
                 .hash(&mut h);
         });
-        // The two lists that may hold thousands of segments by their cached
-        // fingerprints (see `crate::shared::Shared`).
+        // The lists of segments by their cached fingerprints (see
+        // `crate::shared::Shared`): a step writes few of them.
         (version, knobs).hash(&mut h);
         metacache.hash_fingerprint(&mut h);
-        buffers.hash(&mut h);
+        buffers.hash_fingerprint(&mut h);
         datacoord.hash_fingerprint(&mut h);
+        rows.hash_fingerprint(&mut h);
+        last_state.hash_fingerprint(&mut h);
         flush_ch.hash(&mut h);
-        (pinned, rows, last_state, actor_done, violations, next_task).hash(&mut h);
+        (pinned, actor_done, violations, next_task).hash(&mut h);
         h.finish()
     }
 

@@ -234,5 +234,5 @@ impl crate::engine::Model for Scenario {
     }
     const FOOTPRINTS: bool = true;
     const REDUCIBLE: bool = true;
-    const STATE_SIZE_64: usize = 408;
+    const STATE_SIZE_64: usize = 432;
 }

@@ -244,7 +244,11 @@ impl World {
                         ev,
                     );
                 }
-                self.last_state[j].1 = st;
+                if st != before {
+                    // Written only when it moves: a write forgets the list's
+                    // cached fingerprint.
+                    self.last_state[j].1 = st;
+                }
             } else {
                 self.last_state.insert(j, (id, st));
             }
@@ -256,7 +260,8 @@ impl World {
     /// row twice, insert_buffer.go:110 and :128, and StartSyncing takes off only the
     /// last chunk, write_buffer.go:589-591, so it does not follow the write buffer.)
     fn check_row_counts(&mut self, ev: &mut Vec<Ev>) {
-        let flights = self.in_flight();
+        let mut flights = Flights::new();
+        self.in_flight(&mut flights);
         for k in 0..self.metacache.segments().len() {
             let (id, syncing, tasks) = {
                 let s = &self.metacache.segments()[k];
@@ -298,8 +303,7 @@ impl World {
     /// Rows and tasks in flight per segment (submitted or waiting for the key
     /// lock, or between the two lookups of getSyncTask and EncodeBuffer): one walk
     /// over the goroutines (this runs after every step the explorer tries).
-    fn in_flight(&self) -> Flights {
-        let mut f = Flights::default();
+    fn in_flight(&self, f: &mut Flights) {
         for g in &self.goroutines {
             if let Role::Task { task: t, .. }
             | Role::Actor {
@@ -310,13 +314,12 @@ impl World {
                 f.add(t.segment, t.batch);
             }
         }
-        f
     }
 }
 
 /// Segments with tasks in flight: (segment, rows, tasks), on the stack for the
-/// first [`Flights::ON_STACK`] segments.
-#[derive(Default)]
+/// first [`Flights::ON_STACK`] segments. Filled in place (`in_flight` takes
+/// it by reference): returned by value, it was copied twice per step.
 struct Flights {
     stack: [(i64, i64, i32); Flights::ON_STACK],
     len: usize,
@@ -325,6 +328,14 @@ struct Flights {
 
 impl Flights {
     const ON_STACK: usize = 8;
+
+    fn new() -> Flights {
+        Flights {
+            stack: [(0, 0, 0); Flights::ON_STACK],
+            len: 0,
+            more: Vec::new(),
+        }
+    }
 
     fn add(&mut self, segment: i64, rows: i64) {
         let (stack, more) = (&mut self.stack[..self.len], &mut self.more);

@@ -6,6 +6,7 @@ use super::knobs::{DcSeg, Knobs};
 use super::setup::{Level, Op, Scenario, SegState, Version};
 use super::MetaCache;
 use crate::scenario::WaitFor;
+use crate::shared::Shared;
 
 pub type Gid = u32;
 
@@ -264,10 +265,13 @@ pub struct World {
     pub goroutines: Vec<Goroutine>,
     pub metacache: MetaCache,
     /// The write buffer: one insert buffer per segment (`writeBufferBase.buffers`), sorted.
-    pub buffers: Vec<SegBuf>,
+    /// `buffers`, `rows` and `last_state` are [`Shared`] for their cached
+    /// fingerprints: most steps write none of them, and the explorer
+    /// fingerprints every state.
+    pub buffers: Shared<SegBuf>,
     /// Datacoord's meta, sorted by segment (shared between states until a step
     /// writes it: a scenario may hold thousands of segments no step touches).
-    pub datacoord: crate::shared::Shared<DcSeg>,
+    pub datacoord: Shared<DcSeg>,
     /// Datacoord's `flushCh`: flushed segments waiting for `postFlush`.
     pub flush_ch: Vec<i64>,
     /// Segments whose key lock a task holds: (segment, task goroutine).
@@ -276,9 +280,9 @@ pub struct World {
     /// entries no task will remove).
     pub pinned: Vec<i64>,
     /// Per segment the flow graph inserted into, sorted.
-    pub rows: Vec<RowLedger>,
+    pub rows: Shared<RowLedger>,
     /// The last state each segment id had in the metacache (for the forward-only invariant).
-    pub last_state: Vec<(i64, SegState)>,
+    pub last_state: Shared<(i64, SegState)>,
     /// Ops each actor has returned from (indexed by actor): what `wait_for` waits on.
     pub actor_done: Vec<u32>,
     pub panic: Option<GoPanic>,
@@ -299,13 +303,13 @@ impl Clone for World {
             knobs: self.knobs,
             goroutines: Vec::new(),
             metacache: MetaCache::default(),
-            buffers: Vec::new(),
+            buffers: Shared::default(),
             datacoord: Default::default(),
             flush_ch: Vec::new(),
             key_locks: Vec::new(),
             pinned: Vec::new(),
-            rows: Vec::new(),
-            last_state: Vec::new(),
+            rows: Shared::default(),
+            last_state: Shared::default(),
             actor_done: Vec::new(),
             panic: None,
             violations: Vec::new(),
@@ -380,13 +384,13 @@ impl World {
             knobs: Knobs::with(version, sc.policy),
             goroutines: Vec::new(),
             metacache: MetaCache::from_setup(&sc.datanode, &sc.datacoord),
-            buffers: Vec::new(),
+            buffers: Shared::default(),
             datacoord: sc.datacoord.clone().into(),
             flush_ch: Vec::new(),
             key_locks: Vec::new(),
             pinned: Vec::new(),
-            rows: Vec::new(),
-            last_state: Vec::new(),
+            rows: Shared::default(),
+            last_state: Shared::default(),
             actor_done: vec![0; sc.actors.len()],
             panic: None,
             violations: Vec::new(),
@@ -399,7 +403,8 @@ impl World {
             .segments()
             .iter()
             .map(|s| (s.segment, s.state))
-            .collect();
+            .collect::<Vec<_>>()
+            .into();
         for (i, a) in sc.actors.iter().enumerate() {
             if !a.ops.is_empty() {
                 w.spawn(Role::Actor {
