@@ -223,6 +223,9 @@ impl World {
     /// Both lists are sorted by segment: one walk, no allocation (it runs after
     /// every step the explorer tries).
     fn check_states_forward(&mut self, ev: &mut Vec<Ev>) {
+        if self.states_unmoved() {
+            return;
+        }
         let mut j = 0;
         for k in 0..self.metacache.segments().len() {
             let (id, st) = {
@@ -253,6 +256,19 @@ impl World {
                 self.last_state.insert(j, (id, st));
             }
         }
+    }
+
+    /// Whether every segment of the metacache has a last state, and it is the
+    /// segment's state: the common case, where `check_states_forward` has
+    /// nothing to report or write (one read-only walk of both lists).
+    fn states_unmoved(&self) -> bool {
+        let (last, mut j) = (&self.last_state[..], 0);
+        self.metacache.segments().iter().all(|s| {
+            while j < last.len() && last[j].0 < s.segment {
+                j += 1;
+            }
+            last.get(j) == Some(&(s.segment, s.state))
+        })
     }
 
     /// The syncing counters add up: syncingRows = the batches of the tasks in flight,
