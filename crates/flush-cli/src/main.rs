@@ -208,8 +208,26 @@ struct LogsArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help and --version go to stdout: one that cannot be written exits
+        // 3 as any other output does (clap's own exit would say 0).
+        Err(e) if !e.use_stderr() => {
+            return match e.print() {
+                Err(io) if io.kind() != std::io::ErrorKind::BrokenPipe => {
+                    finish(Err(Failure::Output(io)))
+                }
+                _ => ExitCode::SUCCESS,
+            };
+        }
+        Err(e) => e.exit(),
+    };
+    finish(run(cli))
+}
+
+/// The exit code of a command's result, with its message on stderr.
+fn finish(result: Result<ExitCode, Failure>) -> ExitCode {
+    match result {
         Ok(code) => code,
         Err(Failure::Input(msg)) => {
             say(&msg);
@@ -305,7 +323,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             max_memory,
             json,
         } => {
-            let max_bytes = max_memory.unwrap_or_else(default_max_memory);
+            let max_bytes = max_memory_of(max_memory)?;
             matrix(&load(&file)?, (max_steps, max_states, max_bytes), json)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -337,7 +355,7 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
     } = a;
     let (mut sc, text) = load_source(&file)?;
     apply_version(&mut sc, &at)?;
-    let max_bytes = max_memory.unwrap_or_else(default_max_memory);
+    let max_bytes = max_memory_of(max_memory)?;
     let o = Options {
         max_steps,
         max_states,
@@ -359,6 +377,12 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
             ..o
         }
         .check()?;
+        if !sc.observes() {
+            note(&format!(
+                "note: {} observes nothing along a run (what --outcomes lists of flush-2021 is the packs datacoord receives): each outcome here is one way a run ends",
+                sc.header().model
+            ));
+        }
         return print_outcomes(&sc, (max_states, max_bytes), (json, progress));
     }
     o.check()?;
@@ -691,7 +715,16 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
 /// else 2 GiB. A search holds a little more than its budget (the allocator's
 /// slack, the stack of a depth-first search), and the process maps more than it
 /// holds: a budget of the whole limit would abort on an allocation, not stop.
-fn default_max_memory() -> u64 {
+fn default_of(usable: Option<u64>) -> u64 {
+    // At least the smallest budget a search takes (a tiny limit would otherwise
+    // refuse a --max-memory nobody gave).
+    usable.map_or(2 << 30, |bytes| (bytes / 4).max(1 << 20))
+}
+
+/// The memory this process may use: the least of the machine's (`MemTotal`),
+/// its cgroup's limit and its address-space limit (`ulimit -v`); `None` when
+/// none of them can be read.
+fn usable_memory() -> Option<u64> {
     let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
     let cgroups = cgroup_files(&read("/proc/self/cgroup"));
     [
@@ -702,9 +735,26 @@ fn default_max_memory() -> u64 {
     .chain(cgroups.iter().map(|f| cgroup_limit(&read(f))))
     .flatten()
     .min()
-    // At least the smallest budget a search takes (a tiny limit would otherwise
-    // refuse a --max-memory nobody gave).
-    .map_or(2 << 30, |bytes| (bytes / 4).max(1 << 20))
+}
+
+/// The byte budget of a search: `--max-memory` as given, or the default. A
+/// budget above what the process may use is refused: the search would not stop
+/// at it but abort on an allocation, with nothing printed.
+fn max_memory_of(given: Option<u64>) -> Result<u64, Failure> {
+    check_max_memory(given, usable_memory()).map_err(Failure::Input)
+}
+
+fn check_max_memory(given: Option<u64>, usable: Option<u64>) -> Result<u64, String> {
+    match (given, usable) {
+        (None, _) => Ok(default_of(usable)),
+        (Some(bytes), Some(usable)) if bytes > usable => Err(format!(
+            "--max-memory {}: more than this process may use (~{}, the least of the machine's memory, its cgroup's limit and `ulimit -v`); a search that outgrew it would abort on an allocation instead of stopping with a report. Give less than that (the default is a quarter of it, {})",
+            bytes_words(bytes),
+            bytes_words(usable),
+            bytes_words(default_of(Some(usable)))
+        )),
+        (Some(bytes), _) => Ok(bytes),
+    }
 }
 
 /// `MemTotal:  24000000 kB` of /proc/meminfo, in bytes.
@@ -856,6 +906,9 @@ fn open_input(file: &str, what: &str) -> Result<(Box<dyn std::io::Read>, String,
     if file == "-" {
         return Ok((Box::new(std::io::stdin()), "<stdin>".to_owned(), 0));
     }
+    if file.is_empty() {
+        return Err(format!("an empty file name: name {what}, or `-` for stdin"));
+    }
     let path = Path::new(file);
     let meta = std::fs::metadata(path).map_err(|e| format!("{file}: {}", io_words(&e)))?;
     if meta.is_dir() {
@@ -882,7 +935,9 @@ fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
         max_steps: a.max_steps,
         ..Default::default()
     };
-    o.max_bytes = a.max_memory.unwrap_or(o.max_bytes);
+    if a.max_memory.is_some() {
+        o.max_bytes = max_memory_of(a.max_memory)?;
+    }
     o.check()?;
     let against = a.against.as_deref().map(load).transpose()?;
     print_import(
@@ -1151,6 +1206,8 @@ fn io_words(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_owned(),
         std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        // A directory given as stdin (`- < dir`): named ones are caught before.
+        std::io::ErrorKind::IsADirectory => "is a directory, not a file".to_owned(),
         _ => e.to_string(),
     }
 }
@@ -1171,6 +1228,27 @@ mod tests {
         assert!(parse_bytes("99999999999.5T")
             .unwrap_err()
             .contains("too large"));
+    }
+
+    /// A budget above what the process may use is refused, naming both; one
+    /// within it is kept; none given is a quarter of it.
+    #[test]
+    fn a_budget_above_the_usable_memory_is_refused() {
+        let usable = Some(4u64 << 30);
+        let why = check_max_memory(Some(5 << 30), usable).unwrap_err();
+        assert!(
+            why.starts_with("--max-memory 5.0 GiB: more than this process may use (~4.0 GiB"),
+            "{why}"
+        );
+        assert!(
+            why.contains("the default is a quarter of it, 1.0 GiB"),
+            "{why}"
+        );
+        assert_eq!(check_max_memory(Some(4 << 30), usable), Ok(4 << 30));
+        assert_eq!(check_max_memory(None, usable), Ok(1 << 30));
+        // Nothing known: the budget given stands.
+        assert_eq!(check_max_memory(Some(1 << 50), None), Ok(1 << 50));
+        assert_eq!(check_max_memory(None, None), Ok(2 << 30));
     }
 
     /// The default budget reads the limits as Linux writes them.

@@ -502,6 +502,11 @@ fn explore_budgets() {
         ),
         (&["--max-memory", "lots"][..], "is not a size such as 512M"),
         (&["--max-memory", "99999999999T"][..], "is too large"),
+        // No machine this runs on has 16 PiB: refused, not an abort later.
+        (
+            &["--max-memory", "16384T"][..],
+            "--max-memory 16777216.0 GiB: more than this process may use",
+        ),
         (&["--order", "random"][..], "random"),
         (&["--max-states", "5000000000"][..], "needs --order dfs"),
     ] {
@@ -638,6 +643,10 @@ fn bad_input_exits_2_with_a_clear_message() {
             vec!["run".into(), write("binary.json", "\u{0}\u{1}")],
             "binary.json:1:1",
         ),
+        (
+            vec!["run".into(), String::new()],
+            "an empty file name: name a scenario file, or `-` for stdin",
+        ),
     ];
     for (args, want) in cases {
         let a: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
@@ -646,6 +655,18 @@ fn bad_input_exits_2_with_a_clear_message() {
         assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
         assert!(!stderr(&o).contains("panicked"), "{args:?}");
     }
+    // A directory as stdin: named as one, not as the system's words.
+    let o = Command::new(env!("CARGO_BIN_EXE_flushscope"))
+        .args(["run", "-"])
+        .stdin(std::fs::File::open(&dir).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("<stdin>: is a directory, not a file"),
+        "{}",
+        stderr(&o)
+    );
     // A 50 MB file is refused by size, before it is read.
     let big = dir.join("big.json");
     let f = std::fs::File::create(&big).unwrap();
@@ -753,6 +774,10 @@ fn unbounded_input_and_unwritable_output() {
         &["explore", "builtin:segment-not-found"],
         &["explore", "builtin:handoff", "--outcomes", "--json"],
         &["list"],
+        // Help and version too (clap's own exit said 0).
+        &["--help"],
+        &["--version"],
+        &["explore", "--help"],
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_flushscope"))
             .args(args)
@@ -1435,6 +1460,22 @@ fn logs_against_a_scenario_reads_a_flush_2021_log() {
 /// stops at `--max-memory` with a message naming it (it held every queued state
 /// before, over 12 GB for go-test-execute). A budget reached still prints what
 /// was found, marked incomplete.
+/// A model that observes nothing along a run (sync-2024, the toy) gets a note:
+/// its outcomes are the ways a run ends. flush-2021 gets none.
+#[test]
+fn outcomes_of_a_model_that_observes_nothing_say_so() {
+    let o = flushscope(&["explore", "builtin:segment-not-found", "--outcomes"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("note: sync-2024 observes nothing along a run"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).contains("N= | E=panic"), "{}", stdout(&o));
+    let o = flushscope(&["explore", "builtin:handoff", "--outcomes"]);
+    assert!(!stderr(&o).contains("observes nothing"), "{}", stderr(&o));
+}
+
 #[test]
 fn outcomes_stop_at_the_memory_budget() {
     let o = flushscope(&[

@@ -15,6 +15,9 @@ use crate::sched::{format_schedule, Choice};
 /// records the same of the real Go code (`tests/conformance/`). An outcome is the
 /// line `N=<observations in order> | <end>`.
 pub trait Observe: Model {
+    /// True when [`Observe::observed`] shows anything along a run; a model that
+    /// observes nothing has one outcome per way a run ends (`N= | E=...`).
+    const OBSERVES: bool = false;
     /// What a fact shows the observer, if anything (flush-2021: a pack datacoord
     /// receives).
     fn observed(&self, _f: &Self::Fact) -> Option<String> {

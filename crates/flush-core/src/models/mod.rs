@@ -231,6 +231,15 @@ impl AnyScenario {
         each_scenario!(self, s => explore::outcomes_within(&**s, max_states, max_bytes))
     }
 
+    /// Whether the model observes anything along a run (see
+    /// [`explore::Observe::OBSERVES`]): flush-2021's packs.
+    pub fn observes(&self) -> bool {
+        fn of<M: explore::Observe>(_: &M) -> bool {
+            M::OBSERVES
+        }
+        each_scenario!(self, s => of(&**s))
+    }
+
     /// [`AnyScenario::outcomes_within`] with a progress callback (see
     /// [`explore::outcomes_with`]).
     pub fn outcomes_with(

@@ -479,12 +479,20 @@ fn syntax_words(message: &str) -> Option<&'static str> {
         "recursion limit exceeded" => {
             "arrays and objects nested deeper than 128 levels (a scenario needs a few)"
         }
+        // serde_json 1.0.154 read.rs:955-1012 `parse_unicode_escape`: a second
+        // half alone (\uDC00-\uDFFF), or a first half followed by a \u that is
+        // not a second half.
         "lone leading surrogate in hex escape" => {
             "a \\u escape of half a UTF-16 pair (a lone surrogate): the text must be Unicode"
         }
-        "unexpected end of hex escape" => "a \\u escape needs four hex digits",
+        // The same: a first half (\uD800-\uDBFF) with no \u right after it.
+        "unexpected end of hex escape" => {
+            "a \\u escape of the first half of a UTF-16 pair (\\uD800-\\uDBFF) with no second half right after it (a lone surrogate): the text must be Unicode"
+        }
+        // read.rs:370-380 `decode_hex_escape` and :942: a \u without four hex
+        // digits, or a letter after the backslash that JSON has no escape for.
         "invalid escape" => {
-            "a backslash escape JSON does not have (\\n, \\t, \\\" and \\uXXXX are)"
+            "a backslash escape JSON does not have, or a \\u without four hex digits (\\n, \\t, \\\" and \\uXXXX are escapes)"
         }
         "control character (\\u0000-\\u001F) found while parsing a string" => {
             "a control character (a raw newline or tab) inside a string: write it as \\n or \\t"

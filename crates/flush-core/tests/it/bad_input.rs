@@ -75,6 +75,41 @@ fn syntax_errors_name_line_and_column() {
     );
 }
 
+/// A bad `\u` escape is named for what is wrong with it: a lone half of a
+/// UTF-16 pair (either half), or too few hex digits, at its place.
+#[test]
+fn bad_unicode_escapes_say_what_is_wrong() {
+    let named =
+        |name: &str| err(&OK_FLUSH.replace(r#""name":"x""#, &format!(r#""name":"{name}""#)));
+    let first_half =
+        "a \\u escape of the first half of a UTF-16 pair (\\uD800-\\uDBFF) with no second half";
+    for (name, says) in [
+        (r"a\ud800x", first_half),
+        (r"a\ud800\n", first_half),
+        (
+            r"a\udc00x",
+            "a \\u escape of half a UTF-16 pair (a lone surrogate)",
+        ),
+        (
+            r"a\ud800\u0041",
+            "a \\u escape of half a UTF-16 pair (a lone surrogate)",
+        ),
+        (r"a\u00", "a \\u without four hex digits"),
+        (r"a\u00zz", "a \\u without four hex digits"),
+        (r"a\q", "a backslash escape JSON does not have"),
+    ] {
+        let e = named(name);
+        assert!(e.starts_with("bad.json:1:"), "{name}: {e}");
+        assert!(e.contains(says), "{name}: {e}");
+    }
+    // A whole pair is a character.
+    assert!(AnyScenario::parse(
+        &OK_FLUSH.replace(r#""name":"x""#, r#""name":"\ud83d\ude00""#),
+        "ok.json"
+    )
+    .is_ok());
+}
+
 #[test]
 fn wrong_types_unknown_ops_and_fields() {
     let e = err(&OK_FLUSH.replace(r#""segment":1"#, r#""segment":"one""#));

@@ -183,6 +183,7 @@ fn pack_word(sc: &Scenario, p: &Pack) -> String {
 /// order (`N=`), the packs flushAndDrop gets (`D=`, `-` if never called), and how
 /// the run ended (`E=`).
 impl Observe for Scenario {
+    const OBSERVES: bool = true;
     fn observed(&self, f: &Ev) -> Option<String> {
         match f {
             Ev::Notified { pack, .. } => Some(pack_word(self, pack)),
