@@ -1047,7 +1047,21 @@ fn print_import(
     let i = match imported {
         Ok(i) => i,
         Err(ImportError::Unknown(e)) => {
-            emit(&records_head(shown, &flush_core::logs::parse(text)))?;
+            let parsed = flush_core::logs::parse(text);
+            // Not one log line or panic (a scenario file given by mistake, say):
+            // bad input, not a log without a matching replay.
+            use flush_core::logs::Kind;
+            if parsed
+                .records
+                .iter()
+                .all(|r| matches!(r.kind, Kind::Unmatched { .. }))
+            {
+                return Err(Failure::Input(format!(
+                    "{shown}: not a Milvus log: none of its {} lines is a log line or a Go panic (a JSON or text log of the datanode is)",
+                    parsed.lines
+                )));
+            }
+            emit(&records_head(shown, &parsed))?;
             say(&format!(
                 "{shown}: {e} (a flush-2021 log replays against its scenario: flushscope logs FILE --against SCENARIO)"
             ));

@@ -1333,9 +1333,13 @@ fn logs_says_what_it_cannot_read_or_explain() {
     std::fs::write(&empty, " \n\n").unwrap();
     let binary = dir.join("core.bin");
     std::fs::write(&binary, [0x7fu8, b'E', b'L', b'F', 2, 1, 1, 0, 0xff, 0xfe]).unwrap();
+    // Text without one log line or panic: a scenario file given by mistake.
+    let scenario = dir.join("handoff.json");
+    std::fs::write(&scenario, flush_core::builtin::text("handoff").unwrap()).unwrap();
     for (file, why) in [
         (&empty, "the log is empty"),
         (&binary, "not a text log (a NUL byte at byte 7)"),
+        (&scenario, "handoff.json: not a Milvus log: none of its"),
     ] {
         let o = flushscope(&["logs", file.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
