@@ -1048,8 +1048,8 @@ fn print_import(
         Ok(i) => i,
         Err(ImportError::Unknown(e)) => {
             let parsed = flush_core::logs::parse(text);
-            // Not one log line or panic (a scenario file given by mistake, say):
-            // bad input, not a log without a matching replay.
+            // Not one line the parser reads (a scenario file given by mistake,
+            // a JSON-format log): bad input, not a log without a matching replay.
             use flush_core::logs::Kind;
             if parsed
                 .records
@@ -1057,7 +1057,7 @@ fn print_import(
                 .all(|r| matches!(r.kind, Kind::Unmatched { .. }))
             {
                 return Err(Failure::Input(format!(
-                    "{shown}: not a Milvus log: none of its {} lines is a log line or a Go panic (a JSON or text log of the datanode is)",
+                    "{shown}: no log FlushScope reads: none of its {} lines is a Go panic or a line of zap's text format, `[time] [LEVEL] [file.go:line] [\"message\"] [key=value]...` (Milvus's JSON log format is not read)",
                     parsed.lines
                 )));
             }
