@@ -1047,27 +1047,14 @@ fn print_import(
     let i = match imported {
         Ok(i) => i,
         Err(ImportError::Unknown(e)) => {
-            let parsed = flush_core::logs::parse(text);
-            // Not one line the parser reads (a scenario file given by mistake,
-            // a JSON-format log): bad input, not a log without a matching replay.
-            use flush_core::logs::Kind;
-            if parsed
-                .records
-                .iter()
-                .all(|r| matches!(r.kind, Kind::Unmatched { .. }))
-            {
-                return Err(Failure::Input(format!(
-                    "{shown}: no log FlushScope reads: none of its {} lines is a Go panic or a line of zap's text format, `[time] [LEVEL] [file.go:line] [\"message\"] [key=value]...` (Milvus's JSON log format is not read)",
-                    parsed.lines
-                )));
-            }
-            emit(&records_head(shown, &parsed))?;
+            emit(&records_head(shown, &flush_core::logs::parse(text)))?;
             say(&format!(
                 "{shown}: {e} (a flush-2021 log replays against its scenario: flushscope logs FILE --against SCENARIO)"
             ));
             return Ok(ExitCode::from(1));
         }
         Err(ImportError::Version(e)) => return Err(Failure::Input(format!("--version: {e}"))),
+        Err(ImportError::NotALog(e)) => return Err(Failure::Input(format!("{shown}: {e}"))),
         Err(e @ ImportError::Bug(_)) => return Err(Failure::Input(format!("{shown}: {e}"))),
     };
     let code = if i.conformance.complete {

@@ -399,6 +399,9 @@ pub struct Import {
 pub enum ImportError {
     /// The log has no line the model knows (the words say which lines it reads).
     Unknown(String),
+    /// Not one line is a log line or a Go panic the reader reads (a scenario
+    /// file given by mistake, a JSON-format log): bad input, not a log.
+    NotALog(String),
     /// The version asked for is not one of the model's.
     Version(String),
     /// The inferred scenario failed its own check: a FlushScope bug.
@@ -408,7 +411,9 @@ pub enum ImportError {
 impl std::fmt::Display for ImportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ImportError::Unknown(s) | ImportError::Version(s) => f.write_str(s),
+            ImportError::Unknown(s) | ImportError::NotALog(s) | ImportError::Version(s) => {
+                f.write_str(s)
+            }
             ImportError::Bug(s) => {
                 write!(f, "{s} (a FlushScope bug; please report it with the log)")
             }
@@ -477,6 +482,16 @@ impl Importing {
             return Err(ImportError::Unknown("the log is empty".to_owned()));
         }
         let log = parse(text);
+        if log
+            .records
+            .iter()
+            .all(|r| matches!(r.kind, Kind::Unmatched { .. }))
+        {
+            return Err(ImportError::NotALog(format!(
+                "no log FlushScope reads: none of its {} lines is a Go panic or a line of zap's text format, `[time] [LEVEL] [file.go:line] [\"message\"] [key=value]...` (Milvus's JSON log format is not read)",
+                log.lines
+            )));
+        }
         let inferred = AnyScenario::infer_from_log(&log).map_err(ImportError::Unknown)?;
         let base = AnyScenario::parse(&inferred.json, "the inferred scenario")
             .map_err(|e| ImportError::Bug(format!("the inferred scenario does not check: {e}")))?;

@@ -456,6 +456,17 @@ fn hostile_and_odd_logs_get_true_verdicts() {
     assert!(
         matches!(import("  \n", None, &o), Err(ImportError::Unknown(e)) if e == "the log is empty")
     );
+    // Text without one line the reader reads (a scenario file, a JSON-format
+    // log) is no log at all; one read line of another component is a log.
+    let json_log = "{\"level\":\"INFO\",\"caller\":\"x.go:1\",\"msg\":\"m\"}\nhello\n";
+    assert!(
+        matches!(import(json_log, None, &o), Err(ImportError::NotALog(e)) if e.starts_with("no log FlushScope reads: none of its 2 lines")),
+    );
+    let foreign = "[INFO] [proxy/impl.go:10] [\"search\"]\nhello\n";
+    assert!(matches!(
+        import(foreign, None, &o),
+        Err(ImportError::Unknown(_))
+    ));
 }
 
 /// What a second attack found, now read right: a different error or level is
