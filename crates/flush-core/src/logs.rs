@@ -487,9 +487,12 @@ impl Importing {
             .iter()
             .all(|r| matches!(r.kind, Kind::Unmatched { .. }))
         {
+            let lines = match log.lines {
+                1 => "its one line is not".to_owned(),
+                n => format!("none of its {n} lines is"),
+            };
             return Err(ImportError::NotALog(format!(
-                "no log FlushScope reads: none of its {} lines is a Go panic or a line of zap's text format, `[time] [LEVEL] [file.go:line] [\"message\"] [key=value]...` (Milvus's JSON log format is not read)",
-                log.lines
+                "no log FlushScope reads: {lines} a Go panic or a line of zap's text format, `[time] [LEVEL] [file.go:line] [\"message\"] [key=value]...` (Milvus's JSON log format is not read)"
             )));
         }
         let inferred = AnyScenario::infer_from_log(&log).map_err(ImportError::Unknown)?;

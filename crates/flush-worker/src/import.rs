@@ -415,15 +415,17 @@ mod tests {
         assert_eq!(**view, want);
         assert!(view.complete && view.inferred.is_none(), "{view:?}");
 
+        // A log line of another component: read, but nothing the model knows.
         let said = converse(&ToWorker::Import {
             id: 2,
-            text: "hello".into(),
+            text: "[INFO] [proxy/impl.go:10] [\"search\"]".into(),
             against: None,
         });
         let [FromWorker::Failed { id: 2, why }] = &said[..] else {
             panic!("{said:?}")
         };
         assert!(why.starts_with("Read 1 line (1 record), but "), "{why}");
+        // Text with no line the reader reads is no log at all.
         let said = converse(&ToWorker::Import {
             id: 3,
             text: "a\nb".into(),
@@ -432,7 +434,22 @@ mod tests {
         let [FromWorker::Failed { why, .. }] = &said[..] else {
             panic!("{said:?}")
         };
-        assert!(why.starts_with("Read 2 lines (2 records), but "), "{why}");
+        assert!(
+            why.starts_with("no log FlushScope reads: none of its 2 lines is a Go panic"),
+            "{why}"
+        );
+        let said = converse(&ToWorker::Import {
+            id: 4,
+            text: "hello".into(),
+            against: None,
+        });
+        let [FromWorker::Failed { why, .. }] = &said[..] else {
+            panic!("{said:?}")
+        };
+        assert!(
+            why.starts_with("no log FlushScope reads: its one line is not a Go panic"),
+            "{why}"
+        );
     }
 
     /// "Against the scenario shown" searches each version with its own presets
