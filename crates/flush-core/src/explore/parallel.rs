@@ -14,9 +14,14 @@
 //! kept where the one-thread search would keep it, and the budgets stop at the
 //! same child.
 //!
-//! A state is freed by the thread that made it (the allocator pays dearly for
-//! frees across threads): a thread keeps the children it made, and the merge
-//! tells it which to keep; the next level's parents are read by any thread.
+//! A thread keeps the children it made, and the merge tells it which to keep;
+//! the next level's parents are taken by the thread that expands them, whose
+//! last choice steps the parent itself, as on one thread (one copy fewer a
+//! state: sync-scaled-4x4 on two threads 0.58 -> 0.54 s). A parent taken whose
+//! children the merge then did not take (a batch cut short by memory, the
+//! switch to depth first) is made again from its schedule ([`restore`]). A
+//! state's box so moves between threads; it is mostly reused (a spare) rather
+//! than freed (the allocator pays dearly for frees across threads).
 //!
 //! Memory: a thread holds at most its share of a sixteenth of the budget in
 //! children (64 MiB at most); past it, it stops after the parent at hand, the
@@ -28,8 +33,9 @@
 //! most the budget in children.
 //!
 //! On this 2-core machine the search is bound by memory more than by the cores:
-//! two threads are 1.1 to 1.3 times as fast as one (the closing notes give the
-//! figures); the threads' stepping alone scales 1.8 times, and two one-thread
+//! two threads are 1.1 to 1.4 times as fast as one (sync-scaled-4x3: 0.51 s
+//! on one thread, 0.38 on two; 4x4 0.66 and 0.47; 5x2 to two million states,
+//! 1.4 GB, 5.7 and 5.0); the threads' stepping alone scales 1.8 times, and two one-thread
 //! searches side by side each run as fast as one alone. Where the second
 //! thread's time goes (perf, `sync-scaled-4x3`, 1.5 M states, one thread 5.5 s
 //! of CPU, two 8.6 s): malloc and free about 0.9 s more (`malloc_consolidate`
@@ -49,8 +55,13 @@ use super::{Options, Progress, Stopped};
 use crate::engine::Model;
 use crate::sched::Choice;
 
-/// Parents a thread takes in one batch.
-const BATCH_PER_THREAD: usize = 1024;
+/// Parents a thread takes in one batch. A batch costs each thread a wake-up
+/// or two (tens of microseconds on a virtual machine) and the others a wait
+/// for the merge, so fewer, bigger batches are faster while a batch's states
+/// stay in the caches: on two threads, sync-scaled-4x4 took 0.54 s with
+/// 1,024, 0.48 with 4,096 and 0.44 with 16,384; but sync-scaled-5x2 to two
+/// million states (1.4 GB) took 5.1 s with 1,024 or 4,096 and 9.4 with 16,384.
+const BATCH_PER_THREAD: usize = 4096;
 /// Spare states a thread keeps for reuse (`clone_from`): a batch's worth, so
 /// the parents a batch is done with become the next batch's children without
 /// the allocator; no more than its share of children's bytes (`max_cands`).
@@ -68,9 +79,30 @@ const OVER: u32 = u32::MAX - 1;
 type Held<S> = Box<S>;
 
 /// A parent of the level: its state and link (its breadth-first index + 1).
+/// The thread that expands it takes the state (its last choice steps the
+/// state itself, as on one thread: one copy fewer a state); one taken whose
+/// children the merge did not take is made again from its schedule
+/// ([`restore`]). A lock no two threads want at once: a batch gives each
+/// parent to one thread.
 struct Entry<S> {
-    state: Held<S>,
+    state: Mutex<Option<Held<S>>>,
     link: u32,
+}
+
+impl<S> Entry<S> {
+    fn new(state: Held<S>, link: u32) -> Self {
+        Entry {
+            state: Mutex::new(Some(state)),
+            link,
+        }
+    }
+
+    /// Its state, unless a thread took it.
+    fn into_state(self) -> Option<Held<S>> {
+        self.state
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 /// One stepped choice of a parent: its fingerprint, and its state's index in the
@@ -158,7 +190,7 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         );
         for (s, link) in cands.drain(..).zip(keep.drain(..)) {
             if link != 0 {
-                own.next.push(Entry { state: s, link });
+                own.next.push(Entry::new(s, link));
             } else {
                 self.recycle(s);
             }
@@ -168,14 +200,14 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         self.kids.clear();
         self.batch.clear();
         while own.cur.front().is_some_and(|e| e.link < done_below) {
-            if let Some(e) = own.cur.pop_front() {
-                self.recycle(e.state);
+            if let Some(s) = own.cur.pop_front().and_then(Entry::into_state) {
+                self.recycle(s);
             }
             own.base += 1;
         }
         if new_level {
-            for e in own.cur.drain(..) {
-                self.recycle(e.state);
+            for s in own.cur.drain(..).filter_map(Entry::into_state) {
+                self.recycle(s);
             }
             own.cur = std::mem::take(&mut own.next).into();
             own.base = 0;
@@ -202,18 +234,21 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
             prefetch_after(sc, owned, order, k);
             let own = &owned[owner as usize];
             let e = &own.cur[i as usize - own.base];
+            let state = lock(&e.state).take();
+            let state = state.expect("a parent is expanded once, or restored");
             // Invariants found before the batch are left out before their
             // messages are built: the merge would skip them.
             let known = |id: &str| found_keys.iter().any(|k| is_invariant_key(k, id));
-            let (found, ended) = findings_new(sc, &e.state, known);
+            let (found, ended) = findings_new(sc, &state, known);
             let start = self.kids.len();
             let mut runnable = std::mem::take(&mut self.runnable);
             runnable.clear();
             if !ended {
-                sc.runnable(&e.state, &mut runnable);
+                sc.runnable(&state, &mut runnable);
             }
+            let mut parent = Some(state);
             if !ended && depth < max_steps {
-                for &c in &runnable {
+                for (j, &c) in runnable.iter().enumerate() {
                     // A parent with more children than the budget holds (one
                     // of thousands of actors): the merge stops at the budget
                     // before the `most`-th kept child, as it needs room for each
@@ -226,7 +261,13 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
                         });
                         break;
                     }
-                    let mut next = self.copy(&e.state);
+                    // The last choice steps the parent itself.
+                    let mut next = match (j + 1 == runnable.len(), parent.as_deref()) {
+                        (false, Some(p)) => self.copy(p),
+                        _ => parent
+                            .take()
+                            .expect("the parent is stepped by its last choice only"),
+                    };
                     self.facts.clear();
                     sc.step(&mut next, c, &mut self.facts);
                     let fp = match merge_ids {
@@ -247,6 +288,9 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
                         cand,
                     });
                 }
+            }
+            if let Some(p) = parent {
+                self.recycle(p);
             }
             self.parents.push(Parent {
                 link: e.link,
@@ -269,13 +313,19 @@ fn prefetch_after<M: Model>(
     order: &[(u32, u32)],
     k: usize,
 ) {
+    // Parents of this thread's run: no other thread holds their locks.
     let at = |j: usize| {
-        order.get(j).map(|&(owner, i)| {
+        order.get(j).and_then(|&(owner, i)| {
             let own = &owned[owner as usize];
-            &*own.cur[i as usize - own.base].state
+            own.cur[i as usize - own.base].state.try_lock().ok()
         })
     };
-    super::prefetch::next_two(sc, at(k + 1), at(k + 2));
+    let (next, after) = (at(k + 1), at(k + 2));
+    super::prefetch::next_two(
+        sc,
+        next.as_ref().and_then(|g| g.as_deref()),
+        after.as_ref().and_then(|g| g.as_deref()),
+    );
 }
 
 /// The search's books, kept by the merging thread.
@@ -418,7 +468,10 @@ impl Books {
                     self.stats.transitions += 1;
                     let Kid { choice, fp, cand } = w.kids[k];
                     let kid = Kid { choice, fp, cand };
-                    if !seen.insert(kid.fp) {
+                    // Not kept: visited before the batch, or made before in it
+                    // by this thread (and so inserted just before): the insert
+                    // would find it.
+                    if kid.cand == NOT_KEPT || !seen.insert(kid.fp) {
                         continue;
                     }
                     self.stats.states += 1;
@@ -477,10 +530,7 @@ impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
     fn new((root, fp): (S, u64), threads: usize, (o, merge_ids): (&Options, bool)) -> Self {
         let mut seen = FpSet::default();
         seen.insert(fp);
-        let mut root = Some(Entry {
-            state: Box::new(root),
-            link: 0,
-        });
+        let mut root = Some(Entry::new(Box::new(root), 0));
         let owned = (0..threads).map(|_| Owned {
             cur: root.take().into_iter().collect(),
             next: Vec::new(),
@@ -524,6 +574,31 @@ impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
                 let limits = (depth, self.max_steps, max_cands, most);
                 w.expand(sc, &owned, part, (&seen, self.merge_ids, &found), limits);
             }
+        }
+    }
+}
+
+/// A state made again from its schedule (see [`restore`]).
+type Replay<'a, S> = dyn Fn(&[Choice]) -> S + 'a;
+
+/// Makes again, from their schedules, the parents of the level's `range` a
+/// thread took but the merge did not (a batch cut short by memory, or where the
+/// search goes on depth first): the next batch, or the depth-first search,
+/// starts with them. Rare, and a replay gives the very state (a step is a
+/// function of the state and the choice).
+fn restore<S, F>(
+    sh: &Shared<S, F>,
+    links: &[(u32, Choice)],
+    range: Range<usize>,
+    replay: &Replay<'_, S>,
+) {
+    let order = read(&sh.order);
+    for &(owner, i) in &order[range] {
+        let own = read(&sh.owned[owner as usize]);
+        let e = &own.cur[i as usize - own.base];
+        let mut state = lock(&e.state);
+        if state.is_none() {
+            *state = Some(Box::new(replay(&schedule_of(links, e.link))));
         }
     }
 }
@@ -607,7 +682,18 @@ where
                 }
             }
         };
-        search(&sh, &mut b, &mut run, progress);
+        // A state from its schedule, as the search made it from the root.
+        let replay = |path: &[Choice]| {
+            let mut s = sc.init();
+            sc.record_footprints(&mut s, o.races || o.reduce);
+            let mut facts = Vec::new();
+            for &c in path {
+                facts.clear();
+                sc.step(&mut s, c, &mut facts);
+            }
+            s
+        };
+        search(&sh, &mut b, (&mut run, &replay), progress);
     });
     // A cancel at the switch stands: the report is of the search so far.
     if let (Some(at), None) = (b.deepen, b.stopped) {
@@ -668,14 +754,20 @@ fn handover<S: Clone + std::hash::Hash, F, M: Model<State = S, Fact = F>>(
         // Takes in the last merge's kept children (and frees nothing else).
         w.settle(&mut own, false, 0);
         let base = own.base;
-        cur.push((base, own.cur.into_iter().map(Some).collect::<Vec<_>>()));
-        next.push(own.next.into_iter().map(Some).collect::<Vec<_>>());
+        let states = |v: Vec<Entry<S>>| {
+            v.into_iter()
+                .map(|e| Some((e.link, e.into_state())))
+                .collect::<Vec<_>>()
+        };
+        cur.push((base, states(own.cur.into())));
+        next.push(states(own.next));
     }
     let mut queue: VecDeque<Queued<S>> = VecDeque::new();
-    let mut push = |e: Option<Entry<S>>, depth: u32| {
-        let e = e.expect("a queued state is taken once");
-        let fp = o.fingerprint(sc, &e.state);
-        queue.push_back((e.state, e.link, depth, fp, None));
+    let mut push = |e: Option<(u32, Option<Held<S>>)>, depth: u32| {
+        let (link, state) = e.expect("a queued state is taken once");
+        let state = state.expect("a parent the merge did not take is restored");
+        let fp = o.fingerprint(sc, &state);
+        queue.push_back((state, link, depth, fp, None));
     };
     for &(owner, i) in &order[from..] {
         let (base, states) = &mut cur[owner as usize];
@@ -701,7 +793,7 @@ fn handover<S: Clone + std::hash::Hash, F, M: Model<State = S, Fact = F>>(
 fn search<S: Clone + std::hash::Hash, F>(
     sh: &Shared<S, F>,
     b: &mut Books,
-    run: &mut dyn FnMut(Job),
+    (run, replay): (&mut dyn FnMut(Job), &Replay<'_, S>),
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) {
     let most = BATCH_PER_THREAD * sh.works.len();
@@ -750,6 +842,9 @@ fn search<S: Clone + std::hash::Hash, F>(
                 } else {
                     (batch * 2).min(most)
                 };
+                if taken < hi - lo && b.stopped.is_none() {
+                    restore(sh, &b.links, lo + taken..hi, replay);
+                }
                 lo += taken;
                 b.stats.frontier = b.level_len - b.popped + b.next_order.len() as u64;
                 b.stats.bytes = b.peak_bytes.max(seen.bytes());

@@ -91,21 +91,32 @@ fn threads_give_what_one_thread_gives() {
     assert!(deep >= 10, "{deep} searches went on depth first");
 }
 
-/// A search big enough for many batches on every thread: the same, and the
+/// A search big enough for many batches on every thread, and levels of
+/// several batches (a batch is 4,096 parents a thread): the same, and the
 /// CLI's `--threads` goes through the same function.
 #[test]
 fn many_batches_on_two_threads_give_the_same() {
-    let mut sc = builtin("sync-scaled-3x3");
+    let mut sc = builtin("sync-scaled-5x2");
     sc.set_version("ca7ef26e4b").unwrap();
     let o = Options {
         order: Order::Bfs,
-        ..Options::exhaustive(200, 40_000)
+        ..Options::exhaustive(200, 300_000)
     };
     let one = sc.explore_with(&o, &mut |_| true);
-    assert!(one.states >= 40_000, "{} states", one.states);
+    assert!(one.states >= 300_000, "{} states", one.states);
     assert_eq!(seen(&each(&sc, &o, 2)), seen(&one));
     let many = Options { threads: 2, ..o };
-    assert_eq!(seen(&sc.explore_with(&many, &mut |_| true)), seen(&one));
+    // Progress comes after each batch, with the depth of its level.
+    let mut batches = std::collections::BTreeMap::new();
+    let two = sc.explore_with(&many, &mut |p| {
+        *batches.entry(p.depth).or_insert(0) += 1;
+        true
+    });
+    assert_eq!(seen(&two), seen(&one));
+    assert!(
+        batches.values().filter(|&&n| n >= 3).count() >= 2,
+        "batches a level: {batches:?}"
+    );
 }
 
 /// Each parent with 300 children and a budget of a few MiB: a thread's share
