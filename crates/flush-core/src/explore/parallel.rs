@@ -246,51 +246,10 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
             if !ended {
                 sc.runnable(&state, &mut runnable);
             }
-            let mut parent = Some(state);
             if !ended && depth < max_steps {
-                for (j, &c) in runnable.iter().enumerate() {
-                    // A parent with more children than the budget holds (one
-                    // of thousands of actors): the merge stops at the budget
-                    // before the `most`-th kept child, as it needs room for each
-                    // kept one (each counts in the frontier of `Books::room`).
-                    if self.cands.len() >= most {
-                        self.kids.push(Kid {
-                            choice: c,
-                            fp: 0,
-                            cand: OVER,
-                        });
-                        break;
-                    }
-                    // The last choice steps the parent itself.
-                    let mut next = match (j + 1 == runnable.len(), parent.as_deref()) {
-                        (false, Some(p)) => self.copy(p),
-                        _ => parent
-                            .take()
-                            .expect("the parent is stepped by its last choice only"),
-                    };
-                    self.facts.clear();
-                    sc.step(&mut next, c, &mut self.facts);
-                    let fp = match merge_ids {
-                        true => sc.fingerprint_up_to_ids(&next),
-                        false => sc.fingerprint(&next),
-                    };
-                    let cand = if seen.contains(fp) || !self.batch.insert(fp) {
-                        self.recycle(next);
-                        NOT_KEPT
-                    } else {
-                        self.cands.push(next);
-                        self.keep.push(0);
-                        (self.cands.len() - 1) as u32
-                    };
-                    self.kids.push(Kid {
-                        choice: c,
-                        fp,
-                        cand,
-                    });
-                }
-            }
-            if let Some(p) = parent {
-                self.recycle(p);
+                self.children(sc, state, &runnable, (seen, merge_ids), most);
+            } else {
+                self.recycle(state);
             }
             self.parents.push(Parent {
                 link: e.link,
@@ -300,6 +259,63 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
                 kids: start..self.kids.len(),
             });
             self.runnable = runnable;
+        }
+    }
+
+    /// Steps each of `runnable` from `state` (the last choice steps it
+    /// itself), keeping the children neither visited before the batch nor made
+    /// before in it.
+    fn children<M: Model<State = S, Fact = F>>(
+        &mut self,
+        sc: &M,
+        state: Held<S>,
+        runnable: &[Choice],
+        (seen, merge_ids): (&FpSet, bool),
+        most: usize,
+    ) {
+        let mut parent = Some(state);
+        for (j, &c) in runnable.iter().enumerate() {
+            // A parent with more children than the budget holds (one
+            // of thousands of actors): the merge stops at the budget
+            // before the `most`-th kept child, as it needs room for each
+            // kept one (each counts in the frontier of `Books::room`).
+            if self.cands.len() >= most {
+                self.kids.push(Kid {
+                    choice: c,
+                    fp: 0,
+                    cand: OVER,
+                });
+                break;
+            }
+            // The last choice steps the parent itself.
+            let mut next = match (j + 1 == runnable.len(), parent.as_deref()) {
+                (false, Some(p)) => self.copy(p),
+                _ => parent
+                    .take()
+                    .expect("the parent is stepped by its last choice only"),
+            };
+            self.facts.clear();
+            sc.step(&mut next, c, &mut self.facts);
+            let fp = match merge_ids {
+                true => sc.fingerprint_up_to_ids(&next),
+                false => sc.fingerprint(&next),
+            };
+            let cand = if seen.contains(fp) || !self.batch.insert(fp) {
+                self.recycle(next);
+                NOT_KEPT
+            } else {
+                self.cands.push(next);
+                self.keep.push(0);
+                (self.cands.len() - 1) as u32
+            };
+            self.kids.push(Kid {
+                choice: c,
+                fp,
+                cand,
+            });
+        }
+        if let Some(p) = parent {
+            self.recycle(p);
         }
     }
 }
@@ -581,6 +597,19 @@ impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
 /// A state made again from its schedule (see [`restore`]).
 type Replay<'a, S> = dyn Fn(&[Choice]) -> S + 'a;
 
+/// The state `path` reaches from the root, as the search made it (its root
+/// records footprints as `explore_threads` has it record them).
+fn replay<M: Model>(sc: &M, o: &Options, path: &[Choice]) -> M::State {
+    let mut s = sc.init();
+    sc.record_footprints(&mut s, o.races || o.reduce);
+    let mut facts = Vec::new();
+    for &c in path {
+        facts.clear();
+        sc.step(&mut s, c, &mut facts);
+    }
+    s
+}
+
 /// Makes again, from their schedules, the parents of the level's `range` a
 /// thread took but the merge did not (a batch cut short by memory, or where the
 /// search goes on depth first): the next batch, or the depth-first search,
@@ -682,17 +711,7 @@ where
                 }
             }
         };
-        // A state from its schedule, as the search made it from the root.
-        let replay = |path: &[Choice]| {
-            let mut s = sc.init();
-            sc.record_footprints(&mut s, o.races || o.reduce);
-            let mut facts = Vec::new();
-            for &c in path {
-                facts.clear();
-                sc.step(&mut s, c, &mut facts);
-            }
-            s
-        };
+        let replay = |path: &[Choice]| replay(sc, o, path);
         search(&sh, &mut b, (&mut run, &replay), progress);
     });
     // A cancel at the switch stands: the report is of the search so far.
