@@ -58,7 +58,7 @@ enum Cmd {
         #[arg(long)]
         scripted: bool,
         /// Stop after this many steps (default: the scenario's max_steps).
-        #[arg(long)]
+        #[arg(long, value_parser = steps)]
         max_steps: Option<u32>,
         /// Also check for data races at every state the run passes through: two
         /// runnable steps of different goroutines touching one plain Go field (one
@@ -88,10 +88,10 @@ enum Cmd {
         /// Scenario file, `-` for stdin, or `builtin:NAME`.
         file: String,
         /// Longest schedule to explore in each row.
-        #[arg(long, default_value_t = 200)]
+        #[arg(long, default_value_t = 200, value_parser = steps)]
         max_steps: u32,
         /// Distinct states each row may explore.
-        #[arg(long, default_value_t = 1_000_000)]
+        #[arg(long, default_value_t = 1_000_000, value_parser = states)]
         max_states: u64,
         /// Memory each row's search may hold, as for `explore --max-memory`.
         #[arg(long, value_parser = parse_bytes)]
@@ -119,10 +119,10 @@ struct ExploreArgs {
     #[command(flatten)]
     at: At,
     /// Longest schedule to explore (deeper paths are cut and the search reported incomplete).
-    #[arg(long, default_value_t = DEFAULT_MAX_STEPS)]
+    #[arg(long, default_value_t = DEFAULT_MAX_STEPS, value_parser = steps)]
     max_steps: u32,
     /// Stop after this many distinct states.
-    #[arg(long, default_value_t = 50_000_000)]
+    #[arg(long, default_value_t = 50_000_000, value_parser = states)]
     max_states: u64,
     /// Memory the search may hold, e.g. `512M`, `4G` (default: a quarter of the memory the
     /// process may use: the machine's, its cgroup's limit or `ulimit -v`, the least).
@@ -185,10 +185,10 @@ struct LogsArgs {
     #[arg(long)]
     version: Option<String>,
     /// Distinct states each version's search may visit.
-    #[arg(long, default_value_t = 500_000)]
+    #[arg(long, default_value_t = 500_000, value_parser = states)]
     max_states: u64,
     /// Steps a replay may take.
-    #[arg(long, default_value_t = 400)]
+    #[arg(long, default_value_t = 400, value_parser = steps)]
     max_steps: u32,
     /// Memory each version's search may hold, e.g. `512M` (default 256M).
     #[arg(long, value_parser = parse_bytes)]
@@ -668,6 +668,28 @@ fn cut_ops(
         };
         f.cut = Some(cut);
     }
+}
+
+/// A count of steps or states: digits, up to the most the search counts
+/// (zero is refused where it is used, with what it would mean). One message for
+/// every count: clap's own said `is not in 0..=4294967295` for steps (0 is
+/// refused) and Rust's `number too large to fit in target type` for states.
+fn count(s: &str, most: u64) -> Result<u64, String> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("not a whole number (digits only, such as 200)".into());
+    }
+    match s.parse::<u64>() {
+        Ok(n) if n <= most => Ok(n),
+        _ => Err(format!("more than the most it takes, {most}")),
+    }
+}
+
+fn steps(s: &str) -> Result<u32, String> {
+    count(s, u32::MAX.into()).map(|n| n as u32)
+}
+
+fn states(s: &str) -> Result<u64, String> {
+    count(s, u64::MAX)
 }
 
 /// `512M`, `4G`, `1024K`, `1000000` (bytes).

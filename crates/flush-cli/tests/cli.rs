@@ -509,6 +509,18 @@ fn explore_budgets() {
         ),
         (&["--order", "random"][..], "random"),
         (&["--max-states", "5000000000"][..], "needs --order dfs"),
+        // One message for a count too large, steps or states (clap said
+        // `is not in 0..=4294967295` for steps, where 0 is refused).
+        (
+            &["--max-steps", "4294967296"][..],
+            "'--max-steps <MAX_STEPS>': more than the most it takes, 4294967295",
+        ),
+        (
+            &["--max-states", "99999999999999999999999"][..],
+            "more than the most it takes, 18446744073709551615",
+        ),
+        (&["--max-steps", "2e3"][..], "not a whole number"),
+        (&["--max-states", "+5"][..], "not a whole number"),
     ] {
         let mut a = vec!["explore", "builtin:handoff"];
         a.extend_from_slice(args);
