@@ -105,6 +105,28 @@ fn explore(c: &mut Criterion) {
         });
     }
     g.finish();
+    // Breadth first on one thread and on every core: the same result (see
+    // `explore::explore_threads`); the goal is 1.7 times one thread's rate on
+    // two cores.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    let big = flush_core::builtin::get("sync-scaled-4x3").expect("generated");
+    let bfs = |threads| Options {
+        threads,
+        ..all(Order::Bfs)
+    };
+    let states = big.explore_with(&bfs(1), &mut |_| true).states;
+    eprintln!("sync-scaled-4x3 @ b5c9a7364b: {states} states; {cores} cores");
+    let mut g = c.benchmark_group("explore sync-scaled-4x3 (fixed), breadth first, states");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(states));
+    let mut counts = vec![1, cores];
+    counts.dedup();
+    for t in counts {
+        g.bench_function(format!("{t} thread(s)"), |b| {
+            b.iter(|| black_box(big.explore_with(&bfs(t), &mut |_| true).states))
+        });
+    }
+    g.finish();
     // flush-2021: states one up to names (the default) against told apart.
     let race = flush_core::builtin::get("compaction-race").expect("built in");
     let mut g = c.benchmark_group("explore compaction-race, depth first, every state");
