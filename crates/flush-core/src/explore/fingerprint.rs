@@ -246,6 +246,14 @@ impl FpSet {
         }
     }
 
+    /// Grows the table as an insert would before it looks (an insert of a
+    /// fingerprint already there grows a table due to grow too), without adding.
+    pub fn grow_if_due(&mut self) {
+        if self.needs_growth() {
+            self.grow();
+        }
+    }
+
     /// Adds `fp`; false when it was there already.
     pub fn insert(&mut self, fp: u64) -> bool {
         let fp = if fp == EMPTY { 1 } else { fp };

@@ -221,14 +221,17 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         owned: &[impl Deref<Target = Owned<S>>],
         order: &[(u32, u32)],
         (seen, merge_ids, found_keys): (&FpSet, bool, &[String]),
-        (depth, max_steps, max_cands, most): (u32, u32, usize, usize),
+        (depth, max_steps, (max_cands, max_kids), most): (u32, u32, (usize, usize), usize),
     ) {
         self.max_spares = SPARES.min(max_cands);
         self.spare.truncate(self.max_spares);
         for (k, &(owner, i)) in order.iter().enumerate() {
-            // Memory: past its share of children, a thread stops (after one
-            // parent at least); the merge takes the batch only up to there.
-            if !self.parents.is_empty() && self.cands.len() >= max_cands {
+            // Memory: past its share of children (or of records of children
+            // stepped, kept or not: wide parents whose children are mostly
+            // visited), a thread stops (after one parent at least); the merge
+            // takes the batch only up to there.
+            let full = self.cands.len() >= max_cands || self.kids.len() >= max_kids;
+            if !self.parents.is_empty() && full {
                 break;
             }
             prefetch_after(sc, owned, order, k);
@@ -486,8 +489,14 @@ impl Books {
                     let kid = Kid { choice, fp, cand };
                     // Not kept: visited before the batch, or made before in it
                     // by this thread (and so inserted just before): the insert
-                    // would find it.
-                    if kid.cand == NOT_KEPT || !seen.insert(kid.fp) {
+                    // would find it, after growing a table due to grow, as the
+                    // one-thread search's does (the bytes it counts at the
+                    // switch to depth first follow the table).
+                    if kid.cand == NOT_KEPT {
+                        seen.grow_if_due();
+                        continue;
+                    }
+                    if !seen.insert(kid.fp) {
                         continue;
                     }
                     self.stats.states += 1;
@@ -515,12 +524,14 @@ enum Job {
     /// Take in the last merge's children (and start the next level).
     Settle { new_level: bool, done_below: u32 },
     /// Expand this thread's run of the batch `order[lo..hi]`, keeping at most
-    /// about `max_cands` children, and never more than `most`.
+    /// about `max_cands` children (and `max_kids` records of children stepped),
+    /// and never more than `most`.
     Expand {
         lo: usize,
         hi: usize,
         depth: u32,
         max_cands: usize,
+        max_kids: usize,
         most: usize,
     },
 }
@@ -581,13 +592,14 @@ impl<S: Clone + std::hash::Hash, F> Shared<S, F> {
                 hi,
                 depth,
                 max_cands,
+                max_kids,
                 most,
             } => {
                 let order = read(&self.order);
                 let owned: Vec<_> = self.owned.iter().map(read).collect();
                 let (seen, found) = (read(&self.seen), read(&self.found));
                 let part = &order[run_of(lo..hi, self.works.len(), t)];
-                let limits = (depth, self.max_steps, max_cands, most);
+                let limits = (depth, self.max_steps, (max_cands, max_kids), most);
                 w.expand(sc, &owned, part, (&seen, self.merge_ids, &found), limits);
             }
         }
@@ -613,8 +625,11 @@ fn replay<M: Model>(sc: &M, o: &Options, path: &[Choice]) -> M::State {
 /// Makes again, from their schedules, the parents of the level's `range` a
 /// thread took but the merge did not (a batch cut short by memory, or where the
 /// search goes on depth first): the next batch, or the depth-first search,
-/// starts with them. Rare, and a replay gives the very state (a step is a
-/// function of the state and the choice).
+/// starts with them. A replay gives the very state (a step is a function of
+/// the state and the choice). Rare under the CLI's budget (a quarter of the
+/// memory); under a small one, frequent: sync-scaled-5x2 to 300,000 states
+/// under 512 MiB replays about one step per transition (0.12 s), where each
+/// thread's share (16 MiB) cuts most batches.
 fn restore<S, F>(
     sh: &Shared<S, F>,
     links: &[(u32, Choice)],
@@ -840,11 +855,13 @@ fn search<S: Clone + std::hash::Hash, F>(
             // budget checks come after).
             let share = (b.o.max_bytes / 16 / sh.works.len() as u64).min(MAX_SHARE);
             let max_cands = (share / b.state_bytes.max(1)).max(1) as usize;
+            let max_kids = (share / std::mem::size_of::<Kid>() as u64).max(1) as usize;
             run(Job::Expand {
                 lo,
                 hi,
                 depth,
                 max_cands,
+                max_kids,
                 most: b.o.max_bytes.div_ceil(b.state_bytes.max(1)) as usize,
             });
             {

@@ -92,8 +92,10 @@ fn threads_give_what_one_thread_gives() {
 }
 
 /// A search big enough for many batches on every thread, and levels of
-/// several batches (a batch is 4,096 parents a thread): the same, and the
-/// CLI's `--threads` goes through the same function.
+/// several batches (under the default 512 MiB a thread's memory share cuts
+/// these levels into batches before 4,096 parents do; it also goes on depth
+/// first, after thousands of parents made again by `restore`): the same, and
+/// the CLI's `--threads` goes through the same function.
 #[test]
 fn many_batches_on_two_threads_give_the_same() {
     let mut sc = builtin("sync-scaled-5x2");
@@ -213,4 +215,38 @@ fn the_depth_first_handover_keeps_footprints_for_races_and_sleep_sets() {
     let two = each(&sc, &o(false, true), 2);
     assert!(two.depth_first_from.is_some(), "no handover: {two:?}");
     assert_eq!(races(&two), races(&one));
+}
+
+/// A parent whose last new child fills the visited set, then a child seen
+/// before, then the switch to depth first (found by a review): one thread's
+/// insert of that seen child grows the table, so the bytes it hands over count
+/// one table; the merge, which skips the look-up of children not kept, must
+/// grow it there too, or the bytes held differ (by 48 here).
+#[test]
+fn the_visited_set_grows_where_one_thread_grows_it() {
+    let actors: Vec<String> = (0..6)
+        .map(|i| format!(r#"{{"name": "g{i}", "ops": [{{"op": "incr"}}, {{"op": "incr"}}]}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"name": "m6x2", "model": "mutex-handoff", "actors": [{}]}}"#,
+        actors.join(",")
+    );
+    let sc = crate::common::parse(&text);
+    for max_states in [137_887, 140_000] {
+        let o = Options {
+            order: Order::Bfs,
+            shrink: false,
+            max_bytes: 71_928_395,
+            ..Options::exhaustive(200, max_states)
+        };
+        let one = sc.explore_with(&o, &mut |_| true);
+        assert!(one.depth_first_from.is_some(), "no switch: {one:?}");
+        for t in [1, 2, 3] {
+            assert_eq!(
+                seen(&each(&sc, &o, t)),
+                seen(&one),
+                "{max_states}, {t} threads"
+            );
+        }
+    }
 }
