@@ -62,6 +62,22 @@ use crate::sched::Choice;
 /// 1,024, 0.48 with 4,096 and 0.44 with 16,384; but sync-scaled-5x2 to two
 /// million states (1.4 GB) took 5.1 s with 1,024 or 4,096 and 9.4 with 16,384.
 const BATCH_PER_THREAD: usize = 4096;
+/// Kept children a thread's share must hold per parent of its run for it to
+/// take big batches and parents (see [`Work::expand`]).
+const TAKE_FROM: usize = 4;
+/// Parents a thread takes in one batch where its share is small: a batch cut
+/// short by memory wastes the work past the cut (sync-scaled-5x2 to 300,000
+/// states under 512 MiB, two threads: 0.62 s with 1,024 parents, 0.82 with
+/// 4,096).
+const SMALL_BATCH_PER_THREAD: usize = 1024;
+
+/// The parents a thread takes in a batch, given the children its share holds.
+fn batch_per_thread(max_cands: usize) -> usize {
+    match max_cands >= TAKE_FROM * BATCH_PER_THREAD {
+        true => BATCH_PER_THREAD,
+        false => SMALL_BATCH_PER_THREAD,
+    }
+}
 /// Spare states a thread keeps for reuse (`clone_from`): a batch's worth, so
 /// the parents a batch is done with become the next batch's children without
 /// the allocator; no more than its share of children's bytes (`max_cands`).
@@ -224,6 +240,11 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         (depth, max_steps, (max_cands, max_kids), most): (u32, u32, (usize, usize), usize),
     ) {
         self.max_spares = SPARES.min(max_cands);
+        // Parents are taken (their last choice steps them) only with big
+        // batches, where a thread's share holds a few kept children a parent:
+        // under a small budget batches are cut, and each parent taken past a
+        // cut would be replayed.
+        let take = batch_per_thread(max_cands) == BATCH_PER_THREAD;
         self.spare.truncate(self.max_spares);
         for (k, &(owner, i)) in order.iter().enumerate() {
             // Memory: past its share of children (or of records of children
@@ -249,10 +270,14 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
             if !ended {
                 sc.runnable(&state, &mut runnable);
             }
-            if !ended && depth < max_steps {
-                self.children(sc, state, &runnable, (seen, merge_ids), most);
-            } else {
-                self.recycle(state);
+            let left = match !ended && depth < max_steps {
+                true => self.children(sc, state, &runnable, (seen, merge_ids), (most, take)),
+                false => Some(state),
+            };
+            match (left, take) {
+                (Some(p), true) => self.recycle(p),
+                (Some(p), false) => *lock(&e.state) = Some(p),
+                (None, _) => {}
             }
             self.parents.push(Parent {
                 link: e.link,
@@ -265,17 +290,17 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
         }
     }
 
-    /// Steps each of `runnable` from `state` (the last choice steps it
-    /// itself), keeping the children neither visited before the batch nor made
-    /// before in it.
+    /// Steps each of `runnable` from `state` (with `take`, the last choice
+    /// steps it itself), keeping the children neither visited before the batch
+    /// nor made before in it. Returns the parent unless it was stepped.
     fn children<M: Model<State = S, Fact = F>>(
         &mut self,
         sc: &M,
         state: Held<S>,
         runnable: &[Choice],
         (seen, merge_ids): (&FpSet, bool),
-        most: usize,
-    ) {
+        (most, take): (usize, bool),
+    ) -> Option<Held<S>> {
         let mut parent = Some(state);
         for (j, &c) in runnable.iter().enumerate() {
             // A parent with more children than the budget holds (one
@@ -291,7 +316,7 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
                 break;
             }
             // The last choice steps the parent itself.
-            let mut next = match (j + 1 == runnable.len(), parent.as_deref()) {
+            let mut next = match (take && j + 1 == runnable.len(), parent.as_deref()) {
                 (false, Some(p)) => self.copy(p),
                 _ => parent
                     .take()
@@ -317,9 +342,7 @@ impl<S: Clone + std::hash::Hash, F> Work<S, F> {
                 cand,
             });
         }
-        if let Some(p) = parent {
-            self.recycle(p);
-        }
+        parent
     }
 }
 
@@ -398,6 +421,16 @@ impl Books {
             next_count: vec![0; threads],
             deepen: None,
         }
+    }
+
+    /// The children a thread may hold in a batch, and its records of children
+    /// stepped: a sixteenth of the memory budget shared by the threads, and 64
+    /// MiB at most (the merge's budget checks come after).
+    fn shares(&self, threads: usize) -> (usize, usize) {
+        let share = (self.o.max_bytes / 16 / threads as u64).min(MAX_SHARE);
+        let max_cands = (share / self.state_bytes.max(1)).max(1) as usize;
+        let max_kids = (share / std::mem::size_of::<Kid>() as u64).max(1) as usize;
+        (max_cands, max_kids)
     }
 
     /// The one-thread search's queue length: the level's parents not taken and
@@ -626,10 +659,12 @@ fn replay<M: Model>(sc: &M, o: &Options, path: &[Choice]) -> M::State {
 /// thread took but the merge did not (a batch cut short by memory, or where the
 /// search goes on depth first): the next batch, or the depth-first search,
 /// starts with them. A replay gives the very state (a step is a function of
-/// the state and the choice). Rare under the CLI's budget (a quarter of the
-/// memory); under a small one, frequent: sync-scaled-5x2 to 300,000 states
-/// under 512 MiB replays about one step per transition (0.12 s), where each
-/// thread's share (16 MiB) cuts most batches.
+/// the state and the choice). Threads take parents only where their share
+/// holds a few kept children a parent (see [`batch_per_thread`]), so cuts
+/// are few there: 10 mutex actors to 300,000 states under 300 MiB make about
+/// 15,000 again. Under a smaller share (sync-scaled-5x2 under 512 MiB, where
+/// taking parents replayed about a step per transition and cost 0.12 s of
+/// 0.6) parents are copied as before.
 fn restore<S, F>(
     sh: &Shared<S, F>,
     links: &[(u32, Choice)],
@@ -830,8 +865,8 @@ fn search<S: Clone + std::hash::Hash, F>(
     (run, replay): (&mut dyn FnMut(Job), &Replay<'_, S>),
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) {
-    let most = BATCH_PER_THREAD * sh.works.len();
-    let mut batch = most;
+    let threads = sh.works.len();
+    let mut batch = SMALL_BATCH_PER_THREAD * threads;
     let mut depth = 0;
     let mut new_level = false;
     loop {
@@ -841,6 +876,9 @@ fn search<S: Clone + std::hash::Hash, F>(
         }
         let mut lo = 0;
         while lo < len {
+            let (max_cands, max_kids) = b.shares(threads);
+            let most = batch_per_thread(max_cands) * threads;
+            batch = batch.min(most);
             let hi = (lo + batch).min(len);
             // The parents before this batch are done with (none at a new level:
             // the whole last level goes).
@@ -850,12 +888,6 @@ fn search<S: Clone + std::hash::Hash, F>(
                 done_below,
             });
             new_level = false;
-            // Children a thread may hold in a batch: a sixteenth of the memory
-            // budget shared by the threads, and 64 MiB at most (the merge's
-            // budget checks come after).
-            let share = (b.o.max_bytes / 16 / sh.works.len() as u64).min(MAX_SHARE);
-            let max_cands = (share / b.state_bytes.max(1)).max(1) as usize;
-            let max_kids = (share / std::mem::size_of::<Kid>() as u64).max(1) as usize;
             run(Job::Expand {
                 lo,
                 hi,

@@ -93,9 +93,8 @@ fn threads_give_what_one_thread_gives() {
 
 /// A search big enough for many batches on every thread, and levels of
 /// several batches (under the default 512 MiB a thread's memory share cuts
-/// these levels into batches before 4,096 parents do; it also goes on depth
-/// first, after thousands of parents made again by `restore`): the same, and
-/// the CLI's `--threads` goes through the same function.
+/// these levels into batches; it also goes on depth first): the same, and the
+/// CLI's `--threads` goes through the same function.
 #[test]
 fn many_batches_on_two_threads_give_the_same() {
     let mut sc = builtin("sync-scaled-5x2");
@@ -248,5 +247,33 @@ fn the_visited_set_grows_where_one_thread_grows_it() {
                 "{max_states}, {t} threads"
             );
         }
+    }
+}
+
+/// A share big enough for big batches, whose threads take their parents (the
+/// last choice steps the parent itself), yet batches cut by it: 10 actors of
+/// small states branch ten ways, most children new. The parents taken past a
+/// cut are made again from their schedules (`restore`: about 15,000 times
+/// here on two threads), and the result is still the one-thread result.
+#[test]
+fn parents_taken_past_a_cut_are_made_again() {
+    let actors: Vec<String> = (0..10)
+        .map(|i| format!(r#"{{"name": "g{i}", "ops": [{{"op": "incr"}}, {{"op": "incr"}}]}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"name": "m10", "model": "mutex-handoff", "actors": [{}]}}"#,
+        actors.join(",")
+    );
+    let sc = crate::common::parse(&text);
+    let o = Options {
+        order: Order::Bfs,
+        shrink: false,
+        max_bytes: 300 << 20,
+        ..Options::exhaustive(200, 300_000)
+    };
+    let one = sc.explore_with(&o, &mut |_| true);
+    assert_eq!(one.states, 300_000);
+    for t in [2, 3] {
+        assert_eq!(seen(&each(&sc, &o, t)), seen(&one), "{t} threads");
     }
 }
