@@ -257,9 +257,7 @@ impl FpSet {
     /// Adds `fp`; false when it was there already.
     pub fn insert(&mut self, fp: u64) -> bool {
         let fp = if fp == EMPTY { 1 } else { fp };
-        if self.needs_growth() {
-            self.grow();
-        }
+        self.grow_if_due();
         let n = self.slots.len();
         let mut i = Self::home(fp, n);
         loop {

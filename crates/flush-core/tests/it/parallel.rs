@@ -45,6 +45,20 @@ fn seen(x: &Exploration) -> String {
     )
 }
 
+/// A mutex-handoff scenario of `actors` actors g0, g1, ..., each with `incrs`
+/// `incr` ops.
+fn mutex(name: &str, actors: usize, incrs: usize) -> AnyScenario {
+    let ops = vec![r#"{"op": "incr"}"#; incrs].join(", ");
+    let actors: Vec<String> = (0..actors)
+        .map(|i| format!(r#"{{"name": "g{i}", "ops": [{ops}]}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"name": "{name}", "model": "mutex-handoff", "actors": [{}]}}"#,
+        actors.join(",")
+    );
+    crate::common::parse(&text)
+}
+
 fn budgets() -> Vec<(&'static str, Options)> {
     let bfs = |o: Options| Options {
         order: Order::Bfs,
@@ -125,14 +139,7 @@ fn many_batches_on_two_threads_give_the_same() {
 /// up to the first parent not expanded; still the one-thread result.
 #[test]
 fn batches_cut_short_by_memory_give_the_same() {
-    let actors: Vec<String> = (0..300)
-        .map(|i| format!(r#"{{"name": "g{i}", "ops": [{{"op": "incr"}}, {{"op": "incr"}}]}}"#))
-        .collect();
-    let text = format!(
-        r#"{{"name": "wide", "model": "mutex-handoff", "actors": [{}]}}"#,
-        actors.join(",")
-    );
-    let sc = crate::common::parse(&text);
+    let sc = mutex("wide", 300, 2);
     for o in [
         Options {
             order: Order::Bfs,
@@ -159,14 +166,7 @@ fn batches_cut_short_by_memory_give_the_same() {
 /// one-thread result, stopped by memory.
 #[test]
 fn a_parent_wider_than_the_budget_gives_the_same() {
-    let actors: Vec<String> = (0..2000)
-        .map(|i| format!(r#"{{"name": "g{i}", "ops": [{{"op": "incr"}}]}}"#))
-        .collect();
-    let text = format!(
-        r#"{{"name": "wider", "model": "mutex-handoff", "actors": [{}]}}"#,
-        actors.join(",")
-    );
-    let sc = crate::common::parse(&text);
+    let sc = mutex("wider", 2000, 1);
     let o = Options {
         order: Order::Bfs,
         max_bytes: 4 << 20,
@@ -223,14 +223,7 @@ fn the_depth_first_handover_keeps_footprints_for_races_and_sleep_sets() {
 /// grow it there too, or the bytes held differ (by 48 here).
 #[test]
 fn the_visited_set_grows_where_one_thread_grows_it() {
-    let actors: Vec<String> = (0..6)
-        .map(|i| format!(r#"{{"name": "g{i}", "ops": [{{"op": "incr"}}, {{"op": "incr"}}]}}"#))
-        .collect();
-    let text = format!(
-        r#"{{"name": "m6x2", "model": "mutex-handoff", "actors": [{}]}}"#,
-        actors.join(",")
-    );
-    let sc = crate::common::parse(&text);
+    let sc = mutex("m6x2", 6, 2);
     for max_states in [137_887, 140_000] {
         let o = Options {
             order: Order::Bfs,
@@ -257,14 +250,7 @@ fn the_visited_set_grows_where_one_thread_grows_it() {
 /// here on two threads), and the result is still the one-thread result.
 #[test]
 fn parents_taken_past_a_cut_are_made_again() {
-    let actors: Vec<String> = (0..10)
-        .map(|i| format!(r#"{{"name": "g{i}", "ops": [{{"op": "incr"}}, {{"op": "incr"}}]}}"#))
-        .collect();
-    let text = format!(
-        r#"{{"name": "m10", "model": "mutex-handoff", "actors": [{}]}}"#,
-        actors.join(",")
-    );
-    let sc = crate::common::parse(&text);
+    let sc = mutex("m10", 10, 2);
     let o = Options {
         order: Order::Bfs,
         shrink: false,
