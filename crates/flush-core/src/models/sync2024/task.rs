@@ -170,7 +170,7 @@ impl World {
         if t.rows > 0 || (t.is_flush && t.level != Level::L0) {
             d.statslog = true;
         }
-        // meta.go:922-930: NumOfRows = the checkpoint's; then, if the binlogs count
+        // meta.go:922-931@ca7ef26e4b: NumOfRows = the checkpoint's; then, if the binlogs count
         // rows, their count (the rows really written, over every sync).
         d.rows = if d.rows + t.rows > 0 {
             d.rows + t.rows

@@ -45,8 +45,9 @@ impl World {
         Flow::At(ActorAt::SealDatanode { segment })
     }
 
-    /// write_buffer.go:220-225 sealSegments, from the datanode's FlushSegments RPC
-    /// (datanode/services.go:99): Growing -> Sealed in the metacache.
+    /// write_buffer.go:220-225 SealSegments (under `wb.mut.RLock`), from the
+    /// datanode's FlushSegments RPC (datanode/services.go:99), then sealSegments
+    /// (:313-319): Growing -> Sealed in the metacache (:315-317@ca7ef26e4b).
     pub(super) fn seal_datanode(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
         self.mc(Site::Update, segment);
         let sealed = self.metacache.update(
