@@ -849,10 +849,14 @@ impl<M: Model> Run<M> {
     pub fn schedule(&self) -> Vec<Choice> {
         self.records.iter().map(|r| r.choice).collect()
     }
-    /// Runnable choices at the cursor.
+    /// Choices that can be taken at the cursor: the model's runnable ones, none
+    /// at the scenario's step limit (a step there would go past it, as
+    /// [`Run::advance`] refuses to).
     pub fn runnable_here(&self) -> Vec<Choice> {
         let mut v = Vec::new();
-        self.sc.runnable(self.world(), &mut v);
+        if self.cursor < self.sc.header().max_steps {
+            self.sc.runnable(self.world(), &mut v);
+        }
         v
     }
 

@@ -470,14 +470,24 @@ macro_rules! each_explorer {
 
 /// The race lens from `here`: for each runnable choice, a search of the state it
 /// leads to; what `here` already showed is not reported again.
+/// The lens's searches from `here`, `at` steps into the run: none at the
+/// scenario's step limit, and none going past it (a run stops there).
 fn lens_from<M: Model>(
     sc: Arc<M>,
     here: &M::State,
+    at: u32,
     o: &explore::Options,
 ) -> Vec<(Choice, AnyExplorer)>
 where
     AnyExplorer: From<explore::Explorer<M>>,
 {
+    let Some(left) = sc.header().max_steps.checked_sub(at + 1) else {
+        return Vec::new();
+    };
+    let o = explore::Options {
+        max_steps: o.max_steps.min(left),
+        ..o.clone()
+    };
     let known = explore::finding_keys(&*sc, here);
     let mut runnable = Vec::new();
     sc.runnable(here, &mut runnable);
@@ -508,7 +518,7 @@ impl AnyExplorer {
     /// the state it leads to (see [`AnyExplorer::lens_options`]).
     pub fn lens(run: &AnyRun, steps: u32, max_states: u64) -> Vec<(Choice, AnyExplorer)> {
         let o = AnyExplorer::lens_options(steps, max_states);
-        each_run!(run, r => lens_from(r.scenario_arc().clone(), r.world(), &o))
+        each_run!(run, r => lens_from(r.scenario_arc().clone(), r.world(), r.cursor(), &o))
     }
 
     /// The race lens after `schedule` from the start of `sc` (how the worker is
@@ -531,7 +541,8 @@ impl AnyExplorer {
                     )
                 })
         }
-        each_scenario!(sc, s => Ok(lens_from(s.clone(), &replay(&**s, schedule)?, o)))
+        let at = u32::try_from(schedule.len()).unwrap_or(u32::MAX);
+        each_scenario!(sc, s => Ok(lens_from(s.clone(), &replay(&**s, schedule)?, at, o)))
     }
 
     pub fn new(sc: &AnyScenario, o: explore::Options) -> AnyExplorer {
@@ -605,7 +616,8 @@ impl AnyScenario {
     /// Replays `schedule` under versions `a` and `b` (the seeded scheduler with
     /// `seed` takes over where the schedule runs out or names a goroutine that
     /// cannot run), step by step: where the two first differ is where the versions'
-    /// code paths part. At most `max_steps` steps each.
+    /// code paths part. At most `max_steps` steps each, or the
+    /// scenario's own limit where lower.
     pub fn lockstep(
         &self,
         schedule: &[Choice],
@@ -617,7 +629,9 @@ impl AnyScenario {
         let run = |v: &str| -> Result<Vec<TraceLine>, String> {
             let mut sc = self.clone();
             sc.set_version(v)?;
-            sc.header_mut().max_steps = max_steps;
+            // The scenario's own step limit holds, as in the run shown.
+            let h = sc.header_mut();
+            h.max_steps = h.max_steps.min(max_steps);
             let mut r = sc.run(Policy::Scripted {
                 script: schedule.to_vec(),
                 fallback_seed: seed,

@@ -394,3 +394,63 @@ fn a_report_keeps_the_states_and_says_the_same_twice() {
     assert_eq!(early.stopped, flush_core::explore::Stopped::Cancelled);
     assert!(early.truncated);
 }
+
+/// A scenario's step limit ends its run for everything that goes on from it: at
+/// the limit no goroutine can be run by hand and the race lens has nothing to
+/// look at; before it, the lens looks no further than the limit; lockstep
+/// replays stop there too (the page offered steps past it, which then failed).
+#[test]
+fn a_step_limit_ends_the_run_for_the_lens_the_buttons_and_lockstep() {
+    use flush_core::AnyExplorer;
+    let mut sc = builtin("segment-not-found");
+    let schedule = sc.header().schedule.clone().unwrap();
+    let lens_steps = |r: &flush_core::AnyRun| {
+        AnyExplorer::lens(r, 8, 20_000)
+            .into_iter()
+            .flat_map(|(_, mut x)| {
+                while !x.run(1024) {}
+                x.finish().violations.into_iter().map(|f| f.steps)
+            })
+            .collect::<Vec<_>>()
+    };
+    // Without a limit the lens at step 3 sees breakage 3 steps ahead.
+    let mut free = sc.run(flush_core::Policy::Scripted {
+        script: schedule.clone(),
+        fallback_seed: 1,
+    });
+    free.run_steps(3);
+    assert!(
+        lens_steps(&free).iter().any(|&s| s > 1),
+        "{:?}",
+        lens_steps(&free)
+    );
+
+    sc.header_mut().max_steps = 4;
+    let mut r = sc.run(flush_core::Policy::Scripted {
+        script: schedule.clone(),
+        fallback_seed: 1,
+    });
+    r.run_to_end();
+    assert_eq!(
+        (r.len(), r.outcome().map(|o| o.kind)),
+        (4, Some(flush_core::OutcomeKind::StepLimit))
+    );
+    assert_eq!(r.runnable_here(), vec![], "a step past the limit offered");
+    assert!(AnyExplorer::lens(&r, 8, 20_000).is_empty());
+    let o = AnyExplorer::lens_options(8, 20_000);
+    assert!(AnyExplorer::lens_after(&sc, &schedule[..4], &o)
+        .unwrap()
+        .is_empty());
+    // One step before the limit: each choice's own step, no further.
+    r.goto(3);
+    assert!(!r.runnable_here().is_empty());
+    assert!(
+        lens_steps(&r).iter().all(|&s| s <= 1),
+        "{:?}",
+        lens_steps(&r)
+    );
+    let rows = sc
+        .lockstep(&schedule, "ca7ef26e4b", "b5c9a7364b", 1, 1000)
+        .unwrap();
+    assert_eq!(rows.len(), 4, "lockstep went past the step limit");
+}
