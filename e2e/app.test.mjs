@@ -273,13 +273,15 @@ test('bad input: a malformed upload, a tampered fragment and corrupted storage',
   // and local storage the view saved last (both followed the default view shown
   // instead, and the link was lost).
   const m = await open('scenario=retries&mode=seeded&seed=9&step=1x2', { storage: 'scenario=handoff&step=3' });
-  assert.match(await m.page.textContent('#error-text'), /step "1x2" is not a number\. Showing the default scenario instead\.$/);
+  // The view saved last is shown instead (a stale link must not cost an edited scenario).
+  assert.match(await m.page.textContent('#error-text'), /step "1x2" is not a number\. Showing the view you had open last instead\.$/);
+  await waitStep(m.page, 3);
   await m.page.waitForTimeout(800);
   assert.equal(await m.page.evaluate(() => location.hash), '#scenario=retries&mode=seeded&seed=9&step=1x2');
   assert.equal(await m.page.evaluate(() => localStorage.getItem('flushscope.view')), 'scenario=handoff&step=3');
   // Once the view changes, the address bar follows it again.
   await m.page.click('#step-btn');
-  await m.page.waitForFunction(() => !location.hash.includes('1x2') && location.hash.includes('step=1'));
+  await m.page.waitForFunction(() => !location.hash.includes('1x2') && location.hash.includes('scenario=handoff') && location.hash.includes('step=4'));
   await noCrash(m.page, m.errors);
   await m.ctx.close();
   const s = await open('', { storage: 'scenario=handoff&step=999999' });
@@ -785,9 +787,11 @@ test('the race lens marks each runnable goroutine by what it can lead to', async
   const bad = page.locator('.lens-bad[data-choice="2"]');
   assert.match(await bad.textContent(), /g2 can lead to sync-task-segment-present within 4 steps/);
   await shot(page, '17-race-lens');
-  // "open" replays the run so far, the choice, then the continuation, from the next step.
+  // "open" replays the run so far, the choice, then the continuation, from the next step;
+  // the focus goes to Step (the list it was in is the next step's now).
   await bad.locator('.open-stepper').click();
   await waitStep(page, 4);
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'step-btn');
   assert.equal(await page.inputValue('#mode'), 'manual');
   await page.keyboard.press('End');
   await waitStep(page, Number(await page.getAttribute('.app', 'data-len')));
@@ -855,6 +859,109 @@ test('lockstep: the #34018 schedule under the fix parts at UpdateSegmentView', a
   await page.waitForSelector('#lockstep-same, #lockstep-first');
   await noCrash(page, errors);
   await ctx.close();
+});
+
+test('found by an attack: versions under what-if knobs are labelled, the lockstep picker shows what it compares, a table of every version stays, a bad link keeps the last view, a step limit ends the run', async () => {
+  // A what-if knob goes with the scenario to every version: each column and row says so.
+  const { page, ctx, errors } = await open('scenario=segment-not-found&version=b5c9a7364b&knob=keep%3Al0_growing&mode=scripted&step=0');
+  await page.selectOption('#lockstep-version', 'c65f41dc60');
+  await page.click('#lockstep-btn');
+  await page.waitForSelector('#lockstep thead');
+  const heads = await page.$$eval('#lockstep thead th', (ths) => ths.map((t) => t.textContent));
+  assert.match(heads[1], /^b5c9a7364b \(proposed: keep=l0_growing\)$/);
+  assert.match(heads[2], /^c65f41dc60 \(proposed: keep=l0_growing\)$/);
+  await page.locator('#lockstep').scrollIntoViewIfNeeded();
+  await page.locator('#lockstep').screenshot({ path: `${SHOTS}18b-lockstep-proposed.png` });
+  await page.click('#explore-versions-btn');
+  await page.waitForSelector('#explore-versions tbody tr[data-version="c65f41dc60"]', { timeout: 60000 });
+  assert.match(await page.textContent('#explore-versions tr[data-version="c65f41dc60"] th'), /c65f41dc60 \(proposed: keep=l0_growing\)/);
+
+  // The lockstep picker keeps showing the version Compare takes when the
+  // versions it offers change under it.
+  await page.goto(URL + '#scenario=segment-not-found&mode=scripted&step=7');
+  await page.waitForSelector('#lockstep-version');
+  await page.selectOption('#lockstep-version', 'c65f41dc60');
+  await page.selectOption('#version', 'c65f41dc60');
+  await page.waitForFunction(() => !document.querySelector('#lockstep-version option[value="c65f41dc60"]'));
+  await page.selectOption('#version', 'ca7ef26e4b');
+  await page.waitForSelector('#lockstep-version option[value="c65f41dc60"]', { state: 'attached' });
+  const picked = await page.inputValue('#lockstep-version');
+  await page.click('#lockstep-btn');
+  await page.waitForSelector('#lockstep thead, #lockstep-same');
+  assert.match(await page.textContent('#lockstep'), new RegExp(`Against ${picked}|${picked}`));
+  const compared = await page.$$eval('#lockstep thead th', (ths) => ths.map((t) => t.textContent));
+  if (compared.length) assert.equal(compared[2], picked);
+
+  // Every version: opening another version's counterexample keeps the table (and the focus).
+  await page.goto(URL + '#scenario=segment-not-found&mode=scripted&step=0');
+  await page.waitForSelector('#explore-versions-btn');
+  await page.click('#explore-versions-btn');
+  await page.waitForSelector('#explore-versions tbody tr[data-version="4cf1a358ba"]', { timeout: 60000 });
+  const other = page.locator('#explore-versions tr:not([data-version="ca7ef26e4b"]) .open-stepper').first();
+  const version = await other.evaluate((b) => b.closest('tr').dataset.version);
+  await other.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((v) => document.querySelector('#version')?.value === v, version);
+  assert.equal(await page.locator('#explore-versions').count(), 1, 'the table of every version stayed');
+  assert.match(await page.textContent(`#explore-versions tr[data-version="${version}"] th`), /\(shown\)/);
+  assert.notEqual(await page.evaluate(() => document.activeElement?.tagName), 'BODY');
+  await noCrash(page, errors);
+  await ctx.close();
+
+  // A link that cannot be opened shows the view saved last, which goes on being saved.
+  const b = await open('scenario=segment-not-found&version=b5', { storage: 'scenario=segment-not-found-fixed&mode=scripted&step=3' });
+  await b.page.waitForSelector('.error, #error, [role="alert"]');
+  assert.match(await b.page.textContent('.app'), /unknown version .*b5.*Showing the view you had open last instead/s);
+  await waitStep(b.page, 3);
+  assert.match(await b.page.textContent('.stage-title'), /fix|Fix|fixed/);
+  await b.page.keyboard.press('ArrowRight');
+  await waitStep(b.page, 4);
+  await b.page.waitForFunction(() => /scenario=segment-not-found-fixed.*step=4/.test(localStorage.getItem('flushscope.view') ?? ''));
+  await noCrash(b.page, b.errors);
+  await b.ctx.close();
+
+  // Controls that go (or turn off) under the focus hand it on, never to the page.
+  const f = await open('scenario=follow-up-crash&version=2e434e4453&tour=issue-34018&stop=13&mode=scripted&step=2');
+  const focused = () => f.page.evaluate(() => document.activeElement?.id ?? '');
+  await f.page.focus('#tour-next');
+  await f.page.keyboard.press('Enter');
+  await f.page.waitForFunction(() => document.querySelector('#tour-count')?.textContent.startsWith('Stop 14 of'));
+  assert.equal(await focused(), 'tour-end', 'Next at the last stop');
+  await f.page.goto(URL + '#scenario=segment-not-found&version=ca7ef26e4b&tour=issue-34018&stop=2&mode=scripted&step=2');
+  await f.page.waitForFunction(() => document.querySelector('#tour-count')?.textContent.startsWith('Stop 2 of'));
+  await f.page.focus('#tour-prev');
+  await f.page.keyboard.press('Enter');
+  await f.page.waitForFunction(() => document.querySelector('#tour-count')?.textContent.startsWith('Stop 1 of'));
+  assert.equal(await focused(), 'tour-next', 'Previous at the first stop');
+  await f.page.goto(URL + '#scenario=segment-not-found&knob=keep%3Agrowing');
+  await f.page.focus('#knobs-reset');
+  await f.page.keyboard.press('Enter');
+  await f.page.waitForFunction(() => !document.querySelector('#knobs-reset'));
+  assert.match(await focused(), /^knob-/, 'back to the code of the version');
+  await f.page.goto(URL + '#scenario=segment-not-found');
+  await f.page.focus('#verdicts-here button[aria-label="show version b5c9a7364b"]');
+  await f.page.keyboard.press('Enter');
+  await f.page.waitForFunction(() => document.querySelector('#version')?.value === 'b5c9a7364b');
+  assert.equal(await focused(), 'version', 'a version shown from the verdicts');
+  await noCrash(f.page, f.errors);
+  await f.ctx.close();
+
+  // At the scenario's step limit nothing can be run by hand, and the lens says so.
+  const src = JSON.parse(readFileSync(new globalThis.URL('../scenarios/segment-not-found.json', import.meta.url), 'utf8'));
+  src.max_steps = 4;
+  const l = await open(`scenario=inline&file=limit.json&src=${encodeURIComponent(JSON.stringify(src))}&mode=scripted&step=4`);
+  await waitStep(l.page, 4);
+  assert.ok(await l.page.locator('#goroutines li').count() > 0, 'goroutines listed');
+  assert.equal(await l.page.locator('#goroutines button.run-g').count(), 0, 'no run button at the step limit');
+  await l.page.keyboard.press('ArrowLeft');
+  await waitStep(l.page, 3);
+  assert.ok(await l.page.locator('#goroutines button.run-g').count() > 0, 'run buttons before the limit');
+  await l.page.keyboard.press('ArrowRight');
+  await waitStep(l.page, 4);
+  await l.page.check('#lens-on');
+  await l.page.waitForFunction(() => /Nothing can run here/.test(document.querySelector('#lens')?.textContent ?? ''));
+  await noCrash(l.page, l.errors);
+  await l.ctx.close();
 });
 
 test('a step that notifies a pack or ends a runner moves one element, and steps faster than a slide jump', async () => {

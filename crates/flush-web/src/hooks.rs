@@ -29,22 +29,39 @@ fn storage() -> Option<web_sys::Storage> {
     gloo::utils::window().local_storage().ok().flatten()
 }
 
+/// The view saved last (local storage), if any: built, or why it cannot be.
+fn saved_view() -> Option<Result<AppState, String>> {
+    let saved = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())?;
+    Some(permalink::decode(&saved).and_then(|spec| AppState::from_spec(&spec)))
+}
+
 /// The view the page opens on: the URL fragment, else the saved view, else the
-/// default. A broken one leaves a message and the default view.
+/// default. A broken link leaves a message and the saved view (a stale link
+/// must not cost the user an edited scenario: the saved view is written over
+/// at the first change), else the default; a broken saved view, a message and
+/// the default.
 fn initial_state() -> AppState {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     let frag = hash.trim_start_matches('#');
     if !frag.is_empty() {
         return match permalink::decode(frag).and_then(|spec| AppState::from_spec(&spec)) {
             Ok(s) => s,
-            Err(e) => AppState::instead_of_link(format!(
-                "{} Showing the default scenario instead.",
-                crate::state::sentence(&e)
-            )),
+            Err(e) => {
+                let why = crate::state::sentence(&e);
+                match saved_view() {
+                    Some(Ok(s)) => AppState::instead_of_link_with(
+                        s,
+                        format!("{why} Showing the view you had open last instead."),
+                    ),
+                    _ => AppState::instead_of_link(format!(
+                        "{why} Showing the default scenario instead."
+                    )),
+                }
+            }
         };
     }
-    if let Some(saved) = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()) {
-        return match permalink::decode(&saved).and_then(|spec| AppState::from_spec(&spec)) {
+    if let Some(saved) = saved_view() {
+        return match saved {
             Ok(s) => s,
             Err(e) => {
                 if let Some(s) = storage() {

@@ -353,7 +353,13 @@ impl AppState {
     /// The default view, shown because the link opened could not be: the link
     /// is held (see [`AppState::held_link`]).
     pub fn instead_of_link(error: String) -> AppState {
-        let mut s = AppState::fallback(error);
+        AppState::instead_of_link_with(AppState::fallback(String::new()), error)
+    }
+
+    /// `s`, shown because the link opened could not be: the link is held (see
+    /// [`AppState::held_link`]), `error` says why.
+    pub fn instead_of_link_with(mut s: AppState, error: String) -> AppState {
+        s.error = Some(error);
         s.hold_link();
         s
     }

@@ -408,6 +408,8 @@ pub(crate) struct ExploreHandle {
     pub cancel: Callback<MouseEvent>,
     /// For the buttons that start a search: loads the worker ahead of the click.
     pub warm: Callback<()>,
+    /// Drops a job of one search (and its report), not one per version.
+    pub forget_one: Callback<()>,
 }
 
 /// Searches run in a worker (or here in slices); dropped when `key` changes.
@@ -469,12 +471,22 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
         let shared = shared.clone();
         Callback::from(move |()| shared.warm())
     };
+    let forget_one = {
+        let (shared, status) = (shared.clone(), status.clone());
+        Callback::from(move |()| {
+            if shared.of.get() <= 1 {
+                shared.forget();
+                status.set(Status::Idle);
+            }
+        })
+    };
     let cancel = one_click(Callback::from(move |_: MouseEvent| shared.cancel()));
     ExploreHandle {
         warm,
         status,
         start,
         cancel,
+        forget_one,
     }
 }
 
@@ -628,7 +640,13 @@ fn use_search_focus(
 
 #[function_component(ExplorePanel)]
 pub fn explore_panel(p: &ExploreProps) -> Html {
-    let x = use_explorers(p.shown.clone());
+    // A search of the version shown is dropped when another is shown; a table of
+    // every version stays, so that each of its counterexamples is one click away.
+    let x = use_explorers((p.shown.source.clone(), p.shown.knobs.clone()));
+    {
+        let forget_one = x.forget_one.clone();
+        use_effect_with(p.shown.version, move |_| forget_one.emit(()));
+    }
     let all = use_state(|| false);
     let races = use_state(|| false);
     let (start, every_version) = start_callbacks(&x, (&all, &races), &p.scenario, &p.shown.source);
@@ -786,7 +804,20 @@ pub(crate) fn open_button(
     schedule: Vec<Choice>,
     step: u32,
     d: &Dispatch,
+    words: (&'static str, String),
+) -> Html {
+    open_button_then(at, schedule, step, d, words, None)
+}
+
+/// [`open_button`], the focus moved to the element `then` once clicked (where
+/// the button goes with the view it opens).
+fn open_button_then(
+    at: &Shown,
+    schedule: Vec<Choice>,
+    step: u32,
+    d: &Dispatch,
     (text, label): (&'static str, String),
+    then: Option<&'static str>,
 ) -> Html {
     let spec = ViewSpec {
         source: at.source.clone(),
@@ -799,7 +830,12 @@ pub(crate) fn open_button(
         step,
     };
     let d = d.clone();
-    let open = Callback::from(move |_: MouseEvent| d.dispatch(Action::Load(spec.clone())));
+    let open = Callback::from(move |_: MouseEvent| {
+        d.dispatch(Action::Load(spec.clone()));
+        if let Some(then) = then {
+            crate::focus::to(then);
+        }
+    });
     html! { <button class="link open-stepper" onclick={open} aria-label={label}>{text}</button> }
 }
 
@@ -871,7 +907,7 @@ fn versions_view(xs: &[Exploration], of: usize, p: &ExploreProps) -> Html {
                         let v = x.version.unwrap_or("-");
                         html! {
                             <tr data-version={v}>
-                                <th scope="row">{v}{if x.version == p.shown.version { " (shown)" } else { "" }}</th>
+                                <th scope="row">{super::version_name(&p.scenario, v)}{if x.version == p.shown.version { " (shown)" } else { "" }}</th>
                                 <td>{findings_cell(x, &Shown { version: x.version, ..p.shown.clone() }, &p.dispatch,
                                     &|f| format!("open the {}-step schedule at {v} in the stepper", f.steps))}</td>
                             </tr>
@@ -1004,10 +1040,17 @@ pub fn race_lens(p: &LensProps) -> Html {
     let key = (p.rev, p.cursor, *on);
     let x = use_explorers(key);
     let choices = use_mut_ref(Vec::<Choice>::new);
+    // The view the searches shown were started for: the first frame of a new
+    // step is drawn before the effect below drops the last step's (its goroutines
+    // listed under the new step, one click from opening a wrong schedule).
+    let searched = use_mut_ref(|| None::<(u64, u32, bool)>);
+    let current = *searched.borrow() == Some(key);
     {
         let (start, run, choices) = (x.start.clone(), p.run.clone(), choices.clone());
         let (source, cursor) = (p.shown.source.clone(), p.cursor as usize);
+        let searched = searched.clone();
         use_effect_with(key, move |&(_, _, on)| {
+            *searched.borrow_mut() = Some(key);
             if on {
                 // The worker gets the run's schedule to the cursor and replays it.
                 let run = run.borrow();
@@ -1052,7 +1095,8 @@ pub fn race_lens(p: &LensProps) -> Html {
                         Status::Running { run: Running { done, of, .. }, .. } => html! {
                             <p class="muted">{format!("Looking ahead: {done} of {of} choices…")}</p>
                         },
-                        Status::Done { xs, worker, .. } => lens_list(&choices.borrow(), xs, *worker, p),
+                        Status::Done { xs, worker, .. } if current => lens_list(&choices.borrow(), xs, *worker, p),
+                        Status::Done { .. } => html! {},
                     }}
                 }
             </div>
@@ -1099,7 +1143,9 @@ fn lens_list(choices: &[Choice], xs: &[Exploration], worker: bool, p: &LensProps
                             <li class="lens-bad" data-choice={c.to_string()} title={f.message.clone()}>
                                 <strong>{format!("⚠ {who}")}</strong>
                                 {format!(" can lead to {what} within {} steps ", f.steps + 1)}
-                                {open_button(&p.shown, schedule, p.cursor + 1, &p.dispatch, ("open", label))}
+                                // The list is the next step's once open: the focus goes to
+                                // Step, where the arrows and End walk the schedule opened.
+                                {open_button_then(&p.shown, schedule, p.cursor + 1, &p.dispatch, ("open", label), Some("step-btn"))}
                             </li>
                         }
                     }

@@ -34,6 +34,8 @@ impl PartialEq for LockstepProps {
 enum Shown {
     Nothing,
     Rows {
+        /// The two versions as named (see [`super::version_name`]).
+        here: String,
         other: String,
         rows: Rc<Vec<LockstepRow>>,
     },
@@ -58,6 +60,8 @@ pub fn lockstep(p: &LockstepProps) -> Html {
     let Some(here) = p.version.filter(|_| !others.is_empty()) else {
         return html! {};
     };
+    let sc = run.scenario();
+    let name = |v: &str| super::version_name(&sc, v);
     let pick = (*other)
         .clone()
         .filter(|o| others.contains(&o.as_str()))
@@ -78,7 +82,8 @@ pub fn lockstep(p: &LockstepProps) -> Html {
                 .lockstep(&r.schedule(), here, &pick, seed, LOCKSTEP_MAX_STEPS);
             shown.set(match rows {
                 Ok(rows) => Shown::Rows {
-                    other: pick.clone(),
+                    here: super::version_name(&r.scenario(), here),
+                    other: super::version_name(&r.scenario(), &pick),
                     rows: Rc::new(rows),
                 },
                 Err(e) => Shown::Error(e),
@@ -89,8 +94,10 @@ pub fn lockstep(p: &LockstepProps) -> Html {
         <section class="panel lockstep" id="lockstep" aria-labelledby="lockstep-title">
             <h3 id="lockstep-title">{"Lockstep: this schedule under another version"}</h3>
             <div class="lockstep-controls">
-                <label>{format!("{here} against ")}
-                    <select id="lockstep-version" onchange={on_pick} aria-label={format!("version to compare {here} with")}>
+                <label>{format!("{} against ", name(here))}
+                    // Keyed by its options: a select kept across new options
+                    // showed one version and compared another.
+                    <select id="lockstep-version" key={others.join(" ")} onchange={on_pick} aria-label={format!("version to compare {here} with")}>
                         {for others.iter().map(|v| html! { <option value={*v} selected={*v == pick}>{*v}</option> })}
                     </select>
                 </label>
@@ -102,7 +109,7 @@ pub fn lockstep(p: &LockstepProps) -> Html {
                 {match &*shown {
                     Shown::Nothing => html! {},
                     Shown::Error(e) => html! { <p class="callout error">{e.clone()}</p> },
-                    Shown::Rows { other, rows } => table(here, other, rows),
+                    Shown::Rows { here, other, rows } => table(here, other, rows),
                 }}
             </div>
         </section>
@@ -114,7 +121,7 @@ fn summary(shown: &Shown) -> String {
     match shown {
         Shown::Nothing => String::new(),
         Shown::Error(e) => e.clone(),
-        Shown::Rows { other, rows } => match rows.iter().position(|r| !r.same) {
+        Shown::Rows { other, rows, .. } => match rows.iter().position(|r| !r.same) {
             None => format!("Against {other}: both versions take the same {} steps.", rows.len()),
             Some(first) => format!(
                 "Against {other}: the same {first} steps, then step {} parts; the table below shows both runs.",

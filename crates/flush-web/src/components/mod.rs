@@ -17,3 +17,15 @@ pub mod stage;
 pub mod tour;
 pub mod verdicts;
 pub mod whatif;
+
+/// Version `v` as a column or a row of another version's run names it: with
+/// "proposed: ..." when the scenario's what-if knobs change that version's Go
+/// code (they go with the scenario to every version; a reviewer must never take
+/// a proposal for Milvus as released).
+pub(crate) fn version_name(sc: &flush_core::AnyScenario, v: &str) -> String {
+    let mut at = sc.clone();
+    match at.set_version(v).map(|()| at.proposed()) {
+        Ok(p) if !p.is_empty() => format!("{v} (proposed: {})", p.join(", ")),
+        _ => v.to_owned(),
+    }
+}

@@ -83,10 +83,20 @@ pub fn tour_panel(p: &TourProps) -> Html {
     // Starting a tour moves the focus to it (its heading: the title and the first
     // caption are read next); Next and Previous keep it where it is.
     use_effect_with(p.tour.id.clone(), |_| crate::focus::to("tour-title"));
-    let go = |i: usize| {
+    // `then`: where the focus goes after (Next at the last stop and Previous at
+    // the first are turned off under it).
+    let go_then = |i: usize, then: Option<&'static str>| {
         let (d, id) = (p.dispatch.clone(), p.tour.id.clone());
-        Callback::from(move |_: MouseEvent| d.dispatch(Action::Tour(id.clone(), i)))
+        Callback::from(move |_: MouseEvent| {
+            d.dispatch(Action::Tour(id.clone(), i));
+            if let Some(then) = then {
+                crate::focus::to(then);
+            }
+        })
     };
+    let go = |i: usize| go_then(i, None);
+    let prev = p.stop.saturating_sub(1);
+    let next = (p.stop + 1).min(n - 1);
     let end = {
         let d = p.dispatch.clone();
         Callback::from(move |_: MouseEvent| {
@@ -109,9 +119,9 @@ pub fn tour_panel(p: &TourProps) -> Html {
                 <p class="callout" id="tour-away">{format!("The view has moved from this stop (now at step {}); the caption is about step {} of {}.", p.cursor, s.step, s.scenario)}</p>
             }
             <div class="tour-nav">
-                <button id="tour-prev" onclick={go(p.stop.saturating_sub(1))} disabled={p.stop == 0}>{"◀ Previous"}</button>
+                <button id="tour-prev" onclick={go_then(prev, (prev == 0).then_some("tour-next"))} disabled={p.stop == 0}>{"◀ Previous"}</button>
                 if !p.here { <button id="tour-back" onclick={go(p.stop)}>{"Back to this stop"}</button> }
-                <button id="tour-next" class="primary" onclick={go((p.stop + 1).min(n - 1))} disabled={p.stop + 1 == n}>{"Next ▶"}</button>
+                <button id="tour-next" class="primary" onclick={go_then(next, (next + 1 == n).then_some("tour-end"))} disabled={p.stop + 1 == n}>{"Next ▶"}</button>
                 <button id="tour-end" onclick={end}>{"Leave the tour"}</button>
             </div>
         </section>

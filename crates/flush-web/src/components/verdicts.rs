@@ -91,7 +91,12 @@ pub fn for_scenario(p: &HereProps) -> Html {
                         let label = version_label(row, c);
                         let switch = c.version.clone().filter(|_| !same).map(|v| {
                             let d = p.dispatch.clone();
-                            Callback::from(move |_| d.dispatch(Action::Version(v.clone())))
+                            Callback::from(move |_: MouseEvent| {
+                                d.dispatch(Action::Version(v.clone()));
+                                // The button becomes this row's text: the focus goes
+                                // to the version picker, which now shows it.
+                                crate::focus::to("version");
+                            })
                         });
                         html! {
                             <tr class={classes!(current.then_some("current"))} data-version={label.clone()}>

@@ -59,7 +59,14 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     let proposed = knobs.iter().any(|k| k.current != k.preset);
     let reset = {
         let d = p.dispatch.clone();
-        Callback::from(move |_: MouseEvent| d.dispatch(Action::ClearKnobs))
+        // The button goes with the knobs' proposals: the focus goes to the first knob.
+        let first = knobs.first().map(|k| format!("knob-{}", k.key));
+        Callback::from(move |_: MouseEvent| {
+            d.dispatch(Action::ClearKnobs);
+            if let Some(id) = &first {
+                crate::focus::to(id);
+            }
+        })
     };
     let running = matches!(*x.status, Status::Running { .. });
     let code = p.shown.version.unwrap_or("the model's commit");
