@@ -307,9 +307,10 @@ pub fn build_within(spec: &ViewSpec, max_steps: u32) -> Result<(AnyRun, u64), St
     }
     if spec.step > run.len() {
         return Err(format!(
-            "Step {} is past the end of this run ({} steps).",
+            "Step {} is past the end of this run ({} step{}).",
             spec.step,
-            run.len()
+            run.len(),
+            if run.len() == 1 { "" } else { "s" }
         ));
     }
     run.goto(spec.step);

@@ -54,7 +54,7 @@ impl crate::engine::Model for Scenario {
     fn set_version(&mut self, id: &str) -> Result<(), String> {
         let v = Version::parse(id).ok_or_else(|| {
             format!(
-                "unknown version \"{}\"; the sync-2024 model knows {}",
+                "unknown version \"{}\"; the sync-2024 model knows {} (a commit hash, or its first 7 characters or more)",
                 crate::scenario::json::short(id),
                 Version::list()
             )
