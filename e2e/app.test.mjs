@@ -1650,7 +1650,10 @@ test('what if: a knob reruns the scenario labelled proposed, the permalink keeps
   assert.equal(byKey['request=healthy_with_pk_statslog,keep=growing,load=every_missing'].verdict, 'ok');
   assert.equal(rows.filter((r) => r.who.startsWith('as in')).length, 6, 'each version is a row');
   if (process.env.FLUSHSCOPE_BIN) {
-    const cli = JSON.parse(execFileSync(process.env.FLUSHSCOPE_BIN, ['matrix', 'builtin:segment-not-found', '--json']).toString());
+    // Exit 1: some rows find a violation (exit codes as explore).
+    const m = spawnSync(process.env.FLUSHSCOPE_BIN, ['matrix', 'builtin:segment-not-found', '--json']);
+    assert.equal(m.status, 1, m.stderr.toString());
+    const cli = JSON.parse(m.stdout.toString());
     assert.equal(cli.length, rows.length);
     for (const r of cli) {
       const key = Object.entries(r.settings).map(([k, v]) => `${k}=${v}`).join(',');

@@ -324,8 +324,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             json,
         } => {
             let max_bytes = max_memory_of(max_memory)?;
-            matrix(&load(&file)?, (max_steps, max_states, max_bytes), json)?;
-            Ok(ExitCode::SUCCESS)
+            matrix(&load(&file)?, (max_steps, max_states, max_bytes), json)
         }
         Cmd::Explore(a) => explore_cmd(a),
     }
@@ -440,11 +439,12 @@ fn list() -> String {
 }
 
 /// `flushscope matrix`: each row explored to the end of its budget, printed.
+/// Exit codes as explore (DESIGN.md): 1 when some row finds a violation.
 fn matrix(
     sc: &AnyScenario,
     (max_steps, max_states, max_bytes): (u32, u64, u64),
     json: bool,
-) -> Result<(), Failure> {
+) -> Result<ExitCode, Failure> {
     let o = Options {
         max_bytes,
         ..Options::exhaustive(max_steps, max_states)
@@ -467,10 +467,14 @@ fn matrix(
     }
     if json {
         let text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
-        write_out(&format!("{text}\n"))
+        write_out(&format!("{text}\n"))?;
     } else {
-        emit(&flush_core::explore::matrix_text(&sc.header().name, &rows))
+        emit(&flush_core::explore::matrix_text(&sc.header().name, &rows))?;
     }
+    Ok(match rows.iter().any(|r| !r.findings.is_empty()) {
+        true => ExitCode::from(1),
+        false => ExitCode::SUCCESS,
+    })
 }
 
 /// The scheduler `run` asks for: a schedule given, the file's, or the seed.

@@ -801,7 +801,7 @@ fn unbounded_input_and_unwritable_output() {
     }
     // A stderr that cannot be written to (progress, notes) is not a failure.
     for (args, code) in [
-        (&["matrix", "builtin:segment-not-found"][..], 0),
+        (&["matrix", "builtin:segment-not-found"][..], 1),
         (&["explore", "builtin:segment-not-found", "--reduce"], 1),
         (&["explore", "builtin:handoff", "--outcomes", "--all"], 0),
     ] {
@@ -1083,8 +1083,9 @@ fn races_are_reported_by_explore_and_along_a_run() {
 fn the_policy_matrix_shows_which_mixes_are_safe_and_where_each_version_stands() {
     // sync-2024: 4 request filters x 4 keep rules x 2 load rules, the six Milvus
     // versions among them, each with the verdict the fix history tells.
+    // Exit codes as explore (DESIGN.md): 1, some row finds a violation.
     let o = flushscope(&["matrix", "builtin:segment-not-found", "--json"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(rows.len(), 32);
     let verdict = |version: &str| {
@@ -1125,7 +1126,7 @@ fn the_policy_matrix_shows_which_mixes_are_safe_and_where_each_version_stands() 
     assert_eq!(verdict("439fb24b32"), "");
     // flush-2021: the what_if knobs; runner_creation_locked removes fifo-per-enqueuer.
     let o = flushscope(&["matrix", "builtin:runner-creation-race"]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
         out.starts_with("# policy matrix of runner-creation-race: 16 combinations"),
@@ -1140,6 +1141,17 @@ fn the_policy_matrix_shows_which_mixes_are_safe_and_where_each_version_stands() 
         out.lines()
             .any(|l| l.starts_with("proposed | runner_creation_locked | ok |")),
         "{out}"
+    );
+    // No row finds one: exit 0.
+    let o = flushscope(&["matrix", "builtin:handoff"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o)
+            .lines()
+            .skip(1)
+            .all(|l| !l.contains("invariant") && !l.contains("panic")),
+        "{}",
+        stdout(&o)
     );
     // A model without knobs has no matrix: said, exit 2.
     let toy = format!(
