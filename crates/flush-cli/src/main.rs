@@ -87,7 +87,8 @@ enum Cmd {
     Matrix {
         /// Scenario file, `-` for stdin, or `builtin:NAME`.
         file: String,
-        /// Longest schedule to explore in each row.
+        /// Longest schedule to explore in each row (at most the scenario's
+        /// max_steps, where its runs stop).
         #[arg(long, default_value_t = 200, value_parser = steps)]
         max_steps: u32,
         /// Distinct states each row may explore.
@@ -118,7 +119,9 @@ struct ExploreArgs {
     file: String,
     #[command(flatten)]
     at: At,
-    /// Longest schedule to explore (deeper paths are cut and the search reported incomplete).
+    /// Longest schedule to explore (deeper paths are cut and the search reported
+    /// incomplete); at most the scenario's max_steps, where its runs stop (a
+    /// schedule past it would not replay).
     #[arg(long, default_value_t = DEFAULT_MAX_STEPS, value_parser = steps)]
     max_steps: u32,
     /// Stop after this many distinct states.
@@ -405,7 +408,7 @@ fn outcomes_note(a: &ExploreArgs) {
     let ignored: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
     if !ignored.is_empty() {
         note(&format!(
-            "note: --outcomes lists every state's outcome, breadth first on one thread, within --max-states and --max-memory; {} do not apply to it",
+            "note: --outcomes lists every state's outcome, breadth first on one thread, within --max-states, --max-memory and the scenario's step limit; {} do not apply to it",
             ignored.join(", ")
         ));
     }
@@ -895,9 +898,13 @@ fn print_outcomes(
             ),
         };
         for o in set {
+            let steps = match o.steps {
+                1 => "1 step".to_owned(),
+                n => format!("{n} steps"),
+            };
             text.push_str(&format!(
-                "{}\n  {} end state(s); a shortest schedule ({} steps): {}\n",
-                o.outcome, o.ends, o.steps, o.schedule
+                "{}\n  {} end state(s); a shortest schedule ({steps}): {}\n",
+                o.outcome, o.ends, o.schedule
             ));
         }
         emit(&text)?;

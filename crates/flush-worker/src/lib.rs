@@ -1135,6 +1135,7 @@ mod tests {
             depth: 4,
             stopped: Stopped::MaxBytes,
             depth_cut: 2,
+            scenario_step_limit: false,
             truncated: true,
             peak_bytes: 4096,
             needed_bytes: Some(5120),

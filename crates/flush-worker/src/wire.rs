@@ -210,6 +210,7 @@ pub(crate) fn exploration(o: Obj) -> Read<Exploration> {
         depth: o.u32("depth")?,
         stopped: o.named("stopped", &STOPS)?,
         depth_cut: o.u64("depth_cut")?,
+        scenario_step_limit: o.bool("scenario_step_limit")?,
         truncated: o.bool("truncated")?,
         peak_bytes: o.u64("peak_bytes")?,
         needed_bytes: o

@@ -212,12 +212,15 @@ impl Options {
         }
     }
 
-    /// These options as a search of model `M` applies them: `reduce` only
-    /// where `M`'s footprints allow sleep sets and states are told apart by
-    /// goroutine ids (see [`Options::merges_ids`]).
-    pub fn applied<M: Model>(&self) -> Options {
+    /// These options as a search of `sc` applies them: `reduce` only where
+    /// `M`'s footprints allow sleep sets and states are told apart by goroutine
+    /// ids (see [`Options::merges_ids`]), and no path longer than the
+    /// scenario's step limit, where its runs stop (a schedule found past it
+    /// would not replay: `flushscope run` ends at the limit).
+    pub fn applied<M: Model>(&self, sc: &M) -> Options {
         Options {
             reduce: self.reduce && M::REDUCIBLE && !self.merges_ids::<M>(),
+            max_steps: self.max_steps.min(sc.header().max_steps),
             ..self.clone()
         }
     }
@@ -296,6 +299,9 @@ pub struct Exploration {
     pub stopped: Stopped,
     /// Paths cut at `max_steps` (the search is then incomplete).
     pub depth_cut: u64,
+    /// The depth budget was the scenario's step limit (its `max_steps`, where
+    /// its runs stop), not the search's own.
+    pub scenario_step_limit: bool,
     /// True if a budget (states, bytes, depth) or a cancel cut the search short.
     pub truncated: bool,
     /// The most bytes the search held (estimated).
@@ -377,14 +383,17 @@ impl Exploration {
         ));
         if self.depth_cut > 0 {
             let max = self.options.as_ref().map_or(0, |o| o.max_steps);
+            let paths = match self.depth_cut {
+                1 => "path was",
+                _ => "paths were",
+            };
+            let at = match self.scenario_step_limit {
+                true => format!("the scenario's step limit (its \"max_steps\", {max}, where its runs stop); raise it in the file to look deeper"),
+                false => format!("--max-steps {max}; raise it to look deeper"),
+            };
             s.push_str(&format!(
-                "incomplete: {} {} cut at --max-steps {max}; raise it to look deeper\n",
-                self.depth_cut,
-                if self.depth_cut == 1 {
-                    "path was"
-                } else {
-                    "paths were"
-                }
+                "incomplete: {} {paths} cut at {at}\n",
+                self.depth_cut
             ));
         }
         if self.reduced {
@@ -621,6 +630,7 @@ pub(crate) fn report<M: Model>(
         depth: stats.depth,
         stopped,
         depth_cut,
+        scenario_step_limit: o.max_steps >= header.max_steps,
         truncated: depth_cut > 0
             || matches!(
                 stopped,

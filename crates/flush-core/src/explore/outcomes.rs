@@ -24,18 +24,32 @@ pub trait Observe: Model {
         None
     }
     /// What the end state shows (flush-2021: the packs of flushAndDrop, then how
-    /// the run ended).
+    /// the run ended). By default, how the run ended and the invariants it broke
+    /// (`E=completed | I=sync-task-segment-present`): a run that breaks one ends
+    /// `invariant` in `flushscope run`, and an outcome must not read as if none was.
     fn end_observed(&self, s: &Self::State) -> String {
-        format!("E={}", end_word(self, s))
+        let mut ids: Vec<&str> = Vec::new();
+        let v = self.verdict(s);
+        for x in &v.violations {
+            if !ids.contains(&x.id) {
+                ids.push(x.id);
+            }
+        }
+        match ids.is_empty() {
+            true => format!("E={}", end_word(self, s)),
+            false => format!("E={} | I={}", end_word(self, s), ids.join(",")),
+        }
     }
 }
 
-/// `completed`, `deadlock` or `panic` for an ended state.
+/// `completed`, `deadlock` or `panic` for an ended state; `step_limit` for a
+/// state the scenario's step limit ended (its goroutines could go on).
 pub fn end_word<M: Model>(sc: &M, s: &M::State) -> &'static str {
     match sc.verdict(s).end {
         Some(End::Panic { .. }) => "panic",
         Some(End::Deadlock(_)) => "deadlock",
-        Some(End::Completed) | None => "completed",
+        Some(End::Completed) => "completed",
+        None => "step_limit",
     }
 }
 
@@ -98,7 +112,9 @@ pub fn outcomes_within<M: Observe>(sc: &M, max_states: u64, max_bytes: u64) -> O
 const PROGRESS_EVERY: u64 = 4096;
 
 /// [`outcomes_within`], telling `progress` where it stands every few thousand
-/// transitions (`violations` stays 0: this search looks for outcomes).
+/// transitions (`violations` stays 0: this search looks for outcomes). A state
+/// at the scenario's step limit (`max_steps`) ends its run there, as in a run:
+/// its outcome ends `E=step_limit`.
 pub fn outcomes_with<M: Observe>(
     sc: &M,
     (max_states, max_bytes): (u64, u64),
@@ -107,18 +123,20 @@ pub fn outcomes_with<M: Observe>(
     let mut seen = FpSet::default();
     let mut links: Vec<(u32, Choice)> = Vec::new();
     let mut out: BTreeMap<String, (u64, u32)> = BTreeMap::new();
-    // (world, words of the packs notified so far, link index + 1 (0 = root), depth)
-    let mut queue: VecDeque<(M::State, Vec<String>, u32, u32)> = VecDeque::new();
-    queue.push_back((sc.init(), Vec::new(), 0, 0));
+    // (world, words of the packs notified so far, link index + 1 (0 = root),
+    // depth, the entry's heap bytes)
+    let mut queue: VecDeque<(M::State, Vec<String>, u32, u32, u64)> = VecDeque::new();
+    let mut held = Held::of::<M>();
+    let limit = sc.header().max_steps;
+    queue.push_back((sc.init(), Vec::new(), 0, 0, 0));
     let mut now = super::Progress::default();
-    let mut runnable = Vec::new();
-    let mut scratch = Vec::new();
-    let mut entry_bytes = 0;
+    let (mut runnable, mut scratch) = (Vec::new(), Vec::new());
     let mut stopped = None;
-    'search: while let Some((w, obs, link, depth)) = queue.pop_front() {
+    'search: while let Some((w, obs, link, depth, heap)) = queue.pop_front() {
+        held.queued -= heap;
         now.depth = depth;
         sc.runnable(&w, &mut runnable);
-        if runnable.is_empty() {
+        if runnable.is_empty() || depth >= limit {
             out.entry(outcome_line(sc, &obs, &w)).or_insert((0, link)).0 += 1;
             continue;
         }
@@ -127,7 +145,7 @@ pub fn outcomes_with<M: Observe>(
             if now.transitions % PROGRESS_EVERY == 0 {
                 now.states = seen.len() as u64;
                 now.frontier = queue.len() as u64;
-                now.bytes = seen.bytes() + now.frontier * entry_bytes;
+                now.bytes = held.bytes(&seen, &queue, &links, 0);
                 progress(&now);
             }
             let mut next = w.clone();
@@ -135,37 +153,78 @@ pub fn outcomes_with<M: Observe>(
             sc.step(&mut next, c, &mut scratch);
             let mut obs2 = obs.clone();
             obs2.extend(scratch.iter().filter_map(|f| sc.observed(f)));
-            if seen.len() as u64 >= max_states {
-                if !seen.contains(hash2(&next, &obs2)) {
-                    stopped = Some(OutcomesStop::States);
-                    break 'search;
-                }
+            let fp = hash2(&next, &obs2);
+            if seen.contains(fp) {
                 continue;
             }
-            if seen.insert(hash2(&next, &obs2)) {
-                if seen.len() % 256 == 1 {
-                    let inline = M::STATE_SIZE_64 + std::mem::size_of::<(Vec<String>, u32)>();
-                    entry_bytes = entry_bytes.max(bytes_with_inline(&(&next, &obs2), inline));
-                }
-                if seen.bytes() + (queue.len() as u64 + 1) * entry_bytes > max_bytes {
-                    stopped = Some(OutcomesStop::Bytes);
-                    break 'search;
-                }
-                links.push((link, c));
-                queue.push_back((next, obs2, links.len() as u32, depth + 1));
+            if seen.len() as u64 >= max_states {
+                stopped = Some(OutcomesStop::States);
+                break 'search;
             }
+            // Every entry measured, the queue's and the links' growth counted
+            // before it happens: the budget holds whatever the states weigh.
+            let heap = bytes_with_inline(&(&next, &obs2), 0);
+            if held.bytes(&seen, &queue, &links, heap) > max_bytes {
+                stopped = Some(OutcomesStop::Bytes);
+                break 'search;
+            }
+            seen.insert(fp);
+            held.queued += heap;
+            links.push((link, c));
+            queue.push_back((next, obs2, links.len() as u32, depth + 1, heap));
         }
     }
     if stopped.is_some() {
         // The ends already queued were reached too.
-        for (w, obs, link, _) in &queue {
+        for (w, obs, link, depth, _) in &queue {
             sc.runnable(w, &mut runnable);
-            if runnable.is_empty() {
+            if runnable.is_empty() || *depth >= limit {
                 out.entry(outcome_line(sc, obs, w)).or_insert((0, *link)).0 += 1;
             }
         }
     }
     found(out, &links, seen.len() as u64, stopped)
+}
+
+/// The bytes a search for outcomes holds: the visited set, the queue (its
+/// slots and what its entries own on the heap) and the links.
+struct Held {
+    /// Heap bytes of the queued entries.
+    queued: u64,
+    /// Bytes of a queue slot and of a link.
+    slot: u64,
+    link: u64,
+}
+
+impl Held {
+    fn of<M: Model>() -> Held {
+        Held {
+            queued: 0,
+            slot: std::mem::size_of::<(M::State, Vec<String>, u32, u32, u64)>() as u64,
+            link: std::mem::size_of::<(u32, Choice)>() as u64,
+        }
+    }
+
+    /// The bytes held once one more entry of `heap` bytes is queued (`0`: as
+    /// they stand): a full queue or link list grows by doubling, and the old
+    /// and the new buffer both live while it does.
+    fn bytes<T, L>(&self, seen: &FpSet, queue: &VecDeque<T>, links: &Vec<L>, heap: u64) -> u64 {
+        let grown = |len: usize, cap: usize, size: u64| -> u64 {
+            let cap = cap as u64;
+            match heap > 0 && len as u64 >= cap {
+                true => (cap + (cap * 2).max(4)) * size,
+                false => cap * size,
+            }
+        };
+        let set = match heap > 0 {
+            true => seen.bytes_to_insert(),
+            false => seen.bytes(),
+        };
+        set + self.queued
+            + heap
+            + grown(queue.len(), queue.capacity(), self.slot)
+            + grown(links.len(), links.capacity(), self.link)
+    }
 }
 
 /// The outcomes seen (each with the end states reaching it and the link of a

@@ -720,7 +720,7 @@ where
     M::Fact: Send,
 {
     let threads = threads.clamp(1, 256);
-    let o = &o.applied::<M>();
+    let o = &o.applied(sc);
     let mut root = sc.init();
     // The levels here read no step's footprint, but the depth-first search a
     // full queue hands over to does with `races` or `reduce` (see `depth_first`).

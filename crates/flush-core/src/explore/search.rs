@@ -215,7 +215,7 @@ impl<M: Model> Explorer<M> {
         o: Options,
         known: Vec<String>,
     ) -> Explorer<M> {
-        let o = o.applied::<M>();
+        let o = o.applied(&*sc);
         // Only the race check and sleep sets read a step's footprint.
         sc.record_footprints(&mut root, o.races || o.reduce);
         let frontier = match o.order {

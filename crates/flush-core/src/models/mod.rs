@@ -283,8 +283,8 @@ impl AnyScenario {
 
 /// Whether a search of `M` with `o` uses sleep sets (see [`explore::Options::applied`]).
 #[cfg(not(target_arch = "wasm32"))]
-fn reduces<M: Model>(_: &M, o: &explore::Options) -> bool {
-    o.applied::<M>().reduce
+fn reduces<M: Model>(sc: &M, o: &explore::Options) -> bool {
+    o.applied(sc).reduce
 }
 
 impl AnyRun {

@@ -454,3 +454,94 @@ fn a_step_limit_ends_the_run_for_the_lens_the_buttons_and_lockstep() {
         .unwrap();
     assert_eq!(rows.len(), 4, "lockstep went past the step limit");
 }
+
+#[test]
+fn a_search_keeps_to_the_scenarios_step_limit_and_what_it_finds_replays() {
+    // segment-not-found's shortest breakage is 6 steps deep: a search of the
+    // scenario limited to 5 steps must not report it (a run stops at step 5),
+    // and says the scenario's limit cut it; limited to 6, the schedule found
+    // replays in `run` to the same finding.
+    let sc = builtin("segment-not-found");
+    let free = sc.explore_with(&Options::exhaustive(200, 1_000_000), &mut |_| true);
+    let first = free.violations.iter().map(|f| f.steps).min().unwrap();
+    assert_eq!(first, 6);
+    for (threads, order) in [(1, Order::Bfs), (1, Order::Dfs), (2, Order::Bfs)] {
+        let o = Options {
+            threads,
+            order,
+            ..Options::exhaustive(200, 1_000_000)
+        };
+        let mut short = sc.clone();
+        short.header_mut().max_steps = first - 1;
+        let x = short.explore_with(&o, &mut |_| true);
+        assert!(
+            x.violations.is_empty(),
+            "{threads} {order:?}: {:?}",
+            x.violations
+        );
+        assert!(x.depth_cut > 0 && x.truncated && x.scenario_step_limit);
+        assert!(x
+            .text()
+            .contains("cut at the scenario's step limit (its \"max_steps\", 5"));
+        // The search's own budget below the scenario's is named as such.
+        let x = sc.explore_with(
+            &Options {
+                max_steps: 3,
+                ..o.clone()
+            },
+            &mut |_| true,
+        );
+        assert!(!x.scenario_step_limit && x.text().contains("cut at --max-steps 3"));
+
+        let mut just = sc.clone();
+        just.header_mut().max_steps = first;
+        let x = just.explore_with(&o, &mut |_| true);
+        assert!(!x.violations.is_empty(), "{threads} {order:?}");
+        for f in &x.violations {
+            assert!(f.steps <= first, "{threads} {order:?}: {} steps", f.steps);
+            let mut r = just.run(flush_core::Policy::Scripted {
+                script: flush_core::Choice::parse_list(&f.schedule).unwrap(),
+                fallback_seed: 1,
+            });
+            r.run_steps(f.steps);
+            assert_eq!(r.len(), f.steps, "{}: the run stopped short", f.key);
+            let shows = match f.kind {
+                flush_core::OutcomeKind::Invariant => {
+                    r.violation_ids().iter().any(|id| f.key.ends_with(id))
+                }
+                _ => r.outcome().is_some_and(|o| o.kind == f.kind),
+            };
+            assert!(
+                shows,
+                "{}: {} does not replay: {:?}",
+                f.key,
+                f.schedule,
+                r.outcome()
+            );
+        }
+    }
+    // Outcomes: a run the limit stops ends `E=step_limit`, and one that breaks
+    // an invariant names it (`run` calls that outcome `invariant`).
+    let mut short = sc.clone();
+    short.header_mut().max_steps = 1;
+    let ends: Vec<String> = short
+        .outcomes(100_000)
+        .unwrap()
+        .into_iter()
+        .map(|o| o.outcome)
+        .collect();
+    assert_eq!(ends, ["N= | E=step_limit"]);
+    let ends: Vec<String> = sc
+        .outcomes(100_000)
+        .unwrap()
+        .into_iter()
+        .map(|o| o.outcome)
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            "N= | E=completed",
+            "N= | E=panic | I=sync-task-segment-present"
+        ]
+    );
+}
