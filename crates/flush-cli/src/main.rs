@@ -388,6 +388,12 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
         return print_outcomes(&sc, (max_states, max_bytes), (json, progress));
     }
     o.check()?;
+    if races && !sc.footprints() {
+        note(&format!(
+            "note: --races: the {} model's steps declare no footprints, so no race was looked for",
+            sc.header().model
+        ));
+    }
     explore(&sc, text.as_deref(), &o, (json, progress))
 }
 
@@ -923,10 +929,19 @@ fn apply_version(sc: &mut AnyScenario, at: &At) -> Result<(), String> {
     if let Some(v) = &at.version {
         sc.set_version(v).map_err(|e| format!("--version: {e}"))?;
     }
-    for k in &at.knobs {
+    for (i, k) in at.knobs.iter().enumerate() {
         let (key, setting) = k
             .split_once('=')
             .ok_or_else(|| format!("--knob {k}: expected KEY=SETTING, e.g. keep=growing"))?;
+        // A second setting of one knob is a mistake, not an override.
+        if let Some(first) = at.knobs[..i]
+            .iter()
+            .find(|f| f.split_once('=').is_some_and(|(k2, _)| k2 == key))
+        {
+            return Err(format!(
+                "--knob {k}: {key} is already set by --knob {first}; give each knob once"
+            ));
+        }
         sc.set_knob(key, setting)
             .map_err(|e| format!("--knob {k}: {e}"))?;
     }

@@ -729,6 +729,16 @@ fn the_toy_model_runs_through_the_same_cli() {
         stdout(&o)
     );
 
+    // explore --races says so too (it printed nothing of races).
+    let o = flushscope(&["explore", &toy("mutex-lost-update"), "--races"]);
+    assert!(
+        stderr(&o).contains("note: --races: the mutex-handoff model's steps declare no footprints, so no race was looked for"),
+        "{}",
+        stderr(&o)
+    );
+    let o = flushscope(&["explore", "builtin:handoff", "--races"]);
+    assert!(!stderr(&o).contains("no footprints"), "{}", stderr(&o));
+
     let o = flushscope(&["explore", &toy("mutex-lost-update")]);
     assert_eq!(o.status.code(), Some(1), "a violation found: exit 1");
     let out = stdout(&o);
@@ -1165,6 +1175,46 @@ fn the_policy_matrix_shows_which_mixes_are_safe_and_where_each_version_stands() 
         "{}",
         stderr(&o)
     );
+}
+
+#[test]
+fn a_knob_given_twice_and_the_one_version_of_flush_2021() {
+    // A knob set twice was the last one's, silently.
+    let o = flushscope(&[
+        "run",
+        "builtin:segment-not-found",
+        "--knob",
+        "keep=growing",
+        "--knob",
+        "load=every_missing",
+        "--knob",
+        "keep=l0_growing",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "--knob keep=l0_growing: keep is already set by --knob keep=growing; give each knob once"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    // flush-2021's own commit (or 7 characters of it) is no change; it was
+    // refused as "no other version (asked for \"891c202b73\")".
+    let plain = flushscope(&["run", "builtin:handoff", "--json"]);
+    for v in ["891c202b73", "891c202", "891C202B73"] {
+        let o = flushscope(&["run", "builtin:handoff", "--version", v, "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{v}: {}", stderr(&o));
+        assert_eq!(o.stdout, plain.stdout, "{v}");
+    }
+    for v in ["891c20", "891c202b74", "ca7ef26e4b"] {
+        let o = flushscope(&["run", "builtin:handoff", "--version", v]);
+        assert_eq!(o.status.code(), Some(2), "{v}");
+        assert!(
+            stderr(&o).contains("flush-2021 is fixed at 891c202b73 and has no other version"),
+            "{v}: {}",
+            stderr(&o)
+        );
+    }
 }
 
 #[test]

@@ -240,6 +240,15 @@ impl AnyScenario {
         each_scenario!(self, s => of(&**s))
     }
 
+    /// Whether the model's steps declare footprints (so a race check means
+    /// something; see [`crate::engine::Model::FOOTPRINTS`]).
+    pub fn footprints(&self) -> bool {
+        fn of<M: Model>(_: &M) -> bool {
+            M::FOOTPRINTS
+        }
+        each_scenario!(self, s => of(&**s))
+    }
+
     /// [`AnyScenario::outcomes_within`] with a progress callback (see
     /// [`explore::outcomes_with`]).
     pub fn outcomes_with(
