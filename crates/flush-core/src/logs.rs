@@ -35,7 +35,7 @@ pub struct LogLine {
     /// `key=value` fields in order, quoted values unquoted.
     pub fields: Vec<(String, String)>,
     /// The line was cut: it ended before its last bracket closed (a cut log),
-    /// or a bracketed part was longer than `MAX_LINE_CHARS * 4` bytes.
+    /// or its bracketed parts were longer than `MAX_LINE_CHARS` characters in all.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
 }
@@ -160,6 +160,8 @@ pub fn parse(text: &str) -> Parsed {
             out.cut = Some(format!(
                 "more than {MAX_RECORDS} records; the log was read to line {i}"
             ));
+            // Line i + 1 was not read.
+            out.lines = i as u32;
             break;
         }
         let kind = read_line(line);
@@ -218,12 +220,14 @@ fn read_line(line: &str) -> Kind {
 }
 
 /// The bracketed groups of a line, each unquoted when it is one quoted string;
-/// `false` when a group was cut (the last one unclosed, or one longer than
-/// `MAX_LINE_CHARS * 4` bytes). Text between groups is skipped.
+/// `false` when a group was cut (the last one unclosed, or the groups longer
+/// than `MAX_LINE_CHARS` characters in all: a line's record stays within it
+/// however many groups share it). Text between groups is skipped.
 fn groups(line: &str) -> (Vec<String>, bool) {
-    const MAX_GROUP_BYTES: usize = MAX_LINE_CHARS * 4;
     let mut out = Vec::new();
     let mut cut = false;
+    // Characters the line's groups may still keep.
+    let mut room = MAX_LINE_CHARS;
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
         if c != '[' {
@@ -233,16 +237,20 @@ fn groups(line: &str) -> (Vec<String>, bool) {
         let mut quoted = false;
         let mut closed = false;
         let was_cut = cut;
+        let mut keep = |g: &mut String, c: char, cut: &mut bool| match room {
+            0 => *cut = true,
+            _ => {
+                room -= 1;
+                g.push(c);
+            }
+        };
         while let Some(c) = chars.next() {
             match c {
                 '"' => quoted = !quoted,
                 '\\' if quoted => {
-                    let n = chars.next();
-                    if g.len() < MAX_GROUP_BYTES {
-                        g.push(c);
-                        g.extend(n);
-                    } else {
-                        cut = true;
+                    keep(&mut g, c, &mut cut);
+                    if let Some(n) = chars.next() {
+                        keep(&mut g, n, &mut cut);
                     }
                     continue;
                 }
@@ -252,11 +260,7 @@ fn groups(line: &str) -> (Vec<String>, bool) {
                 }
                 _ => {}
             }
-            if g.len() < MAX_GROUP_BYTES {
-                g.push(c);
-            } else {
-                cut = true;
-            }
+            keep(&mut g, c, &mut cut);
         }
         // A quoted value cut short keeps its closing quote (it is unquoted then).
         if cut && !was_cut && quoted_at_start(&g) && !g.ends_with('"') {

@@ -157,6 +157,16 @@ fn fifty_megabytes_parse_in_proportion_and_more_is_cut_with_a_message() {
         p.cut
     );
     assert!(p.records.len() <= MAX_LOG_BYTES / 1001 + 1);
+    // At the record limit: the lines read are the records' (it said one more,
+    // the line it stopped at).
+    let many = "x\n".repeat(flush_core::logs::MAX_RECORDS + 5);
+    let p = parse(&many);
+    assert_eq!(p.records.len(), flush_core::logs::MAX_RECORDS);
+    assert_eq!(p.lines as usize, flush_core::logs::MAX_RECORDS);
+    assert_eq!(
+        p.cut.as_deref(),
+        Some("more than 1000000 records; the log was read to line 1000000")
+    );
 }
 
 proptest! {
@@ -634,6 +644,21 @@ fn every_part_of_a_record_is_escaped_and_a_long_field_marked() {
         "{}",
         text.len()
     );
+    // Many long groups: a line's record keeps MAX_LINE_CHARS characters in all
+    // (each group kept 64 KiB, and 60 of them made a record of 3 MB).
+    let wide = format!(
+        "[INFO] [a/b.go:1] [\"m\"]{}",
+        format!(" [k=\"{}\"]", "y".repeat(60_000)).repeat(60)
+    );
+    let p = flush_core::logs::parse(&wide);
+    let text = p.records[0].kind.text();
+    let max = flush_core::logs::MAX_LINE_CHARS;
+    assert!(text.chars().count() < max + 200, "{}", text.chars().count());
+    assert!(text.ends_with(" (cut short)"));
+    match &p.records[0].kind {
+        Kind::Log(l) => assert!(l.truncated && l.fields[0].1.len() > max / 2),
+        other => panic!("{other:?}"),
+    }
     // A line within the bounds is not marked.
     let p = flush_core::logs::parse(&long.replace(&"x".repeat(100_000), "short"));
     assert!(!p.records[0].kind.text().contains("cut short"));
@@ -677,7 +702,7 @@ fn an_id_out_of_range_is_named_in_the_notes() {
     // A list of many bad IDs names five and counts the rest.
     let list = format!(
         "[2024/07/02 08:15:42.100 +00:00] [INFO] [datacoord/sync_segments_scheduler.go:145] [\"sync segments success\"] [partitionID=1] [segments=\"[{}]\"]\n",
-        vec!["a"; 30_000].join(",")
+        vec!["a"; 5_000].join(",")
     ) + &report_log();
     let i = import(&list, None, &Options::default()).unwrap();
     let notes = &i.inferred.as_ref().unwrap().notes;
@@ -687,7 +712,7 @@ fn an_id_out_of_range_is_named_in_the_notes() {
         .expect("a note");
     assert!(
         n.contains(
-            "segments=a, segments=a, segments=a, segments=a, segments=a and 29995 more are not IDs"
+            "segments=a, segments=a, segments=a, segments=a, segments=a and 4995 more are not IDs"
         ),
         "{n}"
     );
