@@ -351,6 +351,10 @@ pub struct Inferred {
     pub versions: Vec<&'static str>,
     /// What was inferred from which line, in words.
     pub notes: Vec<String>,
+    /// Segments the log names that the scenario leaves out (the model holds
+    /// a bounded number): a line about one cannot be explained.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<i64>,
 }
 
 impl Inferred {
@@ -444,6 +448,18 @@ pub fn import_against(
     o: &conform::Options,
 ) -> Result<Import, ImportError> {
     Importing::against(text, sc, version)?.finish(o)
+}
+
+/// The segment a log line names (its `segmentID` or sync task `key`) when it
+/// is one of `left_out`.
+fn left_out_of(r: &Record, left_out: &[i64]) -> Option<i64> {
+    let Kind::Log(l) = &r.kind else {
+        return None;
+    };
+    ["segmentID", "key"]
+        .iter()
+        .filter_map(|k| l.field(k)?.trim().parse::<i64>().ok())
+        .find(|id| left_out.contains(id))
 }
 
 /// The version `v` names for `sc`, or why not.
@@ -556,7 +572,14 @@ impl Importing {
         if !v.is_empty() {
             sc.set_version(v).map_err(ImportError::Bug)?;
         }
-        let c = sc.conform(&self.log, o);
+        let mut c = sc.conform(&self.log, o);
+        if let (Some(u), Some(i)) = (&mut c.unexplained, &self.inferred) {
+            if let Some(id) = left_out_of(&self.log.records[u.record], &i.left_out) {
+                u.why = format!(
+                    "segment {id} is not in the scenario: the log names more segments than the model holds (see the notes)"
+                );
+            }
+        }
         self.tried.push(Tried {
             version: v,
             complete: c.complete,

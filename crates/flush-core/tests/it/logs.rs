@@ -718,3 +718,34 @@ fn an_id_out_of_range_is_named_in_the_notes() {
     );
     assert!(n.len() < 400, "{}", n.len());
 }
+
+/// A log naming more segments than the model holds: the segment standing in
+/// for what a request carried is kept beside the first 63 named, the count
+/// says the log's 200 (it said 201, and the stand-in took a named one's place),
+/// and a line of a segment left out says so (it said the model never takes
+/// the path that prints it).
+#[test]
+fn a_log_of_more_segments_than_the_model_holds_says_which_are_left_out() {
+    use flush_core::logs::{conform::Options, import};
+    let log: String = (1000..1200)
+        .map(|s| format!("[2024/07/02 08:15:42.032 +00:00] [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID={s}]\n"))
+        .collect();
+    let i = import(&log, Some("ca7ef26e4b"), &Options::default()).unwrap();
+    let inferred = i.inferred.as_ref().unwrap();
+    assert!(
+        inferred.notes.iter().any(|n| n.starts_with(
+            "The log names 200 segments; the model holds 64, so the first 63 (by first line) are modelled beside the one standing in for what a request carried, and the lines of the other 137 cannot be explained."
+        )),
+        "{:#?}",
+        inferred.notes
+    );
+    assert_eq!(inferred.left_out.len(), 137);
+    assert_eq!(inferred.left_out[0], 1063);
+    assert_eq!(i.conformance.explained, 63);
+    let u = i.conformance.unexplained.as_ref().unwrap();
+    assert_eq!(u.at, 64);
+    assert_eq!(
+        u.why,
+        "segment 1063 is not in the scenario: the log names more segments than the model holds (see the notes)"
+    );
+}

@@ -44,6 +44,8 @@ struct Seg {
     synced: bool,
     level: Option<Level>,
     first_at: u32,
+    /// Not in the log: it stands for what a request carried (see `stand_in`).
+    stand_in: bool,
 }
 
 #[derive(Default)]
@@ -111,6 +113,7 @@ impl Seen {
                     selected: true,
                     selected_in: k + 1,
                     first_at: at,
+                    stand_in: true,
                     ..Seg::default()
                 },
             );
@@ -355,11 +358,13 @@ pub fn infer(log: &Parsed) -> Result<Inferred, String> {
         ));
     }
     seen.stand_in(&mut notes);
-    let json = scenario_json(&seen, versions[0], &mut notes)?;
+    let mut left_out = Vec::new();
+    let json = scenario_json(&seen, versions[0], (&mut notes, &mut left_out))?;
     Ok(Inferred {
         json,
         versions: versions.iter().map(|v| v.as_str()).collect(),
         notes,
+        left_out,
     })
 }
 
@@ -403,7 +408,13 @@ fn rows(id: i64, s: &Seg, partition: i64) -> (Option<String>, Option<String>) {
     }
 }
 
-fn scenario_json(seen: &Seen, version: Version, notes: &mut Vec<String>) -> Result<String, String> {
+/// The scenario file of what the log showed; `left_out` gets the segments the
+/// log names beyond what the model holds.
+fn scenario_json(
+    seen: &Seen,
+    version: Version,
+    (notes, left_out): (&mut Vec<String>, &mut Vec<i64>),
+) -> Result<String, String> {
     let default_partition = seen
         .received
         .iter()
@@ -412,11 +423,25 @@ fn scenario_json(seen: &Seen, version: Version, notes: &mut Vec<String>) -> Resu
         .or_else(|| seen.segs.values().find_map(|s| s.partition))
         .unwrap_or(1);
     let mut segs: Vec<(&i64, &Seg)> = seen.segs.iter().collect();
-    segs.sort_by_key(|(_, s)| s.first_at);
+    // A stand-in first: without what its request carried, the request's
+    // removals have no cause (it took the place of a named segment, and the
+    // count of those named said one more).
+    segs.sort_by_key(|(_, s)| (!s.stand_in, s.first_at));
     if segs.len() > MAX_SEGMENTS {
+        let stand_ins = segs.iter().filter(|s| s.1.stand_in).count();
+        let (named, kept) = (
+            segs.len() - stand_ins,
+            MAX_SEGMENTS.saturating_sub(stand_ins),
+        );
+        let with = match stand_ins {
+            0 => String::new(),
+            1 => " beside the one standing in for what a request carried".to_owned(),
+            n => format!(" beside the {n} standing in for what requests carried"),
+        };
+        left_out.extend(segs[MAX_SEGMENTS..].iter().map(|(id, _)| **id));
         notes.push(format!(
-            "The log names {} segments; the first {MAX_SEGMENTS} (by first line) are modelled.",
-            segs.len()
+            "The log names {named} segments; the model holds {MAX_SEGMENTS}, so the first {kept} (by first line) are modelled{with}, and the lines of the other {} cannot be explained.",
+            left_out.len()
         ));
         segs.truncate(MAX_SEGMENTS);
     }
