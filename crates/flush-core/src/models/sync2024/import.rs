@@ -408,24 +408,16 @@ fn rows(id: i64, s: &Seg, partition: i64) -> (Option<String>, Option<String>) {
     }
 }
 
-/// The scenario file of what the log showed; `left_out` gets the segments the
-/// log names beyond what the model holds.
-fn scenario_json(
-    seen: &Seen,
-    version: Version,
-    (notes, left_out): (&mut Vec<String>, &mut Vec<i64>),
-) -> Result<String, String> {
-    let default_partition = seen
-        .received
-        .iter()
-        .chain(&seen.succeeded)
-        .find_map(|r| r.1)
-        .or_else(|| seen.segs.values().find_map(|s| s.partition))
-        .unwrap_or(1);
+/// The segments the scenario holds: at most [`MAX_SEGMENTS`], a stand-in
+/// first (without what its request carried, the request's removals have no
+/// cause), then the named ones by first line; the others go to `left_out`,
+/// and a note says so.
+fn modelled<'s>(
+    seen: &'s Seen,
+    notes: &mut Vec<String>,
+    left_out: &mut Vec<i64>,
+) -> Vec<(&'s i64, &'s Seg)> {
     let mut segs: Vec<(&i64, &Seg)> = seen.segs.iter().collect();
-    // A stand-in first: without what its request carried, the request's
-    // removals have no cause (it took the place of a named segment, and the
-    // count of those named said one more).
     segs.sort_by_key(|(_, s)| (!s.stand_in, s.first_at));
     if segs.len() > MAX_SEGMENTS {
         let stand_ins = segs.iter().filter(|s| s.1.stand_in).count();
@@ -445,6 +437,24 @@ fn scenario_json(
         ));
         segs.truncate(MAX_SEGMENTS);
     }
+    segs
+}
+
+/// The scenario file of what the log showed; `left_out` gets the segments the
+/// log names beyond what the model holds.
+fn scenario_json(
+    seen: &Seen,
+    version: Version,
+    (notes, left_out): (&mut Vec<String>, &mut Vec<i64>),
+) -> Result<String, String> {
+    let default_partition = seen
+        .received
+        .iter()
+        .chain(&seen.succeeded)
+        .find_map(|r| r.1)
+        .or_else(|| seen.segs.values().find_map(|s| s.partition))
+        .unwrap_or(1);
+    let mut segs = modelled(seen, notes, left_out);
     segs.sort_by_key(|(id, _)| **id);
     let (mut dc, mut dn) = (Vec::new(), Vec::new());
     for (id, s) in &segs {
