@@ -123,9 +123,7 @@ pub fn outcomes_with<M: Observe>(
     let mut seen = FpSet::default();
     let mut links: Vec<(u32, Choice)> = Vec::new();
     let mut out: BTreeMap<String, (u64, u32)> = BTreeMap::new();
-    // (world, words of the packs notified so far, link index + 1 (0 = root),
-    // depth, the entry's heap bytes)
-    let mut queue: VecDeque<(M::State, Vec<String>, u32, u32, u64)> = VecDeque::new();
+    let mut queue: VecDeque<Entry<M>> = VecDeque::new();
     let mut held = Held::of::<M>();
     let limit = sc.header().max_steps;
     queue.push_back((sc.init(), Vec::new(), 0, 0, 0));
@@ -186,6 +184,11 @@ pub fn outcomes_with<M: Observe>(
     found(out, &links, seen.len() as u64, stopped)
 }
 
+/// A queued state of a search for outcomes: the world, the words of the packs
+/// notified so far, its link index + 1 (0: the root), its depth, and the heap
+/// bytes it holds.
+type Entry<M> = (<M as Model>::State, Vec<String>, u32, u32, u64);
+
 /// The bytes a search for outcomes holds: the visited set, the queue (its
 /// slots and what its entries own on the heap) and the links.
 struct Held {
@@ -200,7 +203,7 @@ impl Held {
     fn of<M: Model>() -> Held {
         Held {
             queued: 0,
-            slot: std::mem::size_of::<(M::State, Vec<String>, u32, u32, u64)>() as u64,
+            slot: std::mem::size_of::<Entry<M>>() as u64,
             link: std::mem::size_of::<(u32, Choice)>() as u64,
         }
     }
