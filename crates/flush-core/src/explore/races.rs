@@ -206,7 +206,13 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
         states_on &= spent <= budget;
         if states_on {
             out.checked += 1;
+            // A race whose two steps go past the scenario's step limit is
+            // none the run can take.
+            let room = (sc.header().max_steps as usize).saturating_sub(i);
             for r in races_at(sc, &w, &runnable, &mut spare) {
+                if r.steps.len() > room {
+                    continue;
+                }
                 let mut s = schedule[..i].to_vec();
                 s.extend(&r.steps);
                 out.add(&r, i as u32, Vec::new(), &s);

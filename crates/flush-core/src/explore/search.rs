@@ -523,7 +523,8 @@ impl<M: Model> Explorer<M> {
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(w, &mut runnable);
         if M::FOOTPRINTS && self.o.races && only.is_none() {
-            self.check_races(w, &runnable, |f| f.path(link));
+            let room = self.o.max_steps.saturating_sub(depth);
+            self.check_races(w, &runnable, room, |f| f.path(link));
         }
         if let Some(only) = only {
             runnable.retain(|c| only.contains(c));
@@ -642,15 +643,22 @@ impl<M: Model> Explorer<M> {
 
     /// The race check of state `w` (see [`Options::races`] and [`races_at`]): each
     /// new race is recorded with the schedule to `w` (`path`) and the two steps.
+    /// A race's schedule takes its two steps from `w`: one that `room` steps
+    /// (to the depth budget, never past the scenario's step limit) cannot hold
+    /// would not replay, and is not reported.
     fn check_races(
         &mut self,
         w: &M::State,
         runnable: &[Choice],
+        room: u32,
         path: impl FnOnce(&Frontier<M::State>) -> Vec<Choice>,
     ) {
         let mut path = Some(path);
         let mut base = Vec::new();
         for r in races_at(&*self.sc, w, runnable, &mut self.race_spare) {
+            if r.steps.len() > room as usize {
+                continue;
+            }
             let key = r.key();
             if self.found.iter().any(|f| f.1 == key) || self.known.contains(&key) {
                 continue;
@@ -838,7 +846,8 @@ impl<M: Model> Explorer<M> {
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(&next, &mut runnable);
         if M::FOOTPRINTS && self.o.races {
-            self.check_races(&next, &runnable, |f| f.path(0));
+            let room = self.o.max_steps.saturating_sub(depth);
+            self.check_races(&next, &runnable, room, |f| f.path(0));
             if self.stopped.is_some() {
                 self.runnable = runnable;
                 self.recycle(next);

@@ -545,3 +545,63 @@ fn a_search_keeps_to_the_scenarios_step_limit_and_what_it_finds_replays() {
         ]
     );
 }
+
+#[test]
+fn a_race_is_reported_only_where_its_two_steps_fit_under_the_step_limit() {
+    // compaction-race's first race takes 20 steps (18 to the state, its two
+    // steps): at a limit of 18 or 19 it was reported with a schedule that
+    // `run` stops short of; along a run as well.
+    let sc = builtin("compaction-race");
+    let o = Options {
+        races: true,
+        ..Options::exhaustive(200, 1_000_000)
+    };
+    let races = |limit: u32, order: Order| {
+        let mut s = sc.clone();
+        s.header_mut().max_steps = limit;
+        let x = s.explore_with(&Options { order, ..o.clone() }, &mut |_| true);
+        x.violations
+            .into_iter()
+            .filter(|f| f.kind == flush_core::OutcomeKind::Race)
+            .map(|f| f.steps)
+            .collect::<Vec<_>>()
+    };
+    for order in [Order::Bfs, Order::Dfs] {
+        assert_eq!(races(19, order), Vec::<u32>::new(), "{order:?}");
+        let found = races(20, order);
+        assert!(
+            !found.is_empty() && found.iter().all(|&n| n <= 20),
+            "{order:?}: {found:?}"
+        );
+    }
+    // Along a run: a race at the last state before the limit is none it can take.
+    let mut s = sc.clone();
+    let found = s.explore_with(&o, &mut |_| true);
+    let race = found
+        .violations
+        .iter()
+        .find(|f| f.kind == flush_core::OutcomeKind::Race)
+        .unwrap();
+    let schedule = flush_core::Choice::parse_list(&race.schedule).unwrap();
+    let at = schedule.len() - 2;
+    s.header_mut().max_steps = at as u32 + 1;
+    let mut r = s.run(flush_core::Policy::Scripted {
+        script: schedule[..at].to_vec(),
+        fallback_seed: 1,
+    });
+    r.run_steps(at as u32);
+    assert!(
+        r.races(1 << 20).found.is_empty(),
+        "a race past the limit shown"
+    );
+    s.header_mut().max_steps = at as u32 + 2;
+    let mut r = s.run(flush_core::Policy::Scripted {
+        script: schedule[..at].to_vec(),
+        fallback_seed: 1,
+    });
+    r.run_steps(at as u32);
+    assert!(
+        !r.races(1 << 20).found.is_empty(),
+        "the race fits: it is shown"
+    );
+}
