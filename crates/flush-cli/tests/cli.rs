@@ -1705,3 +1705,44 @@ fn outcomes_show_progress_in_a_log_too() {
     );
     assert_eq!(stdout(&quiet), stdout(&o), "the report is the same");
 }
+
+/// A replay keeps to the scenario's step limit (every line was matched at
+/// steps 6 to 8 of a scenario whose runs stop at 5, exit 0), and flush-2021's
+/// own commit is a version `logs` takes as `run` does (found by a review helper).
+#[test]
+fn logs_keep_to_the_step_limit_and_take_flush_2021s_own_commit() {
+    let log = format!(
+        "{}/../../tests/logs/segment-not-found.log",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let o = flushscope(&["logs", &log, "--scenario"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let dir = tempdir();
+    for (limit, code) in [(5, 1), (8, 0)] {
+        v["max_steps"] = limit.into();
+        let f = dir.join(format!("inferred-{limit}.json"));
+        std::fs::write(&f, v.to_string()).unwrap();
+        let o = flushscope(&["logs", &log, "--against", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(code), "{limit}: {}", stdout(&o));
+        if code == 1 {
+            assert!(
+                stdout(&o).contains(
+                    "up to the scenario's step limit (its \"max_steps\", 5), where its runs stop"
+                ),
+                "{}",
+                stdout(&o)
+            );
+        }
+    }
+    let o = flushscope(&[
+        "logs",
+        &log,
+        "--against",
+        "builtin:handoff",
+        "--version",
+        "891c202",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("no versions"), "{}", stderr(&o));
+}

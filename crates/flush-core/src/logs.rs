@@ -466,9 +466,8 @@ fn left_out_of(r: &Record, left_out: &[i64]) -> Option<i64> {
 fn asked(sc: &crate::models::AnyScenario, v: &str) -> Result<&'static str, ImportError> {
     let mut sc = sc.clone();
     sc.set_version(v).map_err(ImportError::Version)?;
-    sc.header()
-        .version
-        .ok_or_else(|| ImportError::Version(format!("{v}: this model has no versions")))
+    // A model fixed at one version takes its own commit: as the scenario is.
+    Ok(sc.header().version.unwrap_or(""))
 }
 
 /// An import under way, one version at a time: the page's worker searches one

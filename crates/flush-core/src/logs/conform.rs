@@ -549,6 +549,11 @@ fn path(nodes: &[Node], mut at: u32) -> Vec<Choice> {
 
 /// Searches `sc` for a schedule that prints `log`'s modelled lines in order.
 pub fn conform<M: Model>(sc: &M, log: &Parsed, o: &Options) -> Conformance {
+    // No schedule past the scenario's step limit: a run stops there.
+    let o = &Options {
+        max_steps: o.max_steps.min(sc.header().max_steps),
+        ..*o
+    };
     let w = wanted(sc, log);
     let goal = [w.seqs[0].len() as u32, w.seqs[1].len() as u32];
     let s = Search::new(sc, &w, goal, o);
@@ -702,11 +707,15 @@ impl<'a, M: Model> Search<'a, M> {
                 );
             }
         }
-        let why = self.cut.then(|| {
-            format!(
+        let why = self.cut.then(|| match self.o.max_steps >= self.sc.header().max_steps {
+            true => format!(
+                "the search followed schedules up to the scenario's step limit (its \"max_steps\", {}), where its runs stop, and went no further",
+                self.o.max_steps
+            ),
+            false => format!(
                 "the search followed schedules up to its step limit of {} steps{}, and went no further",
                 self.o.max_steps, self.o.hint
-            )
+            ),
         });
         (best_node, why, self)
     }
