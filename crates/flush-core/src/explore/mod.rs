@@ -297,12 +297,14 @@ pub struct Exploration {
     /// The deepest level reached.
     pub depth: u32,
     pub stopped: Stopped,
-    /// Paths cut at `max_steps` (the search is then incomplete).
+    /// Paths cut at `max_steps` (the search is then incomplete, unless that
+    /// was the scenario's step limit: see `scenario_step_limit`).
     pub depth_cut: u64,
     /// The depth budget was the scenario's step limit (its `max_steps`, where
     /// its runs stop), not the search's own.
     pub scenario_step_limit: bool,
-    /// True if a budget (states, bytes, depth) or a cancel cut the search short.
+    /// True if a budget (states, bytes, the search's own depth) or a cancel cut
+    /// the search short.
     pub truncated: bool,
     /// The most bytes the search held (estimated).
     pub peak_bytes: u64,
@@ -387,14 +389,11 @@ impl Exploration {
                 1 => "path was",
                 _ => "paths were",
             };
-            let at = match self.scenario_step_limit {
-                true => format!("the scenario's step limit (its \"max_steps\", {max}, where its runs stop); raise it in the file to look deeper"),
-                false => format!("--max-steps {max}; raise it to look deeper"),
-            };
-            s.push_str(&format!(
-                "incomplete: {} {paths} cut at {at}\n",
-                self.depth_cut
-            ));
+            let n = self.depth_cut;
+            s.push_str(&match self.scenario_step_limit {
+                true => format!("step limit: {n} {paths} cut at the scenario's step limit (its \"max_steps\", {max}), where its runs stop; raise it in the file to look deeper\n"),
+                false => format!("incomplete: {n} {paths} cut at --max-steps {max}; raise it to look deeper\n"),
+            });
         }
         if self.reduced {
             s.push_str("reduction: sleep sets (steps that commute taken in one order)\n");
@@ -452,6 +451,10 @@ impl Exploration {
             // searched again from a shorter path.
             Stopped::Exhausted if self.depth_cut > 0 && self.goes_depth_first() => {
                 "every state reached within the depth budget was visited (depth first: a state first reached at the budget is not searched again from a shorter path)".to_owned()
+            }
+            Stopped::Exhausted if self.depth_cut > 0 && self.scenario_step_limit => {
+                "every state of the scenario's runs was visited (they stop at its step limit)"
+                    .to_owned()
             }
             Stopped::Exhausted if self.depth_cut > 0 => {
                 "every state within the depth budget was visited".to_owned()
@@ -631,7 +634,9 @@ pub(crate) fn report<M: Model>(
         stopped,
         depth_cut,
         scenario_step_limit: o.max_steps >= header.max_steps,
-        truncated: depth_cut > 0
+        // Paths cut where the scenario's runs stop leave none of its runs
+        // unexplored: only a budget of the search's own truncates it.
+        truncated: (depth_cut > 0 && o.max_steps < header.max_steps)
             || matches!(
                 stopped,
                 Stopped::MaxStates | Stopped::MaxBytes | Stopped::Cancelled

@@ -368,6 +368,9 @@ impl<M: Model> Explorer<M> {
         let mut x = super::report::<M>(self.sc.header(), &self.o, counts, violations);
         x.needed_bytes = self.needed_bytes;
         x.depth_first_from = self.depth_first_from;
+        // Depth first, a state first reached at the depth limit is not searched
+        // again from a shorter path: a cut leaves it incomplete, whoever's limit.
+        x.truncated |= x.depth_cut > 0 && x.goes_depth_first();
         x
     }
 
