@@ -35,7 +35,8 @@ pub struct LogLine {
     /// `key=value` fields in order, quoted values unquoted.
     pub fields: Vec<(String, String)>,
     /// The line was cut: it ended before its last bracket closed (a cut log),
-    /// or its bracketed parts were longer than `MAX_LINE_CHARS` characters in all.
+    /// or its bracketed parts were longer than `MAX_LINE_CHARS` characters in
+    /// all (each keeps its first `MIN_GROUP_CHARS`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
 }
@@ -219,14 +220,21 @@ fn read_line(line: &str) -> Kind {
     }
 }
 
+/// Characters each group keeps even when the line's [`MAX_LINE_CHARS`] are
+/// spent: a long field must not starve the short ones after it (a segment ID).
+const MIN_GROUP_CHARS: usize = 256;
+
 /// The bracketed groups of a line, each unquoted when it is one quoted string;
 /// `false` when a group was cut (the last one unclosed, or the groups longer
-/// than `MAX_LINE_CHARS` characters in all: a line's record stays within it
-/// however many groups share it). Text between groups is skipped.
+/// than `MAX_LINE_CHARS` characters in all, each group keeping its first
+/// `MIN_GROUP_CHARS` whatever the others took: a line's record stays under
+/// `MAX_LINE_CHARS + MAX_GROUPS * MIN_GROUP_CHARS` characters however many
+/// groups share it). A list cut short loses its last, partial, entry. Text
+/// between groups is skipped.
 fn groups(line: &str) -> (Vec<String>, bool) {
     let mut out = Vec::new();
     let mut cut = false;
-    // Characters the line's groups may still keep.
+    // Characters the line's groups may still keep beyond their own minimum.
     let mut room = MAX_LINE_CHARS;
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
@@ -236,21 +244,24 @@ fn groups(line: &str) -> (Vec<String>, bool) {
         let mut g = String::new();
         let mut quoted = false;
         let mut closed = false;
-        let was_cut = cut;
-        let mut keep = |g: &mut String, c: char, cut: &mut bool| match room {
-            0 => *cut = true,
-            _ => {
-                room -= 1;
+        let mut this_cut = false;
+        let mut kept = 0;
+        let mut keep = |g: &mut String, c: char, cut: &mut bool| {
+            if kept < MIN_GROUP_CHARS || room > 0 {
+                kept += 1;
+                room = room.saturating_sub(1);
                 g.push(c);
+            } else {
+                *cut = true;
             }
         };
         while let Some(c) = chars.next() {
             match c {
                 '"' => quoted = !quoted,
                 '\\' if quoted => {
-                    keep(&mut g, c, &mut cut);
+                    keep(&mut g, c, &mut this_cut);
                     if let Some(n) = chars.next() {
-                        keep(&mut g, n, &mut cut);
+                        keep(&mut g, n, &mut this_cut);
                     }
                     continue;
                 }
@@ -260,11 +271,15 @@ fn groups(line: &str) -> (Vec<String>, bool) {
                 }
                 _ => {}
             }
-            keep(&mut g, c, &mut cut);
+            keep(&mut g, c, &mut this_cut);
         }
-        // A quoted value cut short keeps its closing quote (it is unquoted then).
-        if cut && !was_cut && quoted_at_start(&g) && !g.ends_with('"') {
-            g.push('"');
+        if this_cut {
+            cut = true;
+            drop_partial_entry(&mut g);
+            // A quoted value cut short keeps its closing quote (it is unquoted then).
+            if quoted_at_start(&g) && !g.ends_with('"') {
+                g.push('"');
+            }
         }
         out.push(g);
         if !closed || out.len() == MAX_GROUPS {
@@ -272,6 +287,22 @@ fn groups(line: &str) -> (Vec<String>, bool) {
         }
     }
     (out, !cut)
+}
+
+/// A list value cut short (`segments="[1,2,45`) without its partial last entry,
+/// closed: `segments="[1,2]`; a cut `45` would read as another segment.
+fn drop_partial_entry(g: &mut String) {
+    let value = g.split_once('=').map_or(g.as_str(), |(_, v)| v);
+    let Some(list) = value.trim_start_matches('"').strip_prefix('[') else {
+        return;
+    };
+    if list.contains(']') {
+        return;
+    }
+    let open = g.len() - list.len();
+    let end = g[open..].rfind(',').map_or(open, |i| open + i);
+    g.truncate(end);
+    g.push(']');
 }
 
 /// A group that is one quoted value, or a `key="value"` field.
@@ -450,15 +481,18 @@ pub fn import_against(
     Importing::against(text, sc, version)?.finish(o)
 }
 
-/// The segment a log line names (its `segmentID` or sync task `key`) when it
-/// is one of `left_out`.
+/// A segment a log line names (its `segmentID`, `SegmentID`, sync task `key`
+/// or one of a `segments` list, as the inference reads them) when it is one of
+/// `left_out`.
 fn left_out_of(r: &Record, left_out: &[i64]) -> Option<i64> {
     let Kind::Log(l) = &r.kind else {
         return None;
     };
-    ["segmentID", "key"]
+    l.fields
         .iter()
-        .filter_map(|k| l.field(k)?.trim().parse::<i64>().ok())
+        .filter(|(k, _)| ["segmentID", "SegmentID", "key", "segments"].contains(&k.as_str()))
+        .flat_map(|(_, v)| v.trim_matches(|c| c == '[' || c == ']').split(','))
+        .filter_map(|id| id.trim().parse::<i64>().ok())
         .find(|id| left_out.contains(id))
 }
 

@@ -707,7 +707,13 @@ impl<'a, M: Model> Search<'a, M> {
                 );
             }
         }
-        let why = self.cut.then(|| match self.o.max_steps >= self.sc.header().max_steps {
+        let why = self.cut.then(|| self.cut_words());
+        (best_node, why, self)
+    }
+
+    /// Which step limit cut the search: the scenario's, or the search's own.
+    fn cut_words(&self) -> String {
+        match self.o.max_steps >= self.sc.header().max_steps {
             true => format!(
                 "the search followed schedules up to the scenario's step limit (its \"max_steps\", {}), where its runs stop, and went no further",
                 self.o.max_steps
@@ -716,8 +722,7 @@ impl<'a, M: Model> Search<'a, M> {
                 "the search followed schedules up to its step limit of {} steps{}, and went no further",
                 self.o.max_steps, self.o.hint
             ),
-        });
-        (best_node, why, self)
+        }
     }
 
     /// The best so far is a step that matched lines and then printed `early`,
