@@ -408,36 +408,50 @@ fn rows(id: i64, s: &Seg, partition: i64) -> (Option<String>, Option<String>) {
     }
 }
 
-/// The segments the scenario holds: at most [`MAX_SEGMENTS`], a stand-in
-/// first (without what its request carried, the request's removals have no
-/// cause), then the named ones by first line; the others go to `left_out`,
-/// and a note says so.
+/// The segments the scenario holds: at most [`MAX_SEGMENTS`]: the named ones
+/// by first line, as many as fit beside the stand-ins their requests need
+/// (without what a request carried, its removals have no cause); the named
+/// others go to `left_out`, and a note says so.
 fn modelled<'s>(
     seen: &'s Seen,
     notes: &mut Vec<String>,
     left_out: &mut Vec<i64>,
 ) -> Vec<(&'s i64, &'s Seg)> {
-    let mut segs: Vec<(&i64, &Seg)> = seen.segs.iter().collect();
-    segs.sort_by_key(|(_, s)| (!s.stand_in, s.first_at));
-    if segs.len() > MAX_SEGMENTS {
-        let stand_ins = segs.iter().filter(|s| s.1.stand_in).count();
-        let (named, kept) = (
-            segs.len() - stand_ins,
-            MAX_SEGMENTS.saturating_sub(stand_ins),
-        );
-        let with = match stand_ins {
-            0 => String::new(),
-            1 => " beside the one standing in for what a request carried".to_owned(),
-            n => format!(" beside the {n} standing in for what requests carried"),
-        };
-        left_out.extend(segs[MAX_SEGMENTS..].iter().map(|(id, _)| **id));
-        notes.push(format!(
-            "The log names {named} segments; the model holds {MAX_SEGMENTS}, so the first {kept} (by first line) are modelled{with}, and the lines of the other {} cannot be explained.",
-            left_out.len()
-        ));
-        segs.truncate(MAX_SEGMENTS);
+    let (stand_ins, mut named): (Vec<(&i64, &Seg)>, Vec<(&i64, &Seg)>) =
+        seen.segs.iter().partition(|s| s.1.stand_in);
+    named.sort_by_key(|(_, s)| s.first_at);
+    // The stand-ins of the requests that removed one of `kept`.
+    let needed = |kept: &[(&'s i64, &'s Seg)]| -> Vec<(&'s i64, &'s Seg)> {
+        stand_ins
+            .iter()
+            .filter(|(_, si)| {
+                kept.iter()
+                    .any(|(_, s)| s.removed && s.removed_in == si.selected_in)
+            })
+            .copied()
+            .collect()
+    };
+    if named.len() + stand_ins.len() <= MAX_SEGMENTS {
+        return named.into_iter().chain(stand_ins).collect();
     }
-    segs
+    let mut k = named.len().min(MAX_SEGMENTS);
+    while k > 0 && k + needed(&named[..k]).len() > MAX_SEGMENTS {
+        k -= 1;
+    }
+    let with = needed(&named[..k]);
+    left_out.extend(named[k..].iter().map(|(id, _)| **id));
+    let beside = match with.len() {
+        0 => String::new(),
+        1 => " beside the one standing in for what a request carried".to_owned(),
+        n => format!(" beside the {n} standing in for what requests carried"),
+    };
+    notes.push(format!(
+        "The log names {} segments; the model holds {MAX_SEGMENTS}, so the first {k} (by first line) are modelled{beside}, and the lines of the other {} cannot be explained.",
+        named.len(),
+        left_out.len()
+    ));
+    named.truncate(k);
+    named.into_iter().chain(with).collect()
 }
 
 /// The scenario file of what the log showed; `left_out` gets the segments the
