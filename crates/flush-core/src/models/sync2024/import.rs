@@ -21,6 +21,15 @@ pub const MAX_REQUESTS: usize = 8;
 /// Sync ops of one segment an inferred scenario keeps.
 pub const MAX_SYNCS: usize = 4;
 
+/// Which line says that a segment's sync was a flush.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FlushFrom {
+    /// Datacoord's "flush segment complete" (server.go:1069@ca7ef26e4b).
+    Complete,
+    /// "failed to serialize merged stats log" (storage_serializer.go:115@ca7ef26e4b).
+    MergedStats,
+}
+
 /// What a segment was seen doing in the log.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Seg {
@@ -46,6 +55,12 @@ struct Seg {
     first_at: u32,
     /// Not in the log: it stands for what a request carried (see `stand_in`).
     stand_in: bool,
+    /// Its sync was a flush, and the first line that says so: the flow graph
+    /// seals it before that sync (see `flowgraph_ops`).
+    flush: Option<(u32, FlushFrom)>,
+    /// Not in the log: a segment without a PK statslog that the datanode
+    /// loaded (see `Seen::nil_stand_ins`).
+    no_statslog: bool,
 }
 
 #[derive(Default)]
@@ -56,6 +71,8 @@ struct Seen {
     succeeded: Vec<(u32, Option<i64>)>,
     /// The flow graph's ops in log order: (segment, line).
     syncs: Vec<(i64, u32)>,
+    /// Nil-pointer panics of the stats pool: (line, request counted from 1).
+    nil_loads: Vec<(u32, usize)>,
     notes: Vec<String>,
     /// Lines with an ID field the model cannot read (see `Seen::unread_ids`).
     unread: usize,
@@ -99,13 +116,13 @@ impl Seen {
                 .values()
                 .any(|s| s.removed && s.removed_in == k + 1);
             let carried = |s: &Seg| {
-                s.partition == partition && (s.added || s.skipped || (s.selected && !s.removed))
+                s.partition == partition
+                    && (s.added || s.skipped || s.no_statslog || (s.selected && !s.removed))
             };
             if !removes || self.segs.values().any(carried) {
                 continue;
             }
-            let max = self.segs.keys().next_back().copied().unwrap_or(0);
-            let id = max.checked_add(1).unwrap_or(max.saturating_sub(1_000_000));
+            let id = self.new_id();
             self.segs.insert(
                 id,
                 Seg {
@@ -120,6 +137,44 @@ impl Seen {
             notes.push(format!(
                 "Request {} (line {at}) removes segments but the log names none it carried; segment {id}, not in the log, stands for them (flushed, with a PK statslog, in datacoord and the datanode).",
                 k + 1
+            ));
+        }
+    }
+
+    /// An id the log does not name, for a segment standing in for one.
+    fn new_id(&self) -> i64 {
+        let max = self.segs.keys().next_back().copied().unwrap_or(0);
+        max.checked_add(1).unwrap_or(max.saturating_sub(1_000_000))
+    }
+
+    /// A nil-pointer panic of the stats pool while request `k` is handled: the
+    /// handler loads in the stats pool the PK statslog of each requested segment
+    /// the datanode lacks, and binlog.DecompressBinLog dereferences a missing one
+    /// (services.go:314-321@c65f41dc60). The log does not name the segment: one
+    /// Flushed L1 segment without a PK statslog, in datacoord and not in the
+    /// datanode, stands for it (every version that sends such a segment loads
+    /// a Flushed L1 one).
+    fn nil_stand_ins(&mut self, notes: &mut Vec<String>) {
+        let mut done = Vec::new();
+        for (at, k) in std::mem::take(&mut self.nil_loads) {
+            if done.contains(&k) {
+                continue;
+            }
+            done.push(k);
+            let partition = self.received[k - 1].1;
+            let id = self.new_id();
+            self.segs.insert(
+                id,
+                Seg {
+                    partition,
+                    first_at: at,
+                    stand_in: true,
+                    no_statslog: true,
+                    ..Seg::default()
+                },
+            );
+            notes.push(format!(
+                "Line {at}: the stats pool panicked on a nil pointer while SyncSegments request {k} loaded the segments the datanode lacks: binlog.DecompressBinLog dereferences a missing PK statslog (services.go:314-321@c65f41dc60). The log does not name the segment; segment {id}, not in the log, stands for it: Flushed and L1 in datacoord without a PK statslog, not in the datanode (datacoord sends such a segment from c65f41dc60 on, and every version loads it; ca7ef26e4b and b5c9a7364b send only segments with a PK statslog)."
             ));
         }
     }
@@ -142,6 +197,28 @@ impl Seen {
                 }
             }
             Kind::Unmatched { .. } => {}
+        }
+    }
+
+    /// Line `at` says that `segment`'s sync was a flush (the first line that
+    /// says so is kept).
+    fn flushed(&mut self, segment: i64, at: u32, from: FlushFrom) {
+        let seg = self.seg(segment, at);
+        seg.flush = seg.flush.or(Some((at, from)));
+    }
+
+    /// "Conc pool panicked" (conc/options.go:54@ca7ef26e4b): a sync task's
+    /// "segment not found", or a nil pointer in the stats pool while a
+    /// SyncSegments request loads the segments the datanode lacks.
+    fn pool_panic(&mut self, at: u32, l: &LogLine) {
+        let panic = l.field("panic").unwrap_or_default();
+        if let Some(s) = panic_segment(panic) {
+            self.synced(s, at, false);
+        } else if panic
+            .starts_with("runtime error: invalid memory address or nil pointer dereference")
+            && !self.received.is_empty()
+        {
+            self.nil_loads.push((at, self.received.len()));
         }
     }
 
@@ -265,6 +342,9 @@ impl Seen {
                     "save to dropped segment, ignore this request" => {
                         self.seg(s, at).dc_dropped = true
                     }
+                    "failed to serialize merged stats log" => {
+                        self.flushed(s, at, FlushFrom::MergedStats)
+                    }
                     _ => {}
                 }
                 // The task's logger carries its partition and level (task.go:95-103@ca7ef26e4b).
@@ -275,11 +355,13 @@ impl Seen {
                 seg.partition = seg.partition.or(partition);
                 seg.level = level.or(seg.level);
             }
-            ("conc/options.go", "Conc pool panicked", _) => {
-                if let Some(s) = l.field("panic").and_then(panic_segment) {
+            ("datacoord/server.go", "flush segment complete", _) => {
+                if let Some(s) = l.field("id").and_then(id) {
                     self.synced(s, at, false);
+                    self.flushed(s, at, FlushFrom::Complete);
                 }
             }
+            ("conc/options.go", "Conc pool panicked", _) => self.pool_panic(at, l),
             _ => {}
         }
     }
@@ -357,6 +439,7 @@ pub fn infer(log: &Parsed) -> Result<Inferred, String> {
             seen.unread - TOLD
         ));
     }
+    seen.nil_stand_ins(&mut notes);
     seen.stand_in(&mut notes);
     let mut left_out = Vec::new();
     let json = scenario_json(&seen, versions[0], (&mut notes, &mut left_out))?;
@@ -383,7 +466,10 @@ fn rows(id: i64, s: &Seg, partition: i64) -> (Option<String>, Option<String>) {
             state.as_str()
         ))
     };
-    if s.dc_missing || s.dc_dropped {
+    if s.no_statslog {
+        // Stands for a segment the datanode lacks and loads without a PK statslog.
+        (dc(SegState::Flushed, false, 0), None)
+    } else if s.dc_missing || s.dc_dropped {
         // The datanode syncs a growing segment datacoord lacks, or has dropped.
         let dc = s
             .dc_dropped
@@ -581,6 +667,15 @@ fn flowgraph_ops(
             continue;
         }
         let seg = &seen.segs[&s];
+        // The sync that flushed: the last one before the line that says so. An
+        // L0 segment's sync is a flush unsealed (write_buffer.go:614-617@ca7ef26e4b).
+        let flush = seg
+            .flush
+            .filter(|_| seg.level != Some(Level::L0))
+            .map(|(at, _)| {
+                let before = seen.syncs.iter().filter(|x| x.0 == s && x.1 <= at).count();
+                before.clamp(1, MAX_SYNCS) - 1
+            });
         if *n == 0 && !seg.added && !seg.dc_missing && !seg.dc_dropped {
             let p = seg.partition.unwrap_or(partition);
             ops.push(format!(
@@ -590,10 +685,29 @@ fn flowgraph_ops(
                 "Segment {s} is synced (line {at}) but was never added by SyncSegments: a new growing segment the flow graph inserts into."
             ));
         }
+        if flush == Some(*n) {
+            ops.push(format!(r#"{{ "op": "seal", "segment": {s} }}"#));
+            ops.push(format!(
+                r#"{{ "op": "sync", "segment": {s}, "flush": true }}"#
+            ));
+            notes.extend(seg.flush.map(|f| flush_note(s, f)));
+        } else {
+            ops.push(format!(r#"{{ "op": "sync", "segment": {s} }}"#));
+        }
         *n += 1;
-        ops.push(format!(r#"{{ "op": "sync", "segment": {s} }}"#));
     }
     ops
+}
+
+/// Why segment `s`'s sync is a flush, from line `at`.
+fn flush_note(s: i64, (at, from): (u32, FlushFrom)) -> String {
+    let why = match from {
+        FlushFrom::Complete => "datacoord logs \"flush segment complete\" for it, which it does only after a SaveBinlogPaths with Flushed set (datacoord/services.go:546-548, server.go:1069@ca7ef26e4b), and the datanode sets Flushed for a Flushing segment's sync (syncmgr/meta_writer.go:100, writebuffer/write_buffer.go:614-617@ca7ef26e4b)",
+        FlushFrom::MergedStats => "EncodeBuffer serializes the merged stats log only when it flushes a non-L0 segment (storage_serializer.go:111-116@ca7ef26e4b)",
+    };
+    format!(
+        "Segment {s} (line {at}): {why}. So datacoord and the datanode sealed it (FlushSegments) and the sealed-segment policy made it Flushing and flushed it (sync_policy.go:71-77@ca7ef26e4b): the flow graph seals it before that sync."
+    )
 }
 
 /// Datacoord's SyncSegments ticks: one per request the log shows from either side.
