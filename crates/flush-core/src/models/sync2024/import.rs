@@ -506,13 +506,16 @@ fn modelled<'s>(
     let (stand_ins, mut named): (Vec<(&i64, &Seg)>, Vec<(&i64, &Seg)>) =
         seen.segs.iter().partition(|s| s.1.stand_in);
     named.sort_by_key(|(_, s)| s.first_at);
-    // The stand-ins of the requests that removed one of `kept`.
+    // The stand-ins of the requests that removed one of `kept`, and those of
+    // a panic's segment (`nil_stand_ins`: the panic has no other cause).
     let needed = |kept: &[(&'s i64, &'s Seg)]| -> Vec<(&'s i64, &'s Seg)> {
         stand_ins
             .iter()
             .filter(|(_, si)| {
-                kept.iter()
-                    .any(|(_, s)| s.removed && s.removed_in == si.selected_in)
+                si.no_statslog
+                    || kept
+                        .iter()
+                        .any(|(_, s)| s.removed && s.removed_in == si.selected_in)
             })
             .copied()
             .collect()
