@@ -1201,7 +1201,7 @@ fn a_knob_given_twice_and_the_one_version_of_flush_2021() {
     // flush-2021's own commit (or 7 characters of it) is no change; it was
     // refused as "no other version (asked for \"891c202b73\")".
     let plain = flushscope(&["run", "builtin:handoff", "--json"]);
-    for v in ["891c202b73", "891c202", "891C202B73"] {
+    for v in ["891c202b73", "891c202", "891C202B73", "891c202b733a4d1", " 891c202"] {
         let o = flushscope(&["run", "builtin:handoff", "--version", v, "--json"]);
         assert_eq!(o.status.code(), Some(0), "{v}: {}", stderr(&o));
         assert_eq!(o.stdout, plain.stdout, "{v}");
