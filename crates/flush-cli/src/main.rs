@@ -381,7 +381,7 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
         .check()?;
         if !sc.observes() {
             note(&format!(
-                "note: {} observes nothing along a run (what --outcomes lists of flush-2021 is the packs datacoord receives): each outcome here is one way a run ends",
+                "note: {} observes nothing along a run (what --outcomes lists of flush-2021 is the packs datacoord receives): each outcome here is one way a run ends, with the invariants it broke (I=)",
                 sc.header().model
             ));
         }
@@ -912,6 +912,13 @@ fn print_outcomes(
                 "{}\n  {} end state(s); a shortest schedule ({steps}): {}\n",
                 o.outcome, o.ends, o.schedule
             ));
+            // flush-2021's line is what an observer sees: it does not name them.
+            if !o.invariants.is_empty() && !o.outcome.contains(" | I=") {
+                text.push_str(&format!(
+                    "  invariants broken by some of these end states (not observable): {}\n",
+                    o.invariants.join(", ")
+                ));
+            }
         }
         emit(&text)?;
     }

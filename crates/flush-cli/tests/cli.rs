@@ -1201,7 +1201,13 @@ fn a_knob_given_twice_and_the_one_version_of_flush_2021() {
     // flush-2021's own commit (or 7 characters of it) is no change; it was
     // refused as "no other version (asked for \"891c202b73\")".
     let plain = flushscope(&["run", "builtin:handoff", "--json"]);
-    for v in ["891c202b73", "891c202", "891C202B73", "891c202b733a4d1", " 891c202"] {
+    for v in [
+        "891c202b73",
+        "891c202",
+        "891C202B73",
+        "891c202b733a4d1",
+        " 891c202",
+    ] {
         let o = flushscope(&["run", "builtin:handoff", "--version", v, "--json"]);
         assert_eq!(o.status.code(), Some(0), "{v}: {}", stderr(&o));
         assert_eq!(o.stdout, plain.stdout, "{v}");
@@ -1539,7 +1545,8 @@ fn logs_against_a_scenario_reads_a_flush_2021_log() {
 /// before, over 12 GB for go-test-execute). A budget reached still prints what
 /// was found, marked incomplete.
 /// A model that observes nothing along a run (sync-2024, the toy) gets a note:
-/// its outcomes are the ways a run ends. flush-2021 gets none.
+/// its outcomes are the ways a run ends, with the invariants broken.
+/// flush-2021's name them under the line an observer sees.
 #[test]
 fn outcomes_of_a_model_that_observes_nothing_say_so() {
     let o = flushscope(&["explore", "builtin:segment-not-found", "--outcomes"]);
@@ -1549,9 +1556,22 @@ fn outcomes_of_a_model_that_observes_nothing_say_so() {
         "{}",
         stderr(&o)
     );
-    assert!(stdout(&o).contains("N= | E=panic"), "{}", stdout(&o));
-    let o = flushscope(&["explore", "builtin:handoff", "--outcomes"]);
+    assert!(
+        stdout(&o).contains("N= | E=panic | I=sync-task-segment-present"),
+        "{}",
+        stdout(&o)
+    );
+    let o = flushscope(&["explore", "builtin:inject-done-splice", "--outcomes"]);
     assert!(!stderr(&o).contains("observes nothing"), "{}", stderr(&o));
+    // Its outcome line is what an observer sees; the invariants broken on the
+    // way are named under it (the line read "E=completed" alone).
+    assert!(
+        stdout(&o).contains(
+            "  invariants broken by some of these end states (not observable): inject-done-splice"
+        ),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

@@ -72,6 +72,10 @@ pub struct ObservedOutcome {
     /// A shortest schedule reaching it.
     pub schedule: String,
     pub steps: u32,
+    /// The invariants broken by some end state reaching it (flush-2021's
+    /// outcome line is what an observer sees, and does not show them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub invariants: Vec<&'static str>,
 }
 
 /// Every distinct observable outcome, breadth first, so each comes with a
@@ -122,7 +126,7 @@ pub fn outcomes_with<M: Observe>(
 ) -> Outcomes {
     let mut seen = FpSet::default();
     let mut links: Vec<(u32, Choice)> = Vec::new();
-    let mut out: BTreeMap<String, (u64, u32)> = BTreeMap::new();
+    let mut out = Seen::default();
     let mut queue: VecDeque<Entry<M>> = VecDeque::new();
     let mut held = Held::of::<M>();
     let limit = sc.header().max_steps;
@@ -135,7 +139,7 @@ pub fn outcomes_with<M: Observe>(
         now.depth = depth;
         sc.runnable(&w, &mut runnable);
         if runnable.is_empty() || depth >= limit {
-            out.entry(outcome_line(sc, &obs, &w)).or_insert((0, link)).0 += 1;
+            out.end(sc, &obs, &w, link);
             continue;
         }
         for &c in &runnable {
@@ -177,7 +181,7 @@ pub fn outcomes_with<M: Observe>(
         for (w, obs, link, depth, _) in &queue {
             sc.runnable(w, &mut runnable);
             if runnable.is_empty() || *depth >= limit {
-                out.entry(outcome_line(sc, obs, w)).or_insert((0, *link)).0 += 1;
+                out.end(sc, obs, w, *link);
             }
         }
     }
@@ -230,24 +234,46 @@ impl Held {
     }
 }
 
-/// The outcomes seen (each with the end states reaching it and the link of a
-/// first one), as [`Outcomes`].
+/// The outcomes seen: per outcome line, the end states reaching it, the link
+/// of a first one, and the invariants they broke.
+#[derive(Default)]
+struct Seen(BTreeMap<String, (u64, u32, Vec<&'static str>)>);
+
+impl Seen {
+    /// End state `w`, reached by `link` with `obs` observed.
+    fn end<M: Observe>(&mut self, sc: &M, obs: &[String], w: &M::State, link: u32) {
+        let e = self
+            .0
+            .entry(outcome_line(sc, obs, w))
+            .or_insert((0, link, Vec::new()));
+        e.0 += 1;
+        for v in sc.violations(w) {
+            if !e.2.contains(&v.id) {
+                e.2.push(v.id);
+            }
+        }
+    }
+}
+
+/// The outcomes seen, as [`Outcomes`].
 fn found(
-    out: BTreeMap<String, (u64, u32)>,
+    out: Seen,
     links: &[(u32, Choice)],
     states: u64,
     stopped: Option<OutcomesStop>,
 ) -> Outcomes {
     Outcomes {
         outcomes: out
+            .0
             .into_iter()
-            .map(|(outcome, (ends, link))| {
+            .map(|(outcome, (ends, link, invariants))| {
                 let s = schedule_of(links, link);
                 ObservedOutcome {
                     outcome,
                     ends,
                     steps: s.len() as u32,
                     schedule: format_schedule(&s),
+                    invariants,
                 }
             })
             .collect(),
