@@ -880,3 +880,66 @@ fn every_scripted_builtin_log_is_explained_by_its_inferred_scenario() {
     assert!(checked >= 30, "only {checked} scripted runs");
     assert!(failed.is_empty(), "{}", failed.join("\n\n"));
 }
+
+/// Three inference rules read no more than their lines show (found by a
+/// review helper): a nil-pointer panic of another pool after the request was
+/// answered is no statslog load; a failed merged-stats serialization fails a
+/// flush of its own (the syncs submitted before it stay plain); datacoord's
+/// "flush segment complete" for a segment the log never shows synced may be
+/// its start-up recovery, and is no flush of the log's.
+#[test]
+fn inference_rules_read_no_more_than_their_lines_show() {
+    use flush_core::logs::{conform::Options, import};
+    let req = "[2024/07/02 08:15:42.010 +00:00] [INFO] [datanode/services.go:284] [\"DataNode receives SyncSegments\"] [partitionID=2]\n";
+    let ok = "[2024/07/02 08:15:42.092 +00:00] [INFO] [datacoord/sync_segments_scheduler.go:145] [\"sync segments success\"] [partitionID=2] [segments=\"[101]\"]\n";
+    let submit = "[2024/07/02 08:16:41.913 +00:00] [INFO] [syncmgr/sync_manager.go:129] [\"sync mgr sumbit task with key\"] [key=300]\n";
+    let nil = "[2024/07/02 08:16:42.119 +00:00] [ERROR] [conc/options.go:54] [\"Conc pool panicked\"] [panic=\"runtime error: invalid memory address or nil pointer dereference\"]";
+    let notes = |log: &str| {
+        import(log, None, &Options::default())
+            .unwrap()
+            .inferred
+            .unwrap()
+            .notes
+    };
+    let stats_pool = |n: &Vec<String>| n.iter().any(|n| n.contains("the stats pool panicked"));
+    // While the request is handled: the statslog load.
+    assert!(stats_pool(&notes(&format!("{req}{nil}\n"))));
+    // After it was answered, or with another pool's stack: not.
+    assert!(!stats_pool(&notes(&format!("{req}{ok}{submit}{nil}\n"))));
+    let task = format!("{nil} [stack=\"syncmgr.(*SyncTask).Run task.go:140\"]\n");
+    assert!(!stats_pool(&notes(&format!("{req}{submit}{task}"))));
+
+    let merged = format!("{submit}{submit}[2024/07/02 08:16:43.913 +00:00] [WARN] [syncmgr/storage_serializer.go:115] [\"failed to serialize merged stats log\"] [segmentID=300] [error=\"stats empty\"]\n");
+    let file = import(&merged, None, &Options::default())
+        .unwrap()
+        .inferred
+        .unwrap()
+        .json;
+    let ops: Vec<&str> = file
+        .lines()
+        .filter(|l| l.contains("\"op\""))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        ops[1..],
+        [
+            r#"{ "op": "sync", "segment": 300 },"#,
+            r#"{ "op": "sync", "segment": 300 },"#,
+            r#"{ "op": "seal", "segment": 300 },"#,
+            r#"{ "op": "sync", "segment": 300, "flush": true } ] }"#,
+        ],
+        "{file}"
+    );
+
+    let complete = "[2024/07/02 08:16:45.000 +00:00] [INFO] [datacoord/server.go:1069] [\"flush segment complete\"] [id=300]\n";
+    let flushed = |log: &str| {
+        import(log, None, &Options::default())
+            .unwrap()
+            .inferred
+            .unwrap()
+            .json
+            .contains("\"flush\": true")
+    };
+    assert!(flushed(&format!("{submit}{complete}")));
+    assert!(!flushed(&format!("{req}{complete}")));
+}

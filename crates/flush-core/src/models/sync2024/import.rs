@@ -157,7 +157,8 @@ impl Seen {
     fn nil_stand_ins(&mut self, notes: &mut Vec<String>) {
         let mut done = Vec::new();
         for (at, k) in std::mem::take(&mut self.nil_loads) {
-            if done.contains(&k) {
+            // A request past those modelled has no handler to load it.
+            if done.contains(&k) || k > MAX_REQUESTS {
                 continue;
             }
             done.push(k);
@@ -216,10 +217,19 @@ impl Seen {
             self.synced(s, at, false);
         } else if panic
             .starts_with("runtime error: invalid memory address or nil pointer dereference")
-            && !self.received.is_empty()
+            && self.handling_request()
+            && l.field("stack")
+                .is_none_or(|st| st.contains("DecompressBinLog") || st.contains("SyncSegments"))
         {
             self.nil_loads.push((at, self.received.len()));
         }
+    }
+
+    /// Whether the last request received may still be in its handler: the
+    /// log shows no datacoord success for it yet (a nil-pointer panic after
+    /// that is some other pool's).
+    fn handling_request(&self) -> bool {
+        !self.received.is_empty() && self.succeeded.len() < self.received.len()
     }
 
     fn synced(&mut self, segment: i64, at: u32, submitted: bool) {
@@ -343,6 +353,11 @@ impl Seen {
                         self.seg(s, at).dc_dropped = true
                     }
                     "failed to serialize merged stats log" => {
+                        // getSyncTask of a flush failed here (write_buffer.go:333-339
+                        // @ca7ef26e4b): a sync of its own, not one submitted before.
+                        if !self.syncs.contains(&(s, at)) {
+                            self.syncs.push((s, at));
+                        }
                         self.flushed(s, at, FlushFrom::MergedStats)
                     }
                     _ => {}
@@ -355,10 +370,14 @@ impl Seen {
                 seg.partition = seg.partition.or(partition);
                 seg.level = level.or(seg.level);
             }
+            // Datacoord also logs it for a segment it recovers Flushing at start
+            // (handleFlushingSegments, server.go:1074-1082@ca7ef26e4b): only a
+            // segment the log shows the datanode syncing is read as flushed.
             ("datacoord/server.go", "flush segment complete", _) => {
                 if let Some(s) = l.field("id").and_then(id) {
-                    self.synced(s, at, false);
-                    self.flushed(s, at, FlushFrom::Complete);
+                    if self.segs.get(&s).is_some_and(|g| g.synced) {
+                        self.flushed(s, at, FlushFrom::Complete);
+                    }
                 }
             }
             ("conc/options.go", "Conc pool panicked", _) => self.pool_panic(at, l),
@@ -706,7 +725,7 @@ fn flowgraph_ops(
 fn flush_note(s: i64, (at, from): (u32, FlushFrom)) -> String {
     let why = match from {
         FlushFrom::Complete => "datacoord logs \"flush segment complete\" for it, which it does only after a SaveBinlogPaths with Flushed set (datacoord/services.go:546-548, server.go:1069@ca7ef26e4b), and the datanode sets Flushed for a Flushing segment's sync (syncmgr/meta_writer.go:100, writebuffer/write_buffer.go:614-617@ca7ef26e4b)",
-        FlushFrom::MergedStats => "EncodeBuffer serializes the merged stats log only when it flushes a non-L0 segment (storage_serializer.go:111-116@ca7ef26e4b)",
+        FlushFrom::MergedStats => "EncodeBuffer serializes the merged stats log only when it flushes a non-L0 segment (storage_serializer.go:111-116@ca7ef26e4b), and its failure fails that flush's getSyncTask (write_buffer.go:333-339@ca7ef26e4b)",
     };
     format!(
         "Segment {s} (line {at}): {why}. So datacoord and the datanode sealed it (FlushSegments) and the sealed-segment policy made it Flushing and flushed it (sync_policy.go:71-77@ca7ef26e4b): the flow graph seals it before that sync."
