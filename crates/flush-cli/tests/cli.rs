@@ -1152,6 +1152,33 @@ fn the_policy_matrix_shows_which_mixes_are_safe_and_where_each_version_stands() 
             .any(|l| l.starts_with("proposed | runner_creation_locked | ok |")),
         "{out}"
     );
+    // Runs that stop at the scenario's step limit: ok within it, said so
+    // (every row read "ok", one that deadlocks past the limit too).
+    let dir = tempdir();
+    let short = dir.join("compaction-race-5.json");
+    let mut v: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{}/../../scenarios/compaction-race.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    v["max_steps"] = 5.into();
+    std::fs::write(&short, v.to_string()).unwrap();
+    let o = flushscope(&["matrix", short.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o)
+            .lines()
+            .skip(1)
+            .all(|l| l.contains("| ok within the scenario's step limit (5 steps) |")),
+        "{}",
+        stdout(&o)
+    );
+    let o = flushscope(&["matrix", short.to_str().unwrap(), "--json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(rows.iter().all(|r| r["step_limit"] == 5), "{rows:?}");
     // No row finds one: exit 0.
     let o = flushscope(&["matrix", "builtin:handoff"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -607,7 +607,14 @@ impl Importing {
         }
         let mut c = sc.conform(&self.log, o);
         if let (Some(u), Some(i)) = (&mut c.unexplained, &self.inferred) {
-            if let Some(id) = left_out_of(&self.log.records[u.record], &i.left_out) {
+            // Only where the search found no cause of its own (a budget, the
+            // order of the lines, another level say more).
+            let never = u
+                .why
+                .starts_with("no schedule of this scenario prints this line");
+            if let Some(id) =
+                left_out_of(&self.log.records[u.record], &i.left_out).filter(|_| never)
+            {
                 u.why = format!(
                     "segment {id} is not in the scenario: the log names more segments than the model holds (see the notes)"
                 );

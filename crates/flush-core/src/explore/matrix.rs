@@ -23,18 +23,21 @@ pub struct MatrixRow {
     pub states: u64,
     /// A budget cut the search short: "no finding" then means "none found".
     pub truncated: bool,
+    /// The scenario's step limit, when paths reached it: its runs stop there,
+    /// and "ok" means ok within it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_limit: Option<u32>,
 }
 
 impl MatrixRow {
     /// `ok`, or the findings' kinds and ids: `invariant inject-done-splice, panic ...`.
     pub fn verdict(&self) -> String {
         if self.findings.is_empty() {
-            return if self.truncated {
-                "none found (budget ran out)"
-            } else {
-                "ok"
-            }
-            .to_owned();
+            return match (self.truncated, self.step_limit) {
+                (true, _) => "none found (budget ran out)".to_owned(),
+                (false, Some(n)) => format!("ok within the scenario's step limit ({n} steps)"),
+                (false, None) => "ok".to_owned(),
+            };
         }
         let mut v: Vec<String> = self
             .findings
@@ -75,6 +78,8 @@ pub fn matrix<M: Model>(
             findings: x.violations,
             states: x.states,
             truncated: x.truncated,
+            step_limit: (x.scenario_step_limit && x.depth_cut > 0)
+                .then(|| x.options.as_ref().map_or(0, |o| o.max_steps)),
         };
         progress(&row);
         rows.push(row);

@@ -390,9 +390,10 @@ impl Exploration {
                 _ => "paths were",
             };
             let n = self.depth_cut;
-            s.push_str(&match self.scenario_step_limit {
-                true => format!("step limit: {n} {paths} cut at the scenario's step limit (its \"max_steps\", {max}), where its runs stop; raise it in the file to look deeper\n"),
-                false => format!("incomplete: {n} {paths} cut at --max-steps {max}; raise it to look deeper\n"),
+            s.push_str(&match (self.scenario_step_limit, self.truncated) {
+                (true, true) => format!("incomplete: {n} {paths} cut at the scenario's step limit (its \"max_steps\", {max}), where its runs stop; depth first, a state first reached there is not searched again from a shorter path\n"),
+                (true, false) => format!("step limit: {n} {paths} cut at the scenario's step limit (its \"max_steps\", {max}), where its runs stop; raise it in the file to look deeper\n"),
+                (false, _) => format!("incomplete: {n} {paths} cut at --max-steps {max}; raise it to look deeper\n"),
             });
         }
         if self.reduced {

@@ -489,6 +489,15 @@ fn a_search_keeps_to_the_scenarios_step_limit_and_what_it_finds_replays() {
         ), "{}", x.text());
         if order == Order::Bfs {
             assert!(x.text().contains("violations: none\n"), "{}", x.text());
+            assert!(x.text().contains("step limit: "), "{}", x.text());
+        } else {
+            assert!(
+                x.text().contains("incomplete: ")
+                    && x.text()
+                        .contains("depth first, a state first reached there"),
+                "{}",
+                x.text()
+            );
         }
         // The search's own budget below the scenario's is named as such.
         let x = sc.explore_with(

@@ -782,7 +782,15 @@ pub(crate) fn findings_cell(
         <>
         if x.violations.is_empty() {
             <span class={if x.truncated { "" } else { "v-ok" }}>
-                {if x.truncated { format!("nothing found so far ({})", x.stopped_words()) } else { "completed: nothing breaks".to_owned() }}
+                {match (x.truncated, x.scenario_step_limit && x.depth_cut > 0) {
+                    (true, _) => format!("nothing found so far ({})", x.stopped_words()),
+                    // Its runs stop at the limit: nothing breaks in them.
+                    (false, true) => format!(
+                        "completed: nothing breaks within the scenario's step limit ({} steps)",
+                        x.options.as_ref().map_or(0, |o| o.max_steps)
+                    ),
+                    (false, false) => "completed: nothing breaks".to_owned(),
+                }}
             </span>
         }
         <ul class="found">
