@@ -513,6 +513,9 @@ fn rows(id: i64, s: &Seg, partition: i64) -> (Option<String>, Option<String>) {
     }
 }
 
+/// A segment the scenario holds, by id.
+type Held<'s> = (&'s i64, &'s Seg);
+
 /// The segments the scenario holds: at most [`MAX_SEGMENTS`]: the named ones
 /// by first line, as many as fit beside the stand-ins their requests need
 /// (without what a request carried, its removals have no cause); the named
@@ -522,7 +525,7 @@ fn modelled<'s>(
     notes: &mut Vec<String>,
     left_out: &mut Vec<i64>,
 ) -> Vec<(&'s i64, &'s Seg)> {
-    let (stand_ins, mut named): (Vec<(&i64, &Seg)>, Vec<(&i64, &Seg)>) =
+    let (stand_ins, mut named): (Vec<Held<'s>>, Vec<Held<'s>>) =
         seen.segs.iter().partition(|s| s.1.stand_in);
     named.sort_by_key(|(_, s)| s.first_at);
     // The stand-ins of the requests that removed one of `kept`, and those of
