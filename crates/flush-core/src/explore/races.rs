@@ -298,7 +298,9 @@ impl RunRaces {
                 continue;
             }
             tries[t].1 += 1;
-            if let Some(s) = show(sc, schedule, &x, &mut left) {
+            // A schedule past the scenario's step limit would not replay.
+            let fits = |s: &Vec<Choice>| s.len() <= sc.header().max_steps as usize;
+            if let Some(s) = show(sc, schedule, &x, &mut left).filter(fits) {
                 let steps = vec![x.first as u32 + 1, x.second as u32 + 1];
                 self.add(&r, x.second as u32 + 1, steps, &s);
             }
