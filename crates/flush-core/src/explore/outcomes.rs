@@ -130,7 +130,10 @@ pub fn outcomes_with<M: Observe>(
     let mut queue: VecDeque<Entry<M>> = VecDeque::new();
     let mut held = Held::of::<M>();
     let limit = sc.header().max_steps;
-    queue.push_back((sc.init(), Vec::new(), 0, 0, 0));
+    let root = sc.init();
+    // The initial state is one of those visited, as `explore` counts it.
+    seen.insert(hash2(&root, &Vec::<String>::new()));
+    queue.push_back((root, Vec::new(), 0, 0, 0));
     let mut now = super::Progress::default();
     let (mut runnable, mut scratch) = (Vec::new(), Vec::new());
     let mut stopped = None;
