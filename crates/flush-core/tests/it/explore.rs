@@ -556,7 +556,10 @@ fn a_search_keeps_to_the_scenarios_step_limit_and_what_it_finds_replays() {
     assert_eq!(ends, ["N= | E=step_limit"]);
     // It counts the states explore counts, the initial one among them.
     let counted = short.explore_with(&Options::exhaustive(200, 100_000), &mut |_| true);
-    assert_eq!(short.outcomes_within(100_000, 1 << 30).states, counted.states);
+    assert_eq!(
+        short.outcomes_within(100_000, 1 << 30).states,
+        counted.states
+    );
     let ends: Vec<String> = sc
         .outcomes(100_000)
         .unwrap()
