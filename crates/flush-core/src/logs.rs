@@ -481,18 +481,14 @@ pub fn import_against(
     Importing::against(text, sc, version)?.finish(o)
 }
 
-/// A segment a log line names (its `segmentID`, `SegmentID`, sync task `key`
-/// or one of a `segments` list, as the inference reads them) when it is one of
-/// `left_out`.
+/// A segment a log line names, as the inference reads them, when it is one
+/// of `left_out`.
 fn left_out_of(r: &Record, left_out: &[i64]) -> Option<i64> {
     let Kind::Log(l) = &r.kind else {
         return None;
     };
-    l.fields
-        .iter()
-        .filter(|(k, _)| ["segmentID", "SegmentID", "key", "segments"].contains(&k.as_str()))
-        .flat_map(|(_, v)| v.trim_matches(|c| c == '[' || c == ']').split(','))
-        .filter_map(|id| id.trim().parse::<i64>().ok())
+    crate::models::AnyScenario::segments_named(l)
+        .into_iter()
         .find(|id| left_out.contains(id))
 }
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::fingerprint::{bytes_with_inline, fingerprint, FpSet};
 use super::search::schedule_of;
-use crate::engine::{End, Model};
+use crate::engine::{End, Model, Violation};
 use crate::sched::{format_schedule, Choice};
 
 /// What an observer outside the modelled code sees: the conformance harness
@@ -28,16 +28,11 @@ pub trait Observe: Model {
     /// (`E=completed | I=sync-task-segment-present`): a run that breaks one ends
     /// `invariant` in `flushscope run`, and an outcome must not read as if none was.
     fn end_observed(&self, s: &Self::State) -> String {
-        let mut ids: Vec<&str> = Vec::new();
         let v = self.verdict(s);
-        for x in &v.violations {
-            if !ids.contains(&x.id) {
-                ids.push(x.id);
-            }
-        }
+        let ids = invariant_ids(&v.violations, Vec::new());
         match ids.is_empty() {
-            true => format!("E={}", end_word(self, s)),
-            false => format!("E={} | I={}", end_word(self, s), ids.join(",")),
+            true => format!("E={}", word_of(&v.end)),
+            false => format!("E={} | I={}", word_of(&v.end), ids.join(",")),
         }
     }
 }
@@ -45,12 +40,26 @@ pub trait Observe: Model {
 /// `completed`, `deadlock` or `panic` for an ended state; `step_limit` for a
 /// state the scenario's step limit ended (its goroutines could go on).
 pub fn end_word<M: Model>(sc: &M, s: &M::State) -> &'static str {
-    match sc.verdict(s).end {
+    word_of(&sc.verdict(s).end)
+}
+
+fn word_of(end: &Option<End>) -> &'static str {
+    match end {
         Some(End::Panic { .. }) => "panic",
         Some(End::Deadlock(_)) => "deadlock",
         Some(End::Completed) => "completed",
         None => "step_limit",
     }
+}
+
+/// `ids` with the ids of `violations` it lacks, in order.
+fn invariant_ids(violations: &[Violation], mut ids: Vec<&'static str>) -> Vec<&'static str> {
+    for v in violations {
+        if !ids.contains(&v.id) {
+            ids.push(v.id);
+        }
+    }
+    ids
 }
 
 /// `N=... | ...`: the observations and the end.
@@ -250,11 +259,7 @@ impl Seen {
             .entry(outcome_line(sc, obs, w))
             .or_insert((0, link, Vec::new()));
         e.0 += 1;
-        for v in sc.violations(w) {
-            if !e.2.contains(&v.id) {
-                e.2.push(v.id);
-            }
-        }
+        e.2 = invariant_ids(&sc.violations(w), std::mem::take(&mut e.2));
     }
 }
 

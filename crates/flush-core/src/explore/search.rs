@@ -526,8 +526,7 @@ impl<M: Model> Explorer<M> {
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(w, &mut runnable);
         if M::FOOTPRINTS && self.o.races && only.is_none() {
-            let room = self.o.max_steps.saturating_sub(depth);
-            self.check_races(w, &runnable, room, |f| f.path(link));
+            self.check_races(w, &runnable, depth, |f| f.path(link));
         }
         if let Some(only) = only {
             runnable.retain(|c| only.contains(c));
@@ -646,20 +645,20 @@ impl<M: Model> Explorer<M> {
 
     /// The race check of state `w` (see [`Options::races`] and [`races_at`]): each
     /// new race is recorded with the schedule to `w` (`path`) and the two steps.
-    /// A race's schedule takes its two steps from `w`: one that `room` steps
-    /// (to the depth budget, never past the scenario's step limit) cannot hold
-    /// would not replay, and is not reported.
+    /// A race's schedule takes its two steps from `w`, at `depth`: one that
+    /// the steps left to the depth budget (never past the scenario's step
+    /// limit) cannot hold would not replay, and is not reported.
     fn check_races(
         &mut self,
         w: &M::State,
         runnable: &[Choice],
-        room: u32,
+        depth: u32,
         path: impl FnOnce(&Frontier<M::State>) -> Vec<Choice>,
     ) {
         let mut path = Some(path);
         let mut base = Vec::new();
         for r in races_at(&*self.sc, w, runnable, &mut self.race_spare) {
-            if r.steps.len() > room as usize {
+            if r.steps.len() > self.o.max_steps.saturating_sub(depth) as usize {
                 continue;
             }
             let key = r.key();
@@ -849,8 +848,7 @@ impl<M: Model> Explorer<M> {
         let mut runnable = std::mem::take(&mut self.runnable);
         self.sc.runnable(&next, &mut runnable);
         if M::FOOTPRINTS && self.o.races {
-            let room = self.o.max_steps.saturating_sub(depth);
-            self.check_races(&next, &runnable, room, |f| f.path(0));
+            self.check_races(&next, &runnable, depth, |f| f.path(0));
             if self.stopped.is_some() {
                 self.runnable = runnable;
                 self.recycle(next);

@@ -95,6 +95,11 @@ impl AnyScenario {
         sync2024::import::infer(log)
     }
 
+    /// The segments a log line names, as [`AnyScenario::infer_from_log`] reads them.
+    pub fn segments_named(l: &crate::logs::LogLine) -> Vec<i64> {
+        sync2024::import::named_segments(l).collect()
+    }
+
     /// Parses and checks a scenario file of any model. `file` names it in messages.
     pub fn parse(text: &str, file: &str) -> Result<AnyScenario, ScenarioError> {
         // A UTF-8 byte order mark (some Windows editors write one) is not JSON.

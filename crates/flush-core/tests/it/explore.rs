@@ -604,7 +604,7 @@ fn a_race_is_reported_only_where_its_two_steps_fit_under_the_step_limit() {
         );
     }
     // Along a run: a race at the last state before the limit is none it can take.
-    let mut s = sc.clone();
+    let s = sc.clone();
     let found = s.explore_with(&o, &mut |_| true);
     let race = found
         .violations
@@ -613,24 +613,22 @@ fn a_race_is_reported_only_where_its_two_steps_fit_under_the_step_limit() {
         .unwrap();
     let schedule = flush_core::Choice::parse_list(&race.schedule).unwrap();
     let at = schedule.len() - 2;
-    s.header_mut().max_steps = at as u32 + 1;
-    let mut r = s.run(flush_core::Policy::Scripted {
-        script: schedule[..at].to_vec(),
-        fallback_seed: 1,
-    });
-    r.run_steps(at as u32);
+    let races_along = |limit: u32| {
+        let mut s = s.clone();
+        s.header_mut().max_steps = limit;
+        let mut r = s.run(flush_core::Policy::Scripted {
+            script: schedule[..at].to_vec(),
+            fallback_seed: 1,
+        });
+        r.run_steps(at as u32);
+        r.races(1 << 20).found
+    };
     assert!(
-        r.races(1 << 20).found.is_empty(),
+        races_along(at as u32 + 1).is_empty(),
         "a race past the limit shown"
     );
-    s.header_mut().max_steps = at as u32 + 2;
-    let mut r = s.run(flush_core::Policy::Scripted {
-        script: schedule[..at].to_vec(),
-        fallback_seed: 1,
-    });
-    r.run_steps(at as u32);
     assert!(
-        !r.races(1 << 20).found.is_empty(),
+        !races_along(at as u32 + 2).is_empty(),
         "the race fits: it is shown"
     );
 }

@@ -232,6 +232,15 @@ fn the_34018_log_infers_its_scenario_and_replays_to_the_same_panic() {
 /// Every built-in run under every version and a few seeds prints a log that the
 /// conformance search explains in full from the same scenario, with a schedule
 /// that prints it again; and every line it prints is one the model says it knows.
+/// The Milvus log lines a run printed, a line each.
+fn printed_log(run: &flush_core::AnyRun) -> String {
+    run.lines()
+        .iter()
+        .flat_map(|l| l.log.iter())
+        .map(|t| format!("{t}\n"))
+        .collect()
+}
+
 #[test]
 fn every_builtin_run_conforms_to_its_own_log() {
     use flush_core::logs::conform::Options;
@@ -240,12 +249,7 @@ fn every_builtin_run_conforms_to_its_own_log() {
         for seed in 1..=3 {
             let mut run = sc.run(flush_core::Policy::Seeded(seed));
             run.run_to_end();
-            let text: String = run
-                .lines()
-                .iter()
-                .flat_map(|l| l.log.iter())
-                .map(|t| format!("{t}\n"))
-                .collect();
+            let text = printed_log(&run);
             if text.is_empty() {
                 continue;
             }
@@ -860,12 +864,7 @@ fn every_scripted_builtin_log_is_explained_by_its_inferred_scenario() {
                 fallback_seed: seed,
             });
             run.run_to_end();
-            let text: String = run
-                .lines()
-                .iter()
-                .flat_map(|l| l.log.iter())
-                .map(|t| format!("{t}\n"))
-                .collect();
+            let text = printed_log(&run);
             let i = import(&text, Some(v), &Options::default()).unwrap();
             checked += 1;
             if i.conformance.complete == UNTOLD.contains(&(*name, v)) {

@@ -52,10 +52,9 @@ impl crate::engine::Model for Scenario {
     /// change; any other is refused.
     fn set_version(&mut self, id: &str) -> Result<(), String> {
         // As sync-2024's versions: any prefix of 7+ characters of the full hash.
-        const FULL: &str = "891c202b733a4d1471e0102c40df93a666036c4d";
         let id = id.trim().to_ascii_lowercase();
-        debug_assert!(FULL.starts_with(setup::COMMIT));
-        if id.len() >= 7 && FULL.starts_with(&id) {
+        debug_assert!(setup::FULL_COMMIT.starts_with(setup::COMMIT));
+        if id.len() >= 7 && setup::FULL_COMMIT.starts_with(&id) {
             return Ok(());
         }
         Err(format!(

@@ -9,6 +9,8 @@ use crate::scenario::{self, op_path, Actor, Format, Header, ModelOp, OpNode, Wai
 pub const MODEL: &str = "flush-2021";
 /// The Milvus commit the model follows (the model has no other version).
 pub const COMMIT: &str = "891c202b73";
+/// Its full hash: a `--version` may give any prefix of 7+ characters of it.
+pub const FULL_COMMIT: &str = "891c202b733a4d1471e0102c40df93a666036c4d";
 
 /// The keys and ops a flush-2021 scenario adds to the header.
 pub const FORMAT: Format = Format {

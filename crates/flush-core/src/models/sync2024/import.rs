@@ -85,6 +85,28 @@ fn id(s: &str) -> Option<i64> {
     s.trim().parse().ok()
 }
 
+/// The fields that name a line's own segment, in the order they are read.
+const SEGMENT_KEYS: [&str; 3] = ["segmentID", "SegmentID", "key"];
+
+/// The entries of a list value, `[1,2]` or `[1 2]`, as the log has them.
+fn list_entries(v: &str) -> impl Iterator<Item = &str> {
+    v.trim_matches(['[', ']']).split([',', ' '])
+}
+
+/// Every segment line `l` names, as the inference reads them: its own
+/// (`SEGMENT_KEYS`) and those of a `segments` list.
+pub(crate) fn named_segments(l: &LogLine) -> impl Iterator<Item = i64> + '_ {
+    SEGMENT_KEYS
+        .iter()
+        .filter_map(|k| l.field(k).and_then(id))
+        .chain(
+            l.field("segments")
+                .into_iter()
+                .flat_map(list_entries)
+                .filter_map(id),
+        )
+}
+
 /// The file as the model's log sites name it (`datacoord/services.go`).
 fn file(l: &LogLine) -> &str {
     short_caller(&l.file)
@@ -272,12 +294,12 @@ impl Seen {
     fn unread_ids(&mut self, at: u32, l: &LogLine) {
         /// Values named per line.
         const NAMED: usize = 5;
-        let mut bad = ["segmentID", "SegmentID", "key", "partitionID"]
+        let mut bad = SEGMENT_KEYS
             .iter()
+            .chain(&["partitionID"])
             .filter_map(|k| l.field(k).filter(|v| id(v).is_none()).map(|v| (*k, v)))
             .chain(l.field("segments").into_iter().flat_map(|v| {
-                v.trim_matches(['[', ']'])
-                    .split([',', ' '])
+                list_entries(v)
                     .filter(|s| !s.trim().is_empty() && id(s).is_none())
                     .map(|s| ("segments", s))
             }));
@@ -307,9 +329,7 @@ impl Seen {
 
     fn read_line(&mut self, at: u32, l: &LogLine) {
         self.unread_ids(at, l);
-        let seg = ["segmentID", "SegmentID", "key"]
-            .iter()
-            .find_map(|k| l.field(k).and_then(id));
+        let seg = SEGMENT_KEYS.iter().find_map(|k| l.field(k).and_then(id));
         let partition = l.field("partitionID").and_then(id);
         match (file(l), l.message.as_str(), seg) {
             ("datanode/services.go", "DataNode receives SyncSegments", _) => {
@@ -319,11 +339,7 @@ impl Seen {
                 self.succeeded.push((at, partition));
                 let k = self.succeeded.len();
                 let list = l.field("segments").unwrap_or_default();
-                for s in list
-                    .trim_matches(['[', ']'])
-                    .split([',', ' '])
-                    .filter_map(id)
-                {
+                for s in list_entries(list).filter_map(id) {
                     let seg = self.seg(s, at);
                     (seg.selected, seg.selected_in) = (true, k);
                     seg.partition = seg.partition.or(partition);
@@ -520,17 +536,13 @@ type Held<'s> = (&'s i64, &'s Seg);
 /// by first line, as many as fit beside the stand-ins their requests need
 /// (without what a request carried, its removals have no cause); the named
 /// others go to `left_out`, and a note says so.
-fn modelled<'s>(
-    seen: &'s Seen,
-    notes: &mut Vec<String>,
-    left_out: &mut Vec<i64>,
-) -> Vec<(&'s i64, &'s Seg)> {
+fn modelled<'s>(seen: &'s Seen, notes: &mut Vec<String>, left_out: &mut Vec<i64>) -> Vec<Held<'s>> {
     let (stand_ins, mut named): (Vec<Held<'s>>, Vec<Held<'s>>) =
         seen.segs.iter().partition(|s| s.1.stand_in);
     named.sort_by_key(|(_, s)| s.first_at);
     // The stand-ins of the requests that removed one of `kept`, and those of
     // a panic's segment (`nil_stand_ins`: the panic has no other cause).
-    let needed = |kept: &[(&'s i64, &'s Seg)]| -> Vec<(&'s i64, &'s Seg)> {
+    let needed = |kept: &[Held<'s>]| -> Vec<Held<'s>> {
         stand_ins
             .iter()
             .filter(|(_, si)| {
