@@ -960,6 +960,16 @@ test('found by an attack: versions under what-if knobs are labelled, the lockste
   await waitStep(l.page, 4);
   await l.page.check('#lens-on');
   await l.page.waitForFunction(() => /Nothing can run here/.test(document.querySelector('#lens')?.textContent ?? ''));
+  // Two steps before it, the look-ahead sees the run out (its 8 steps would
+  // go past the limit) and says where it stopped.
+  await l.page.evaluate(() => document.activeElement?.blur());
+  await l.page.keyboard.press('ArrowLeft');
+  await l.page.keyboard.press('ArrowLeft');
+  await waitStep(l.page, 2);
+  await l.page.waitForSelector('.lens-list[data-cursor="2"]', { timeout: 60000 });
+  const oks = await l.page.locator('.lens-list .lens-ok').allTextContents();
+  assert.ok(oks.length > 0, 'the lens lists the goroutines');
+  for (const t of oks) assert.match(t, /nothing new breaks in the 2 steps left before the run's step limit/);
   await noCrash(l.page, l.errors);
   await l.ctx.close();
 });

@@ -371,6 +371,7 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
         detail_deadlocks: false,
         reduce,
         ids: keep_ids,
+        from_depth: 0,
     };
     if outcomes {
         // Breadth first, whatever --order says: its budgets are checked as such.

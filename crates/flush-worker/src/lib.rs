@@ -799,7 +799,17 @@ pub fn restore(xs: &mut [Exploration], keys: &[Vec<String>], spec: &JobSpec) {
     for (i, x) in xs.iter_mut().enumerate() {
         if let Some(s) = spec.search_of(i) {
             x.version = s.sc.header().version;
-            x.options = Some(s.o.clone());
+            // As the search applied them: a lens's searches start after the
+            // run's schedule and the choice each looks at, and none goes past
+            // the scenario's step limit (`Options::applied`).
+            let mut o = s.o.clone();
+            if spec.searches.get(i).is_none() {
+                if let Some(l) = &spec.lens {
+                    o.from_depth = u32::try_from(l.schedule.len() + 1).unwrap_or(u32::MAX);
+                }
+            }
+            o.max_steps = o.max_steps.min(o.steps_left(s.sc.header()));
+            x.options = Some(o);
         }
         x.collision_bound = collision_bound(x.states);
         for (f, k) in x

@@ -183,6 +183,7 @@ pub(crate) fn options(o: Obj) -> Read<Options> {
         detail_deadlocks: o.bool("detail_deadlocks")?,
         reduce: o.bool("reduce")?,
         ids: o.bool("ids")?,
+        from_depth: o.u32("from_depth")?,
     })
 }
 

@@ -176,6 +176,10 @@ pub struct Options {
     /// sleep sets need it on (their sleeping steps name goroutines by id), so
     /// `reduce` applies only with it.
     pub ids: bool,
+    /// Steps a run took before the search's first state (the race lens searches
+    /// from a state inside a run): the scenario's step limit counts from the
+    /// run's start, so a path may be `max_steps - from_depth` long at most.
+    pub from_depth: u32,
 }
 
 /// The default memory budget where the machine's memory is unknown (wasm).
@@ -200,6 +204,7 @@ impl Options {
             detail_deadlocks: false,
             reduce: false,
             ids: false,
+            from_depth: 0,
         }
     }
 
@@ -220,9 +225,15 @@ impl Options {
     pub fn applied<M: Model>(&self, sc: &M) -> Options {
         Options {
             reduce: self.reduce && M::REDUCIBLE && !self.merges_ids::<M>(),
-            max_steps: self.max_steps.min(sc.header().max_steps),
+            max_steps: self.max_steps.min(self.steps_left(sc.header())),
             ..self.clone()
         }
+    }
+
+    /// The steps a run may take after the search's first state before the
+    /// scenario's step limit stops it.
+    pub fn steps_left(&self, header: &crate::scenario::Header) -> u32 {
+        header.max_steps.saturating_sub(self.from_depth)
     }
 
     /// Whether a search of `M` takes states that differ only in goroutine ids
@@ -384,7 +395,15 @@ impl Exploration {
             self.cli_hint()
         ));
         if self.depth_cut > 0 {
-            let max = self.options.as_ref().map_or(0, |o| o.max_steps);
+            // The scenario's limit counts from the run's start (a search from
+            // inside a run, as the race lens's, starts `from_depth` steps in).
+            let max = self
+                .options
+                .as_ref()
+                .map_or(0, |o| match self.scenario_step_limit {
+                    true => o.max_steps.saturating_add(o.from_depth),
+                    false => o.max_steps,
+                });
             let paths = match self.depth_cut {
                 1 => "path was",
                 _ => "paths were",
@@ -634,10 +653,10 @@ pub(crate) fn report<M: Model>(
         depth: stats.depth,
         stopped,
         depth_cut,
-        scenario_step_limit: o.max_steps >= header.max_steps,
+        scenario_step_limit: o.max_steps >= o.steps_left(header),
         // Paths cut where the scenario's runs stop leave none of its runs
         // unexplored: only a budget of the search's own truncates it.
-        truncated: (depth_cut > 0 && o.max_steps < header.max_steps)
+        truncated: (depth_cut > 0 && o.max_steps < o.steps_left(header))
             || matches!(
                 stopped,
                 Stopped::MaxStates | Stopped::MaxBytes | Stopped::Cancelled

@@ -495,11 +495,14 @@ fn lens_from<M: Model>(
 where
     AnyExplorer: From<explore::Explorer<M>>,
 {
-    let Some(left) = sc.header().max_steps.checked_sub(at + 1) else {
+    // The state after each choice is `at + 1` steps into the run; the search
+    // goes no further than the scenario's step limit (`Options::applied`), and
+    // a cut there is where the run stops, not a look-ahead budget.
+    if at >= sc.header().max_steps {
         return Vec::new();
-    };
+    }
     let o = explore::Options {
-        max_steps: o.max_steps.min(left),
+        from_depth: at + 1,
         ..o.clone()
     };
     let known = explore::finding_keys(&*sc, here);

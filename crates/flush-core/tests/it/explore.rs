@@ -455,6 +455,42 @@ fn a_step_limit_ends_the_run_for_the_lens_the_buttons_and_lockstep() {
     assert_eq!(rows.len(), 4, "lockstep went past the step limit");
 }
 
+/// The lens's searches start inside a run: cut at the scenario's step limit,
+/// they are cut where the run stops (every run seen, nothing truncated, the
+/// limit named as the file has it), not by a look-ahead budget; cut at their own
+/// depth, far from the limit, they are a budget's cut.
+#[test]
+fn a_lens_cut_at_the_step_limit_is_not_a_budget_cut() {
+    use flush_core::AnyExplorer;
+    let cuts = |max_steps: u32, at: u32| {
+        let mut sc = builtin("segment-not-found-fixed");
+        sc.header_mut().max_steps = max_steps;
+        let mut r = sc.run(flush_core::Policy::Scripted {
+            script: sc.header().schedule.clone().unwrap(),
+            fallback_seed: 1,
+        });
+        r.run_steps(at);
+        let xs: Vec<_> = AnyExplorer::lens(&r, 3, 20_000)
+            .into_iter()
+            .map(|(_, mut x)| {
+                while !x.run(1024) {}
+                x.finish()
+            })
+            .collect();
+        assert!(!xs.is_empty());
+        assert!(xs.iter().all(|x| x.depth_cut > 0), "no path was cut");
+        xs
+    };
+    for x in cuts(4, 2) {
+        assert!(x.scenario_step_limit && !x.truncated, "{x:?}");
+        let words = x.text();
+        assert!(words.contains("(its \"max_steps\", 4)"), "{words}");
+    }
+    for x in cuts(200, 2) {
+        assert!(!x.scenario_step_limit && x.truncated, "{x:?}");
+    }
+}
+
 #[test]
 fn a_search_keeps_to_the_scenarios_step_limit_and_what_it_finds_replays() {
     // segment-not-found's shortest breakage is 6 steps deep: a search of the

@@ -1161,6 +1161,12 @@ fn lens_list(choices: &[Choice], xs: &[Exploration], worker: bool, p: &LensProps
                         <li class="lens-unknown" data-choice={c.to_string()}>
                             {format!("? {who}: nothing found in {} states (the look-ahead budget ran out)", x.states)}</li>
                     },
+                    // Cut where the run stops: it looked at every step the run has
+                    // left, fewer than the look-ahead's own.
+                    None if x.scenario_step_limit && x.depth_cut > 0 => html! {
+                        <li class="lens-ok" data-choice={c.to_string()}>
+                            {format!("✓ {who}: nothing new breaks in the {} steps left before the run's step limit", run.header().max_steps.saturating_sub(p.cursor))}</li>
+                    },
                     None => html! {
                         <li class="lens-ok" data-choice={c.to_string()}>
                             {format!("✓ {who}: nothing new breaks within {LENS_STEPS} steps")}</li>
