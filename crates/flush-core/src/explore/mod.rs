@@ -395,25 +395,7 @@ impl Exploration {
             self.cli_hint()
         ));
         if self.depth_cut > 0 {
-            // The scenario's limit counts from the run's start (a search from
-            // inside a run, as the race lens's, starts `from_depth` steps in).
-            let max = self
-                .options
-                .as_ref()
-                .map_or(0, |o| match self.scenario_step_limit {
-                    true => o.max_steps.saturating_add(o.from_depth),
-                    false => o.max_steps,
-                });
-            let paths = match self.depth_cut {
-                1 => "path was",
-                _ => "paths were",
-            };
-            let n = self.depth_cut;
-            s.push_str(&match (self.scenario_step_limit, self.truncated) {
-                (true, true) => format!("incomplete: {n} {paths} cut at the scenario's step limit (its \"max_steps\", {max}), where its runs stop; depth first, a state first reached there is not searched again from a shorter path\n"),
-                (true, false) => format!("step limit: {n} {paths} cut at the scenario's step limit (its \"max_steps\", {max}), where its runs stop; raise it in the file to look deeper\n"),
-                (false, _) => format!("incomplete: {n} {paths} cut at --max-steps {max}; raise it to look deeper\n"),
-            });
+            s.push_str(&self.cut_words());
         }
         if self.reduced {
             s.push_str("reduction: sleep sets (steps that commute taken in one order)\n");
@@ -461,6 +443,30 @@ impl Exploration {
     /// Whether the search went depth first, from the start or after breadth first.
     fn goes_depth_first(&self) -> bool {
         self.order == Order::Dfs || self.depth_first_from.is_some()
+    }
+
+    /// The line on the paths cut at the depth budget (`depth_cut > 0`): which
+    /// limit cut them, and how to look deeper.
+    fn cut_words(&self) -> String {
+        // The scenario's limit counts from the run's start (a search from
+        // inside a run, as the race lens's, starts `from_depth` steps in).
+        let max = self
+            .options
+            .as_ref()
+            .map_or(0, |o| match self.scenario_step_limit {
+                true => o.max_steps.saturating_add(o.from_depth),
+                false => o.max_steps,
+            });
+        let paths = match self.depth_cut {
+            1 => "path was",
+            _ => "paths were",
+        };
+        let n = self.depth_cut;
+        match (self.scenario_step_limit, self.truncated) {
+            (true, true) => format!("incomplete: {n} {paths} cut at the scenario's step limit (its \"max_steps\", {max}), where its runs stop; depth first, a state first reached there is not searched again from a shorter path\n"),
+            (true, false) => format!("step limit: {n} {paths} cut at the scenario's step limit (its \"max_steps\", {max}), where its runs stop; raise it in the file to look deeper\n"),
+            (false, _) => format!("incomplete: {n} {paths} cut at --max-steps {max}; raise it to look deeper\n"),
+        }
     }
 
     /// Why it stopped, in words any front end can show.
