@@ -151,7 +151,11 @@ pub fn outcomes_with<M: Observe>(
         now.depth = depth;
         sc.runnable(&w, &mut runnable);
         if runnable.is_empty() || depth >= limit {
-            out.end(sc, &obs, &w, link);
+            held.outcomes += out.end(sc, &obs, &w, link);
+            if held.bytes(&seen, &queue, &links, 0) > max_bytes {
+                stopped = Some(OutcomesStop::Bytes);
+                break 'search;
+            }
             continue;
         }
         for &c in &runnable {
@@ -189,11 +193,16 @@ pub fn outcomes_with<M: Observe>(
         }
     }
     if stopped.is_some() {
-        // The ends already queued were reached too.
-        for (w, obs, link, depth, _) in &queue {
-            sc.runnable(w, &mut runnable);
-            if runnable.is_empty() || *depth >= limit {
-                out.end(sc, obs, w, *link);
+        // The ends already queued were reached too (as many as the budget
+        // holds: the queue is freed as they are read).
+        while let Some((w, obs, link, depth, heap)) = queue.pop_front() {
+            held.queued -= heap;
+            sc.runnable(&w, &mut runnable);
+            if runnable.is_empty() || depth >= limit {
+                held.outcomes += out.end(sc, &obs, &w, link);
+                if held.bytes(&seen, &queue, &links, 0) > max_bytes {
+                    break;
+                }
             }
         }
     }
@@ -210,6 +219,8 @@ type Entry<M> = (<M as Model>::State, Vec<String>, u32, u32, u64);
 struct Held {
     /// Heap bytes of the queued entries.
     queued: u64,
+    /// Bytes of the outcomes seen ([`Seen::end`]).
+    outcomes: u64,
     /// Bytes of a queue slot and of a link.
     slot: u64,
     link: u64,
@@ -219,6 +230,7 @@ impl Held {
     fn of<M: Model>() -> Held {
         Held {
             queued: 0,
+            outcomes: 0,
             slot: std::mem::size_of::<Entry<M>>() as u64,
             link: std::mem::size_of::<(u32, Choice)>() as u64,
         }
@@ -240,6 +252,7 @@ impl Held {
             false => seen.bytes(),
         };
         set + self.queued
+            + self.outcomes
             + heap
             + grown(queue.len(), queue.capacity(), self.slot)
             + grown(links.len(), links.capacity(), self.link)
@@ -249,17 +262,28 @@ impl Held {
 /// The outcomes seen: per outcome line, the end states reaching it, the link
 /// of a first one, and the invariants they broke.
 #[derive(Default)]
-struct Seen(BTreeMap<String, (u64, u32, Vec<&'static str>)>);
+struct Seen(BTreeMap<String, OutcomeSeen>);
+
+/// Per outcome line: the end states reaching it, the link of a first one, and
+/// the invariants they broke.
+type OutcomeSeen = (u64, u32, Vec<&'static str>);
 
 impl Seen {
-    /// End state `w`, reached by `link` with `obs` observed.
-    fn end<M: Observe>(&mut self, sc: &M, obs: &[String], w: &M::State, link: u32) {
-        let e = self
-            .0
-            .entry(outcome_line(sc, obs, w))
-            .or_insert((0, link, Vec::new()));
+    /// End state `w`, reached by `link` with `obs` observed; returns the bytes
+    /// this added: a new outcome's line and entry (a map node holds up to 11,
+    /// and is counted as if half full), and the invariant ids' growth.
+    fn end<M: Observe>(&mut self, sc: &M, obs: &[String], w: &M::State, link: u32) -> u64 {
+        let line = outcome_line(sc, obs, w);
+        let new = match self.0.contains_key(&line) {
+            true => 0,
+            false => line.capacity() + 2 * std::mem::size_of::<(String, OutcomeSeen)>(),
+        };
+        let e = self.0.entry(line).or_insert((0, link, Vec::new()));
+        let had = e.2.capacity();
         e.0 += 1;
         e.2 = invariant_ids(&sc.violations(w), std::mem::take(&mut e.2));
+        let ids = (e.2.capacity().saturating_sub(had) * std::mem::size_of::<&str>()) as u64;
+        new as u64 + ids
     }
 }
 
@@ -358,4 +382,36 @@ pub fn run_outcome<M: Observe>(run: &crate::engine::Run<M>) -> String {
         .filter_map(|f| sc.observed(f))
         .collect();
     outcome_line(sc, &observed, run.head())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The outcomes seen count against the budget: a new line adds its bytes
+    /// and its entry's, the same line again adds nothing.
+    #[test]
+    fn an_outcome_seen_is_counted_once_with_its_line() {
+        let Some(crate::AnyScenario::Flush(sc)) = crate::builtin::get("pairs-2") else {
+            panic!("pairs-2 is a flush-2021 built-in")
+        };
+        let sc = &*sc;
+        let mut w = sc.init();
+        let (mut runnable, mut facts, mut obs) = (Vec::new(), Vec::new(), Vec::new());
+        loop {
+            sc.runnable(&w, &mut runnable);
+            let Some(&c) = runnable.first() else { break };
+            facts.clear();
+            sc.step(&mut w, c, &mut facts);
+            obs.extend(facts.iter().filter_map(|f| sc.observed(f)));
+        }
+        assert!(!obs.is_empty(), "pairs-2 notifies its packs");
+        let line = outcome_line(sc, &obs, &w);
+        let mut seen = Seen::default();
+        let first = seen.end(sc, &obs, &w, 1);
+        assert!(first >= line.len() as u64 + 2 * 24, "{first} for {line:?}");
+        assert_eq!(seen.end(sc, &obs, &w, 2), 0);
+        let other = seen.end(sc, &obs[1..], &w, 3);
+        assert!(other > 0 && seen.0.len() == 2);
+    }
 }
