@@ -550,13 +550,14 @@ fn path(nodes: &[Node], mut at: u32) -> Vec<Choice> {
 /// Searches `sc` for a schedule that prints `log`'s modelled lines in order.
 pub fn conform<M: Model>(sc: &M, log: &Parsed, o: &Options) -> Conformance {
     // No schedule past the scenario's step limit: a run stops there.
+    let asked_steps = o.max_steps;
     let o = &Options {
         max_steps: o.max_steps.min(sc.header().max_steps),
         ..*o
     };
     let w = wanted(sc, log);
     let goal = [w.seqs[0].len() as u32, w.seqs[1].len() as u32];
-    let s = Search::new(sc, &w, goal, o);
+    let s = Search::new(sc, &w, goal, (o, asked_steps));
     let (node, stopped, mut s) = s.run();
     let mut schedule = path(&s.nodes, node);
     // What the search held is freed before the search for an unexplained line's
@@ -608,13 +609,18 @@ struct Search<'a, M: Model> {
     best_cursors: [u32; 2],
     /// Some schedule reached the step limit and was not followed further.
     cut: bool,
+    /// A budget (states, bytes) stopped the search, not the step limit.
+    by_budget: bool,
+    /// The step limit the caller asked for, before the scenario's own cut it
+    /// (a line no run prints even that far is not the scenario limit's doing).
+    asked_steps: u32,
     /// When the best is a step cut short by a line out of order: that step's
     /// choice and the line (see `partial`).
     tail: Option<(Choice, Key)>,
 }
 
 impl<'a, M: Model> Search<'a, M> {
-    fn new(sc: &'a M, w: &'a Wanted, goal: [u32; 2], o: &'a Options) -> Self {
+    fn new(sc: &'a M, w: &'a Wanted, goal: [u32; 2], (o, asked_steps): (&'a Options, u32)) -> Self {
         Search {
             sc,
             w,
@@ -631,6 +637,8 @@ impl<'a, M: Model> Search<'a, M> {
             best: 0,
             best_cursors: [0, 0],
             cut: false,
+            by_budget: false,
+            asked_steps,
             tail: None,
         }
     }
@@ -681,6 +689,7 @@ impl<'a, M: Model> Search<'a, M> {
                     continue;
                 }
                 if let Some(why) = self.count(&s2, &mut bytes_each) {
+                    self.by_budget = true;
                     return (best_node, Some(why), self);
                 }
                 self.nodes.push(Node {
@@ -696,6 +705,7 @@ impl<'a, M: Model> Search<'a, M> {
                     return (id, None, self);
                 }
                 if let Some(why) = self.over_budget(self.held(queue.len(), bytes_each)) {
+                    self.by_budget = true;
                     return (best_node, Some(why), self);
                 }
                 let matched = cur2[0] + cur2[1] - cur[0] - cur[1];
@@ -792,7 +802,7 @@ impl<'a, M: Model> Search<'a, M> {
             ),
             (None, None, Some((_, early)))
                 if self.printed.contains(fingerprint(k))
-                    || prints_anywhere(self.sc, k, self.o) == Some(true) =>
+                    || prints_anywhere(self.sc, k, self.o) == Some(Prints::Yes) =>
             {
                 format!(
                     "the step that prints the line(s) before it also prints {}, which the log has only later: in the model these lines come out in another order",
@@ -809,20 +819,45 @@ impl<'a, M: Model> Search<'a, M> {
         }
     }
 
+    /// When the search was cut at the scenario's step limit only (no budget)
+    /// and no schedule prints `k` even past it, within the steps the caller
+    /// asked for: why, since the limit is not.
+    fn past_the_limit(&self, k: &Key) -> Option<String> {
+        let limit = self.sc.header().max_steps;
+        let at_limit = self.cut && !self.by_budget && self.o.max_steps >= limit;
+        if !at_limit || self.asked_steps <= limit {
+            return None;
+        }
+        let further = Options {
+            max_steps: self.asked_steps,
+            ..*self.o
+        };
+        match prints_anywhere(self.sc, k, &further) {
+            Some(Prints::No) if !self.printed_sites.contains(site_fingerprint(k)) => Some(format!(
+                "no schedule of this scenario prints this line, even past its step limit (its \"max_steps\", {limit}): the model never takes the path that logs it"
+            )),
+            Some(Prints::No | Prints::Otherwise) => Some(OTHER_LEVEL.to_owned()),
+            Some(Prints::Yes) | None => None,
+        }
+    }
+
     fn why(&self, k: &Key, stopped: Option<&str>, before: u32, process: &str) -> String {
         match stopped {
-            Some(s) => format!("{s} before a schedule printed it"),
+            Some(s) => self
+                .past_the_limit(k)
+                .unwrap_or_else(|| format!("{s} before a schedule printed it")),
             None if self.printed.contains(fingerprint(k)) => format!(
                 "the model prints this line, but never after the {before} {process} line(s) before it, in their order"
             ),
             None => match prints_anywhere(self.sc, k, self.o) {
-                Some(true) => format!(
+                Some(Prints::Yes) => format!(
                     "the model prints this line, but no schedule prints it after the {before} {process} line(s) before it without printing other lines of the log out of their order first"
                 ),
-                Some(false) if self.printed_sites.contains(site_fingerprint(k)) => {
-                    "the model prints this line, but with another level or error than the log's".to_owned()
+                Some(Prints::Otherwise) => OTHER_LEVEL.to_owned(),
+                Some(Prints::No) if self.printed_sites.contains(site_fingerprint(k)) => {
+                    OTHER_LEVEL.to_owned()
                 }
-                Some(false) => "no schedule of this scenario prints this line: the model never takes the path that logs it".to_owned(),
+                Some(Prints::No) => "no schedule of this scenario prints this line: the model never takes the path that logs it".to_owned(),
                 None => format!(
                     "no schedule printed this line within {} states and {} steps{}",
                     self.o.max_states, self.o.max_steps, self.o.hint
@@ -832,22 +867,39 @@ impl<'a, M: Model> Search<'a, M> {
     }
 }
 
+const OTHER_LEVEL: &str =
+    "the model prints this line, but with another level or error than the log's";
+
+/// Whether some schedule prints a line ([`prints_anywhere`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Prints {
+    Yes,
+    /// Not the line, but its call site (file, message, subject) with another
+    /// level or error.
+    Otherwise,
+    No,
+}
+
 /// Whether any schedule prints `key`, whatever else it prints: `None` when the
-/// budget ran out first. Breadth-first over states alone.
-fn prints_anywhere<M: Model>(sc: &M, key: &Key, o: &Options) -> Option<bool> {
+/// budget ran out first. Breadth-first over states alone; a schedule cut at the
+/// scenario's step limit is one whole run (it stops there).
+fn prints_anywhere<M: Model>(sc: &M, key: &Key, o: &Options) -> Option<Prints> {
     let root = sc.init();
     let mut bytes_each = model_state_bytes::<M>(&root).max(1);
     let mut seen = FpSet::default();
     seen.insert(fingerprint(&root));
     let mut queue = VecDeque::from([(root, 0u32)]);
     let (mut runnable, mut facts, mut keys) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut states, mut cut) = (1u64, false);
+    let (mut states, mut cut, mut site) = (1u64, false, false);
+    let key_site = site_fingerprint(key);
     while let Some((s, depth)) = queue.pop_front() {
         if sc.ended(&s) {
             continue;
         }
         if depth >= o.max_steps {
-            cut = true;
+            // Cut where the runs stop, a schedule is whole; short of it or
+            // past it (a search beyond the limit), it is cut.
+            cut |= o.max_steps != sc.header().max_steps;
             continue;
         }
         sc.runnable(&s, &mut runnable);
@@ -857,8 +909,9 @@ fn prints_anywhere<M: Model>(sc: &M, key: &Key, o: &Options) -> Option<bool> {
             sc.step(&mut s2, c, &mut facts);
             step_keys(sc, &facts, &mut keys);
             if keys.iter().any(|(k, _)| k == key) {
-                return Some(true);
+                return Some(Prints::Yes);
             }
+            site |= keys.iter().any(|(k, _)| site_fingerprint(k) == key_site);
             if seen.insert(fingerprint(&s2)) {
                 states += 1;
                 if states % SAMPLE_EVERY == 0 {
@@ -872,7 +925,7 @@ fn prints_anywhere<M: Model>(sc: &M, key: &Key, o: &Options) -> Option<bool> {
             }
         }
     }
-    (!cut).then_some(false)
+    (!cut).then_some(if site { Prints::Otherwise } else { Prints::No })
 }
 
 /// A key's file, message and subject: the line without its level and error.

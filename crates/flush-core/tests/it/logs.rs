@@ -612,6 +612,63 @@ fn the_search_stays_within_its_budgets() {
     );
 }
 
+/// A search cut where the scenario's runs stop does not blame the step limit for
+/// a line no run prints however long it goes on: the line's own cause is named.
+/// A line some longer run prints is still put down to the limit.
+#[test]
+fn a_line_no_run_prints_is_not_put_down_to_the_step_limit() {
+    use flush_core::logs::{conform::Options, import};
+    let text = report_log();
+    let sc = import(&text, Some("ca7ef26e4b"), &Options::default())
+        .unwrap()
+        .scenario;
+    let why = |max_steps: u32, log: &str| {
+        let mut sc = sc.clone();
+        sc.header_mut().max_steps = max_steps;
+        let c = sc.conform(&parse(log), &Options::default());
+        assert!(!c.complete);
+        let u = c.unexplained.unwrap();
+        (u.at, u.why)
+    };
+    // Cut at 4 steps: line 5 is printed by longer runs.
+    let (at, limit) = why(4, &text);
+    assert_eq!(at, 4, "{limit}");
+    assert!(
+        limit.contains("(its \"max_steps\", 4), where its runs stop, and went no further before a schedule printed it"),
+        "{limit}"
+    );
+    // Cut at 6 steps, line 6 as no run prints it: at WARN (the model logs it at
+    // INFO), or for a segment no run removes.
+    let lines: Vec<&str> = text.lines().collect();
+    let with_line_6 = |line: String| {
+        let mut odd = lines.clone();
+        odd[5] = &line;
+        why(6, &odd.join("\n"))
+    };
+    let (at, level) = with_line_6(lines[5].replace("[INFO]", "[WARN]"));
+    assert_eq!(at, 6, "{level}");
+    assert_eq!(
+        level,
+        "the model prints this line, but with another level or error than the log's"
+    );
+    let (at, never) = with_line_6(lines[5].replace("451000000000000300", "451000000000000103"));
+    assert_eq!(at, 6, "{never}");
+    assert!(
+        never.starts_with("no schedule of this scenario prints this line, even past its step limit (its \"max_steps\", 6)"),
+        "{never}"
+    );
+    // At the scenario's own limit, a search for the line that is cut there has
+    // seen every run: not "no schedule printed this line within ... steps".
+    let (_, whole) = why(
+        10,
+        &text.replace(
+            "[INFO] [metacache/meta_cache.go:299]",
+            "[WARN] [metacache/meta_cache.go:299]",
+        ),
+    );
+    assert!(!whole.contains("within"), "{whole}");
+}
+
 /// What the 1,000-task search reaches under 32 MB with its states' bytes sampled
 /// is about 2,300 states; counting each state as small as the first, 7,539.
 const STATES_IN_32_MB: u64 = 5_000;
