@@ -970,6 +970,12 @@ test('found by an attack: versions under what-if knobs are labelled, the lockste
   const oks = await l.page.locator('.lens-list .lens-ok').allTextContents();
   assert.ok(oks.length > 0, 'the lens lists the goroutines');
   for (const t of oks) assert.match(t, /nothing new breaks in the 2 steps left before the run's step limit/);
+  await l.page.keyboard.press('ArrowRight');
+  await waitStep(l.page, 3);
+  await l.page.waitForSelector('.lens-list[data-cursor="3"]', { timeout: 60000 });
+  for (const t of await l.page.locator('.lens-list .lens-ok').allTextContents()) {
+    assert.match(t, /nothing new breaks in the 1 step left before the run's step limit/);
+  }
   await noCrash(l.page, l.errors);
   await l.ctx.close();
 });

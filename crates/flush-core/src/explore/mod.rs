@@ -479,8 +479,10 @@ impl Exploration {
                 "every state reached within the depth budget was visited (depth first: a state first reached at the budget is not searched again from a shorter path)".to_owned()
             }
             Stopped::Exhausted if self.depth_cut > 0 && self.scenario_step_limit => {
-                "every state of the scenario's runs was visited (they stop at its step limit)"
-                    .to_owned()
+                match o.from_depth {
+                    0 => "every state of the scenario's runs was visited (they stop at its step limit)".to_owned(),
+                    n => format!("every state of the runs that go on from step {n} was visited (they stop at the scenario's step limit)"),
+                }
             }
             Stopped::Exhausted if self.depth_cut > 0 => {
                 "every state within the depth budget was visited".to_owned()

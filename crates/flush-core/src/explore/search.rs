@@ -201,6 +201,8 @@ impl<M: Model> Explorer<M> {
     /// A search of `sc` as `o` says; the initial state is judged at once.
     pub fn new(sc: Arc<M>, o: Options) -> Explorer<M> {
         let root = sc.init();
+        // From the start: no step taken before the root, whatever `o` says.
+        let o = Options { from_depth: 0, ..o };
         let mut x = Explorer::from_state(sc, root, o, Vec::new());
         x.from_start = true;
         x

@@ -824,18 +824,21 @@ impl<'a, M: Model> Search<'a, M> {
     /// asked for: why, since the limit is not.
     fn past_the_limit(&self, k: &Key) -> Option<String> {
         let limit = self.sc.header().max_steps;
-        let at_limit = self.cut && !self.by_budget && self.o.max_steps >= limit;
-        if !at_limit || self.asked_steps <= limit {
+        if !(self.cut && !self.by_budget && self.o.max_steps >= limit) {
             return None;
         }
+        // Past the limit as far as the caller asked; at it, a search cut there
+        // has seen every run.
         let further = Options {
-            max_steps: self.asked_steps,
+            max_steps: self.asked_steps.max(limit),
             ..*self.o
         };
+        let never = match further.max_steps > limit {
+            true => format!("no schedule of this scenario prints this line, even past its step limit (its \"max_steps\", {limit}): the model never takes the path that logs it"),
+            false => format!("no run of this scenario prints this line within its step limit (its \"max_steps\", {limit}), where its runs stop"),
+        };
         match prints_anywhere(self.sc, k, &further) {
-            Some(Prints::No) if !self.printed_sites.contains(site_fingerprint(k)) => Some(format!(
-                "no schedule of this scenario prints this line, even past its step limit (its \"max_steps\", {limit}): the model never takes the path that logs it"
-            )),
+            Some(Prints::No) if !self.printed_sites.contains(site_fingerprint(k)) => Some(never),
             Some(Prints::No | Prints::Otherwise) => Some(OTHER_LEVEL.to_owned()),
             Some(Prints::Yes) | None => None,
         }

@@ -485,6 +485,10 @@ fn a_lens_cut_at_the_step_limit_is_not_a_budget_cut() {
         assert!(x.scenario_step_limit && !x.truncated, "{x:?}");
         let words = x.text();
         assert!(words.contains("(its \"max_steps\", 4)"), "{words}");
+        assert!(
+            words.contains("every state of the runs that go on from step 3 was visited"),
+            "{words}"
+        );
     }
     for x in cuts(200, 2) {
         assert!(!x.scenario_step_limit && x.truncated, "{x:?}");

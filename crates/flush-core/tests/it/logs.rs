@@ -622,14 +622,19 @@ fn a_line_no_run_prints_is_not_put_down_to_the_step_limit() {
     let sc = import(&text, Some("ca7ef26e4b"), &Options::default())
         .unwrap()
         .scenario;
-    let why = |max_steps: u32, log: &str| {
+    let why_asked = |max_steps: u32, log: &str, asked: u32| {
         let mut sc = sc.clone();
         sc.header_mut().max_steps = max_steps;
-        let c = sc.conform(&parse(log), &Options::default());
+        let o = Options {
+            max_steps: asked,
+            ..Options::default()
+        };
+        let c = sc.conform(&parse(log), &o);
         assert!(!c.complete);
         let u = c.unexplained.unwrap();
         (u.at, u.why)
     };
+    let why = |max_steps: u32, log: &str| why_asked(max_steps, log, 400);
     // Cut at 4 steps: line 5 is printed by longer runs.
     let (at, limit) = why(4, &text);
     assert_eq!(at, 4, "{limit}");
@@ -640,11 +645,12 @@ fn a_line_no_run_prints_is_not_put_down_to_the_step_limit() {
     // Cut at 6 steps, line 6 as no run prints it: at WARN (the model logs it at
     // INFO), or for a segment no run removes.
     let lines: Vec<&str> = text.lines().collect();
-    let with_line_6 = |line: String| {
+    let with_line_6_asked = |line: String, asked: u32| {
         let mut odd = lines.clone();
         odd[5] = &line;
-        why(6, &odd.join("\n"))
+        why_asked(6, &odd.join("\n"), asked)
     };
+    let with_line_6 = |line: String| with_line_6_asked(line, 400);
     let (at, level) = with_line_6(lines[5].replace("[INFO]", "[WARN]"));
     assert_eq!(at, 6, "{level}");
     assert_eq!(
@@ -655,6 +661,20 @@ fn a_line_no_run_prints_is_not_put_down_to_the_step_limit() {
     assert_eq!(at, 6, "{never}");
     assert!(
         never.starts_with("no schedule of this scenario prints this line, even past its step limit (its \"max_steps\", 6)"),
+        "{never}"
+    );
+    // Asked to look no further than the limit, the same causes, within it.
+    let (_, level) = with_line_6_asked(lines[5].replace("[INFO]", "[WARN]"), 6);
+    assert_eq!(
+        level,
+        "the model prints this line, but with another level or error than the log's"
+    );
+    let (_, never) = with_line_6_asked(
+        lines[5].replace("451000000000000300", "451000000000000103"),
+        6,
+    );
+    assert!(
+        never.starts_with("no run of this scenario prints this line within its step limit (its \"max_steps\", 6), where its runs stop"),
         "{never}"
     );
     // At the scenario's own limit, a search for the line that is cut there has

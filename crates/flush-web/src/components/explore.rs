@@ -1165,7 +1165,7 @@ fn lens_list(choices: &[Choice], xs: &[Exploration], worker: bool, p: &LensProps
                     // left, fewer than the look-ahead's own.
                     None if x.scenario_step_limit && x.depth_cut > 0 => html! {
                         <li class="lens-ok" data-choice={c.to_string()}>
-                            {format!("✓ {who}: nothing new breaks in the {} steps left before the run's step limit", run.header().max_steps.saturating_sub(p.cursor))}</li>
+                            {format!("✓ {who}: nothing new breaks in the {} left before the run's step limit", flush_worker::import::count(run.header().max_steps.saturating_sub(p.cursor) as usize, "step", "steps"))}</li>
                     },
                     None => html! {
                         <li class="lens-ok" data-choice={c.to_string()}>
