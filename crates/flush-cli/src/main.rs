@@ -909,9 +909,13 @@ fn print_outcomes(
                 1 => "1 step".to_owned(),
                 n => format!("{n} steps"),
             };
+            let schedule = match o.steps {
+                0 => flush_core::explore::ZERO_STEPS,
+                _ => &o.schedule,
+            };
             text.push_str(&format!(
-                "{}\n  {} end state(s); a shortest schedule ({steps}): {}\n",
-                o.outcome, o.ends, o.schedule
+                "{}\n  {} end state(s); a shortest schedule ({steps}): {schedule}\n",
+                o.outcome, o.ends
             ));
             // flush-2021's line is what an observer sees: it does not name them.
             if !o.invariants.is_empty() && !o.outcome.contains(" | I=") {

@@ -877,6 +877,67 @@ fn a_broken_invariant_wins_over_the_step_limit() {
     assert!(stdout(&o).contains("outcome: step_limit"), "{}", stdout(&o));
 }
 
+/// A deadlock that ends a run after an invariant broke is said with the
+/// invariant (it was dropped: `explore` reported the deadlock, and its schedule
+/// replayed in `run` as the invariant alone). A deadlock at the initial state
+/// has no schedule to replay, and `explore` says so.
+#[test]
+fn a_deadlock_after_an_invariant_and_one_at_the_start_are_shown() {
+    let dir = tempdir();
+    let file = dir.join("deadlock-after-invariant.json");
+    std::fs::write(
+        &file,
+        r#"{"name": "deadlock-after-invariant", "model": "flush-2021", "seed": 2,
+ "actors": [
+  {"name": "insert-node", "ops": [{"op": "flush_insert", "segment": 1, "pos": "a"}, {"op": "flush_insert", "segment": 1, "pos": "b"}, {"op": "flush_insert", "segment": 1, "pos": "c", "flushed": true}]},
+  {"name": "delete-node", "ops": [{"op": "flush_delete", "segment": 1, "pos": "a"}, {"op": "flush_delete", "segment": 1, "pos": "b"}, {"op": "flush_delete", "segment": 1, "pos": "c"}]},
+  {"name": "lone", "ops": [{"op": "wait_notified", "count": 3}, {"op": "flush_insert", "segment": 2, "pos": "z"}]}
+ ]}"#,
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let o = flushscope(&["explore", file, "--all", "--json"]);
+    let x: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let found = x["violations"].as_array().unwrap();
+    let deadlock = found
+        .iter()
+        .find(|f| f["kind"] == "deadlock")
+        .expect("explore finds the deadlock");
+    let o = flushscope(&[
+        "run",
+        file,
+        "--schedule",
+        deadlock["schedule"].as_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    let last = out
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("outcome:"))
+        .unwrap();
+    assert!(
+        last.starts_with("outcome: invariant: ") && last.contains("(the run then deadlocked: g"),
+        "{last}"
+    );
+
+    let zero = dir.join("zero-step.json");
+    std::fs::write(
+        &zero,
+        r#"{"name": "zero-step", "model": "flush-2021", "injections": {"c0": {"segments": [2]}},
+ "actors": [{"name": "a0", "ops": [{"op": "wait_injected", "id": "c0"}]}]}"#,
+    )
+    .unwrap();
+    let zero = zero.to_str().unwrap();
+    let o = flushscope(&["explore", zero]);
+    assert!(
+        stdout(&o).contains("0 steps: none: the initial state shows it"),
+        "{}",
+        stdout(&o)
+    );
+    let o = flushscope(&["run", zero]);
+    assert!(stdout(&o).contains("outcome: deadlock"), "{}", stdout(&o));
+}
+
 /// Names are refused with control or bidi characters and beyond 100 characters;
 /// input echoed in messages is cut short and escaped; a BOM is skipped; an empty
 /// --schedule is refused like --max-steps 0.

@@ -611,7 +611,8 @@ pub struct Outcome {
 
 impl Outcome {
     /// The outcome of an ended run: a Go panic (`who` names the goroutine that ran
-    /// last), else the first invariant broken, else completed or deadlock.
+    /// last), else the first invariant broken (and the deadlock, if one ended
+    /// the run), else completed or deadlock.
     pub fn of(v: &Verdict, who: impl FnOnce() -> String) -> Outcome {
         let (kind, message, goroutine) = match &v.end {
             Some(End::Panic { goroutine, message }) => (
@@ -619,11 +620,19 @@ impl Outcome {
                 message.clone(),
                 Some(format!("g{goroutine} {}", who())),
             ),
+            // The first broken invariant is the finding; a deadlock that then
+            // ended the run is said with it, not dropped (as the step limit is).
             _ if !v.violations.is_empty() => {
                 let first = &v.violations[0];
+                let then = match &v.end {
+                    Some(End::Deadlock(blocked)) => {
+                        format!(" (the run then deadlocked: {})", blocked_words(blocked))
+                    }
+                    _ => String::new(),
+                };
                 (
                     OutcomeKind::Invariant,
-                    format!("{}: {}", first.id, first.message),
+                    format!("{}: {}{then}", first.id, first.message),
                     None,
                 )
             }

@@ -182,6 +182,10 @@ pub struct Options {
     pub from_depth: u32,
 }
 
+/// What a report shows for a schedule of no steps.
+pub const ZERO_STEPS: &str =
+    "none: the initial state shows it (`flushscope run` without --schedule shows it too)";
+
 /// The default memory budget where the machine's memory is unknown (wasm).
 pub const DEFAULT_MAX_BYTES: u64 = 512 << 20;
 /// How often (in visited states) the progress callback runs and memory is checked.
@@ -418,12 +422,17 @@ impl Exploration {
         }
         for v in &self.violations {
             let what = self.schedule_words(v);
+            // No step: the initial state shows it (`run` takes no empty
+            // --schedule, and needs none to show it).
+            let schedule = match v.steps {
+                0 => ZERO_STEPS.to_owned(),
+                _ => v.schedule.clone(),
+            };
             s.push_str(&format!(
-                "{}: {}\n  {what}, {} steps: {}\n",
+                "{}: {}\n  {what}, {} steps: {schedule}\n",
                 v.kind.as_str(),
                 v.message,
                 v.steps,
-                v.schedule
             ));
             if let Some(c) = &v.cut {
                 s.push_str(&c.text());
