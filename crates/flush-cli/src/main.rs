@@ -193,7 +193,8 @@ struct LogsArgs {
     /// Steps a replay may take.
     #[arg(long, default_value_t = 400, value_parser = steps)]
     max_steps: u32,
-    /// Memory each version's search may hold, e.g. `512M` (default 256M).
+    /// Memory each version's search may hold, e.g. `512M` (default 256M, or a
+    /// quarter of the memory the process may use where that is less).
     #[arg(long, value_parser = parse_bytes)]
     max_memory: Option<u64>,
     /// Print only the records read, without inferring or replaying.
@@ -995,9 +996,13 @@ fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
         max_steps: a.max_steps,
         ..Default::default()
     };
-    if a.max_memory.is_some() {
-        o.max_bytes = max_memory_of(a.max_memory)?;
-    }
+    // Given, it is checked against what the process may use; by default 256M,
+    // or a quarter of what the process may use where that is less (`ulimit -v`
+    // of 150M aborted the search on an allocation, found by a CLI attack).
+    o.max_bytes = match a.max_memory {
+        Some(_) => max_memory_of(a.max_memory)?,
+        None => o.max_bytes.min(max_memory_of(None)?),
+    };
     o.check()?;
     let against = a.against.as_deref().map(load).transpose()?;
     print_import(

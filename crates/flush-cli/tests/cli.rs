@@ -1583,6 +1583,39 @@ fn tempdir() -> std::path::PathBuf {
     dir
 }
 
+/// `logs`'s default memory budget keeps under what the process may use: under
+/// `ulimit -v` of ~146 MiB its 256M default aborted on an allocation with a
+/// backtrace; it now takes a quarter of that and stops with a report.
+#[test]
+fn logs_keeps_its_default_budget_under_ulimit() {
+    let dir = tempdir();
+    let log = dir.join("many-tasks.log");
+    let mut text: String = (2000..2060)
+        .map(|k| format!("[2024/07/02 08:15:41.913 +00:00] [INFO] [syncmgr/sync_manager.go:129] [\"sync mgr sumbit task with key\"] [key=4510000000000{k:05}]\n"))
+        .collect();
+    text.push_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/logs/segment-not-found.log"
+        ))
+        .unwrap(),
+    );
+    std::fs::write(&log, text).unwrap();
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 150000 && exec \"$0\" logs \"$1\"")
+        .arg(env!("CARGO_BIN_EXE_flushscope"))
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("the search stopped at its memory budget of about 36 MB"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 /// A flush-2021 log (the lines 891c202b73 prints) replays against its scenario;
 /// without one, the message says how.
 #[test]
