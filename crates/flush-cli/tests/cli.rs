@@ -1251,6 +1251,28 @@ fn the_policy_matrix_shows_which_mixes_are_safe_and_where_each_version_stands() 
         "{}",
         stdout(&o)
     );
+    // A row a budget cut short says which budget, and that its findings are
+    // those found so far (the version's row read as complete without the
+    // #34018 panic it finds with room).
+    let o = flushscope(&["matrix", "builtin:segment-not-found", "--max-states", "35"]);
+    let first = stdout(&o).lines().nth(1).unwrap_or_default().to_owned();
+    assert!(
+        first.contains("| invariant sync-task-segment-present so far (the budget --max-states ran out: there may be more) |"),
+        "{first}"
+    );
+    let o = flushscope(&[
+        "matrix",
+        "builtin:segment-not-found",
+        "--max-steps",
+        "3",
+        "--json",
+    ]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let none = rows
+        .iter()
+        .find(|r| r["findings"].as_array().unwrap().is_empty())
+        .unwrap();
+    assert_eq!(none["stopped_by"], "max_steps", "{none}");
     // A model without knobs has no matrix: said, exit 2.
     let toy = format!(
         "{}/../../tests/toy/mutex-lost-update.json",

@@ -21,8 +21,13 @@ pub struct MatrixRow {
     /// Each distinct finding, first schedule included.
     pub findings: Vec<Found>,
     pub states: u64,
-    /// A budget cut the search short: "no finding" then means "none found".
+    /// A budget cut the search short: "no finding" then means "none found",
+    /// and findings are those found so far.
     pub truncated: bool,
+    /// Which budget cut it short, as the option that raises it: `max_states`,
+    /// `max_memory` or `max_steps` (or `cancelled`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<&'static str>,
     /// The scenario's step limit, when paths reached it: its runs stop there,
     /// and "ok" means ok within it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -32,11 +37,19 @@ pub struct MatrixRow {
 impl MatrixRow {
     /// `ok`, or the findings' kinds and ids: `invariant inject-done-splice, panic ...`.
     pub fn verdict(&self) -> String {
+        let cut = match (self.truncated, self.stopped_by) {
+            (false, _) => None,
+            (true, Some("cancelled")) => Some("the search was cancelled".to_owned()),
+            (true, Some(option)) => {
+                Some(format!("the budget --{} ran out", option.replace('_', "-")))
+            }
+            (true, None) => Some("a budget ran out".to_owned()),
+        };
         if self.findings.is_empty() {
-            return match (self.truncated, self.step_limit) {
-                (true, _) => "none found (budget ran out)".to_owned(),
-                (false, Some(n)) => format!("ok within the scenario's step limit ({n} steps)"),
-                (false, None) => "ok".to_owned(),
+            return match (cut, self.step_limit) {
+                (Some(cut), _) => format!("none found ({cut})"),
+                (None, Some(n)) => format!("ok within the scenario's step limit ({n} steps)"),
+                (None, None) => "ok".to_owned(),
             };
         }
         let mut v: Vec<String> = self
@@ -51,7 +64,21 @@ impl MatrixRow {
             })
             .collect();
         v.dedup();
-        v.join(", ")
+        match cut {
+            Some(cut) => format!("{} so far ({cut}: there may be more)", v.join(", ")),
+            None => v.join(", "),
+        }
+    }
+}
+
+/// The option whose budget cut `x` short (see [`MatrixRow::stopped_by`]).
+fn stopped_by(x: &super::Exploration) -> &'static str {
+    match x.stopped {
+        super::Stopped::MaxStates => "max_states",
+        super::Stopped::MaxBytes => "max_memory",
+        super::Stopped::Cancelled => "cancelled",
+        // Paths cut at the search's own depth.
+        super::Stopped::Exhausted | super::Stopped::FirstViolation => "max_steps",
     }
 }
 
@@ -71,6 +98,7 @@ pub fn matrix<M: Model>(
     let mut rows = Vec::new();
     for (presets, v) in sc.variants() {
         let x = explore_with(&v, o, &mut |_| true);
+        let stopped_by = x.truncated.then(|| stopped_by(&x));
         let row = MatrixRow {
             presets,
             proposed: v.proposed(),
@@ -78,6 +106,7 @@ pub fn matrix<M: Model>(
             findings: x.violations,
             states: x.states,
             truncated: x.truncated,
+            stopped_by,
             step_limit: (x.scenario_step_limit && x.depth_cut > 0)
                 .then(|| x.options.as_ref().map_or(0, |o| o.max_steps)),
         };
