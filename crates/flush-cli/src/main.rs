@@ -65,6 +65,10 @@ enum Cmd {
         /// writing) with no mutex held at both.
         #[arg(long)]
         races: bool,
+        /// Model steps the race check may spend (with --races; default 5000000):
+        /// a long run's checks stop there, and the report says so.
+        #[arg(long, value_parser = states, requires = "races")]
+        race_budget: Option<u64>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -302,6 +306,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             scripted,
             max_steps,
             races,
+            race_budget,
             json,
             logs,
         } => {
@@ -317,6 +322,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let policy = policy(&sc, &file, seed, schedule, scripted)?;
             let mut r = sc.run(policy);
             r.run_to_end();
+            let races = races.then(|| race_budget.unwrap_or(RACE_CHECK_BUDGET));
             print_run(&r, races, json, logs)?;
             Ok(ExitCode::SUCCESS)
         }
@@ -522,8 +528,14 @@ fn policy(
 }
 
 /// Prints a run's trace (text or JSON), with the race check along it when asked.
-fn print_run(r: &flush_core::AnyRun, races: bool, json: bool, logs: bool) -> Result<(), Failure> {
-    let races = races.then(|| r.races(RACE_CHECK_BUDGET));
+/// `races`: the race check's budget, when asked for.
+fn print_run(
+    r: &flush_core::AnyRun,
+    races: Option<u64>,
+    json: bool,
+    logs: bool,
+) -> Result<(), Failure> {
+    let races = races.map(|budget| r.races(budget));
     if json {
         let mut text = r.report_json(true);
         if let Some(races) = &races {

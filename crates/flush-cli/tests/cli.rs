@@ -938,6 +938,54 @@ fn a_deadlock_after_an_invariant_and_one_at_the_start_are_shown() {
     assert!(stdout(&o).contains("outcome: deadlock"), "{}", stdout(&o));
 }
 
+/// `run --races` names the limit that stopped its checks and how to raise it:
+/// the budget (`--race-budget`, which needs --races) or the clocks' memory cap.
+#[test]
+fn run_races_names_what_stopped_it() {
+    let o = flushscope(&[
+        "run",
+        "builtin:compaction-race",
+        "--races",
+        "--race-budget",
+        "10",
+    ]);
+    assert!(
+        stdout(&o).contains(
+            "(the budget of 10 model steps ran out: `run --races --race-budget` raises it)"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let o = flushscope(&[
+        "run",
+        "builtin:compaction-race",
+        "--races",
+        "--race-budget",
+        "10",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["races"]["budget"].clone(), v["races"]["complete"].clone()),
+        (10.into(), false.into())
+    );
+    let o = flushscope(&["run", "builtin:compaction-race", "--races"]);
+    assert!(!stdout(&o).contains("ran out"), "{}", stdout(&o));
+    let o = flushscope(&["run", "builtin:compaction-race", "--race-budget", "10"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = flushscope(&["run", "builtin:pairs-1000", "--races"]);
+    assert!(
+        stdout(&o).contains("(the clocks reached their memory cap of"),
+        "{}",
+        stdout(&o)
+            .lines()
+            .rev()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
 /// Names are refused with control or bidi characters and beyond 100 characters;
 /// input echoed in messages is cut short and escaped; a BOM is skipped; an empty
 /// --schedule is refused like --max-steps 0.

@@ -167,6 +167,10 @@ pub struct RunRaces {
     pub untried: u32,
     /// False for a model whose steps declare no footprints (nothing was checked).
     pub declared: bool,
+    /// The budget the checks were given, in model steps.
+    pub budget: u64,
+    /// The clocks stopped at their memory cap (not at the budget).
+    pub clocks_full: bool,
 }
 
 /// How many pairs of one race (field and lines) the check tries to show before it
@@ -190,6 +194,8 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
         unshown: 0,
         untried: 0,
         declared: M::FOOTPRINTS,
+        budget,
+        clocks_full: false,
     };
     if !M::FOOTPRINTS {
         // Nothing declared: nothing to check (and no copy of the check for such a model).
@@ -219,8 +225,9 @@ pub fn run_races<M: Model>(sc: &M, schedule: &[Choice], budget: u64) -> RunRaces
             }
         }
         // Each check stops at its own budget; the replay goes on while either runs.
-        clocks_on &= clocks.work <= budget.saturating_mul(CLOCK_ENTRIES_PER_STEP)
-            && clocks.cells_bound() <= MAX_CLOCK_CELLS;
+        let full = clocks.cells_bound() > MAX_CLOCK_CELLS;
+        out.clocks_full |= clocks_on && full;
+        clocks_on &= clocks.work <= budget.saturating_mul(CLOCK_ENTRIES_PER_STEP) && !full;
         let Some(&c) = schedule.get(i) else { break };
         if !runnable.contains(&c) || !(states_on || clocks_on) {
             break;
@@ -335,6 +342,28 @@ impl RunRaces {
         });
     }
 
+    /// Which limit stopped the checks short of the run's `states`, in words
+    /// (empty when none did).
+    fn stopped_words(&self, states: u32) -> String {
+        let clocks_short = self.clocked < states.saturating_sub(1);
+        let mut why = Vec::new();
+        if self.checked < states || (clocks_short && !self.clocks_full) {
+            why.push(format!(
+                "the budget of {} model steps ran out: `run --races --race-budget` raises it",
+                self.budget
+            ));
+        }
+        if clocks_short && self.clocks_full {
+            why.push(format!(
+                "the clocks reached their memory cap of {MAX_CLOCK_CELLS} entries"
+            ));
+        }
+        match why.is_empty() {
+            true => String::new(),
+            false => format!(" ({})", why.join("; ")),
+        }
+    }
+
     /// The races as text, after a run's trace.
     pub fn text(&self, states: u32) -> String {
         if !self.declared {
@@ -346,11 +375,7 @@ impl RunRaces {
             self.checked,
             self.clocked,
             states.saturating_sub(1),
-            if self.complete {
-                String::new()
-            } else {
-                " (a budget ran out)".to_owned()
-            }
+            self.stopped_words(states)
         );
         if self.found.is_empty() && self.complete {
             s.push_str("  none in this run (explore --races looks at every interleaving)\n");
@@ -372,8 +397,8 @@ impl RunRaces {
         }
         if self.untried > 0 {
             s.push_str(&format!(
-                "  {} race(s) whose accesses the clocks left unordered were not tried (the budget ran out)\n",
-                self.untried
+                "  {} race(s) whose accesses the clocks left unordered were not tried (the budget of {} model steps ran out)\n",
+                self.untried, self.budget
             ));
         }
         if self.unshown > 0 {

@@ -537,7 +537,12 @@ fn a_big_run_spends_its_budgets_and_says_so() {
     let found = r.races(1_000_000);
     let (states, text) = (r.len() + 1, found.text(r.len() + 1));
     assert!(!found.complete, "{text}");
-    assert!(text.contains("(a budget ran out)"), "{text}");
+    assert!(
+        text.contains(
+            "(the budget of 1000000 model steps ran out: `run --races --race-budget` raises it)"
+        ),
+        "{text}"
+    );
     assert!(
         found.checked < states / 10,
         "the state check stops early: {text}"
@@ -598,7 +603,12 @@ fn each_check_keeps_its_own_budget_and_complete_means_complete() {
     let small = r.races(2_000);
     assert!(small.untried > 0, "{}", small.text(r.len() + 1));
     assert!(!small.complete);
-    assert!(small.text(r.len() + 1).contains("(a budget ran out)"));
+    let text = small.text(r.len() + 1);
+    assert!(
+        text.contains("the budget of 2000 model steps ran out")
+            && text.contains("were not tried (the budget of 2000 model steps ran out)"),
+        "{text}"
+    );
     // A budget that stops the check before it found anything does not say the
     // run has none.
     let none = r.races(1);
