@@ -530,7 +530,7 @@ fn log_lines_follow_each_version() {
     let receives = Ev::DatanodeReceives { partition: 1 };
     let success = Ev::SyncSegmentsSuccess {
         partition: 1,
-        selected: vec![1],
+        selected: vec![1].into(),
         version: Version::Ca7ef26e4b,
     };
     let line = |e: &Ev, v| e.log_line(v).unwrap();

@@ -169,7 +169,9 @@ pub enum Ev {
     RpcSucceeded,
     SyncSegmentsSuccess {
         partition: i64,
-        selected: Vec<i64>,
+        /// The list the datacoord actor holds (shared: a request may select
+        /// tens of thousands of segments, and each run keeps its facts).
+        selected: super::Ids,
         version: Version,
     },
     ActorDone,
@@ -238,6 +240,22 @@ impl fmt::Display for Violation {
 fn ids(v: &[i64]) -> String {
     let s: Vec<String> = v.iter().map(|i| i.to_string()).collect();
     format!("[{}]", s.join(","))
+}
+
+/// Ids a step's description lists before it counts the rest.
+const IDS_SHOWN: usize = 16;
+
+/// [`ids`] for a step's description: the first [`IDS_SHOWN`], then how many
+/// more (a request of 85,000 segments made each line 1 MB and a run of 2,000
+/// of them abort on its text; the Go log line keeps every id).
+fn ids_short(v: &[i64]) -> String {
+    match v.len() > IDS_SHOWN {
+        true => {
+            let s: Vec<String> = v[..IDS_SHOWN].iter().map(|i| i.to_string()).collect();
+            format!("[{},... and {} more]", s.join(","), v.len() - IDS_SHOWN)
+        }
+        false => ids(v),
+    }
 }
 
 /// Where each version logs (file:line), from the Go at each commit.
@@ -576,9 +594,9 @@ impl Ev {
                 write!(out, "task #{n} done; segment {segment} is not in the metacache, so FinishSyncing does nothing")
             }
             SyncSegmentsRequest { partition, sent, left_out, version } => {
-                let _ = write!(out, "[{}] request for partition {partition}: segments {}", version.as_str(), ids(sent));
+                let _ = write!(out, "[{}] request for partition {partition}: segments {}", version.as_str(), ids_short(sent));
                 if !left_out.is_empty() {
-                    let _ = write!(out, "; selected but left out (no PK statslog) {}", ids(left_out));
+                    let _ = write!(out, "; selected but left out (no PK statslog) {}", ids_short(left_out));
                 }
                 Ok(())
             }
@@ -590,7 +608,7 @@ impl Ev {
                 level.as_str()
             ),
             LoadingPks { segment } => write!(out, "missing Flushed segment {segment}: loading its PKs"),
-            LoadingStats { load } => write!(out, "missing {}: loading their PK stats in the stats pool", ids(load)),
+            LoadingStats { load } => write!(out, "missing {}: loading their PK stats in the stats pool", ids_short(load)),
             NilStatslog { segment } => write!(
                 out,
                 "segment {segment} has no PK statslog: DecompressBinLog gets []*FieldBinlog{{nil}} and dereferences it (binlog.go:143); the stats pool re-panics"
@@ -611,7 +629,7 @@ impl Ev {
                 level.as_str()
             ),
             RpcSucceeded => write!(out, "SyncSegments RPC returned success"),
-            SyncSegmentsSuccess { selected, .. } => write!(out, "sync segments success (selected {})", ids(selected)),
+            SyncSegmentsSuccess { selected, .. } => write!(out, "sync segments success (selected {})", ids_short(selected)),
             FlowgraphDelivered { actor, index } => write!(
                 out,
                 "message delivered: {} returned from its op #{index}",

@@ -117,7 +117,7 @@ impl World {
                     ev.push(Ev::RpcSucceeded);
                     ev.push(Ev::SyncSegmentsSuccess {
                         partition,
-                        selected: selected.to_vec(),
+                        selected: selected.clone(),
                         version: self.version,
                     });
                 }
