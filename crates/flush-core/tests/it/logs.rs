@@ -689,6 +689,27 @@ fn a_line_no_run_prints_is_not_put_down_to_the_step_limit() {
     assert!(!whole.contains("within"), "{whole}");
 }
 
+/// A request the datanode found empty ("sync segments is empty, skip it") while
+/// datacoord selected segments: they were not sent, so they lack a PK statslog.
+/// The inference took them for flushed segments with one, and no version
+/// explained the model's own log of it (found by a CLI attack).
+#[test]
+fn an_empty_request_infers_segments_it_did_not_send() {
+    use flush_core::logs::{conform::Options, import};
+    let text = "[INFO] [datanode/services.go:284] [\"DataNode receives SyncSegments\"] [partitionID=1]
+[INFO] [datanode/services.go:292] [\"sync segments is empty, skip it\"] [partitionID=1]
+[INFO] [datacoord/session_manager.go:256] [\"success to sync segments\"]
+[INFO] [datacoord/sync_segments_scheduler.go:145] [\"sync segments success\"] [partitionID=1] [segments=\"[300]\"]
+";
+    let i = import(text, Some("ca7ef26e4b"), &Options::default()).unwrap();
+    assert!(i.conformance.complete, "{:?}", i.conformance.unexplained);
+    let json = &i.inferred.as_ref().unwrap().json;
+    assert!(
+        json.contains(r#""segment": 300"#) && json.contains(r#""statslog": false"#),
+        "{json}"
+    );
+}
+
 /// What the 1,000-task search reaches under 32 MB with its states' bytes sampled
 /// is about 2,300 states; counting each state as small as the first, 7,539.
 const STATES_IN_32_MB: u64 = 5_000;

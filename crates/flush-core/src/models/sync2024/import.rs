@@ -61,6 +61,9 @@ struct Seg {
     /// Not in the log: a segment without a PK statslog that the datanode
     /// loaded (see `Seen::nil_stand_ins`).
     no_statslog: bool,
+    /// Datacoord selected it for a request the datanode found empty ("sync
+    /// segments is empty, skip it", services.go:291@ca7ef26e4b): it was not sent.
+    unsent: bool,
 }
 
 #[derive(Default)]
@@ -73,6 +76,8 @@ struct Seen {
     syncs: Vec<(i64, u32)>,
     /// Nil-pointer panics of the stats pool: (line, request counted from 1).
     nil_loads: Vec<(u32, usize)>,
+    /// Requests (counted from 1) the datanode found empty.
+    empty: Vec<usize>,
     notes: Vec<String>,
     /// Lines with an ID field the model cannot read (see `Seen::unread_ids`).
     unread: usize,
@@ -345,6 +350,9 @@ impl Seen {
                     seg.partition = seg.partition.or(partition);
                 }
             }
+            ("datanode/services.go", m, None) if m.starts_with("sync segments is empty") => {
+                self.empty.push(self.received.len().max(1))
+            }
             ("metacache/meta_cache.go" | "datanode/services.go", m, Some(s)) => {
                 self.handler_line(at, m, s)
             }
@@ -474,6 +482,9 @@ pub fn infer(log: &Parsed) -> Result<Inferred, String> {
             seen.unread - TOLD
         ));
     }
+    for s in seen.segs.values_mut() {
+        s.unsent = s.selected && seen.empty.contains(&s.selected_in);
+    }
     seen.nil_stand_ins(&mut notes);
     seen.stand_in(&mut notes);
     let mut left_out = Vec::new();
@@ -524,6 +535,12 @@ fn rows(id: i64, s: &Seg, partition: i64) -> (Option<String>, Option<String>) {
     } else if s.removed {
         // Not in datacoord's healthy segments: dropped there.
         (None, dn(SegState::Flushed))
+    } else if s.unsent {
+        // Selected for a request sent empty, and named by no other line: no
+        // PK statslog (only the versions that send such segments alone,
+        // ca7ef26e4b and b5c9a7364b, select one and leave it out:
+        // knobs::request_includes); a new growing segment, not in the datanode.
+        (dc(SegState::Growing, false, 0), None)
     } else {
         (dc(SegState::Flushed, true, 1000), dn(SegState::Flushed))
     }
