@@ -1032,11 +1032,15 @@ fn text_that_would_act_on_a_terminal_is_refused_or_escaped() {
     let cases = [
         (
             write("esc.json", &format!(r#"{{"name":"x","model":"flush-2021","actors":[{{"name":"a\u001b[31m","ops":{ops}}}]}}"#)),
-            "actors[0].name: the actor's name has the control or bidirectional-formatting character U+001B at character 2",
+            "actors[0].name: the actor's name has the control, line-separator or bidirectional-formatting character U+001B at character 2",
         ),
         (
             write("rlo.json", &format!(r#"{{"name":"x\u202e","model":"flush-2021","actors":[{{"name":"a","ops":{ops}}}]}}"#)),
-            "the scenario's name has the control or bidirectional-formatting character U+202E",
+            "the scenario's name has the control, line-separator or bidirectional-formatting character U+202E",
+        ),
+        (
+            write("ls.json", &format!(r#"{{"name":"x","model":"flush-2021","actors":[{{"name":"a\u2028b","ops":{ops}}}]}}"#)),
+            "actors[0].name: the actor's name has the control, line-separator or bidirectional-formatting character U+2028 at character 2",
         ),
         (
             write("long.json", &format!(r#"{{"name":"{}","model":"flush-2021","actors":[{{"name":"a","ops":{ops}}}]}}"#, "n".repeat(5000))),
@@ -1048,7 +1052,7 @@ fn text_that_would_act_on_a_terminal_is_refused_or_escaped() {
         ),
         (
             write("pos.json", r#"{"name":"x","model":"flush-2021","actors":[{"name":"a","ops":[{"op":"flush_insert","segment":1,"pos":"a\nb"}]}]}"#),
-            "a position (MsgID) has the control or bidirectional-formatting character U+000A",
+            "a position (MsgID) has the control, line-separator or bidirectional-formatting character U+000A",
         ),
     ];
     for (file, want) in &cases {

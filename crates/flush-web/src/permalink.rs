@@ -161,7 +161,7 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
                 .find(|&(_, c)| flush_core::scenario::json::is_unsafe_char(c))
             {
                 return Err(format!(
-                    "URL fragment: file \"{}\" has the control or bidirectional-formatting character U+{:04X} at character {}; a file name is shown as text, so such characters are refused.",
+                    "URL fragment: file \"{}\" has the control, line-separator or bidirectional-formatting character U+{:04X} at character {}; a file name is shown as text, so such characters are refused.",
                     short(&v),
                     c as u32,
                     i + 1

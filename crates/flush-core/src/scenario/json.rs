@@ -200,12 +200,14 @@ pub fn short(s: &str) -> String {
 /// Characters a terminal or a text view would act on rather than show: C0/C1
 /// controls and DEL, and the bidirectional formatting characters (LRM, RLM, ALM,
 /// the embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069) and
-/// the BOM, which reorder or hide the text around them (the "Trojan Source" class).
+/// the BOM, which reorder or hide the text around them (the "Trojan Source" class),
+/// and the line and paragraph separators U+2028 and U+2029, which a text view
+/// breaks a line at as at a newline.
 pub fn is_unsafe_char(c: char) -> bool {
     c.is_control()
         || matches!(
             c,
-            '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}'
+            '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{2028}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}'
         )
 }
 
@@ -230,7 +232,7 @@ pub fn check_name(s: &str, what: &str, max: usize, lines: bool) -> Result<(), St
         .find(|&(_, c)| is_unsafe_char(c) && !(lines && (c == '\n' || c == '\t')));
     match bad {
         Some((i, c)) => Err(format!(
-            "{what} has the control or bidirectional-formatting character U+{:04X} at character {}; it is shown as text, so such characters are refused",
+            "{what} has the control, line-separator or bidirectional-formatting character U+{:04X} at character {}; it is shown as text, so such characters are refused",
             c as u32,
             i + 1
         )),
@@ -862,6 +864,10 @@ mod tests {
         );
         assert_eq!(short(&"é".repeat(50)), format!("{}…", "é".repeat(40)));
         assert_eq!(short("k\u{7}"), "k\\u{7}");
+        assert_eq!(
+            escape_unsafe("a\u{2028}b\u{2029}", true),
+            "a\\u{2028}b\\u{2029}"
+        );
     }
 
     #[test]
