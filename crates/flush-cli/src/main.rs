@@ -468,11 +468,12 @@ fn matrix(
     };
     o.check()?;
     let rows = sc.matrix(&o, &mut |r| {
-        note(&format!(
-            "matrix: {} {}",
-            r.proposed.join(", "),
-            r.verdict()
-        ))
+        // The version's own knobs are named as the text's rows name them.
+        let knobs = match r.proposed.is_empty() {
+            true => "(the version's own)".to_owned(),
+            false => r.proposed.join(", "),
+        };
+        note(&format!("matrix: {knobs}: {}", r.verdict()))
     });
     if rows.is_empty() {
         return Err(format!(
