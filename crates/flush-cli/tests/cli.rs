@@ -1285,6 +1285,12 @@ fn the_policy_matrix_shows_which_mixes_are_safe_and_where_each_version_stands() 
         out.starts_with("# policy matrix of runner-creation-race: 16 combinations"),
         "{out}"
     );
+    // Each row as it ends, on stderr, named as the rows are.
+    assert!(
+        stderr(&o).starts_with("matrix: (the version's own): invariant fifo-per-enqueuer"),
+        "{}",
+        stderr(&o)
+    );
     assert!(
         out.lines().any(|l| l
             .starts_with("as in 891c202b73 | (the version's own) | invariant fifo-per-enqueuer")),
