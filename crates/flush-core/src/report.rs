@@ -129,8 +129,9 @@ pub fn title_line<M: Model>(run: &Run<M>) -> String {
 pub(crate) fn text<M: Model>(run: &Run<M>, with_logs: bool) -> String {
     let mut out = title_line(run);
     out.push('\n');
-    // A line at a time: a step's log lines are kept only when printed (a
-    // run's lines all held at once took 1.1 GB for 500 big requests).
+    // A line at a time: a step's log lines are kept only when printed (every
+    // line held at once cost ~150 MB more of a run of 500 requests of 85,000
+    // segments).
     let mut logs = String::new();
     for r in run.records() {
         let l = line(run, r);
