@@ -545,8 +545,8 @@ fn log_lines_follow_each_version() {
     assert!(line(&Ev::RpcSucceeded, Version::V2e434e4453).contains("session_manager.go:254]"));
     let req = |version| Ev::SyncSegmentsRequest {
         partition: 1,
-        sent: vec![],
-        left_out: vec![],
+        sent: vec![].into(),
+        left_out: flush_core::models::sync2024::Few::of(&[]),
         version,
     };
     assert!(req(Version::C65f41dc60)

@@ -114,8 +114,10 @@ pub enum Ev {
     },
     SyncSegmentsRequest {
         partition: i64,
-        sent: Vec<i64>,
-        left_out: Vec<i64>,
+        /// The request's segments (the handler's list, shared).
+        sent: Ids<ReqSeg>,
+        /// The first of the segments left out, and how many there were.
+        left_out: Few,
         version: Version,
     },
     DatanodeReceives {
@@ -134,7 +136,8 @@ pub enum Ev {
         segment: i64,
     },
     LoadingStats {
-        load: Vec<i64>,
+        /// The handler's list, shared.
+        load: Ids,
     },
     /// The stats pool got a nil PkStatsLog: the nil-pointer panic of #34375.
     NilStatslog {
@@ -248,13 +251,45 @@ const IDS_SHOWN: usize = 16;
 /// [`ids`] for a step's description: the first [`IDS_SHOWN`], then how many
 /// more (a request of 85,000 segments made each line 1 MB and a run of 2,000
 /// of them abort on its text; the Go log line keeps every id).
-fn ids_short(v: &[i64]) -> String {
-    match v.len() > IDS_SHOWN {
+fn ids_short(v: impl ExactSizeIterator<Item = i64>) -> String {
+    let total = v.len();
+    ids_counted(&v.take(IDS_SHOWN).collect::<Vec<_>>(), total)
+}
+
+/// `first`, the first ids of a list of `total`, as [`ids_short`] shows them.
+fn ids_counted(first: &[i64], total: usize) -> String {
+    match total > first.len() {
         true => {
-            let s: Vec<String> = v[..IDS_SHOWN].iter().map(|i| i.to_string()).collect();
-            format!("[{},... and {} more]", s.join(","), v.len() - IDS_SHOWN)
+            let s: Vec<String> = first.iter().map(|i| i.to_string()).collect();
+            format!("[{},... and {} more]", s.join(","), total - first.len())
         }
-        false => ids(v),
+        false => ids(first),
+    }
+}
+
+/// A list of ids of which a step's description shows only the first
+/// [`IDS_SHOWN`]: those, and how many there were (a run keeps every step's
+/// facts: 500 requests of 85,000 segments kept a copy each).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Few {
+    first: Vec<i64>,
+    total: usize,
+}
+
+impl Few {
+    pub fn of(v: &[i64]) -> Few {
+        Few {
+            first: v[..v.len().min(IDS_SHOWN)].to_vec(),
+            total: v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    fn short(&self) -> String {
+        ids_counted(&self.first, self.total)
     }
 }
 
@@ -594,9 +629,9 @@ impl Ev {
                 write!(out, "task #{n} done; segment {segment} is not in the metacache, so FinishSyncing does nothing")
             }
             SyncSegmentsRequest { partition, sent, left_out, version } => {
-                let _ = write!(out, "[{}] request for partition {partition}: segments {}", version.as_str(), ids_short(sent));
+                let _ = write!(out, "[{}] request for partition {partition}: segments {}", version.as_str(), ids_short(sent.iter().map(|s| s.segment)));
                 if !left_out.is_empty() {
-                    let _ = write!(out, "; selected but left out (no PK statslog) {}", ids_short(left_out));
+                    let _ = write!(out, "; selected but left out (no PK statslog) {}", left_out.short());
                 }
                 Ok(())
             }
@@ -608,7 +643,7 @@ impl Ev {
                 level.as_str()
             ),
             LoadingPks { segment } => write!(out, "missing Flushed segment {segment}: loading its PKs"),
-            LoadingStats { load } => write!(out, "missing {}: loading their PK stats in the stats pool", ids_short(load)),
+            LoadingStats { load } => write!(out, "missing {}: loading their PK stats in the stats pool", ids_short(load.iter().copied())),
             NilStatslog { segment } => write!(
                 out,
                 "segment {segment} has no PK statslog: DecompressBinLog gets []*FieldBinlog{{nil}} and dereferences it (binlog.go:143); the stats pool re-panics"
@@ -629,7 +664,7 @@ impl Ev {
                 level.as_str()
             ),
             RpcSucceeded => write!(out, "SyncSegments RPC returned success"),
-            SyncSegmentsSuccess { selected, .. } => write!(out, "sync segments success (selected {})", ids_short(selected)),
+            SyncSegmentsSuccess { selected, .. } => write!(out, "sync segments success (selected {})", ids_short(selected.iter().copied())),
             FlowgraphDelivered { actor, index } => write!(
                 out,
                 "message delivered: {} returned from its op #{index}",

@@ -30,7 +30,7 @@ pub mod view;
 mod world;
 mod write_buffer;
 
-pub use facts::{Ev, Violation};
+pub use facts::{Ev, Few, Violation};
 use footprint::Site;
 pub use knobs::*;
 pub use metacache::{MetaCache, MetaSeg};
