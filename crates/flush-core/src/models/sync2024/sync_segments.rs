@@ -70,8 +70,9 @@ impl World {
     /// with the newest request still in flight when they are equal to its: ticks
     /// of many actors between which datacoord's meta did not change send equal
     /// requests, and a run with hundreds of them in flight held a copy each
-    /// (500 of 85,000 segments: 0.99 GB; 113 MB shared). Equal lists, so nothing a step, a
-    /// fingerprint or a trace shows changes; one comparison per tick.
+    /// (500 of 85,000 segments: 0.99 GB; 113 MB shared). Equal lists, so
+    /// nothing a step, a fingerprint or a trace shows changes; one comparison
+    /// per tick.
     fn share_in_flight(&self, segments: Vec<ReqSeg>, selected: Vec<i64>) -> (Ids<ReqSeg>, Ids) {
         let req = self.goroutines.iter().rev().find_map(|g| match &g.role {
             Role::Handler { req, .. } => Some(req.segments.clone()),
