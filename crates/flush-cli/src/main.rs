@@ -547,11 +547,53 @@ fn print_run(
         }
         write_out(&format!("{text}\n"))
     } else {
-        let mut text = r.text(logs);
-        if let Some(races) = &races {
-            text.push_str(&races.text(r.len() + 1));
+        let mut out = Stdout::new();
+        let written = r.write_text(logs, &mut out).and_then(|()| match &races {
+            Some(races) => std::fmt::Write::write_str(&mut out, &races.text(r.len() + 1)),
+            None => Ok(()),
+        });
+        out.finish(written)
+    }
+}
+
+/// Standard output as [`emit`] writes it (unsafe characters escaped, a reader
+/// that closed the pipe ends it quietly), for text made and written a line at
+/// a time.
+struct Stdout {
+    out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+    failed: Option<std::io::Error>,
+}
+
+impl Stdout {
+    fn new() -> Stdout {
+        Stdout {
+            out: std::io::BufWriter::new(std::io::stdout().lock()),
+            failed: None,
         }
-        emit(&text)
+    }
+
+    /// The end of the text: `written` is what making it returned (an error
+    /// there is this writer's).
+    fn finish(mut self, written: std::fmt::Result) -> Result<(), Failure> {
+        if written.is_ok() {
+            if let Err(e) = self.out.flush() {
+                self.failed = Some(e);
+            }
+        }
+        match self.failed {
+            Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::Output(e)),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl std::fmt::Write for Stdout {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let text = flush_core::scenario::json::escape_unsafe(s, true);
+        self.out.write_all(text.as_bytes()).map_err(|e| {
+            self.failed = Some(e);
+            std::fmt::Error
+        })
     }
 }
 

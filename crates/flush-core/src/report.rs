@@ -127,36 +127,38 @@ pub fn title_line<M: Model>(run: &Run<M>) -> String {
 }
 
 pub(crate) fn text<M: Model>(run: &Run<M>, with_logs: bool) -> String {
-    let mut out = title_line(run);
-    out.push('\n');
-    // A line at a time: a step's log lines are kept only when printed (every
-    // line held at once cost ~150 MB more of a run of 500 requests of 85,000
-    // segments).
-    let mut logs = String::new();
+    let mut out = String::new();
+    let _ = write_text(run, with_logs, &mut out);
+    out
+}
+
+/// [`text`], written to `out` a line at a time: nothing of it is held. The
+/// step lines are built twice with `with_logs`, the second time for the log
+/// lines after them (held until then, a run of 500 requests of 85,000
+/// segments held 262 MB of them).
+pub(crate) fn write_text<M: Model>(
+    run: &Run<M>,
+    with_logs: bool,
+    out: &mut dyn std::fmt::Write,
+) -> std::fmt::Result {
+    writeln!(out, "{}", title_line(run))?;
     for r in run.records() {
-        let l = line(run, r);
-        out.push_str(&format_line(&l));
-        out.push('\n');
-        if with_logs {
+        writeln!(out, "{}", format_line(&line(run, r)))?;
+    }
+    if with_logs {
+        out.write_str("# Milvus log lines\n")?;
+        for r in run.records() {
+            let l = line(run, r);
             for g in &l.log {
-                let _ = writeln!(logs, "{:>5}  {g}", l.step);
+                writeln!(out, "{:>5}  {g}", l.step)?;
             }
         }
     }
-    if with_logs {
-        out.push_str("# Milvus log lines\n");
-        out.push_str(&logs);
-    }
     match run.outcome() {
-        Some(o) => {
-            let _ = writeln!(out, "outcome: {o}");
-        }
-        None => {
-            let _ = writeln!(out, "outcome: (not finished after {} steps)", run.len());
-        }
+        Some(o) => writeln!(out, "outcome: {o}")?,
+        None => writeln!(out, "outcome: (not finished after {} steps)", run.len())?,
     }
-    let _ = writeln!(out, "schedule: {}", format_schedule(&run.schedule()));
-    out
+    writeln!(out, "schedule: {}", format_schedule(&run.schedule()))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

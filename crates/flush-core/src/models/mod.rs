@@ -417,6 +417,11 @@ impl AnyRun {
         each_run!(self, r => report::text(r, with_logs))
     }
 
+    /// [`AnyRun::text`], written to `out` as it is made (none of it held).
+    pub fn write_text(&self, with_logs: bool, out: &mut dyn std::fmt::Write) -> std::fmt::Result {
+        each_run!(self, r => report::write_text(r, with_logs, out))
+    }
+
     /// The observable outcome of the recorded run (see [`explore::Observe`]).
     pub fn outcome_line(&self) -> String {
         each_run!(self, r => explore::run_outcome(r))
