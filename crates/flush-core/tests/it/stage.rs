@@ -247,6 +247,28 @@ fn the_toy_model_runs_and_is_drawn() {
     assert!(locked.explore(50, 10_000).violations.is_empty());
 }
 
+/// Go lets one goroutine unlock a mutex another locked ("A locked Mutex is not
+/// associated with a particular goroutine", sync/mutex.go); only unlocking one
+/// nobody holds is fatal. The toy model called the handoff a panic.
+#[test]
+fn the_toy_mutex_may_be_unlocked_by_another_goroutine() {
+    let handoff = |then: &str| {
+        parse(&format!(
+            r#"{{"name":"unlock-handoff","model":"mutex-handoff","actors":[
+              {{"name":"a","ops":[{{"op":"lock"}},{{"op":"incr"}}{then}]}},
+              {{"name":"b","ops":[{{"op":"wait_for","actor":"a","index":1}},{{"op":"unlock"}}]}}]}}"#
+        ))
+    };
+    let x = handoff("").explore(50, 10_000);
+    assert_eq!(x.stopped, flush_core::explore::Stopped::Exhausted);
+    assert!(x.violations.is_empty(), "{:?}", x.violations);
+    // a unlocks it again after b did: that one is fatal.
+    let x =
+        handoff(r#",{"op":"wait_for","actor":"b","index":1},{"op":"unlock"}"#).explore(50, 10_000);
+    assert_eq!(x.violations.len(), 1, "{:?}", x.violations);
+    assert!(x.violations[0].message.contains("unlock of unlocked mutex"));
+}
+
 /// A lane draws every runner up to its budget and counts the rest in a badge.
 #[test]
 fn a_lane_past_its_budget_counts_the_runners_it_does_not_draw() {
