@@ -358,6 +358,66 @@ test('Pause stops a heavy run at once, even when each step outlasts Play\'s time
   await ctx.close();
 });
 
+test('found by a page attack: thousands of queues, thousands of runnable goroutines, a view too big for a link, long names', async () => {
+  // Thousands of flush queues: the stage draws 24 lanes and says how many it
+  // leaves out (every queue was drawn at every step: 2 s a step, 11 s a jump).
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1&step=0');
+  const lanes = { name: 'lanes', title: 'Many queues', model: 'flush-2021', seed: 1,
+    actors: Array.from({ length: 3000 }, (_, i) => ({ name: `a${i}`, ops: [
+      { op: 'flush_insert', segment: i, pos: `p${i}`, flushed: true }, { op: 'flush_delete', segment: i, pos: `p${i}` }] })) };
+  await page.setInputFiles('#upload', { name: 'lanes.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(lanes)) });
+  await page.waitForFunction(() => document.title.startsWith('Many queues'), null, { timeout: 60000 });
+  const endMs = await clickToPainted(page, '#end', '.app[data-step]:not([data-step="0"])');
+  assert.equal(await page.locator('.lane').count(), 24);
+  assert.match(await page.textContent('.more-lanes'), /^\d+ more flush queues not drawn: 24 are/);
+  const len = Number(await page.getAttribute('.app', 'data-len'));
+  const backMs = await clickToPainted(page, '#back', `.app[data-step="${len - 1}"]`);
+  figures['many queues: End, then Back, click to painted (ms)'] = `${endMs.toFixed(0)}, ${backMs.toFixed(0)}`;
+  assert.ok(endMs < 1000 && backMs < 1000, `End ${endMs} ms, Back ${backMs} ms`);
+  // The same scenario has 3,000 runnable goroutines at step 0: the lens looks
+  // ahead from the first 32, in the worker, and says so (it never finished).
+  await page.fill('#jump', '0');
+  await page.press('#jump', 'Enter');
+  await waitStep(page, 0);
+  await page.check('#lens-on');
+  await page.waitForSelector('.lens-list', { timeout: 60000 });
+  assert.equal(await page.locator('.lens-list li').count(), 32);
+  assert.equal(await page.textContent('.lens-more'), 'The lens looked ahead from the first 32 of the 3000 runnable goroutines.');
+  await page.uncheck('#lens-on');
+  await noCrash(page, errors);
+  await ctx.close();
+
+  // A view too big for a link (a 6 MB upload of random names): the address bar
+  // leaves it out, local storage keeps it, a reload brings it back, and
+  // Permalink says why there is no link (the upload was lost on reload).
+  const b = await open('scenario=handoff&mode=seeded&seed=1&step=0');
+  let seed = 7;
+  const rnd = (n) => Array.from({ length: n }, () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ'[(seed >>> 16) % 62];
+  }).join('');
+  const big = { name: 'big', title: 'Too big for a link', description: 'd', model: 'flush-2021', seed: 1,
+    actors: Array.from({ length: 10000 }, (_, i) => { const p = rnd(64), q = rnd(64); return { name: rnd(100), ops: [
+      { op: 'flush_insert', segment: i, pos: p, flushed: true }, { op: 'flush_delete', segment: i, pos: p },
+      { op: 'flush_insert', segment: i, pos: q, flushed: true }, { op: 'flush_delete', segment: i, pos: q }] }; }) };
+  await b.page.setInputFiles('#upload', { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(big)) });
+  await b.page.waitForFunction(() => document.title.startsWith('Too big'), null, { timeout: 120000 });
+  await b.page.waitForFunction(() => (localStorage.getItem('flushscope.view') ?? '').length > 2 * 1024 * 1024, null, { timeout: 30000 });
+  assert.equal(await b.page.evaluate(() => location.hash), '');
+  await b.page.click('#permalink');
+  assert.match(await b.page.textContent('#notice'), /^This view's link would be \d+\.\d MB, more than a browser opens \(2 MiB\)/);
+  await b.page.reload();
+  await b.page.waitForFunction(() => document.title.startsWith('Too big'), null, { timeout: 120000 });
+  // Long unbroken words wrap inside their panels: the page does not scroll sideways.
+  await b.page.click('#step-btn');
+  await waitStep(b.page, 1);
+  const wide = await b.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(wide <= 0, `the page is ${wide} px wider than its window`);
+  await shot(b.page, 'long-names');
+  await noCrash(b.page, b.errors);
+  await b.ctx.close();
+});
+
 test('help overlay and keyboard play', async () => {
   const { page, ctx, errors } = await open('scenario=retries&mode=seeded&seed=9&step=0');
   await page.keyboard.press('?');

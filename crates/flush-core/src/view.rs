@@ -49,6 +49,9 @@ pub struct Stage {
     pub lanes: Vec<Rc<Lane>>,
     /// Rows of panels under the lanes.
     pub rows: Vec<Vec<Rc<Panel>>>,
+    /// Said under the lanes when some are not drawn (a scenario of thousands of
+    /// queues would draw every one at every step).
+    pub more_lanes: Option<String>,
 }
 
 /// One lane: a queue, a pool, a component of the modelled system.

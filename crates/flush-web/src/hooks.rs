@@ -97,11 +97,24 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
                     return;
                 };
                 if let Ok(h) = gloo::utils::window().history() {
-                    let url = format!("#{frag}");
+                    // A view too big for a link leaves the address bar without
+                    // one (a reload then opens the stored view, not a link the
+                    // browser refuses).
+                    let url = match permalink::linkable(&frag) {
+                        true => format!("#{frag}"),
+                        false => gloo::utils::window()
+                            .location()
+                            .pathname()
+                            .unwrap_or_default(),
+                    };
                     let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
                 }
-                if let Some(s) = storage() {
-                    let _ = s.set_item(STORAGE_KEY, &frag);
+                let stored = storage().is_some_and(|s| s.set_item(STORAGE_KEY, &frag).is_ok());
+                if !stored && !permalink::linkable(&frag) {
+                    state.dispatch(Action::Notice(Some(format!(
+                        "This view is {:.1} MB: too big for a link, and local storage would not take it, so a reload will not bring it back. Keep the scenario file (Edit, then Download JSON).",
+                        frag.len() as f64 / 1e6
+                    ))));
                 }
             });
             move || drop(t)

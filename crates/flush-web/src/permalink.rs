@@ -11,6 +11,26 @@ use crate::state::{Mode, Source, ViewSpec};
 /// scenario is at most 8 MiB, percent-encoding triples it).
 pub const MAX_FRAGMENT: usize = 3 * flush_core::scenario::MAX_SCENARIO_BYTES + 1024;
 
+/// The longest address a browser opens: Chromium refuses a URL over 2 MiB
+/// (`url::kMaxURLChars`), and a view whose link is longer (an uploaded
+/// scenario of megabytes) was written to the address bar anyway: a reload
+/// opened the default scenario and the upload was lost. Kept under it, with
+/// room for the page's own address.
+pub const MAX_LINK: usize = 2 * 1024 * 1024 - 4096;
+
+/// Whether a view whose fragment is `frag` can be opened as a link.
+pub fn linkable(frag: &str) -> bool {
+    frag.len() < MAX_LINK
+}
+
+/// What Permalink says of a view too big for a link (`frag` its fragment).
+pub fn too_big_for_a_link(frag: &str) -> String {
+    format!(
+        "This view's link would be {:.1} MB, more than a browser opens (2 MiB): the page keeps the view in this browser's local storage, and the address bar leaves it out. To share it, send the scenario file (Edit, then Download JSON).",
+        frag.len() as f64 / 1e6,
+    )
+}
+
 /// More knobs than any model has are refused (a fragment is the user's input).
 const MAX_KNOBS: usize = 16;
 

@@ -489,8 +489,13 @@ macro_rules! each_explorer {
 
 /// The race lens from `here`: for each runnable choice, a search of the state it
 /// leads to; what `here` already showed is not reported again.
-/// The lens's searches from `here`, `at` steps into the run: none at the
-/// scenario's step limit, and none going past it (a run stops there).
+/// The runnable goroutines the race lens looks ahead from: the first ones of a
+/// step with more (a search each; 3,000 runnable goroutines never finished).
+pub const LENS_CHOICES: usize = 32;
+
+/// The lens's searches from `here`, `at` steps into the run, one per runnable
+/// choice (the first [`LENS_CHOICES`]): none at the scenario's step limit,
+/// and none going past it (a run stops there).
 fn lens_from<M: Model>(
     sc: Arc<M>,
     here: &M::State,
@@ -515,6 +520,7 @@ where
     sc.runnable(here, &mut runnable);
     runnable
         .into_iter()
+        .take(LENS_CHOICES)
         .map(|c| {
             let mut w = here.clone();
             let mut facts = Vec::new();

@@ -297,6 +297,74 @@ fn a_lane_past_its_budget_counts_the_runners_it_does_not_draw() {
     assert_eq!(more.value, "5");
 }
 
+/// Past its budget of lanes the stage draws the first queues and the queue of
+/// the goroutine that took the step, and says how many it left out; the Replica
+/// folds the segments the step did not change (a scenario of thousands of
+/// queues took seconds a step in the page).
+#[test]
+fn a_stage_past_its_lanes_draws_the_stepping_queue_and_counts_the_rest() {
+    use flush_core::models::flush2021::view::MAX_LANES;
+    // Enough segments for the Replica to fold too.
+    let extra = flush_core::view::FOLD_FROM
+        .saturating_sub(MAX_LANES)
+        .max(10);
+    let n = MAX_LANES + extra;
+    let actors: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"name":"a{i}","ops":[{{"op":"flush_insert","segment":{i},"pos":"p{i}"}},{{"op":"flush_delete","segment":{i},"pos":"p{i}"}}]}}"#
+            )
+        })
+        .collect();
+    let text = format!(
+        r#"{{"name":"lanes","model":"flush-2021","actors":[{}]}}"#,
+        actors.join(",")
+    );
+    let sc = flush_core::AnyScenario::parse(&text, "lanes.json").unwrap();
+    let mut r = sc.run(seeded(3));
+    r.run_to_end();
+    let (mut own_seen, mut folded_seen, mut most_left) = (0, 0, 0);
+    for step in 1..=r.len() {
+        r.goto(step);
+        let s = stage(&r);
+        assert!(
+            s.lanes.len() <= MAX_LANES,
+            "step {step}: {} lanes",
+            s.lanes.len()
+        );
+        let segment_of = |l: &flush_core::view::Lane| {
+            l.data
+                .iter()
+                .find(|d| d.0 == "data-segment")
+                .map(|d| d.1.clone())
+        };
+        if let Some(more) = s.more_lanes.as_deref() {
+            assert_eq!(s.lanes.len(), MAX_LANES, "step {step}: {more}");
+            let left: usize = more.split(' ').next().unwrap().parse().unwrap();
+            assert!((1..=extra).contains(&left), "{more}");
+            most_left = most_left.max(left);
+        }
+        // A runner's or a half's step: its queue is drawn.
+        let who = r.line(step).unwrap().name;
+        if let Some(seg) = who.split("seg=").nth(1).and_then(|t| t.split(' ').next()) {
+            assert!(
+                s.lanes
+                    .iter()
+                    .any(|l| segment_of(l).as_deref() == Some(seg)),
+                "step {step}: {who}'s queue is not drawn"
+            );
+            own_seen += usize::from(seg.parse::<usize>().unwrap() >= MAX_LANES);
+        }
+        folded_seen += usize::from(table(&s, "metacache").fold.is_some());
+    }
+    assert_eq!(most_left, extra, "every queue existed at some step");
+    assert!(
+        own_seen > 0,
+        "a step of a queue past the first ones was checked"
+    );
+    assert!(folded_seen > 0, "the Replica folded its quiet rows");
+}
+
 /// Plots: a queue's series is 0 before the queue exists, and every series of a
 /// plot has a point at every sampled step (so lines start at the left edge).
 #[test]

@@ -1048,6 +1048,9 @@ pub fn race_lens(p: &LensProps) -> Html {
     let key = (p.rev, p.cursor, *on);
     let x = use_explorers(key);
     let choices = use_mut_ref(Vec::<Choice>::new);
+    // How many goroutines could run here (the lens looks at the first
+    // `LENS_CHOICES` of them).
+    let runnable = use_mut_ref(|| 0usize);
     // The view the searches shown were started for: the first frame of a new
     // step is drawn before the effect below drops the last step's (its goroutines
     // listed under the new step, one click from opening a wrong schedule).
@@ -1055,6 +1058,7 @@ pub fn race_lens(p: &LensProps) -> Html {
     let current = *searched.borrow() == Some(key);
     {
         let (start, run, choices) = (x.start.clone(), p.run.clone(), choices.clone());
+        let runnable = runnable.clone();
         let (source, cursor) = (p.shown.source.clone(), p.cursor as usize);
         let searched = searched.clone();
         use_effect_with(key, move |&(_, _, on)| {
@@ -1062,7 +1066,10 @@ pub fn race_lens(p: &LensProps) -> Html {
             if on {
                 // The worker gets the run's schedule to the cursor and replays it.
                 let run = run.borrow();
-                *choices.borrow_mut() = run.runnable_here();
+                let mut here = run.runnable_here();
+                *runnable.borrow_mut() = here.len();
+                here.truncate(flush_core::models::LENS_CHOICES);
+                *choices.borrow_mut() = here;
                 let mut schedule = run.schedule();
                 schedule.truncate(cursor);
                 start.emit(JobSpec {
@@ -1103,7 +1110,18 @@ pub fn race_lens(p: &LensProps) -> Html {
                         Status::Running { run: Running { done, of, .. }, .. } => html! {
                             <p class="muted">{format!("Looking ahead: {done} of {of} choices…")}</p>
                         },
-                        Status::Done { xs, worker, .. } if current => lens_list(&choices.borrow(), xs, *worker, p),
+                        Status::Done { xs, worker, .. } if current => html! {
+                            <>
+                            {lens_list(&choices.borrow(), xs, *worker, p)}
+                            if *runnable.borrow() > choices.borrow().len() {
+                                <p class="muted lens-more">{format!(
+                                    "The lens looked ahead from the first {} of the {} runnable goroutines.",
+                                    choices.borrow().len(),
+                                    *runnable.borrow()
+                                )}</p>
+                            }
+                            </>
+                        },
                         Status::Done { .. } => html! {},
                     }}
                 }

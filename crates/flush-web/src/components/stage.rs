@@ -137,6 +137,7 @@ pub fn stage_view(s: &Stage, rapid: bool) -> Html {
             <div class={classes!("lanes", rapid.then_some("rapid"))} id="lanes">
                 {for s.lanes.iter().enumerate().map(|(i, l)| html! { <LaneView key={l.key.clone()} lane={l.clone()} gloss={i == 0} /> })}
             </div>
+            if let Some(more) = &s.more_lanes { <p class="muted more-lanes">{more.clone()}</p> }
             {for s.rows.iter().map(|row| html! {
                 <div class={if row.len() > 1 { "row2" } else { "row1" }}>
                     {for row.iter().map(|p| html! { <PanelView key={p.id} panel={p.clone()} /> })}

@@ -22,6 +22,33 @@ const MAX_QUEUED_TOKENS: usize = 6;
 /// a badge counting the rest, so the page stays responsive on any input.
 pub const MAX_BOXES: usize = 300;
 
+/// Flush queues drawn as lanes. A datanode-sized run has a few; a scenario
+/// of thousands (one flush pair per segment) drew every one at every step and
+/// took seconds a step in the page.
+pub const MAX_LANES: usize = 24;
+
+/// The queues drawn, in their order: all of them, or past [`MAX_LANES`] the
+/// first but one, and the queue of the goroutine `who` took the step (or the
+/// next one when that goroutine is no queue's).
+fn drawn_queues<'w>(w: &'w World, who: Option<&Who>) -> impl Iterator<Item = &'w Queue> {
+    let own = match who {
+        Some(
+            Who::Runner { segment, .. }
+            | Who::Half { segment, .. }
+            | Who::Handler { segment }
+            | Who::TailWaiter { segment },
+        ) => w.queues.iter().position(|q| q.segment == *segment),
+        _ => None,
+    };
+    let all = w.queues.len() <= MAX_LANES;
+    let own = own.filter(|&i| i >= MAX_LANES).unwrap_or(MAX_LANES - 1);
+    w.queues
+        .iter()
+        .enumerate()
+        .filter(move |&(i, _)| all || i < MAX_LANES - 1 || i == own)
+        .map(|(_, q)| q)
+}
+
 /// A Replica segment at the end of a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ReplicaJson {
@@ -65,7 +92,16 @@ impl Present for Scenario {
             empty: w.queues.is_empty().then(|| {
                 "No flush queue yet: the first flush or injection of a segment creates one (getFlushQueue).".to_owned()
             }),
-            lanes: w.queues.iter().map(|q| Rc::new(lane(w, self, q, &live))).collect(),
+            lanes: drawn_queues(w, run.record(cursor).map(|r| &r.who))
+                .map(|q| Rc::new(lane(w, self, q, &live)))
+                .collect(),
+            more_lanes: (w.queues.len() > MAX_LANES).then(|| {
+                let n = w.queues.len() - MAX_LANES;
+                format!(
+                    "{n} more flush queue{} not drawn: {MAX_LANES} are, the first ones and the queue of the goroutine that took this step",
+                    if n == 1 { "" } else { "s" },
+                )
+            }),
             rows: vec![
                 vec![
                     Rc::new(drop_panel(w, self, &live)),
@@ -713,34 +749,39 @@ fn replica_panel(w: &World, sc: &Scenario, changed: &[i64]) -> Panel {
     let rows = w
         .replica
         .iter()
-        .map(|s| Row {
-            key: s.segment.to_string(),
-            class: if changed.contains(&s.segment) {
-                "changed"
-            } else {
-                ""
-            },
-            data: vec![("data-segment", s.segment.to_string())],
-            cells: vec![
-                Cell::Text(s.segment.to_string()),
-                Cell::State(s.state.as_str().to_owned()),
-                Cell::Text(s.rows.to_string()),
-                Cell::Text(
-                    s.checkpoint
-                        .map_or("—".to_owned(), |p| sc.pos_name(p).to_owned()),
-                ),
-            ],
+        .map(|s| {
+            (
+                Row {
+                    key: s.segment.to_string(),
+                    class: if changed.contains(&s.segment) {
+                        "changed"
+                    } else {
+                        ""
+                    },
+                    data: vec![("data-segment", s.segment.to_string())],
+                    cells: vec![
+                        Cell::Text(s.segment.to_string()),
+                        Cell::State(s.state.as_str().to_owned()),
+                        Cell::Text(s.rows.to_string()),
+                        Cell::Text(
+                            s.checkpoint
+                                .map_or("—".to_owned(), |p| sc.pos_name(p).to_owned()),
+                        ),
+                    ],
+                },
+                !changed.contains(&s.segment),
+            )
         })
         .collect();
     Panel {
         id: "metacache",
         class: "metacache".into(),
         title: "Replica (the datanode's meta cache)".to_owned(),
-        blocks: vec![Block::Table(Table {
+        blocks: vec![Block::Table(Table::folding(
             columns,
             rows,
-            fold: None,
-        })],
+            "segments this step did not change",
+        ))],
     }
 }
 

@@ -33,6 +33,7 @@ impl Present for Scenario {
         Stage {
             class: "stage-toy",
             empty: None,
+            more_lanes: None,
             lanes: vec![Rc::new(actors_lane(self, w))],
             rows: vec![vec![Rc::new(shared_panel(self, w))]],
         }

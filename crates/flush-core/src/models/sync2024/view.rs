@@ -46,6 +46,7 @@ impl Present for Scenario {
         Stage {
             class: "stage-sync",
             empty: None,
+            more_lanes: None,
             lanes: vec![
                 Rc::new(buffer_lane(w)),
                 Rc::new(task_lane(w)),
