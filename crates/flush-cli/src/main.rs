@@ -538,13 +538,22 @@ fn print_run(
 ) -> Result<(), Failure> {
     let races = races.map(|budget| r.races(budget));
     if json {
-        let mut text = r.report_json(true);
-        if let Some(races) = &races {
-            let mut v: serde_json::Value =
-                serde_json::from_str(&text).map_err(|e| e.to_string())?;
-            v["races"] = serde_json::to_value(races).map_err(|e| e.to_string())?;
-            text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
-        }
+        let Some(races) = &races else {
+            // Written as it is made: the trace's lines are not held.
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let written = r
+                .write_json(true, &mut out)
+                .and_then(|()| out.write_all(b"\n"))
+                .and_then(|()| out.flush());
+            return match written {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::Output(e)),
+                _ => Ok(()),
+            };
+        };
+        let text = r.report_json(true);
+        let mut v: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        v["races"] = serde_json::to_value(races).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
         write_out(&format!("{text}\n"))
     } else {
         let mut out = Stdout::new();

@@ -168,9 +168,10 @@ pub struct InvariantJson {
 }
 
 /// The `--json` object of `flushscope run` (DESIGN.md's contract): the run, then
-/// the model's summary of its end (`S`), then the trace.
+/// the model's summary of its end (`S`), then the trace (`T`: the lines, or a
+/// [`Trace`] that makes them as they are written).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Report<S> {
+pub struct Report<S, T = Vec<TraceLine>> {
     pub scenario: String,
     pub model: &'static str,
     pub version: Option<&'static str>,
@@ -185,18 +186,37 @@ pub struct Report<S> {
     pub invariants: Vec<InvariantJson>,
     #[serde(flatten)]
     pub summary: S,
-    pub trace: Vec<TraceLine>,
+    pub trace: T,
 }
 
-pub(crate) fn report<M: Present>(run: &Run<M>) -> Report<M::Summary> {
+/// A run's trace lines, made one at a time as they are serialised: a run's
+/// lines can be far bigger than the run (500 requests of 85,000 segments:
+/// 285 MB of JSON, 670 MB held when built first).
+pub struct Trace<'r, M: Model>(&'r Run<M>);
+
+impl<M: Model> Serialize for Trace<'_, M> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.records().iter().map(|r| line(self.0, r)))
+    }
+}
+
+pub(crate) fn report<M: Present>(run: &Run<M>) -> Report<M::Summary, Trace<'_, M>> {
     let h = run.header();
-    let trace: Vec<TraceLine> = run.records().iter().map(|r| line(run, r)).collect();
-    let invariants = trace
+    let sc = run.scenario();
+    let invariants = run
+        .records()
         .iter()
-        .filter(|l| l.violation)
-        .map(|l| InvariantJson {
-            step: l.step,
-            event: l.event.clone(),
+        .filter(|r| {
+            run.events_of(r)
+                .iter()
+                .any(|e| matches!(sc.fact_kind(e), FactKind::Violation))
+        })
+        .map(|r| {
+            let l = line(run, r);
+            InvariantJson {
+                step: l.step,
+                event: l.event,
+            }
         })
         .collect();
     let seed = match run.policy() {
@@ -216,12 +236,25 @@ pub(crate) fn report<M: Present>(run: &Run<M>) -> Report<M::Summary> {
         outcome: run.outcome().cloned(),
         invariants,
         summary: run.scenario().summary(run),
-        trace,
+        trace: Trace(run),
     }
 }
 
 /// The report as JSON text.
-pub fn to_json<S: Serialize>(r: &Report<S>, pretty: bool) -> String {
+/// [`to_json`], written to `out` as it is made.
+pub fn write_json<S: Serialize, T: Serialize>(
+    r: &Report<S, T>,
+    pretty: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match pretty {
+        true => serde_json::to_writer_pretty(out, r),
+        false => serde_json::to_writer(out, r),
+    }
+    .map_err(std::io::Error::from)
+}
+
+pub fn to_json<S: Serialize, T: Serialize>(r: &Report<S, T>, pretty: bool) -> String {
     let text = if pretty {
         serde_json::to_string_pretty(r)
     } else {

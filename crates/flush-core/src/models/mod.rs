@@ -451,6 +451,12 @@ impl AnyRun {
     pub fn report_json(&self, pretty: bool) -> String {
         each_run!(self, r => report::to_json(&report::report(r), pretty))
     }
+
+    /// [`AnyRun::report_json`], written to `out` as it is made (its trace
+    /// lines are not held).
+    pub fn write_json(&self, pretty: bool, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        each_run!(self, r => report::write_json(&report::report(r), pretty, out))
+    }
 }
 
 /// A search of any model in progress (see [`explore::Explorer`]): the page runs
