@@ -370,6 +370,11 @@ test('found by a page attack: thousands of queues, thousands of runnable gorouti
   const endMs = await clickToPainted(page, '#end', '.app[data-step]:not([data-step="0"])');
   assert.equal(await page.locator('.lane').count(), 24);
   assert.match(await page.textContent('.more-lanes'), /^\d+ more flush queues not drawn: 24 are/);
+  // The SVG export draws the same lanes and says the same.
+  const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+  const image = readFileSync(await svg.path(), 'utf8');
+  assert.equal(image.match(/font-weight='bold'>queue /g)?.length, 24);
+  assert.match(image, /\d+ more flush queues not drawn/);
   const len = Number(await page.getAttribute('.app', 'data-len'));
   const backMs = await clickToPainted(page, '#back', `.app[data-step="${len - 1}"]`);
   figures['many queues: End, then Back, click to painted (ms)'] = `${endMs.toFixed(0)}, ${backMs.toFixed(0)}`;

@@ -112,6 +112,20 @@ fn export_svg(run: &AnyRun) -> String {
             }
         }
     }
+    // The lanes not drawn, as the page says under them.
+    if let Some(more) = doc
+        .query_selector(".more-lanes")
+        .ok()
+        .flatten()
+        .and_then(|m| m.text_content())
+    {
+        parts.push_str(&format!(
+            "<text x='12' y='{}' font-size='13'>{}</text>",
+            y + 4,
+            esc(&more)
+        ));
+        y += 24;
+    }
     let line = run
         .line(run.cursor())
         .map(|l| format!("step {}: g{} {} — {}", l.step, l.goroutine, l.go, l.event))
