@@ -387,7 +387,7 @@ test('found by a page attack: thousands of queues, thousands of runnable gorouti
   await page.check('#lens-on');
   await page.waitForSelector('.lens-list', { timeout: 60000 });
   assert.equal(await page.locator('.lens-list li').count(), 32);
-  assert.equal(await page.textContent('.lens-more'), 'The lens looked ahead from the first 32 of the 3000 runnable goroutines.');
+  assert.equal(await page.textContent('.lens-more'), 'The lens looked ahead from the first 32 of the 3000 steps that can run here.');
   await page.uncheck('#lens-on');
   await noCrash(page, errors);
   await ctx.close();
@@ -421,6 +421,26 @@ test('found by a page attack: thousands of queues, thousands of runnable gorouti
   await shot(b.page, 'long-names');
   await noCrash(b.page, b.errors);
   await b.ctx.close();
+
+  // When local storage refuses such a view too, a notice says a reload will
+  // not bring it back: once (it was said again every 250 ms, its OK undone).
+  const c = await open('scenario=handoff&mode=seeded&seed=1&step=0', { init: () => {
+    const set = Storage.prototype.setItem;
+    window.__refused = 0;
+    Storage.prototype.setItem = function (k, v) {
+      if (String(v).length > 1024 * 1024) { window.__refused += 1; throw new DOMException('full', 'QuotaExceededError'); }
+      return set.call(this, k, v);
+    };
+  } });
+  await c.page.setInputFiles('#upload', { name: 'big.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(big)) });
+  await c.page.waitForFunction(() => document.title.startsWith('Too big'), null, { timeout: 120000 });
+  await c.page.waitForFunction(() => /local storage would not take it/.test(document.querySelector('#notice-text')?.textContent ?? ''), null, { timeout: 30000 });
+  await c.page.click('#notice button');
+  await c.page.waitForTimeout(1500);
+  assert.equal(await c.page.$('#notice'), null, 'the notice stays dismissed');
+  assert.ok(await c.page.evaluate(() => window.__refused) <= 2, 'the view is not stored again and again');
+  await noCrash(c.page, c.errors);
+  await c.ctx.close();
 });
 
 test('help overlay and keyboard play', async () => {

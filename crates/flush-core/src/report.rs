@@ -240,7 +240,6 @@ pub(crate) fn report<M: Present>(run: &Run<M>) -> Report<M::Summary, Trace<'_, M
     }
 }
 
-/// The report as JSON text.
 /// [`to_json`], written to `out` as it is made.
 pub fn write_json<S: Serialize, T: Serialize>(
     r: &Report<S, T>,
@@ -254,6 +253,7 @@ pub fn write_json<S: Serialize, T: Serialize>(
     .map_err(std::io::Error::from)
 }
 
+/// The report as JSON text.
 pub fn to_json<S: Serialize, T: Serialize>(r: &Report<S, T>, pretty: bool) -> String {
     let text = if pretty {
         serde_json::to_string_pretty(r)

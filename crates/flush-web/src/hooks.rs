@@ -87,6 +87,10 @@ pub fn use_run() -> UseReducerHandle<AppState> {
 /// (hashchange) loads its view.
 #[hook]
 pub fn use_permalink(state: &UseReducerHandle<AppState>) {
+    // The view whose storage refusal was said (its length and hash): said once,
+    // not again at each change of the state the notice itself makes (a review
+    // found it said every 250 ms, the notice's OK undone).
+    let warned = use_mut_ref(|| None::<(usize, u64)>);
     {
         let state = state.clone();
         use_effect_with((state.rev, state.mode), move |_| {
@@ -102,15 +106,23 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
                     // browser refuses).
                     let url = match permalink::linkable(&frag) {
                         true => format!("#{frag}"),
-                        false => gloo::utils::window()
-                            .location()
-                            .pathname()
-                            .unwrap_or_default(),
+                        false => {
+                            let at = gloo::utils::window().location();
+                            let path = at.pathname().unwrap_or_default();
+                            format!("{path}{}", at.search().unwrap_or_default())
+                        }
                     };
                     let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
                 }
                 let stored = storage().is_some_and(|s| s.set_item(STORAGE_KEY, &frag).is_ok());
-                if !stored && !permalink::linkable(&frag) {
+                let this = {
+                    use std::hash::{Hash, Hasher};
+                    let mut h = std::collections::hash_map::DefaultHasher::new();
+                    frag.hash(&mut h);
+                    (frag.len(), h.finish())
+                };
+                if !stored && !permalink::linkable(&frag) && *warned.borrow() != Some(this) {
+                    *warned.borrow_mut() = Some(this);
                     state.dispatch(Action::Notice(Some(format!(
                         "This view is {:.1} MB: too big for a link, and local storage would not take it, so a reload will not bring it back. Keep the scenario file (Edit, then Download JSON).",
                         frag.len() as f64 / 1e6

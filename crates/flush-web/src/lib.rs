@@ -73,26 +73,7 @@ pub fn app() -> Html {
         let run = state.run.clone();
         Callback::from(move |_| export::lanes_svg(&run.borrow()))
     };
-    let on_copy_link = {
-        let state = state.clone();
-        Callback::from(move |_| {
-            let href = gloo::utils::window().location().href().unwrap_or_default();
-            let base = href.split('#').next().unwrap_or_default().to_owned();
-            let frag = permalink::encode(&state.spec());
-            let words = match permalink::linkable(&frag) {
-                // A long link (an uploaded scenario) is not spelled out: a notice
-                // of megabytes of base64 pushed the page down by screens.
-                true if frag.len() > 2000 => format!(
-                    "Link to this view: the address bar holds it ({} characters; copy it from there). It begins {base}#{}…",
-                    base.len() + 1 + frag.len(),
-                    frag.chars().take(200).collect::<String>()
-                ),
-                true => format!("Link to this view (the address bar shows it too): {base}#{frag}"),
-                false => permalink::too_big_for_a_link(&frag),
-            };
-            state.dispatch(Action::Notice(Some(words)));
-        })
-    };
+    let on_copy_link = copy_link(&state);
 
     let figures = state.figures();
     hooks::use_title(state.run.borrow().header().title.clone());
@@ -143,6 +124,29 @@ pub fn app() -> Html {
             if state.help { <Help legend={run.legend()} dispatch={d.clone()} /> }
         </div>
     }
+}
+
+/// Permalink: a notice with the link to this view (the address bar holds it
+/// too), or why there is none.
+fn copy_link(state: &UseReducerHandle<state::AppState>) -> Callback<MouseEvent> {
+    let state = state.clone();
+    Callback::from(move |_| {
+        let href = gloo::utils::window().location().href().unwrap_or_default();
+        let base = href.split('#').next().unwrap_or_default().to_owned();
+        let frag = permalink::encode(&state.spec());
+        let words = match permalink::linkable(&frag) {
+            // A long link (an uploaded scenario) is not spelled out: a notice
+            // of megabytes of base64 pushed the page down by screens.
+            true if frag.len() > 2000 => format!(
+                "Link to this view: the address bar holds it ({} characters; copy it from there). It begins {base}#{}…",
+                base.len() + 1 + frag.len(),
+                frag.chars().take(200).collect::<String>()
+            ),
+            true => format!("Link to this view (the address bar shows it too): {base}#{frag}"),
+            false => permalink::too_big_for_a_link(&frag),
+        };
+        state.dispatch(Action::Notice(Some(words)));
+    })
 }
 
 /// Whether `source` is the built-in `name` as shipped: the built-in itself, or a

@@ -707,6 +707,11 @@ pub fn wants_shrink(o: &Options, f: &Found) -> bool {
     o.order == Order::Dfs || f.depth_first
 }
 
+/// The runnable choices the race lens looks ahead from: the first ones of a
+/// step with more (a search each; 3,000 runnable goroutines never finished).
+/// A choice is a goroutine, or one case of a goroutine's `select`.
+pub const LENS_CHOICES: usize = 32;
+
 /// Explores every interleaving of `sc` up to `max_steps` steps deep and
 /// `max_states` distinct states, breadth first, to the end: each distinct
 /// invariant broken on some path, Go panic and deadlock, with a shortest schedule

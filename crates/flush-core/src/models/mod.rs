@@ -493,15 +493,10 @@ macro_rules! each_explorer {
     };
 }
 
-/// The race lens from `here`: for each runnable choice, a search of the state it
-/// leads to; what `here` already showed is not reported again.
-/// The runnable goroutines the race lens looks ahead from: the first ones of a
-/// step with more (a search each; 3,000 runnable goroutines never finished).
-pub const LENS_CHOICES: usize = 32;
-
-/// The lens's searches from `here`, `at` steps into the run, one per runnable
-/// choice (the first [`LENS_CHOICES`]): none at the scenario's step limit,
-/// and none going past it (a run stops there).
+/// The race lens from `here`, `at` steps into the run: for each runnable choice
+/// (the first [`explore::LENS_CHOICES`]), a search of the state it leads to;
+/// what `here` already showed is not reported again. None at the scenario's
+/// step limit, and none going past it (a run stops there).
 fn lens_from<M: Model>(
     sc: Arc<M>,
     here: &M::State,
@@ -526,7 +521,7 @@ where
     sc.runnable(here, &mut runnable);
     runnable
         .into_iter()
-        .take(LENS_CHOICES)
+        .take(explore::LENS_CHOICES)
         .map(|c| {
             let mut w = here.clone();
             let mut facts = Vec::new();
@@ -548,8 +543,9 @@ impl AnyExplorer {
         }
     }
 
-    /// The race lens at the run's cursor: for each runnable choice, a search of
-    /// the state it leads to (see [`AnyExplorer::lens_options`]).
+    /// The race lens at the run's cursor: for each runnable choice (the first
+    /// [`explore::LENS_CHOICES`]), a search of the state it leads to (see
+    /// [`AnyExplorer::lens_options`]).
     pub fn lens(run: &AnyRun, steps: u32, max_states: u64) -> Vec<(Choice, AnyExplorer)> {
         let o = AnyExplorer::lens_options(steps, max_states);
         each_run!(run, r => lens_from(r.scenario_arc().clone(), r.world(), r.cursor(), &o))

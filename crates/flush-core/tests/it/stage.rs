@@ -342,11 +342,24 @@ fn a_stage_past_its_lanes_draws_the_stepping_queue_and_counts_the_rest() {
             assert_eq!(s.lanes.len(), MAX_LANES, "step {step}: {more}");
             let left: usize = more.split(' ').next().unwrap().parse().unwrap();
             assert!((1..=extra).contains(&left), "{more}");
+            let queues = if left == 1 { "queue" } else { "queues" };
+            assert!(
+                more.starts_with(&format!("{left} more flush {queues} not drawn")),
+                "{more}"
+            );
             most_left = most_left.max(left);
         }
-        // A runner's or a half's step: its queue is drawn.
-        let who = r.line(step).unwrap().name;
-        if let Some(seg) = who.split("seg=").nth(1).and_then(|t| t.split(' ').next()) {
+        // A runner's or a half's step, or an actor's on a queue: its queue is drawn.
+        let line = r.line(step).unwrap();
+        let who = line.name;
+        let seg = match who.split("seg=").nth(1) {
+            Some(t) => t.split(' ').next(),
+            None => line
+                .event
+                .strip_prefix("queue ")
+                .and_then(|t| t.split([' ', '\'']).next()),
+        };
+        if let Some(seg) = seg {
             assert!(
                 s.lanes
                     .iter()

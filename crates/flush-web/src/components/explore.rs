@@ -1068,7 +1068,7 @@ pub fn race_lens(p: &LensProps) -> Html {
                 let run = run.borrow();
                 let mut here = run.runnable_here();
                 *runnable.borrow_mut() = here.len();
-                here.truncate(flush_core::models::LENS_CHOICES);
+                here.truncate(flush_core::explore::LENS_CHOICES);
                 *choices.borrow_mut() = here;
                 let mut schedule = run.schedule();
                 schedule.truncate(cursor);
@@ -1111,22 +1111,25 @@ pub fn race_lens(p: &LensProps) -> Html {
                             <p class="muted">{format!("Looking ahead: {done} of {of} choices…")}</p>
                         },
                         Status::Done { xs, worker, .. } if current => html! {
-                            <>
-                            {lens_list(&choices.borrow(), xs, *worker, p)}
-                            if *runnable.borrow() > choices.borrow().len() {
-                                <p class="muted lens-more">{format!(
-                                    "The lens looked ahead from the first {} of the {} runnable goroutines.",
-                                    choices.borrow().len(),
-                                    *runnable.borrow()
-                                )}</p>
-                            }
-                            </>
+                            <>{lens_list(&choices.borrow(), xs, *worker, p)}{lens_more(choices.borrow().len(), *runnable.borrow())}</>
                         },
                         Status::Done { .. } => html! {},
                     }}
                 }
             </div>
         </section>
+    }
+}
+
+/// Said under the lens's list when it looked at only the first choices.
+fn lens_more(shown: usize, runnable: usize) -> Html {
+    match runnable > shown {
+        true => html! {
+            <p class="muted lens-more">{format!(
+                "The lens looked ahead from the first {shown} of the {runnable} steps that can run here."
+            )}</p>
+        },
+        false => html! {},
     }
 }
 

@@ -422,6 +422,58 @@ impl Violation {
 }
 
 impl Ev {
+    /// The segment this fact names, when it is one of a queue's (a front end
+    /// shows the queue of the step that stated it).
+    pub fn segment(&self) -> Option<i64> {
+        use Ev::*;
+        match self {
+            QueueStored { segment, .. }
+            | QueueInit { segment, .. }
+            | QueueInitByOther { segment, .. }
+            | RunnerStored { segment, .. }
+            | RunnerLoaded { segment, .. }
+            | InjectMutLocked { segment, .. }
+            | HandlerCloseRequested { segment, .. }
+            | HandlerClosed { segment, .. }
+            | HandlerStopped { segment, .. }
+            | RunnerInit { segment, .. }
+            | HalfStarted { segment, .. }
+            | HalfIgnored { segment, .. }
+            | DropHalfStarted { segment, .. }
+            | DropDeleteStaysNormal { segment, .. }
+            | InjectQueued { segment, .. }
+            | InjectChFull { segment, .. }
+            | CloseVisits { segment, .. }
+            | CloseNoHandler { segment, .. }
+            | HalfAttemptFailed { segment, .. }
+            | HalfDone { segment, .. }
+            | HalfGaveUp { segment, .. }
+            | RunnerHalvesDone { segment, .. }
+            | RunnerStarted { segment, .. }
+            | RunnerTookInjection { segment, .. }
+            | RunnerInjectOver { segment, .. }
+            | WorkingDeleted { segment, .. }
+            | PostTask { segment, .. }
+            | PostTaskLocked { segment, .. }
+            | StickySet { segment, .. }
+            | PostInjectionApplied { segment, .. }
+            | FinishClosed { segment, .. }
+            | ReplicaNewToNormal { segment, .. }
+            | ReplicaFlushed { segment, .. }
+            | HandlerTookInjection { segment, .. }
+            | HandlerInjectOver { segment, .. }
+            | HandlerLockNext { segment, .. }
+            | HandlerStickyLocked { segment, .. }
+            | CreateMutWait { segment, .. }
+            | HandlerWaitsOldTail { segment, .. }
+            | HandlerOldTailPassed { segment, .. }
+            | HandlerExited { segment, .. }
+            | TailRead { segment, .. }
+            | TailClosed { segment, .. } => Some(*segment),
+            _ => None,
+        }
+    }
+
     /// `file.go: function` of the Go code this fact models.
     pub fn go_fn(&self) -> GoFn {
         use Ev::*;

@@ -28,18 +28,24 @@ pub const MAX_BOXES: usize = 300;
 pub const MAX_LANES: usize = 24;
 
 /// The queues drawn, in their order: all of them, or past [`MAX_LANES`] the
-/// first but one, and the queue of the goroutine `who` took the step (or the
-/// next one when that goroutine is no queue's).
-fn drawn_queues<'w>(w: &'w World, who: Option<&Who>) -> impl Iterator<Item = &'w Queue> {
-    let own = match who {
+/// first but one, and the queue of the goroutine `who` that took the step (an
+/// actor's: the first queue its step's `facts` name; the next queue when
+/// the step is no queue's).
+fn drawn_queues<'w>(
+    w: &'w World,
+    who: Option<&Who>,
+    facts: &[Ev],
+) -> impl Iterator<Item = &'w Queue> {
+    let segment = match who {
         Some(
             Who::Runner { segment, .. }
             | Who::Half { segment, .. }
             | Who::Handler { segment }
             | Who::TailWaiter { segment },
-        ) => w.queues.iter().position(|q| q.segment == *segment),
-        _ => None,
+        ) => Some(*segment),
+        _ => facts.iter().find_map(Ev::segment),
     };
+    let own = segment.and_then(|s| w.queues.iter().position(|q| q.segment == s));
     let all = w.queues.len() <= MAX_LANES;
     let own = own.filter(|&i| i >= MAX_LANES).unwrap_or(MAX_LANES - 1);
     w.queues
@@ -92,13 +98,13 @@ impl Present for Scenario {
             empty: w.queues.is_empty().then(|| {
                 "No flush queue yet: the first flush or injection of a segment creates one (getFlushQueue).".to_owned()
             }),
-            lanes: drawn_queues(w, run.record(cursor).map(|r| &r.who))
+            lanes: drawn_queues(w, run.record(cursor).map(|r| &r.who), facts)
                 .map(|q| Rc::new(lane(w, self, q, &live)))
                 .collect(),
             more_lanes: (w.queues.len() > MAX_LANES).then(|| {
                 let n = w.queues.len() - MAX_LANES;
                 format!(
-                    "{n} more flush queue{} not drawn: {MAX_LANES} are, the first ones and the queue of the goroutine that took this step",
+                    "{n} more flush queue{} not drawn: {MAX_LANES} are, the first ones and the queue this step is of, if any",
                     if n == 1 { "" } else { "s" },
                 )
             }),
