@@ -104,7 +104,7 @@ impl Present for Scenario {
             more_lanes: (w.queues.len() > MAX_LANES).then(|| {
                 let n = w.queues.len() - MAX_LANES;
                 format!(
-                    "{n} more flush queue{} not drawn: {MAX_LANES} are, the first ones and the queue this step is of, if any",
+                    "{n} more flush queue{} not drawn: {MAX_LANES} are, the first ones and the queue this step acts on",
                     if n == 1 { "" } else { "s" },
                 )
             }),
