@@ -285,7 +285,13 @@ fn emit(text: &str) -> Result<(), Failure> {
 /// Writes JSON to stdout as it is (serde_json escapes control characters).
 fn write_out(text: &str) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    written(out.write_all(text.as_bytes()).and_then(|()| out.flush()))
+}
+
+/// What writing to stdout came to: a reader that closed the pipe early ends the
+/// output quietly; any other error is exit 3.
+fn written(r: std::io::Result<()>) -> Result<(), Failure> {
+    match r {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::Output(e)),
         _ => Ok(()),
     }
@@ -541,14 +547,11 @@ fn print_run(
         let Some(races) = &races else {
             // Written as it is made: the trace's lines are not held.
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            let written = r
-                .write_json(true, &mut out)
-                .and_then(|()| out.write_all(b"\n"))
-                .and_then(|()| out.flush());
-            return match written {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::Output(e)),
-                _ => Ok(()),
-            };
+            return written(
+                r.write_json(true, &mut out)
+                    .and_then(|()| out.write_all(b"\n"))
+                    .and_then(|()| out.flush()),
+            );
         };
         let text = r.report_json(true);
         let mut v: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
@@ -557,11 +560,11 @@ fn print_run(
         write_out(&format!("{text}\n"))
     } else {
         let mut out = Stdout::new();
-        let written = r.write_text(logs, &mut out).and_then(|()| match &races {
+        let made = r.write_text(logs, &mut out).and_then(|()| match &races {
             Some(races) => std::fmt::Write::write_str(&mut out, &races.text(r.len() + 1)),
             None => Ok(()),
         });
-        out.finish(written)
+        out.finish(made)
     }
 }
 
@@ -581,18 +584,15 @@ impl Stdout {
         }
     }
 
-    /// The end of the text: `written` is what making it returned (an error
+    /// The end of the text: `made` is what making it returned (an error
     /// there is this writer's).
-    fn finish(mut self, written: std::fmt::Result) -> Result<(), Failure> {
-        if written.is_ok() {
+    fn finish(mut self, made: std::fmt::Result) -> Result<(), Failure> {
+        if made.is_ok() {
             if let Err(e) = self.out.flush() {
                 self.failed = Some(e);
             }
         }
-        match self.failed {
-            Some(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::Output(e)),
-            _ => Ok(()),
-        }
+        written(self.failed.map_or(Ok(()), Err))
     }
 }
 

@@ -74,41 +74,38 @@ impl World {
     /// nothing a step, a fingerprint or a trace shows changes; one comparison
     /// per tick.
     fn share_in_flight(&self, segments: Vec<ReqSeg>, selected: Vec<i64>) -> (Ids<ReqSeg>, Ids) {
-        let req = self.goroutines.iter().rev().find_map(|g| match &g.role {
-            Role::Handler { req, .. } => Some(req.segments.clone()),
+        let segments = self.share(segments, |r| match r {
+            Role::Handler { req, .. } => Some(&req.segments),
             _ => None,
         });
-        let sel = self.goroutines.iter().rev().find_map(|g| match &g.role {
+        let selected = self.share(selected, |r| match r {
             Role::Actor {
                 at: ActorAt::SyncSegmentsRpc { selected, .. },
                 ..
-            } => Some(selected.clone()),
+            } => Some(selected),
             _ => None,
         });
-        let segments = match req {
-            Some(r) if *r == *segments => r,
-            _ => segments.into(),
-        };
-        let selected = match sel {
-            Some(s) if *s == *selected => s,
-            _ => selected.into(),
-        };
         (segments, selected)
     }
 
     /// The segments a handler loads the PK stats of, shared with the newest
     /// handler's that loads the same (see [`World::share_in_flight`]).
     fn share_load(&self, load: Vec<i64>) -> Ids {
-        let newest = self.goroutines.iter().rev().find_map(|g| match &g.role {
+        self.share(load, |r| match r {
             Role::Handler {
                 at: HandlerAt::LoadStats { load },
                 ..
-            } => Some(load.clone()),
+            } => Some(load),
             _ => None,
-        });
-        match newest {
-            Some(l) if *l == *load => l,
-            _ => load.into(),
+        })
+    }
+
+    /// `list`, as the list `of` finds in the newest goroutine's role that
+    /// holds one, when the two are equal.
+    fn share<T: PartialEq>(&self, list: Vec<T>, of: impl Fn(&Role) -> Option<&Ids<T>>) -> Ids<T> {
+        match self.goroutines.iter().rev().find_map(|g| of(&g.role)) {
+            Some(held) if **held == *list => held.clone(),
+            _ => list.into(),
         }
     }
 
