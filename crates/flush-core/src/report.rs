@@ -168,10 +168,10 @@ pub struct InvariantJson {
 }
 
 /// The `--json` object of `flushscope run` (DESIGN.md's contract): the run, then
-/// the model's summary of its end (`S`), then the trace (`T`: the lines, or a
-/// [`Trace`] that makes them as they are written).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Report<S, T = Vec<TraceLine>> {
+/// the model's summary of its end (`S`), then the trace (`T`: a [`Trace`],
+/// which makes the lines as they are written).
+#[derive(Serialize)]
+pub struct Report<S, T> {
     pub scenario: String,
     pub model: &'static str,
     pub version: Option<&'static str>,
