@@ -133,18 +133,7 @@ fn copy_link(state: &UseReducerHandle<state::AppState>) -> Callback<MouseEvent> 
     Callback::from(move |_| {
         let href = gloo::utils::window().location().href().unwrap_or_default();
         let base = href.split('#').next().unwrap_or_default().to_owned();
-        let frag = permalink::encode(&state.spec());
-        let words = match permalink::linkable(&frag) {
-            // A long link (an uploaded scenario) is not spelled out: a notice
-            // of megabytes of base64 pushed the page down by screens.
-            true if frag.len() > 2000 => format!(
-                "Link to this view: the address bar holds it ({} characters; copy it from there). It begins {base}#{}…",
-                base.len() + 1 + frag.len(),
-                frag.chars().take(200).collect::<String>()
-            ),
-            true => format!("Link to this view (the address bar shows it too): {base}#{frag}"),
-            false => permalink::too_big_for_a_link(&frag),
-        };
+        let words = permalink::link_words(&base, &permalink::encode(&state.spec()));
         state.dispatch(Action::Notice(Some(words)));
     })
 }

@@ -23,12 +23,25 @@ pub fn linkable(frag: &str) -> bool {
     frag.len() < MAX_LINK
 }
 
-/// What Permalink says of a view too big for a link (`frag` its fragment).
-pub fn too_big_for_a_link(frag: &str) -> String {
-    format!(
-        "This view's link would be {:.1} MB, more than a browser opens (2 MiB): the page keeps the view in this browser's local storage, and the address bar leaves it out. To share it, send the scenario file (Edit, then Download JSON).",
-        frag.len() as f64 / 1e6,
-    )
+/// What Permalink says of the view whose fragment is `frag`, the page being at
+/// `base`: the link; past 2,000 characters (an uploaded scenario), its length
+/// and its start, as a notice of megabytes of base64 pushed the page down by
+/// screens; past [`MAX_LINK`], why there is none.
+pub fn link_words(base: &str, frag: &str) -> String {
+    if !linkable(frag) {
+        return format!(
+            "This view's link would be {:.1} MB, more than a browser opens (2 MiB): the page keeps the view in this browser's local storage, and the address bar leaves it out. To share it, send the scenario file (Edit, then Download JSON).",
+            frag.len() as f64 / 1e6,
+        );
+    }
+    if frag.len() > 2000 {
+        return format!(
+            "Link to this view: the address bar holds it ({} characters; copy it from there). It begins {base}#{}…",
+            base.len() + 1 + frag.len(),
+            frag.chars().take(200).collect::<String>()
+        );
+    }
+    format!("Link to this view (the address bar shows it too): {base}#{frag}")
 }
 
 /// More knobs than any model has are refused (a fragment is the user's input).
@@ -543,5 +556,28 @@ mod tests {
         }
         let long = "a".repeat(MAX_FRAGMENT + 1);
         assert!(decode(&long).unwrap_err().contains("too long"));
+    }
+
+    /// Permalink spells out a short link, gives a long one's length and start,
+    /// and says why a view past what a browser opens has none.
+    #[test]
+    fn permalink_words_fit_the_link() {
+        let base = "http://h/";
+        let short = "scenario=handoff&step=3";
+        assert_eq!(
+            link_words(base, short),
+            "Link to this view (the address bar shows it too): http://h/#scenario=handoff&step=3"
+        );
+        let long = "z".repeat(5000);
+        let w = link_words(base, &long);
+        assert!(
+            w.starts_with("Link to this view: the address bar holds it (5010 characters;"),
+            "{w}"
+        );
+        assert!(w.len() < 400, "{w}");
+        let huge = "z".repeat(MAX_LINK);
+        assert!(link_words(base, &huge)
+            .starts_with("This view's link would be 2.1 MB, more than a browser opens (2 MiB)"));
+        assert!(linkable(&huge[1..]) && !linkable(&huge));
     }
 }
