@@ -1030,8 +1030,9 @@ mod tests {
             },
             Options {
                 max_steps: 9,
-                ..all
+                ..all.clone()
             },
+            Options { races: true, ..all },
         ];
         for o in &cases {
             let (without, with) = (explore(sc, o, u64::MAX), explore(sc, o, 0));
