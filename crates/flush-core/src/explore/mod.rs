@@ -293,7 +293,8 @@ pub struct Progress {
     pub transitions: u64,
     /// The deepest level reached.
     pub depth: u32,
-    /// States waiting (breadth first) or on the path (depth first).
+    /// States waiting (breadth first) or on the path, with children made ahead
+    /// (depth first).
     pub frontier: u64,
     /// The estimated bytes held.
     pub bytes: u64,

@@ -332,7 +332,12 @@ impl<M: Model> Explorer<M> {
         let mut p = self.stats;
         p.frontier = match &self.frontier {
             Frontier::Bfs { queue, .. } => queue.len() as u64,
-            Frontier::Dfs { frames, roots, .. } => (frames.len() + roots.len()) as u64,
+            Frontier::Dfs {
+                frames,
+                ahead,
+                roots,
+                ..
+            } => (frames.len() + ahead + roots.len()) as u64,
         };
         p.bytes = self.peak_bytes.max(self.seen.bytes());
         p
