@@ -439,9 +439,12 @@ impl Books {
         self.level_len - self.popped + self.next_order.len() as u64
     }
 
-    /// The one-thread search's `room_for_one_more`, with its queue's length.
-    fn room(&mut self, seen: &FpSet) -> bool {
-        if self.stats.states >= self.o.max_states || self.links.len() >= u32::MAX as usize - 1 {
+    /// The one-thread search's `room_for_one_more`, with its queue's length:
+    /// for a `new` state, or one visited before (which the state budget lets by).
+    fn room(&mut self, seen: &FpSet, new: bool) -> bool {
+        let full =
+            self.stats.states >= self.o.max_states || self.links.len() >= u32::MAX as usize - 1;
+        if new && full {
             self.stopped = Some(Stopped::MaxStates);
             return false;
         }
@@ -509,7 +512,11 @@ impl Books {
                     continue;
                 }
                 for k in p.kids.clone() {
-                    if !self.room(seen) {
+                    // A child not stepped (`OVER`) counts as new: the budget
+                    // must stop before it.
+                    let kid = &w.kids[k];
+                    let new = kid.cand == OVER || (kid.cand != NOT_KEPT && !seen.contains(kid.fp));
+                    if !self.room(seen, new) {
                         break;
                     }
                     if w.kids[k].cand == OVER {

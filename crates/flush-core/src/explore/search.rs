@@ -475,11 +475,13 @@ impl<M: Model> Explorer<M> {
         ended
     }
 
-    /// Checks the budgets that need room for one more state; sets `stopped`.
-    fn room_for_one_more(&mut self) -> bool {
+    /// Checks the budgets that need room for one more state, `new` or one
+    /// visited before (which the state budget lets by: a search of exactly
+    /// `max_states` states ends complete); sets `stopped`.
+    fn room_for_one_more(&mut self, new: bool) -> bool {
         // Breadth first links states by 32-bit indexes (Options::check says so too).
         let links_full = matches!(&self.frontier, Frontier::Bfs { links, .. } if links.len() >= u32::MAX as usize - 1);
-        if self.stats.states >= self.o.max_states || links_full {
+        if new && (self.stats.states >= self.o.max_states || links_full) {
             self.stopped = Some(Stopped::MaxStates);
             return false;
         }
@@ -591,9 +593,6 @@ impl<M: Model> Explorer<M> {
         let mut taken: Vec<Stepped> = Vec::new();
         let mut parent = Some(w);
         for (i, &c) in runnable.iter().enumerate() {
-            if !self.room_for_one_more() {
-                break;
-            }
             let mut next = match (i + 1 == runnable.len(), parent.as_deref()) {
                 (false, Some(w)) => Self::copy(&mut self.spare, w),
                 _ => parent
@@ -602,8 +601,12 @@ impl<M: Model> Explorer<M> {
             };
             self.facts.clear();
             self.sc.step(&mut next, c, &mut self.facts);
-            self.stats.transitions += 1;
             let fp = self.o.fingerprint(&*self.sc, &next);
+            if !self.room_for_one_more(!self.seen.contains(fp)) {
+                self.recycle(next);
+                break;
+            }
+            self.stats.transitions += 1;
             let new = self.visit_fp(fp, &next);
             let mut wake = None;
             if self.o.reduce {
@@ -797,7 +800,7 @@ impl<M: Model> Explorer<M> {
             sleep,
             ..
         } = made;
-        if !self.room_for_one_more() {
+        if !self.room_for_one_more(!self.seen.contains(fp)) {
             self.recycle(next);
             return;
         }

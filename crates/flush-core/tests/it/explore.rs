@@ -672,3 +672,48 @@ fn a_race_is_reported_only_where_its_two_steps_fit_under_the_step_limit() {
         "the race fits: it is shown"
     );
 }
+
+/// A search of exactly `max_states` states ends complete: the steps to states
+/// visited before need no room (it said "incomplete; raise --max-states" when
+/// the last step tried led to a visited state). One state fewer stops at the
+/// budget. Every order, on one thread and two, with sleep sets too.
+#[test]
+fn a_search_of_exactly_its_state_budget_is_complete() {
+    let mut checked = 0;
+    for name in ["sync-scaled-3x2", "ordered-flush", "drop-mode"] {
+        let sc = builtin(name);
+        let all = Options::exhaustive(200, 1_000_000);
+        let full = sc.explore_with(&all, &mut |_| true);
+        assert_eq!(full.stopped, Stopped::Exhausted, "{name}");
+        for (order, threads, reduce) in [
+            (Order::Dfs, 1, false),
+            (Order::Bfs, 1, false),
+            (Order::Bfs, 2, false),
+            (Order::Dfs, 1, true),
+        ] {
+            let o = |max_states| Options {
+                order,
+                threads,
+                reduce,
+                ids: reduce,
+                max_states,
+                ..all.clone()
+            };
+            let states = match reduce {
+                true => sc.explore_with(&o(1_000_000), &mut |_| true).states,
+                false => full.states,
+            };
+            let exact = sc.explore_with(&o(states), &mut |_| true);
+            let at = format!("{name} {order:?} {threads} threads, reduce {reduce}");
+            assert_eq!(exact.stopped, Stopped::Exhausted, "{at}");
+            assert!(!exact.truncated, "{at}");
+            assert_eq!(exact.states, states, "{at}");
+            let short = sc.explore_with(&o(states - 1), &mut |_| true);
+            assert_eq!(short.stopped, Stopped::MaxStates, "{at}");
+            assert!(short.truncated, "{at}");
+            assert_eq!(short.states, states - 1, "{at}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 12);
+}
