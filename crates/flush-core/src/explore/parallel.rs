@@ -440,11 +440,12 @@ impl Books {
     }
 
     /// The one-thread search's `room_for_one_more`, with its queue's length:
-    /// for a `new` state, or one visited before (which the state budget lets by).
-    fn room(&mut self, seen: &FpSet, new: bool) -> bool {
+    /// for a state `new` says is new (asked only at the state budget, which
+    /// lets a state visited before by).
+    fn room(&mut self, seen: &FpSet, new: impl FnOnce(&FpSet) -> bool) -> bool {
         let full =
             self.stats.states >= self.o.max_states || self.links.len() >= u32::MAX as usize - 1;
-        if new && full {
+        if full && new(seen) {
             self.stopped = Some(Stopped::MaxStates);
             return false;
         }
@@ -515,7 +516,11 @@ impl Books {
                     // A child not stepped (`OVER`) counts as new: the budget
                     // must stop before it.
                     let kid = &w.kids[k];
-                    let new = kid.cand == OVER || (kid.cand != NOT_KEPT && !seen.contains(kid.fp));
+                    let new = |seen: &FpSet| match kid.cand {
+                        OVER => true,
+                        NOT_KEPT => false,
+                        _ => !seen.contains(kid.fp),
+                    };
                     if !self.room(seen, new) {
                         break;
                     }
