@@ -13,7 +13,8 @@ static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocato
 /// The searches timed: (what the bench prints, built-in, version or none for
 /// its own, depth first).
 pub const CASES: [(&str, &str, Option<&str>, bool); 2] = [
-    // The page's search of the e2e figure: every violation, depth first.
+    // The scenario of the e2e figure, every violation, depth first (as
+    // `explore --all`; the page searches it breadth first).
     (
         "sync-scaled-5x3 (its version), every violation, depth first",
         "sync-scaled-5x3",
