@@ -95,7 +95,8 @@ enum Frontier<S> {
     /// and the schedule and depth of the root at hand.
     Dfs {
         frames: Vec<Frame<S>>,
-        /// The levels holding a child made ahead.
+        /// The levels holding a child made ahead (counted as they change: the
+        /// memory budget reads it at every step).
         ahead: usize,
         choices: Vec<Choice>,
         roots: VecDeque<Queued<S>>,
@@ -191,21 +192,25 @@ enum Asleep {
     Expanded(Vec<Choice>),
 }
 
-/// The sleep set of the state step `c` (which touched `touched`) leads to:
-/// what slept where `c` was taken, or was taken there before it, where it
-/// commutes with `c`.
-fn sleep_after_step(
+/// The sleep set of `next`, the state step `c` leads to: what slept where `c`
+/// was taken, or was taken there before it, where it commutes with `c`.
+/// Records `c` as taken there, with what it touched.
+fn sleep_after_step<M: Model>(
+    sc: &M,
     sleep: &[Stepped],
-    taken: &[Stepped],
+    taken: &mut Vec<Stepped>,
     c: Choice,
-    touched: &Touched,
+    next: &M::State,
 ) -> Vec<Stepped> {
-    sleep
+    let touched = Arc::new(Touched::of(sc, next));
+    let child = sleep
         .iter()
-        .chain(taken)
-        .filter(|(t, tt)| t.g != c.g && tt.independent(touched))
+        .chain(taken.iter())
+        .filter(|(t, tt)| t.g != c.g && tt.independent(&touched))
         .cloned()
-        .collect()
+        .collect();
+    taken.push((c, touched));
+    child
 }
 
 /// Breadth first: asks for the memory of the next queued states while the one
@@ -612,9 +617,7 @@ impl<M: Model> Explorer<M> {
             let new = self.visit_fp(fp, &next);
             let mut wake = None;
             if self.o.reduce {
-                let touched = Arc::new(Touched::of(&*self.sc, &next));
-                let child = sleep_after_step(sleep, &taken, c, &touched);
-                taken.push((c, touched));
+                let child = sleep_after_step(&*self.sc, sleep, &mut taken, c, &next);
                 wake = self.bfs_arrive(fp, new, child);
             }
             if new || wake.is_some() {
@@ -869,12 +872,10 @@ impl<M: Model> Explorer<M> {
             };
             self.facts.clear();
             self.sc.step(&mut next, c, &mut self.facts);
-            let mut sleep = Vec::new();
-            if self.o.reduce {
-                let touched = Arc::new(Touched::of(&*self.sc, &next));
-                sleep = sleep_after_step(&top.sleep, &top.taken, c, &touched);
-                top.taken.push((c, touched));
-            }
+            let sleep = match self.o.reduce {
+                true => sleep_after_step(&*self.sc, &top.sleep, &mut top.taken, c, &next),
+                false => Vec::new(),
+            };
             let fp = self.o.fingerprint(&*self.sc, &next);
             self.seen.prefetch(fp);
             return Some(Made {
