@@ -251,6 +251,8 @@ fn test() -> Result {
         "-p",
         "flush-bench-wasm",
         "-p",
+        "flush-alloc",
+        "-p",
         "xtask",
     ]))?;
     ensure_web_tools()?;

@@ -6,10 +6,11 @@
 use wasm_bindgen::prelude::*;
 
 /// The worker's allocator: Talc, faster than dlmalloc on wasm for the search's
-/// many small vectors (see Cargo.toml). One thread: no atomics.
+/// many small vectors, growing the memory in big steps (see `flush-alloc`).
+/// One thread: no atomics.
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 #[global_allocator]
-static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+static TALC: flush_alloc::Talc = flush_alloc::new();
 
 /// A message from the page (see [`flush_worker::message`]).
 #[wasm_bindgen]
