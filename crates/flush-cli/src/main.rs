@@ -806,7 +806,10 @@ fn parse_bytes(s: &str) -> Result<u64, String> {
     }
     let n: u64 = num
         .parse()
-        .map_err(|_| format!("\"{s}\" is not a size such as 512M, 1.5G or 4G"))?;
+        .map_err(|e: std::num::ParseIntError| match e.kind() {
+            std::num::IntErrorKind::PosOverflow => format!("\"{s}\" is too large"),
+            _ => format!("\"{s}\" is not a size such as 512M, 1.5G or 4G"),
+        })?;
     n.checked_mul(mul)
         .ok_or_else(|| format!("\"{s}\" is too large"))
 }

@@ -480,6 +480,12 @@ fn explore_budgets() {
     assert_eq!(v["stopped"], "max_states");
     assert_eq!(v["states"], 500);
     assert_eq!(v["truncated"], true);
+    let one = flushscope(&["explore", "builtin:handoff", "--max-states", "1"]);
+    assert!(
+        stdout(&one).contains("the state budget (1 state) was reached"),
+        "{}",
+        stdout(&one)
+    );
     let o = flushscope(&["explore", "builtin:ordered-flush", "--max-steps", "4"]);
     assert!(
         stdout(&o).contains("cut at --max-steps 4; raise it"),
@@ -502,6 +508,11 @@ fn explore_budgets() {
         ),
         (&["--max-memory", "lots"][..], "is not a size such as 512M"),
         (&["--max-memory", "99999999999T"][..], "is too large"),
+        (
+            &["--max-memory", "99999999999999999999"][..],
+            "is too large",
+        ),
+        (&["--max-memory", "1"][..], "at least 1M (got 1 byte)"),
         // No machine this runs on has 16 PiB: refused, not an abort later.
         (
             &["--max-memory", "16384T"][..],

@@ -276,13 +276,16 @@ impl Options {
                 self.max_states
             ));
         }
-        if self.max_bytes < 1 << 20 {
-            return Err(format!(
-                "--max-memory must be at least 1M (got {} bytes)",
-                self.max_bytes
-            ));
-        }
-        Ok(())
+        check_max_memory(self.max_bytes)
+    }
+}
+
+/// Refuses a memory budget under 1 MiB (the explorer's and the log search's).
+pub(crate) fn check_max_memory(max_bytes: u64) -> Result<(), String> {
+    match max_bytes {
+        1 => Err("--max-memory must be at least 1M (got 1 byte)".to_owned()),
+        b if b < 1 << 20 => Err(format!("--max-memory must be at least 1M (got {b} bytes)")),
+        _ => Ok(()),
     }
 }
 
@@ -500,8 +503,9 @@ impl Exploration {
             Stopped::Exhausted => "every reachable state was visited".to_owned(),
             Stopped::FirstViolation => "at the first violation".to_owned(),
             Stopped::MaxStates => format!(
-                "the state budget ({} states) was reached: the search is incomplete",
-                o.max_states
+                "the state budget ({} {}) was reached: the search is incomplete",
+                o.max_states,
+                if o.max_states == 1 { "state" } else { "states" }
             ),
             Stopped::MaxBytes => match self.needed_bytes {
                 Some(n) => format!(

@@ -256,13 +256,7 @@ impl Options {
                 self.max_steps
             ));
         }
-        if self.max_bytes < 1 << 20 {
-            return Err(format!(
-                "--max-memory must be at least 1M (got {} bytes)",
-                self.max_bytes
-            ));
-        }
-        Ok(())
+        crate::explore::check_max_memory(self.max_bytes)
     }
 }
 
