@@ -153,8 +153,10 @@ struct ExploreArgs {
     /// both. Each comes with both Go lines and a schedule that reaches them.
     #[arg(long)]
     races: bool,
-    /// Threads of a breadth-first search (default: every core); the result is
-    /// the same for any count. Depth first and the race check run on one.
+    /// Threads of the search (default: every core); the result is the same for
+    /// any count. Depth first runs on them while nothing it finds could depend
+    /// on its order (no violation, budget or cut; every path to a state one
+    /// length), else on one. The race check and --reduce run on one.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
     threads: Option<u32>,
     /// Try steps that commute in one order only (sleep sets): the same states

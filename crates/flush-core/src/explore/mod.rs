@@ -24,6 +24,8 @@ mod races;
 pub mod reduce;
 mod search;
 mod shrink;
+#[cfg(not(target_arch = "wasm32"))]
+mod swarm;
 
 use serde::Serialize;
 
@@ -41,6 +43,8 @@ pub use parallel::explore_threads;
 pub use races::{races_at, races_here, run_races, Race, RaceSide, RunRace, RunRaces};
 pub use search::Explorer;
 pub use shrink::{reaches, replay, shrink, Shrinking};
+#[cfg(not(target_arch = "wasm32"))]
+pub use swarm::explore_swarm;
 
 use crate::engine::{blocked_words, End, Model, OutcomeKind};
 use crate::sched::Choice;

@@ -81,6 +81,61 @@ struct Made<S> {
 /// child made ahead only holds memory (a small budget stops sooner).
 const AHEAD_FROM: u64 = 8 << 20;
 
+/// The visited set: the search's own, or one several depth-first searches
+/// share ([`super::swarm`]).
+enum Seen {
+    Own(FpSet),
+    #[cfg(not(target_arch = "wasm32"))]
+    Shared(Arc<super::fingerprint::SharedFpSet>),
+}
+
+impl Seen {
+    /// Adds `fp`, reached at `depth` (read for a shared set only); false
+    /// when it was there already.
+    #[inline]
+    fn insert(&mut self, fp: u64, _depth: impl FnOnce() -> u32) -> bool {
+        match self {
+            Seen::Own(s) => s.insert(fp),
+            #[cfg(not(target_arch = "wasm32"))]
+            Seen::Shared(s) => s.insert(fp, _depth()),
+        }
+    }
+
+    fn contains(&self, fp: u64) -> bool {
+        match self {
+            Seen::Own(s) => s.contains(fp),
+            #[cfg(not(target_arch = "wasm32"))]
+            Seen::Shared(s) => s.contains(fp),
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        match self {
+            Seen::Own(s) => s.bytes(),
+            #[cfg(not(target_arch = "wasm32"))]
+            Seen::Shared(s) => s.bytes(),
+        }
+    }
+
+    fn bytes_to_insert(&self, _fp: u64) -> u64 {
+        match self {
+            Seen::Own(s) => s.bytes_to_insert(),
+            #[cfg(not(target_arch = "wasm32"))]
+            Seen::Shared(s) => s.bytes_to_insert(_fp),
+        }
+    }
+
+    /// See [`FpSet::prefetch`] (a shared set's table is behind its lock).
+    #[inline]
+    fn prefetch(&self, fp: u64) {
+        match self {
+            Seen::Own(s) => s.prefetch(fp),
+            #[cfg(not(target_arch = "wasm32"))]
+            Seen::Shared(_) => {}
+        }
+    }
+}
+
 /// What is left to explore.
 enum Frontier<S> {
     /// Breadth first: the states waiting ([`Queued`]), and the parent links
@@ -139,11 +194,26 @@ impl<S> Frontier<S> {
     }
 }
 
+/// What a search has counted ([`Explorer::counts`]).
+#[cfg(not(target_arch = "wasm32"))]
+pub(super) struct Counts {
+    pub stats: Progress,
+    pub depth_cut: u64,
+    /// It stopped (a budget, the first violation) or found a violation.
+    pub stopped_or_found: bool,
+    pub peak_bytes: u64,
+    /// Bytes of one state, sampled (the largest seen).
+    pub state_bytes: u64,
+}
+
 /// A search in progress.
 pub struct Explorer<M: Model> {
     sc: Arc<M>,
     o: Options,
-    seen: FpSet,
+    seen: Seen,
+    /// Depth first: each state's choices are taken in reverse order (a
+    /// search of several threads but the first, [`Explorer::swarm`]).
+    reversed: bool,
     found: Vec<(Found, String, Vec<Choice>)>,
     stats: Progress,
     depth_cut: u64,
@@ -243,11 +313,61 @@ impl<M: Model> Explorer<M> {
     /// A search from `root`, some state of a run; schedules are relative to it.
     /// Violations whose keys are in `known` (see [`super::finding_keys`]: what the
     /// run showed before) are not reported: only what the search adds.
-    pub fn from_state(
+    pub fn from_state(sc: Arc<M>, root: M::State, o: Options, known: Vec<String>) -> Explorer<M> {
+        Explorer::from_state_in(sc, root, o, known, (Seen::Own(FpSet::default()), false))
+    }
+
+    /// One of the depth-first searches of several threads ([`super::swarm`]),
+    /// from the start, visiting states into `seen` (which holds the start state
+    /// already: the first search counts it). A search but the first takes each
+    /// state's choices in reverse order, so that the searches part early.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn swarm(
+        sc: Arc<M>,
+        o: Options,
+        seen: Arc<super::fingerprint::SharedFpSet>,
+        t: usize,
+    ) -> Explorer<M> {
+        let root = sc.init();
+        let o = Options {
+            from_depth: 0,
+            order: Order::Dfs,
+            ..o
+        };
+        let mut x = Explorer::from_state_in(sc, root, o, Vec::new(), (Seen::Shared(seen), t > 0));
+        x.from_start = true;
+        x.stats.states = u64::from(t == 0);
+        x
+    }
+
+    /// The choices of the start state the search goes through (a search of
+    /// several threads goes through them in each: see [`super::swarm`]).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn root_choices(&self) -> u64 {
+        match &self.frontier {
+            Frontier::Dfs { frames, .. } => frames.first().map_or(0, |f| u64::from(f.len)),
+            Frontier::Bfs { .. } => 0,
+        }
+    }
+
+    /// The search's counts as they stand.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn counts(&self) -> Counts {
+        Counts {
+            stats: self.stats,
+            depth_cut: self.depth_cut,
+            stopped_or_found: self.stopped.is_some() || !self.found.is_empty(),
+            peak_bytes: self.peak_bytes,
+            state_bytes: self.state_bytes,
+        }
+    }
+
+    fn from_state_in(
         sc: Arc<M>,
         mut root: M::State,
         o: Options,
         known: Vec<String>,
+        (seen, reversed): (Seen, bool),
     ) -> Explorer<M> {
         let o = o.applied(&*sc);
         // Only the race check and sleep sets read a step's footprint.
@@ -263,7 +383,8 @@ impl<M: Model> Explorer<M> {
             state_bytes: model_state_bytes::<M>(&root),
             sc,
             o,
-            seen: FpSet::default(),
+            seen,
+            reversed,
             found: Vec::new(),
             stats: Progress::default(),
             depth_cut: 0,
@@ -283,7 +404,9 @@ impl<M: Model> Explorer<M> {
             from_start: false,
         };
         let fp = x.o.fingerprint(&*x.sc, &root);
-        x.visit_fp(fp, &root);
+        if matches!(x.seen, Seen::Own(_)) {
+            x.visit_fp(fp, &root);
+        }
         match x.frontier {
             Frontier::Bfs { ref mut queue, .. } => {
                 queue.push_back((Box::new(root), 0, 0, fp, None));
@@ -305,7 +428,8 @@ impl<M: Model> Explorer<M> {
         let mut x = Explorer {
             sc,
             o,
-            seen: h.seen,
+            seen: Seen::Own(h.seen),
+            reversed: false,
             found: found.collect(),
             stats: h.stats,
             depth_cut: h.depth_cut,
@@ -434,7 +558,15 @@ impl<M: Model> Explorer<M> {
 
     /// Remembers a state whose fingerprint is `fp`; false when it was seen before.
     fn visit_fp(&mut self, fp: u64, w: &M::State) -> bool {
-        if !self.seen.insert(fp) {
+        // A shared set is depth first's (several threads: `Explorer::swarm`).
+        let frontier = &self.frontier;
+        let depth = || match frontier {
+            Frontier::Dfs {
+                frames, base_depth, ..
+            } => base_depth + frames.len() as u32,
+            Frontier::Bfs { .. } => 0,
+        };
+        if !self.seen.insert(fp, depth) {
             return false;
         }
         self.stats.states += 1;
@@ -512,7 +644,7 @@ impl<M: Model> Explorer<M> {
             ),
         };
         let bytes =
-            self.seen.bytes_to_insert() + frontier * self.state_bytes + extra + self.slept_bytes;
+            self.seen.bytes_to_insert(fp) + frontier * self.state_bytes + extra + self.slept_bytes;
         if bytes > self.o.max_bytes {
             self.stopped = Some(Stopped::MaxBytes);
             self.needed_bytes = Some(bytes);
@@ -756,7 +888,10 @@ impl<M: Model> Explorer<M> {
             unreachable!("a depth-first search has frames")
         };
         let first = choices.len();
-        choices.extend_from_slice(runnable);
+        match self.reversed {
+            false => choices.extend_from_slice(runnable),
+            true => choices.extend(runnable.iter().rev()),
+        }
         frames.push(Frame {
             state,
             first,

@@ -277,8 +277,21 @@ impl AnyScenario {
         progress: &mut dyn FnMut(&explore::Progress) -> bool,
     ) -> Exploration {
         // Breadth first on several threads gives what one thread gives (see
-        // `explore::explore_threads`); the race check, depth first and sleep sets
-        // (where the model allows them) run on one.
+        // `explore::explore_threads`); so does depth first, where its result
+        // cannot depend on the order (`explore::explore_swarm`; else one thread
+        // searches again). The race check and sleep sets (where the model
+        // allows them) run on one.
+        #[cfg(not(target_arch = "wasm32"))]
+        if o.threads > 1 && o.order == explore::Order::Dfs && !o.races {
+            let t = o.threads as usize;
+            let swarm = each_scenario!(self, s => match reduces(&**s, o) {
+                true => None,
+                false => explore::explore_swarm(&**s, o, t, progress),
+            });
+            if let Some(x) = swarm {
+                return x;
+            }
+        }
         #[cfg(not(target_arch = "wasm32"))]
         if o.threads > 1 && o.order == explore::Order::Bfs && !o.races {
             let t = o.threads as usize;
