@@ -326,21 +326,30 @@ impl FpSet {
     }
 }
 
+/// A fingerprint and the depth its state was first visited at, in 10 bytes
+/// (one cache line holds the probes of a lookup, mostly).
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Copy)]
+#[repr(C, packed(2))]
+struct Slot {
+    fp: u64,
+    depth: u16,
+}
+
 /// Fingerprints with the depth each state was first visited at, for
-/// [`SharedFpSet`]'s shards: an [`FpSet`]'s table and one of depths beside it.
+/// [`SharedFpSet`]'s shards: [`FpSet`]'s table, each slot with its depth.
 #[cfg(not(target_arch = "wasm32"))]
 #[derive(Default)]
 struct DepthSet {
-    slots: Vec<u64>,
-    depths: Vec<u16>,
+    slots: Vec<Slot>,
     len: usize,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 impl DepthSet {
-    /// The bytes its tables take.
+    /// The bytes its table takes.
     fn bytes(&self) -> u64 {
-        (self.slots.len() * 10) as u64
+        std::mem::size_of_val(&self.slots[..]) as u64
     }
 
     fn needs_growth(&self) -> bool {
@@ -351,10 +360,13 @@ impl DepthSet {
     fn slot(&self, fp: u64) -> usize {
         let n = self.slots.len();
         let mut i = FpSet::home(fp, n);
-        while self.slots[i] != EMPTY && self.slots[i] != fp {
+        loop {
+            let at = self.slots[i].fp;
+            if at == EMPTY || at == fp {
+                return i;
+            }
             i = if i + 1 == n { 0 } else { i + 1 };
         }
-        i
     }
 
     /// Adds `fp` first visited at `depth`: `None` when it is new, else the
@@ -362,22 +374,37 @@ impl DepthSet {
     fn insert(&mut self, fp: u64, depth: u16) -> Option<u16> {
         let fp = if fp == EMPTY { 1 } else { fp };
         if self.needs_growth() {
+            let empty = Slot {
+                fp: EMPTY,
+                depth: 0,
+            };
             let n = FpSet::grown(self.slots.len());
-            let old = std::mem::replace(&mut self.slots, vec![EMPTY; n]);
-            let old_depths = std::mem::replace(&mut self.depths, vec![0; n]);
-            for (fp, d) in old.into_iter().zip(old_depths).filter(|e| e.0 != EMPTY) {
-                let i = self.slot(fp);
-                (self.slots[i], self.depths[i]) = (fp, d);
+            let old = std::mem::replace(&mut self.slots, vec![empty; n]);
+            for e in old.into_iter().filter(|e| e.fp != EMPTY) {
+                let i = self.slot(e.fp);
+                self.slots[i] = e;
             }
         }
         let i = self.slot(fp);
-        if self.slots[i] == fp {
-            return Some(self.depths[i]);
+        let at = self.slots[i];
+        if at.fp == fp {
+            return Some(at.depth);
         }
-        (self.slots[i], self.depths[i]) = (fp, depth);
+        self.slots[i] = Slot { fp, depth };
         self.len += 1;
         None
     }
+}
+
+/// A shard of [`SharedFpSet`]: its set behind a lock, and where its table is
+/// for a prefetch (kept as it grows; read without the lock, it may be a
+/// table just replaced, which a prefetch may ask for).
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Default)]
+struct Shard {
+    set: std::sync::Mutex<DepthSet>,
+    table: std::sync::atomic::AtomicPtr<Slot>,
+    slots: std::sync::atomic::AtomicUsize,
 }
 
 /// A set of fingerprints several threads insert into at once (depth first on
@@ -387,7 +414,7 @@ impl DepthSet {
 /// threads rarely wait on one. 10 bytes a slot, 11.4 to 20 a state.
 #[cfg(not(target_arch = "wasm32"))]
 pub struct SharedFpSet {
-    shards: Box<[std::sync::Mutex<DepthSet>]>,
+    shards: Box<[Shard]>,
     /// The bytes of the shards' tables, kept as they grow.
     bytes: std::sync::atomic::AtomicU64,
     /// Some state was reached at a depth other than the one it was first
@@ -400,7 +427,7 @@ impl SharedFpSet {
     const SHARDS: u64 = 256;
 
     pub fn new() -> SharedFpSet {
-        let shards = (0..Self::SHARDS).map(|_| Default::default()).collect();
+        let shards = (0..Self::SHARDS).map(|_| Shard::default()).collect();
         SharedFpSet {
             shards,
             bytes: Default::default(),
@@ -408,9 +435,28 @@ impl SharedFpSet {
         }
     }
 
-    fn shard(&self, fp: u64) -> std::sync::MutexGuard<'_, DepthSet> {
-        let m = &self.shards[(fp % Self::SHARDS) as usize];
-        m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn shard(&self, fp: u64) -> &Shard {
+        &self.shards[(fp % Self::SHARDS) as usize]
+    }
+
+    fn lock(&self, fp: u64) -> std::sync::MutexGuard<'_, DepthSet> {
+        let set = &self.shard(fp).set;
+        set.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Asks for the memory of the slot an insert of `fp` looks at first (see
+    /// [`FpSet::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, fp: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let shard = self.shard(fp);
+        let n = shard.slots.load(Relaxed);
+        if n > 0 {
+            let fp = if fp == EMPTY { 1 } else { fp };
+            let at = shard.table.load(Relaxed).wrapping_add(FpSet::home(fp, n));
+            super::prefetch::address(at.cast());
+        }
     }
 
     /// Adds `fp`, reached at `depth`; false when it was there already
@@ -422,11 +468,14 @@ impl SharedFpSet {
             self.ungraded.store(true, Relaxed);
             return false;
         };
-        let mut s = self.shard(fp);
+        let mut s = self.lock(fp);
         let before = s.bytes();
         let found = s.insert(fp, depth);
         if s.bytes() != before {
             self.bytes.fetch_add(s.bytes() - before, Relaxed);
+            let shard = self.shard(fp);
+            shard.table.store(s.slots.as_mut_ptr(), Relaxed);
+            shard.slots.store(s.slots.len(), Relaxed);
         }
         drop(s);
         match found {
@@ -441,9 +490,9 @@ impl SharedFpSet {
     }
 
     pub fn contains(&self, fp: u64) -> bool {
-        let s = self.shard(fp);
+        let s = self.lock(fp);
         let fp = if fp == EMPTY { 1 } else { fp };
-        !s.slots.is_empty() && s.slots[s.slot(fp)] == fp
+        !s.slots.is_empty() && s.slots[s.slot(fp)].fp == fp
     }
 
     /// The bytes the tables take.
@@ -454,9 +503,9 @@ impl SharedFpSet {
     /// The bytes the tables will take after `fp` is inserted (both tables of
     /// its shard live while it grows).
     pub fn bytes_to_insert(&self, fp: u64) -> u64 {
-        let s = self.shard(fp);
+        let s = self.lock(fp);
         match s.needs_growth() {
-            true => self.bytes() + FpSet::grown(s.slots.len()) as u64 * 10,
+            true => self.bytes() + (FpSet::grown(s.slots.len()) * size_of::<Slot>()) as u64,
             false => self.bytes(),
         }
     }
@@ -482,6 +531,33 @@ fn home32(fp: u64, n: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shared set keeps every fingerprint and its first depth across its
+    /// shards' growth, tells a state reached again at another depth, and
+    /// takes 10 bytes a slot.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn a_shared_set_keeps_each_first_depth() {
+        assert_eq!(size_of::<Slot>(), 10);
+        let set = SharedFpSet::new();
+        let fps: Vec<u64> = (0..100_000u64).map(|i| fingerprint(&i)).collect();
+        for (i, &fp) in fps.iter().enumerate() {
+            assert!(set.insert(fp, (i % 50) as u32));
+        }
+        assert!(set.insert(0, 3) && set.contains(0) && !set.insert(0, 3));
+        for (i, &fp) in fps.iter().enumerate() {
+            assert!(set.contains(fp) && !set.insert(fp, (i % 50) as u32));
+        }
+        assert!(!set.ungraded());
+        assert!(!set.contains(fingerprint(&100_000u64)));
+        assert!(!set.insert(fps[7], 8));
+        assert!(set.ungraded());
+        // 100,001 fingerprints over 256 shards, each at most 7/8 full.
+        assert!(set.bytes() >= 100_001 * 10 * 8 / 7, "{}", set.bytes());
+        // A depth no slot holds stops the search (it is told as a mismatch).
+        let deep = SharedFpSet::new();
+        assert!(!deep.insert(1, 70_000) && deep.ungraded());
+    }
 
     #[test]
     fn a_slot_is_placed_alike_on_32_and_64_bit_targets() {

@@ -60,6 +60,12 @@ pub fn value<T>(value: &T) {
     );
 }
 
+/// Asks for the line at `at`, any address (a stale one too: nothing is read).
+#[inline]
+pub fn address(at: *const u8) {
+    line(at);
+}
+
 #[inline]
 fn lines(start: *const u8, bytes: usize) {
     let mut at = 0;

@@ -125,13 +125,13 @@ impl Seen {
         }
     }
 
-    /// See [`FpSet::prefetch`] (a shared set's table is behind its lock).
+    /// See [`FpSet::prefetch`].
     #[inline]
     fn prefetch(&self, fp: u64) {
         match self {
             Seen::Own(s) => s.prefetch(fp),
             #[cfg(not(target_arch = "wasm32"))]
-            Seen::Shared(_) => {}
+            Seen::Shared(s) => s.prefetch(fp),
         }
     }
 }
