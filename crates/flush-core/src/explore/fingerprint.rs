@@ -396,14 +396,23 @@ impl DepthSet {
     }
 }
 
-/// A shard of [`SharedFpSet`]: its set behind a lock, and where its table is
-/// for a prefetch (kept as it grows; read without the lock, it may be a
-/// table just replaced, which a prefetch may ask for).
+/// A shard of [`SharedFpSet`]: its set behind a lock, a cache line of its
+/// own (two threads' locks of neighbouring shards took turns at one line).
 #[cfg(not(target_arch = "wasm32"))]
 #[derive(Default)]
+#[repr(align(128))]
 struct Shard {
     set: std::sync::Mutex<DepthSet>,
-    table: std::sync::atomic::AtomicPtr<Slot>,
+}
+
+/// Where a shard's table is and its slots, kept as it grows and read without
+/// its lock: for a prefetch (a table just replaced may be asked for) and the
+/// memory budget. Written only when a table grows, so both threads' caches
+/// keep them.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Default)]
+struct Table {
+    at: std::sync::atomic::AtomicPtr<Slot>,
     slots: std::sync::atomic::AtomicUsize,
 }
 
@@ -415,6 +424,7 @@ struct Shard {
 #[cfg(not(target_arch = "wasm32"))]
 pub struct SharedFpSet {
     shards: Box<[Shard]>,
+    tables: Box<[Table]>,
     /// The bytes of the shards' tables, kept as they grow.
     bytes: std::sync::atomic::AtomicU64,
     /// Some state was reached at a depth other than the one it was first
@@ -428,21 +438,23 @@ impl SharedFpSet {
 
     pub fn new() -> SharedFpSet {
         let shards = (0..Self::SHARDS).map(|_| Shard::default()).collect();
+        let tables = (0..Self::SHARDS).map(|_| Table::default()).collect();
         SharedFpSet {
             shards,
+            tables,
             bytes: Default::default(),
             ungraded: Default::default(),
         }
     }
 
-    fn shard(&self, fp: u64) -> &Shard {
-        &self.shards[(fp % Self::SHARDS) as usize]
-    }
-
     fn lock(&self, fp: u64) -> std::sync::MutexGuard<'_, DepthSet> {
-        let set = &self.shard(fp).set;
+        let set = &self.shards[(fp % Self::SHARDS) as usize].set;
         set.lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn table(&self, fp: u64) -> &Table {
+        &self.tables[(fp % Self::SHARDS) as usize]
     }
 
     /// Asks for the memory of the slot an insert of `fp` looks at first (see
@@ -450,11 +462,11 @@ impl SharedFpSet {
     #[inline]
     pub fn prefetch(&self, fp: u64) {
         use std::sync::atomic::Ordering::Relaxed;
-        let shard = self.shard(fp);
-        let n = shard.slots.load(Relaxed);
+        let table = self.table(fp);
+        let n = table.slots.load(Relaxed);
         if n > 0 {
             let fp = if fp == EMPTY { 1 } else { fp };
-            let at = shard.table.load(Relaxed).wrapping_add(FpSet::home(fp, n));
+            let at = table.at.load(Relaxed).wrapping_add(FpSet::home(fp, n));
             super::prefetch::address(at.cast());
         }
     }
@@ -473,9 +485,9 @@ impl SharedFpSet {
         let found = s.insert(fp, depth);
         if s.bytes() != before {
             self.bytes.fetch_add(s.bytes() - before, Relaxed);
-            let shard = self.shard(fp);
-            shard.table.store(s.slots.as_mut_ptr(), Relaxed);
-            shard.slots.store(s.slots.len(), Relaxed);
+            let table = self.table(fp);
+            table.at.store(s.slots.as_mut_ptr(), Relaxed);
+            table.slots.store(s.slots.len(), Relaxed);
         }
         drop(s);
         match found {
@@ -500,14 +512,16 @@ impl SharedFpSet {
         self.bytes.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// The bytes the tables will take after `fp` is inserted (both tables of
-    /// its shard live while it grows).
+    /// The bytes the tables may take after `fp` is inserted: as if its
+    /// shard's table grew (both of its tables live while it grows), so at
+    /// most a shard's grown table more than an exact count, which would take
+    /// the shard's lock a second time per lookup.
     pub fn bytes_to_insert(&self, fp: u64) -> u64 {
-        let s = self.lock(fp);
-        match s.needs_growth() {
-            true => self.bytes() + (FpSet::grown(s.slots.len()) * size_of::<Slot>()) as u64,
-            false => self.bytes(),
-        }
+        let slots = self
+            .table(fp)
+            .slots
+            .load(std::sync::atomic::Ordering::Relaxed);
+        self.bytes() + (FpSet::grown(slots) * size_of::<Slot>()) as u64
     }
 
     /// Whether some state was reached by paths of two lengths (a state's
