@@ -149,6 +149,10 @@ pub fn whole_float(n: &serde_json::Number) -> Option<f64> {
 /// Why a whole number written as a float is refused (the scenario formats read
 /// integers as JSON writes them: plain digits).
 fn not_plain(f: f64) -> String {
+    // JSON's `-0` is read as a float (serde_json has no negative integer zero).
+    if f == 0.0 && f.is_sign_negative() {
+        return "a negative zero (write 0)".to_owned();
+    }
     // Whole and within an i64 or a u64 here: an i128 holds it exactly.
     format!(
         "a number with a decimal point or an exponent (it is {}; write it in plain digits)",

@@ -433,6 +433,19 @@ fn numbers_written_as_floats_are_named_for_what_they_are() {
     assert!(seed("1.84e19").contains("(it is 18400000000000000000; write it in plain digits)"));
     assert!(seed("2e19").contains("seed: a very large number is out of range"));
     assert!(seed("-1e2").contains("seed: -100 is negative"));
+    // `-0` has no decimal point: serde_json reads it as a float.
+    for v in ["-0", "-0.0"] {
+        assert!(
+            seed(v).contains("seed: a negative zero (write 0)"),
+            "{v}: {}",
+            seed(v)
+        );
+        assert!(
+            seg(v).contains("segment: a negative zero (write 0)"),
+            "{v}: {}",
+            seg(v)
+        );
+    }
     assert!(seg("9.2e18").contains("(it is 9200000000000000000; write it in plain digits)"));
     assert!(seg("-9.3e18").contains("segment: a very large negative number is out of range"));
     // A number with a range: whole but out of it, or in it but written as a float.
