@@ -2008,3 +2008,42 @@ fn logs_keep_to_the_step_limit_and_take_flush_2021s_own_commit() {
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(!stderr(&o).contains("no versions"), "{}", stderr(&o));
 }
+
+/// A deadlocked actor whose `wait_for` has passed (the op it waited on
+/// returned) is described by what it is blocked on after it, in every model
+/// that has `wait_for` (it named the passed wait, found by a helper attacking
+/// the CLI).
+#[test]
+fn a_deadlock_names_the_op_after_a_passed_wait() {
+    let dir = std::env::temp_dir().join(format!("flushscope-waits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, json, says) in [
+        (
+            "mutex.json",
+            r#"{"name":"m","model":"mutex-handoff","actors":[{"name":"a","ops":[{"op":"wait_for","actor":"b","index":0},{"op":"lock"}]},{"name":"b","ops":[{"op":"lock"}]}]}"#,
+            "outcome: deadlock: g0 a waits on the mutex (mu.Lock)",
+        ),
+        (
+            "flush.json",
+            r#"{"name":"f","model":"flush-2021","injections":{"c1":{"segments":[2]}},"actors":[{"name":"a","ops":[{"op":"wait_for","actor":"b","index":0},{"op":"wait_injected","id":"c1"}]},{"name":"b","ops":[{"op":"flush_insert","segment":2,"pos":"x","flushed":true}]}]}"#,
+            "outcome: deadlock: g0 a waits on B9: <-c1.Injected()",
+        ),
+    ] {
+        let path = dir.join(file);
+        std::fs::write(&path, json).unwrap();
+        let o = flushscope(&["run", path.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{file}: {}", stderr(&o));
+        assert!(stdout(&o).contains(says), "{file}: {}", stdout(&o));
+        assert!(
+            !stdout(&o).contains("to return from its op"),
+            "{file}: {}",
+            stdout(&o)
+        );
+        assert!(
+            !stdout(&o).contains("sends after its op"),
+            "{file}: {}",
+            stdout(&o)
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -767,9 +767,9 @@ impl Ev {
     }
 }
 
-pub(super) fn waits_on(sc: &Scenario, g: &Goroutine) -> (String, GoFn) {
+pub(super) fn waits_on(sc: &Scenario, w: &World, g: &Goroutine) -> (String, GoFn) {
     match &g.role {
-        Role::Actor { actor, pc, at } => actor_waits(sc, *actor, *pc, at),
+        Role::Actor { actor, pc, at } => actor_waits(sc, w, (*actor, *pc), at),
         Role::Task { at, .. } => match at {
             TaskAt::RunStart => (
                 "nothing: a pool worker runs it next".to_owned(),
@@ -805,9 +805,19 @@ pub(super) fn waits_on(sc: &Scenario, g: &Goroutine) -> (String, GoFn) {
     }
 }
 
-fn actor_waits(sc: &Scenario, actor: u16, pc: u32, at: &ActorAt) -> (String, GoFn) {
+fn actor_waits(sc: &Scenario, w: &World, (actor, pc): (u16, u32), at: &ActorAt) -> (String, GoFn) {
+    let ops = &sc.actors[actor as usize].ops;
+    // `wait_for` ops are passed in the step of the op after them
+    // (`World::actor_ready`): one whose op has returned is waited on no more.
+    let mut pc = pc as usize;
+    while let Some(Op::WaitFor(WaitFor { actor, index })) = ops.get(pc) {
+        if w.actor_done[*actor as usize] <= *index {
+            break;
+        }
+        pc += 1;
+    }
     match at {
-        ActorAt::Ready => match sc.actors[actor as usize].ops.get(pc as usize) {
+        ActorAt::Ready => match ops.get(pc) {
             Some(Op::WaitFor(WaitFor { actor, index })) => (
                 format!(
                     "the message {} sends after its op #{index} returns",

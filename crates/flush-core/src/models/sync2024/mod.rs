@@ -120,7 +120,7 @@ impl crate::engine::Model for Scenario {
     }
     fn describe(&self, s: &World, g: u32) -> Option<crate::engine::GoroutineView> {
         let g = s.goroutine(g)?;
-        let (waits_on, go) = facts::waits_on(self, g);
+        let (waits_on, go) = facts::waits_on(self, s, g);
         Some(crate::engine::GoroutineView {
             id: g.id,
             name: s.goroutine_name(self, g),
