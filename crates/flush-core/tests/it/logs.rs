@@ -786,6 +786,16 @@ fn an_id_out_of_range_is_named_in_the_notes() {
             .any(|n| n.contains("segmentID=99999999999999999999999 is not an ID the model reads")),
         "{notes:#?}"
     );
+    // A log whose only line the model knows has an ID it cannot read says
+    // which line and value (it said the log had no such line).
+    let one = "[2024/07/02 08:15:41.902 +00:00] [INFO] [syncmgr/sync_manager.go:129] [\"sync mgr sumbit task with key\"] [key=abc]\n";
+    let e = import(one, None, &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("no line the sync-2024 model knows with IDs it can read (Line 1: key=abc is not an ID the model reads"),
+        "{e}"
+    );
     let many = (0..50)
         .map(|k| format!("[2024/07/02 08:15:42.032 +00:00] [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=x{k}]\n"))
         .collect::<String>()

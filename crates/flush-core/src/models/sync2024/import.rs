@@ -464,14 +464,27 @@ pub fn infer(log: &Parsed) -> Result<Inferred, String> {
         seen.read(r.at, &r.kind);
     }
     if seen.segs.is_empty() && seen.received.is_empty() && seen.succeeded.is_empty() {
-        return Err(
-            "the log has no line the sync-2024 model knows: no SyncSegments request \
+        // A line the model knows whose IDs it cannot read is read without
+        // them: say so first, or the log looks as if it had no such line.
+        let unread = match seen.unread {
+            0 => String::new(),
+            n => format!(
+                " with IDs it can read ({}{})",
+                seen.notes.join(" "),
+                if n > TOLD {
+                    format!(" And {} more lines.", n - TOLD)
+                } else {
+                    String::new()
+                }
+            ),
+        };
+        return Err(format!(
+            "the log has no line the sync-2024 model knows{unread}: no SyncSegments request \
              (\"DataNode receives SyncSegments\", \"sync segments success\"), no metacache \
              change (\"metacache does not have segment, add it\", \"remove dropped segment\"), \
              no sync task (\"sync mgr sumbit task with key\", syncmgr/task.go) and no \
              \"segment not found\" panic"
-                .to_owned(),
-        );
+        ));
     }
     let mut notes = Vec::new();
     let versions = versions(log, &mut notes);
