@@ -603,14 +603,11 @@ impl Importing {
         }
         let mut c = sc.conform(&self.log, o);
         if let (Some(u), Some(i)) = (&mut c.unexplained, &self.inferred) {
-            // Only where the search found no cause of its own (a budget, the
-            // order of the lines, another level say more).
-            let never = u
-                .why
-                .starts_with("no schedule of this scenario prints this line");
-            if let Some(id) =
-                left_out_of(&self.log.records[u.record], &i.left_out).filter(|_| never)
-            {
+            // A line of a segment left out is printed by no schedule, however
+            // far a search goes: that is the cause, before a budget the
+            // search reached (it blamed the memory budget, which raised
+            // explained nothing more).
+            if let Some(id) = left_out_of(&self.log.records[u.record], &i.left_out) {
                 u.why = format!(
                     "segment {id} is not in the scenario: the log names more segments than the model holds (see the notes)"
                 );
