@@ -447,14 +447,20 @@ impl SharedFpSet {
         }
     }
 
+    /// The shard of `fp`: by its low bits, as stored (0 as 1, as [`FpSet`]
+    /// stores it, so the two are one state in both sets).
+    fn shard_of(fp: u64) -> usize {
+        (fp.max(1) % Self::SHARDS) as usize
+    }
+
     fn lock(&self, fp: u64) -> std::sync::MutexGuard<'_, DepthSet> {
-        let set = &self.shards[(fp % Self::SHARDS) as usize].set;
+        let set = &self.shards[Self::shard_of(fp)].set;
         set.lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn table(&self, fp: u64) -> &Table {
-        &self.tables[(fp % Self::SHARDS) as usize]
+        &self.tables[Self::shard_of(fp)]
     }
 
     /// Asks for the memory of the slot an insert of `fp` looks at first (see

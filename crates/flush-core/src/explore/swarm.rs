@@ -63,8 +63,24 @@ struct Swarm<M> {
 /// and whether it was stopped before its end.
 type End = (Counts, u64, bool);
 
+/// Counts a thread's search as finished however it ends: a thread that
+/// panics (a model's bug) stops the others, and the thread waiting for them
+/// goes on to the join, which passes the panic on.
+struct Finished<'a, M>(&'a Swarm<M>);
+
+impl<M> Drop for Finished<'_, M> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.stirred.store(true, Relaxed);
+            self.0.abort.store(true, Relaxed);
+        }
+        self.0.finished.fetch_add(1, Relaxed);
+    }
+}
+
 /// A thread's search to its end (see [`End`]). `between` runs between its slices.
 fn search<M: Model>(sw: &Swarm<M>, t: usize, between: &mut dyn FnMut()) -> End {
+    let _finished = Finished(sw);
     let mut x = Explorer::swarm(sw.sc.clone(), sw.o.clone(), sw.seen.clone(), t);
     let root = x.root_choices();
     let mut aborted = false;
@@ -86,7 +102,6 @@ fn search<M: Model>(sw: &Swarm<M>, t: usize, between: &mut dyn FnMut()) -> End {
             aborted = true;
         }
     }
-    sw.finished.fetch_add(1, Relaxed);
     (x.counts(), root, aborted)
 }
 
@@ -162,7 +177,12 @@ where
 {
     let threads = threads.clamp(2, 256);
     let sc = Arc::new(sc.clone());
-    let o = o.applied(&*sc);
+    // From the start, as `Explorer::swarm` searches (and `Explorer::new`).
+    let o = Options {
+        from_depth: 0,
+        ..o.clone()
+    }
+    .applied(&*sc);
     let seen = Arc::new(SharedFpSet::new());
     seen.insert(o.fingerprint(&*sc, &sc.init()), 0);
     let sw = Swarm {
@@ -222,13 +242,18 @@ fn merge<M: Model>(sw: &Swarm<M>, ends: &[End], cancelled: bool) -> Result<Explo
         peak = peak.max(c.peak_bytes);
         state_bytes = state_bytes.max(c.state_bytes);
     }
-    // Every thread but one went through the start state's choices again.
-    stats.transitions -= ends[1..].iter().map(|e| e.1).sum::<u64>();
+    // Every thread but one went through the start state's choices again (a
+    // thread cancelled went through fewer: a cancelled report's transitions
+    // may be short by those, as its counts are of a search cut anywhere).
+    for (c, root, _) in &ends[1..] {
+        stats.transitions -= (*root).min(c.stats.transitions);
+    }
     // The most a one-thread search of these states could have held: its
     // table's growth, and a path of the deepest level with a child made
-    // ahead at each (twice over, for the sampled size of a state).
-    let path = (2 * u64::from(stats.depth) + 2) * 2 * state_bytes;
-    if FpSet::peak_bytes_for(stats.states) + path + (1 << 20) > sw.o.max_bytes {
+    // ahead at each. Its sampled size of a state may be another, its
+    // choices are not counted here: within half the budget, it had room.
+    let path = (2 * u64::from(stats.depth) + 2) * state_bytes;
+    if FpSet::peak_bytes_for(stats.states) + path + (1 << 20) > sw.o.max_bytes / 2 {
         return Err(Nothing::Memory);
     }
     // A cancel that came after every thread was done stops nothing.
