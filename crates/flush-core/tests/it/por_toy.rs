@@ -35,6 +35,9 @@ enum Op {
 struct Toy {
     head: Header,
     progs: Vec<Vec<Op>>,
+    /// A bug of the model's own (a Rust panic in `step`) on any thread but
+    /// a test's (which are named): the searches' other threads.
+    crash_off_main: bool,
 }
 
 /// A violation per variable: it once held 2.
@@ -134,6 +137,9 @@ impl Model for Toy {
         }
     }
     fn step(&self, s: &mut World, c: Choice, _: &mut Vec<()>) -> u32 {
+        if self.crash_off_main && std::thread::current().name().is_none() {
+            panic!("a bug in the toy model");
+        }
         s.fp.clear();
         let g = c.g as usize;
         match self.next_op(s, g).expect("a runnable goroutine") {
@@ -225,7 +231,41 @@ fn toy(progs: Vec<Vec<Op>>) -> Toy {
             schedule: None,
         },
         progs,
+        crash_off_main: false,
     }
+}
+
+/// A model that panics on a search thread of depth first on several
+/// threads: the panic comes out of the search, which does not hang (the
+/// thread that reports progress waited for the panicked one forever; found
+/// by a review helper).
+#[test]
+fn a_panic_on_another_thread_ends_the_search() {
+    use flush_core::explore::{explore_swarm, Options, Order};
+    let progs = vec![
+        vec![Op::Add(0), Op::Add(1)],
+        vec![Op::Add(2), Op::Write(0, 1)],
+    ];
+    let toy = Toy {
+        crash_off_main: true,
+        ..toy(progs)
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("swarm-test".into())
+        .spawn(move || {
+            let o = Options {
+                order: Order::Dfs,
+                ..Options::exhaustive(100, 10_000)
+            };
+            let r = std::panic::catch_unwind(|| explore_swarm(&toy, &o, 2, &mut |_| true));
+            let _ = tx.send(r.is_err());
+        })
+        .unwrap();
+    let panicked = rx
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the search ended");
+    assert!(panicked, "the model's panic came out of the search");
 }
 
 proptest! {
