@@ -108,6 +108,22 @@ pub trait ModelOp: Sized {
     fn as_wait_for(&self) -> Option<WaitFor>;
 }
 
+/// The first of `ops` from `pc` that is not a `wait_for` already passed (its
+/// actor has returned from the op it waits on: `done[actor]` ops returned).
+/// Every model passes such waits in the step of the op after them, so an
+/// actor is ready when the op there is, and waits on what that op waits on.
+#[inline]
+pub fn past_waits<O: ModelOp>(ops: &[O], pc: usize, done: &[u32]) -> usize {
+    let mut i = pc;
+    while let Some(w) = ops.get(i).and_then(ModelOp::as_wait_for) {
+        if done[w.actor as usize] <= w.index {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
 /// A goroutine of the scenario running its ops in order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Actor<O> {

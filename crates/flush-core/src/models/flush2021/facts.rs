@@ -1035,16 +1035,7 @@ pub(super) fn waits_on(w: &World, sc: &Scenario, g: &Goroutine) -> (String, GoFn
 /// What an actor at `Ready` waits for: its next op, or what that op waits on.
 fn ready_waits(w: &World, sc: &Scenario, actor: u16, pc: u32) -> (String, GoFn) {
     let ops = &sc.actors[actor as usize].ops;
-    // `wait_for` ops are passed in the step of the op after them
-    // (`World::actor_ready`): one whose op has returned is waited on no more.
-    let mut pc = pc as usize;
-    while let Some(Op::WaitFor(WaitFor { actor, index })) = ops.get(pc) {
-        if w.actor_done[*actor as usize] <= *index {
-            break;
-        }
-        pc += 1;
-    }
-    match ops.get(pc) {
+    match ops.get(crate::scenario::past_waits(ops, pc as usize, &w.actor_done)) {
         Some(Op::WaitInjected { inj }) => (
             format!("B9: <-{}.Injected()", sc.inj_name(*inj)),
             go::TASK_INJECTION_INJECTED,

@@ -6,7 +6,6 @@ use std::collections::VecDeque;
 
 use super::facts::Violation;
 use super::setup::{InjId, Op, PosId, ReplicaState, Scenario, INJECT_CH_CAP};
-use crate::scenario::WaitFor;
 
 pub type Gid = u32;
 pub type RunnerId = u32;
@@ -1267,23 +1266,14 @@ impl World {
     /// row is satisfied and the op after them is ready too.
     fn actor_ready(&self, sc: &Scenario, actor: u16, pc: u32) -> bool {
         let ops = &sc.actors[actor as usize].ops;
-        let mut i = pc as usize;
-        loop {
-            return match ops.get(i) {
-                Some(Op::WaitFor(WaitFor { actor, index })) => {
-                    if self.actor_done[*actor as usize] <= *index {
-                        false
-                    } else {
-                        i += 1;
-                        continue;
-                    }
-                }
-                Some(Op::WaitInjected { inj }) => self.injections[*inj as usize].injected,
-                Some(Op::WaitNotified { count }) => self.notified >= *count,
-                Some(_) => true,
-                // Only wait_for ops were left, and all are satisfied.
-                None => i > pc as usize,
-            };
+        let i = crate::scenario::past_waits(ops, pc as usize, &self.actor_done);
+        match ops.get(i) {
+            Some(Op::WaitFor(_)) => false,
+            Some(Op::WaitInjected { inj }) => self.injections[*inj as usize].injected,
+            Some(Op::WaitNotified { count }) => self.notified >= *count,
+            Some(_) => true,
+            // Only wait_for ops were left, and all are satisfied.
+            None => i > pc as usize,
         }
     }
 

@@ -79,16 +79,7 @@ impl Model for Scenario {
     fn describe(&self, s: &World, g: u32) -> Option<GoroutineView> {
         let gr = s.goroutine(g)?;
         let ops = &self.actors[gr.actor as usize].ops;
-        // `wait_for` ops are passed in the step of the op after them
-        // (`World::ready`): one whose op has returned is waited on no more.
-        let mut pc = gr.pc as usize;
-        while let Some(Op::WaitFor(w)) = ops.get(pc) {
-            if s.done[w.actor as usize] <= w.index {
-                break;
-            }
-            pc += 1;
-        }
-        let op = ops.get(pc);
+        let op = ops.get(crate::scenario::past_waits(ops, gr.pc as usize, &s.done));
         let (waits_on, go) = match (gr.at, op) {
             (world::At::Read { read }, _) => {
                 (format!("nothing: writes {} next", read + 1), go::INCR)

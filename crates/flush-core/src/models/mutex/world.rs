@@ -3,7 +3,6 @@
 
 use super::facts::Fact;
 use super::setup::{Op, Scenario};
-use crate::scenario::WaitFor;
 
 /// Where an actor stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -86,14 +85,8 @@ impl World {
             return true;
         }
         let ops = &sc.actors[g.actor as usize].ops;
-        let mut i = g.pc as usize;
-        while let Some(Op::WaitFor(WaitFor { actor, index })) = ops.get(i) {
-            if self.done[*actor as usize] <= *index {
-                return false;
-            }
-            i += 1;
-        }
-        match ops.get(i) {
+        match ops.get(crate::scenario::past_waits(ops, g.pc as usize, &self.done)) {
+            Some(Op::WaitFor(_)) => false,
             Some(Op::Lock) => self.holder.is_none(),
             _ => true,
         }

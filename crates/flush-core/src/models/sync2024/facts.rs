@@ -807,30 +807,23 @@ pub(super) fn waits_on(sc: &Scenario, w: &World, g: &Goroutine) -> (String, GoFn
 
 fn actor_waits(sc: &Scenario, w: &World, (actor, pc): (u16, u32), at: &ActorAt) -> (String, GoFn) {
     let ops = &sc.actors[actor as usize].ops;
-    // `wait_for` ops are passed in the step of the op after them
-    // (`World::actor_ready`): one whose op has returned is waited on no more.
-    let mut pc = pc as usize;
-    while let Some(Op::WaitFor(WaitFor { actor, index })) = ops.get(pc) {
-        if w.actor_done[*actor as usize] <= *index {
-            break;
-        }
-        pc += 1;
-    }
     match at {
-        ActorAt::Ready => match ops.get(pc) {
-            Some(Op::WaitFor(WaitFor { actor, index })) => (
-                format!(
-                    "the message {} sends after its op #{index} returns",
-                    sc.actors[*actor as usize].name
+        ActorAt::Ready => {
+            match ops.get(crate::scenario::past_waits(ops, pc as usize, &w.actor_done)) {
+                Some(Op::WaitFor(WaitFor { actor, index })) => (
+                    format!(
+                        "the message {} sends after its op #{index} returns",
+                        sc.actors[*actor as usize].name
+                    ),
+                    go::FLOWGRAPH_DELIVERY,
                 ),
-                go::FLOWGRAPH_DELIVERY,
-            ),
-            Some(op) => (
-                format!("nothing: next op {}", op.name()),
-                go::SCENARIO_ACTOR,
-            ),
-            None => ("nothing".to_owned(), go::SCENARIO_ACTOR),
-        },
+                Some(op) => (
+                    format!("nothing: next op {}", op.name()),
+                    go::SCENARIO_ACTOR,
+                ),
+                None => ("nothing".to_owned(), go::SCENARIO_ACTOR),
+            }
+        }
         ActorAt::InsertAdd { segment, .. } => (
             format!("nothing: AddSegment({segment}) next"),
             go::WRITE_BUFFER_BASE_BUFFER_INSERT,

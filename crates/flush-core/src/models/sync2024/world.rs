@@ -5,7 +5,6 @@ use super::facts::Violation;
 use super::knobs::{DcSeg, Knobs};
 use super::setup::{Level, Op, Scenario, SegState, Version};
 use super::MetaCache;
-use crate::scenario::WaitFor;
 use crate::shared::Shared;
 
 pub type Gid = u32;
@@ -470,14 +469,8 @@ impl World {
     /// when every `wait_for` in a row is satisfied.
     fn actor_ready(&self, sc: &Scenario, actor: u16, pc: u32) -> bool {
         let ops = &sc.actors[actor as usize].ops;
-        let mut i = pc as usize;
-        while let Some(Op::WaitFor(WaitFor { actor, index })) = ops.get(i) {
-            if self.actor_done[*actor as usize] <= *index {
-                return false;
-            }
-            i += 1;
-        }
-        true
+        let i = crate::scenario::past_waits(ops, pc as usize, &self.actor_done);
+        !matches!(ops.get(i), Some(Op::WaitFor(_)))
     }
 
     pub fn goroutine_name(&self, sc: &Scenario, g: &Goroutine) -> String {
