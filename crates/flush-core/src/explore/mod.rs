@@ -746,3 +746,52 @@ pub fn explore_with<M: Model>(
     }
     x.finish()
 }
+
+/// What the tests that compare two ways of searching depth first share.
+#[cfg(test)]
+pub(crate) mod cases {
+    use super::{Options, Order};
+    use crate::AnyScenario;
+
+    /// Depth first to the end, to the first violation, and under a state and
+    /// a depth budget.
+    pub fn depth_first() -> Vec<Options> {
+        let all = Options {
+            order: Order::Dfs,
+            ..Options::exhaustive(200, 50_000)
+        };
+        vec![
+            Options {
+                all: false,
+                ..all.clone()
+            },
+            Options {
+                max_states: 700,
+                ..all.clone()
+            },
+            Options {
+                max_steps: 9,
+                ..all.clone()
+            },
+            all,
+        ]
+    }
+
+    /// `f` of each built-in and of `extra` (sync-2024 at every version), with
+    /// its name and version.
+    pub fn every_builtin(extra: &[&'static str], mut f: impl FnMut(&str, AnyScenario)) {
+        for name in crate::builtin::names()
+            .into_iter()
+            .chain(extra.iter().copied())
+        {
+            let sc = crate::builtin::get(name).expect("a built-in");
+            let mut every = sc.at_every_version();
+            if every.is_empty() {
+                every.push(sc);
+            }
+            for sc in every {
+                f(&format!("{name}@{:?}", sc.header().version), sc);
+            }
+        }
+    }
+}

@@ -1158,31 +1158,14 @@ mod tests {
     }
 
     fn alike<M: Model>(name: &str, sc: &Arc<M>) -> usize {
-        let all = Options {
-            order: Order::Dfs,
-            ..Options::exhaustive(200, 50_000)
-        };
-        let cases = [
-            all.clone(),
-            Options {
-                reduce: true,
-                ids: true,
-                ..all.clone()
-            },
-            Options {
-                all: false,
-                ..all.clone()
-            },
-            Options {
-                max_states: 700,
-                ..all.clone()
-            },
-            Options {
-                max_steps: 9,
-                ..all.clone()
-            },
-            Options { races: true, ..all },
-        ];
+        let mut cases = crate::explore::cases::depth_first();
+        let all = cases.last().expect("to the end").clone();
+        cases.push(Options {
+            reduce: true,
+            ids: true,
+            ..all.clone()
+        });
+        cases.push(Options { races: true, ..all });
         for o in &cases {
             let (without, with) = (explore(sc, o, u64::MAX), explore(sc, o, 0));
             assert_eq!(without, with, "{name}: {o:?}");
@@ -1197,21 +1180,13 @@ mod tests {
     #[test]
     fn children_made_ahead_change_no_result() {
         let mut compared = 0;
-        for name in crate::builtin::names() {
-            let sc = crate::builtin::get(name).expect("a built-in");
-            let mut every = sc.at_every_version();
-            if every.is_empty() {
-                every.push(sc);
-            }
-            for sc in every {
-                let name = format!("{name}@{:?}", sc.header().version);
-                compared += match sc {
-                    AnyScenario::Flush(sc) => alike(&name, &sc),
-                    AnyScenario::Sync(sc) => alike(&name, &sc),
-                    AnyScenario::Mutex(sc) => alike(&name, &sc),
-                };
-            }
-        }
+        crate::explore::cases::every_builtin(&[], |name, sc| {
+            compared += match sc {
+                AnyScenario::Flush(sc) => alike(name, &sc),
+                AnyScenario::Sync(sc) => alike(name, &sc),
+                AnyScenario::Mutex(sc) => alike(name, &sc),
+            };
+        });
         assert!(compared > 200, "{compared} searches compared");
     }
 }

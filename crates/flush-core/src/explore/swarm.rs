@@ -287,26 +287,9 @@ mod tests {
     /// option sets: (searches several threads gave, searches compared).
     /// `graded`: no state is reached by paths of two lengths.
     fn alike<M: Model + Send + Sync>(name: &str, sc: &M, graded: bool) -> (usize, usize) {
-        let all = Options {
-            order: Order::Dfs,
-            ..Options::exhaustive(200, 50_000)
-        };
-        let cases = [
-            all.clone(),
-            Options {
-                all: false,
-                ..all.clone()
-            },
-            Options {
-                max_states: 700,
-                ..all.clone()
-            },
-            Options {
-                max_steps: 9,
-                ..all.clone()
-            },
-            Options { ids: true, ..all },
-        ];
+        let mut cases = crate::explore::cases::depth_first();
+        let all = cases.last().expect("to the end").clone();
+        cases.push(Options { ids: true, ..all });
         let (mut swarmed, mut compared) = (0, 0);
         for o in &cases {
             let one = counts_only(explore_with(sc, o, &mut |_| true));
@@ -339,29 +322,18 @@ mod tests {
     #[test]
     fn several_threads_depth_first_give_what_one_gives() {
         let (mut swarmed, mut compared, mut sync_swarmed) = (0, 0, 0);
-        let names = crate::builtin::names()
-            .into_iter()
-            .chain(["sync-scaled-3x2"]);
-        for name in names {
-            let sc = crate::builtin::get(name).expect("a built-in");
-            let mut every = sc.at_every_version();
-            if every.is_empty() {
-                every.push(sc);
-            }
-            for sc in every {
-                let name = format!("{name}@{:?}", sc.header().version);
-                let (s, c) = match sc {
-                    AnyScenario::Flush(sc) => alike(&name, &*sc, false),
-                    AnyScenario::Sync(sc) => {
-                        let (s, c) = alike(&name, &*sc, true);
-                        sync_swarmed += s;
-                        (s, c)
-                    }
-                    AnyScenario::Mutex(sc) => alike(&name, &*sc, false),
-                };
-                (swarmed, compared) = (swarmed + s, compared + c);
-            }
-        }
+        crate::explore::cases::every_builtin(&["sync-scaled-3x2"], |name, sc| {
+            let (s, c) = match sc {
+                AnyScenario::Flush(sc) => alike(name, &*sc, false),
+                AnyScenario::Sync(sc) => {
+                    let (s, c) = alike(name, &*sc, true);
+                    sync_swarmed += s;
+                    (s, c)
+                }
+                AnyScenario::Mutex(sc) => alike(name, &*sc, false),
+            };
+            (swarmed, compared) = (swarmed + s, compared + c);
+        });
         assert!(
             swarmed > 60 && sync_swarmed > 20 && compared > 300,
             "{swarmed} of {compared} searches on several threads ({sync_swarmed} of sync-2024)"
