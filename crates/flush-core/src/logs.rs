@@ -492,6 +492,16 @@ fn left_out_of(r: &Record, left_out: &[i64]) -> Option<i64> {
         .find(|id| left_out.contains(id))
 }
 
+/// The first segment `r` names that is not among `has` (a scenario's).
+fn lacked_by(r: &Record, has: &std::collections::BTreeSet<i64>) -> Option<i64> {
+    let Kind::Log(l) = &r.kind else {
+        return None;
+    };
+    crate::models::AnyScenario::segments_named(l)
+        .into_iter()
+        .find(|id| !has.contains(id))
+}
+
 /// The version `v` names for `sc`, or why not.
 fn asked(sc: &crate::models::AnyScenario, v: &str) -> Result<&'static str, ImportError> {
     let mut sc = sc.clone();
@@ -602,15 +612,31 @@ impl Importing {
             sc.set_version(v).map_err(ImportError::Bug)?;
         }
         let mut c = sc.conform(&self.log, o);
-        if let (Some(u), Some(i)) = (&mut c.unexplained, &self.inferred) {
-            // A line of a segment left out is printed by no schedule, however
-            // far a search goes: that is the cause, before a budget the
-            // search reached (it blamed the memory budget, which raised
-            // explained nothing more).
-            if let Some(id) = left_out_of(&self.log.records[u.record], &i.left_out) {
-                u.why = format!(
-                    "segment {id} is not in the scenario: the log names more segments than the model holds (see the notes)"
-                );
+        if let Some(u) = &mut c.unexplained {
+            // A line of a segment the scenario lacks is printed by no
+            // schedule, however far a search goes: that is the cause, before
+            // a budget the search reached (it blamed the memory budget, which
+            // raised explained nothing more).
+            let record = &self.log.records[u.record];
+            let lacked = match &self.inferred {
+                Some(i) => left_out_of(record, &i.left_out).map(|id| {
+                    format!(
+                        "segment {id} is not in the scenario: the log names more segments than the model holds (see the notes)"
+                    )
+                }),
+                None => self.base.segments().and_then(|has| lacked_by(record, &has)).map(|id| {
+                    format!("segment {id} is not in the scenario: no schedule of it prints this line")
+                }),
+            };
+            if let Some(why) = lacked {
+                // The budget's note would have the user raise it for nothing.
+                if let Some(stopped) = &mut c.stopped {
+                    stopped.push_str(&format!(
+                        "; raising it would not explain line {}, whose segment is not in the scenario",
+                        u.at
+                    ));
+                }
+                u.why = why;
             }
         }
         self.tried.push(Tried {

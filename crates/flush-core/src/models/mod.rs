@@ -100,6 +100,35 @@ impl AnyScenario {
         sync2024::import::named_segments(l).collect()
     }
 
+    /// Every segment this scenario names (datacoord's, the datanode's, the
+    /// actors' ops'), for the model whose log lines name segments (sync-2024);
+    /// `None` for the others. No schedule prints a line of another segment:
+    /// the model makes none.
+    pub fn segments(&self) -> Option<std::collections::BTreeSet<i64>> {
+        let AnyScenario::Sync(s) = self else {
+            return None;
+        };
+        use sync2024::setup::Op;
+        let ops = s
+            .actors
+            .iter()
+            .flat_map(|a| &a.ops)
+            .filter_map(|op| match op {
+                Op::Insert { segment, .. } | Op::Seal { segment } | Op::Sync { segment, .. } => {
+                    Some(*segment)
+                }
+                Op::SyncSegments { .. } | Op::WaitFor(_) => None,
+            });
+        Some(
+            s.datacoord
+                .iter()
+                .map(|d| d.segment)
+                .chain(s.datanode.iter().map(|d| d.segment))
+                .chain(ops)
+                .collect(),
+        )
+    }
+
     /// Parses and checks a scenario file of any model. `file` names it in messages.
     pub fn parse(text: &str, file: &str) -> Result<AnyScenario, ScenarioError> {
         // A UTF-8 byte order mark (some Windows editors write one) is not JSON.

@@ -1064,3 +1064,42 @@ fn inference_rules_read_no_more_than_their_lines_show() {
     assert!(flushed(&format!("{submit}{complete}")));
     assert!(!flushed(&format!("{req}{complete}")));
 }
+
+/// Against a scenario given (`logs --against`), a line of a segment the
+/// scenario never names is blamed on that, not on the budget the search
+/// reached: no schedule prints it, however far it goes (found by a helper
+/// attacking the CLI: sync-scaled-12x8 blamed the memory budget). A line of
+/// a segment the scenario has keeps the search's own reason.
+#[test]
+fn against_a_scenario_a_line_of_a_segment_it_lacks_names_the_segment() {
+    use flush_core::logs::{conform::Options, import_against};
+    let o = Options {
+        max_states: 200,
+        ..Options::default()
+    };
+    let sc = flush_core::builtin::get("sync-scaled-3x2").unwrap();
+    assert!(!sc.segments().unwrap().contains(&451000000000000300));
+    let i = import_against(&report_log(), &sc, Some("ca7ef26e4b"), &o).unwrap();
+    let u = i.conformance.unexplained.as_ref().unwrap();
+    assert!(
+        u.why
+            .starts_with("segment 451000000000000300 is not in the scenario"),
+        "{u:?}"
+    );
+    // The budget's note says raising it would not help.
+    let stopped = i.conformance.stopped.as_deref().unwrap_or_default();
+    assert!(
+        stopped
+            .ends_with("raising it would not explain line 3, whose segment is not in the scenario"),
+        "{stopped}"
+    );
+    // The same scenario's own segment: the search's reason stays.
+    let own = *sc.segments().unwrap().iter().next().unwrap();
+    let line = format!(
+        "[2024/07/02 08:15:41.913 +00:00] [INFO] [syncmgr/sync_manager.go:129] [\"sync mgr sumbit task with key\"] [key={own}]\n"
+    );
+    let i = import_against(&line, &sc, Some("ca7ef26e4b"), &o).unwrap();
+    if let Some(u) = &i.conformance.unexplained {
+        assert!(!u.why.contains("is not in the scenario"), "{u:?}");
+    }
+}
