@@ -448,6 +448,23 @@ fn numbers_written_as_floats_are_named_for_what_they_are() {
     }
     assert!(seg("9.2e18").contains("(it is 9200000000000000000; write it in plain digits)"));
     assert!(seg("-9.3e18").contains("segment: a very large negative number is out of range"));
+    // At the very edge a float cannot tell inside from past: u64::MAX written
+    // with `.0` is 2^64 as a float, as is 2^64 itself; so are an i64's ends.
+    let edge = "a very large number with a decimal point or an exponent cannot be read exactly (write it in plain digits)";
+    for v in ["18446744073709551615.0", "18446744073709551616.0"] {
+        assert!(
+            seed(v).contains(&format!("seed: {edge}")),
+            "{v}: {}",
+            seed(v)
+        );
+    }
+    for v in ["9223372036854775807.0", "-9223372036854775809.0"] {
+        assert!(
+            seg(v).contains(&format!("segment: {edge}")),
+            "{v}: {}",
+            seg(v)
+        );
+    }
     // A number with a range: whole but out of it, or in it but written as a float.
     let fail =
         |v: &str| err(&OK_FLUSH.replace(r#""pos":"p""#, &format!(r#""pos":"p","fail":{v}"#)));
