@@ -123,6 +123,7 @@ impl<S> Entry<S> {
 
 /// One stepped choice of a parent: its fingerprint, and its state's index in the
 /// thread's candidates (or [`NOT_KEPT`]).
+#[derive(Clone, Copy)]
 struct Kid {
     choice: Choice,
     fp: u64,
@@ -530,8 +531,7 @@ impl Books {
                         break;
                     }
                     self.stats.transitions += 1;
-                    let Kid { choice, fp, cand } = w.kids[k];
-                    let kid = Kid { choice, fp, cand };
+                    let kid = w.kids[k];
                     // Not kept: visited before the batch, or made before in it
                     // by this thread (and so inserted just before): the insert
                     // would find it, after growing a table due to grow, as the
@@ -545,6 +545,7 @@ impl Books {
                         continue;
                     }
                     self.stats.states += 1;
+                    self.stats.depth = self.stats.depth.max(depth + 1);
                     if self.stats.states % 256 == 0 {
                         let s = &w.cands[kid.cand as usize];
                         self.state_bytes = self.state_bytes.max(bytes_with_inline(s, self.inline));

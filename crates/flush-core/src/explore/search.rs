@@ -747,6 +747,12 @@ impl<M: Model> Explorer<M> {
             }
             self.stats.transitions += 1;
             let new = self.visit_fp(fp, &next);
+            // The deepest level reached, as depth first counts it: a search a
+            // budget stops while expanding the start state has been to depth
+            // 1, not 0.
+            if new {
+                self.stats.depth = self.stats.depth.max(depth + 1);
+            }
             let mut wake = None;
             if self.o.reduce {
                 let child = sleep_after_step(&*self.sc, sleep, &mut taken, c, &next);

@@ -175,6 +175,8 @@ fn a_parent_wider_than_the_budget_gives_the_same() {
     let one = sc.explore_with(&o, &mut |_| true);
     assert_eq!(one.stopped, explore::Stopped::MaxBytes);
     assert!(one.states < 2000, "{} states", one.states);
+    // It reached depth 1, stepping the root's children, as depth first counts.
+    assert_eq!(one.depth, 1);
     for t in [2, 3] {
         assert_eq!(seen(&each(&sc, &o, t)), seen(&one), "{t} threads");
     }
