@@ -493,7 +493,11 @@ impl Exploration {
             // Depth first, a state first reached at the depth budget is not
             // searched again from a shorter path.
             Stopped::Exhausted if self.depth_cut > 0 && self.goes_depth_first() => {
-                "every state reached within the depth budget was visited (depth first: a state first reached at the budget is not searched again from a shorter path)".to_owned()
+                format!(
+                    "every state reached within the depth budget ({} steps) was visited, and {}: a violation further on is not ruled out (depth first: a state first reached at the budget is not searched again from a shorter path)",
+                    o.max_steps,
+                    self.past_budget()
+                )
             }
             Stopped::Exhausted if self.depth_cut > 0 && self.scenario_step_limit => {
                 match o.from_depth {
@@ -501,9 +505,11 @@ impl Exploration {
                     n => format!("every state of the runs that go on from step {n} was visited (they stop at the scenario's step limit)"),
                 }
             }
-            Stopped::Exhausted if self.depth_cut > 0 => {
-                "every state within the depth budget was visited".to_owned()
-            }
+            Stopped::Exhausted if self.depth_cut > 0 => format!(
+                "every state within the depth budget ({} steps) was visited, and {}: a violation further on is not ruled out",
+                o.max_steps,
+                self.past_budget()
+            ),
             Stopped::Exhausted => "every reachable state was visited".to_owned(),
             Stopped::FirstViolation => "at the first violation".to_owned(),
             Stopped::MaxStates => format!(
@@ -524,6 +530,14 @@ impl Exploration {
                 ),
             },
             Stopped::Cancelled => "cancelled: the search is incomplete".to_owned(),
+        }
+    }
+
+    /// The paths the depth budget cut, in words: `1 path goes on past it`.
+    fn past_budget(&self) -> String {
+        match self.depth_cut {
+            1 => "1 path goes on past it".to_owned(),
+            n => format!("{n} paths go on past it"),
         }
     }
 
