@@ -56,8 +56,42 @@ pub fn scenario_of(source: &Source) -> Result<AnyScenario, String> {
 
 /// What the page lets a search hold (the browser's memory is the user's).
 pub const PAGE_MAX_BYTES: u64 = 256 << 20;
-/// Model steps between two looks at the clock.
+/// Model steps between two looks at the clock, at most: a fast model's step
+/// takes a microsecond or two.
 const SLICE_TRANSITIONS: u64 = 512;
+/// ... and at first: a state of 10,000 actors takes a millisecond a step, so
+/// 512 steps held the page for 0.3 to 0.9 s (found by a helper attacking it).
+const FIRST_TRANSITIONS: u64 = 8;
+
+/// How many model steps a search runs between two looks at the clock, paced to
+/// what a step costs here: a batch takes at most a quarter of a slice, as near
+/// as the last batch tells.
+#[derive(Clone, Copy, Debug)]
+struct Pace(u64);
+
+impl Pace {
+    fn new() -> Pace {
+        Pace(FIRST_TRANSITIONS)
+    }
+
+    /// Runs `f` for one batch, then sizes the next from the time it took.
+    fn run(&mut self, slice_ms: f64, f: impl FnOnce(u64) -> bool) -> bool {
+        let t0 = now();
+        let done = f(self.0);
+        self.took(now() - t0, slice_ms);
+        done
+    }
+
+    /// The last batch took `ms`: halve the next if it took over a quarter of
+    /// the slice, double it (to [`SLICE_TRANSITIONS`]) if under a sixteenth.
+    fn took(&mut self, ms: f64, slice_ms: f64) {
+        if ms > slice_ms / 4.0 {
+            self.0 = (self.0 / 2).max(1);
+        } else if ms < slice_ms / 16.0 {
+            self.0 = (self.0 * 2).min(SLICE_TRANSITIONS);
+        }
+    }
+}
 /// A worker's slice: long enough that messages cost little, short enough that a
 /// Cancel is answered well within 100 ms.
 pub const WORKER_SLICE_MS: f64 = 25.0;
@@ -169,7 +203,7 @@ struct Cutting {
 impl Cutting {
     /// Goes on with the cuts of `x`'s findings for about one slice's steps;
     /// true when every finding (up to [`MAX_CUTS`]) has its cut.
-    fn run(&mut self, x: &mut Exploration) -> bool {
+    fn run(&mut self, x: &mut Exploration, pace: &mut Pace, slice_ms: f64) -> bool {
         let n = x.violations.len().min(MAX_CUTS);
         while self.at < n {
             if self.now.is_none() {
@@ -192,7 +226,7 @@ impl Cutting {
             let Some(s) = self.now.as_mut() else {
                 return true;
             };
-            if !s.run(SLICE_TRANSITIONS) {
+            if !pace.run(slice_ms, |n| s.run(n)) {
                 return false;
             }
             x.violations[self.at].cut = self.now.take().map(OpShrink::finish);
@@ -322,6 +356,7 @@ pub struct Job {
     searched: Option<f64>,
     shrinks: Shrinks,
     cut: Option<Cutting>,
+    pace: Pace,
 }
 
 impl Job {
@@ -334,6 +369,7 @@ impl Job {
             started: now(),
             searched: None,
             cut: None,
+            pace: Pace::new(),
         }
     }
 
@@ -389,7 +425,7 @@ impl Job {
                 // replay at a time, then cut the findings' ops, a slice at a time.
                 cut_done = self.shrinks.step(&mut self.out)
                     && match (&mut self.cut, &mut self.out[..]) {
-                        (Some(c), [x]) => c.run(x),
+                        (Some(c), [x]) => c.run(x, &mut self.pace, ms),
                         _ => true,
                     };
                 if cut_done {
@@ -397,7 +433,7 @@ impl Job {
                 }
                 continue;
             };
-            if x.run(SLICE_TRANSITIONS) {
+            if self.pace.run(ms, |n| x.run(n)) {
                 self.out.push(x.report());
                 // The last search's states go once its report is on its way; the
                 // others' now (a job of many searches would hold them all).
@@ -982,6 +1018,30 @@ mod tests {
     use super::*;
     use flush_core::explore::{Found, Order, Stopped};
     use flush_core::OutcomeKind;
+
+    /// A slow model's batches shrink until one takes a quarter of a slice at
+    /// most (one step at worst), a fast one's grow back to the full batch.
+    #[test]
+    fn the_batches_follow_what_a_step_costs() {
+        let mut p = Pace::new();
+        assert_eq!(p.0, FIRST_TRANSITIONS);
+        // A millisecond a step (10,000 actors), slices of 8 ms.
+        for _ in 0..10 {
+            p.took(p.0 as f64, 8.0);
+        }
+        assert_eq!(p.0, 2, "2 steps take 2 ms, a quarter of the slice");
+        p.took(30.0, 8.0);
+        p.took(30.0, 8.0);
+        assert_eq!(p.0, 1, "never less than one step");
+        // A microsecond a step.
+        for _ in 0..20 {
+            p.took(p.0 as f64 * 0.001, 8.0);
+        }
+        assert_eq!(p.0, SLICE_TRANSITIONS);
+        // In between: no change.
+        p.took(1.0, 8.0);
+        assert_eq!(p.0, SLICE_TRANSITIONS);
+    }
 
     /// A report crosses back equal to the one the page would have made, findings'
     /// keys and cuts included.
