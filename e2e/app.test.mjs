@@ -946,6 +946,60 @@ test('lockstep: the #34018 schedule under the fix parts at UpdateSegmentView', a
   await ctx.close();
 });
 
+test('found by an attack: lockstep on a long run replays a slice a frame, shows progress, cancels', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found');
+  // 1,000 flow graphs each inserting, syncing and calling SyncSegments: a
+  // run of 1,504 steps to its panic at ca7ef26e4b and thousands at b5c9a7364b
+  // (a 2,000-actor file held the
+  // page 15 s in one click before).
+  const segs = Array.from({ length: 60 }, (_, i) => 1000 + i);
+  const big = {
+    name: 'lockstep-long', model: 'sync-2024', version: 'ca7ef26e4b',
+    datacoord: segs.map((s) => ({ segment: s, partition: 1, state: 'Growing', level: 'L1', statslog: false, rows: 0 })),
+    actors: Array.from({ length: 1000 }, (_, i) => ({ name: `a${i}`, ops: [
+      { op: 'insert', segment: segs[i % 60], partition: 1, rows: 1 },
+      { op: 'sync', segment: segs[i % 60] },
+      { op: 'sync_segments', partition: 1 },
+    ] })),
+  };
+  await page.setInputFiles('#upload', { name: 'lockstep-long.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(big)) });
+  await page.waitForFunction(() => Number(document.querySelector('.app').dataset.len) > 1000, null, { timeout: 60000 });
+  await page.selectOption('#lockstep-version', 'b5c9a7364b');
+  const run = await page.evaluate(async () => {
+    let longFrames = 0, worst = 0;
+    const obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) { worst = Math.max(worst, e.duration); if (e.duration > 50) longFrames++; } });
+    obs.observe({ type: 'long-animation-frame' });
+    const seen = [];
+    document.querySelector('#lockstep-btn').click();
+    const t0 = performance.now();
+    while (!document.querySelector('#lockstep-same, #lockstep-first') && performance.now() - t0 < 60000) {
+      const p = document.querySelector('#lockstep-progress');
+      if (p) seen.push(p.textContent);
+      await new Promise((r) => requestAnimationFrame(r));
+    }
+    const ms = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 100));
+    obs.disconnect();
+    return { longFrames, worst, seen, ms, done: !!document.querySelector('#lockstep-same, #lockstep-first') };
+  });
+  assert.ok(run.done, `no result in ${run.ms} ms`);
+  assert.ok(run.seen.length >= 3, `progress seen ${run.seen.length} times`);
+  assert.match(run.seen.at(-1), /Replaying the schedule under both versions: \d+ and \d+ steps so far/);
+  assert.equal(run.longFrames, 0, `longest frame ${run.worst} ms`);
+  figures['lockstep on a 1,000-actor run: click to the table (ms), frames over 50 ms'] = `${run.ms.toFixed(0)}, ${run.longFrames}`;
+  // Cancel: the progress goes, no table comes, Compare is there again.
+  await page.click('#lockstep-btn');
+  await page.waitForSelector('#lockstep-progress');
+  await page.locator('#lockstep').scrollIntoViewIfNeeded();
+  await page.locator('#lockstep').screenshot({ path: `${SHOTS}18c-lockstep-progress.png` });
+  await page.click('#lockstep-cancel');
+  await page.waitForSelector('#lockstep-progress', { state: 'detached' });
+  await page.waitForTimeout(300);
+  assert.equal(await page.locator('#lockstep-same, #lockstep-first, #lockstep-cancel').count(), 0);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('found by an attack: versions under what-if knobs are labelled, the lockstep picker shows what it compares, a table of every version stays, a bad link keeps the last view, a step limit ends the run', async () => {
   // A what-if knob goes with the scenario to every version: each column and row says so.
   const { page, ctx, errors } = await open('scenario=segment-not-found&version=b5c9a7364b&knob=keep%3Al0_growing&mode=scripted&step=0');

@@ -35,6 +35,6 @@ pub mod verdicts;
 pub mod view;
 
 pub use engine::{Model, Outcome, OutcomeKind, Run, Stop};
-pub use models::{AnyExplorer, AnyRun, AnyScenario, LockstepRow};
+pub use models::{AnyExplorer, AnyRun, AnyScenario, LockstepRow, Lockstepping};
 pub use scenario::{Header, ScenarioError};
 pub use sched::{Choice, Policy};

@@ -688,8 +688,8 @@ impl AnyScenario {
     /// Replays `schedule` under versions `a` and `b` (the seeded scheduler with
     /// `seed` takes over where the schedule runs out or names a goroutine that
     /// cannot run), step by step: where the two first differ is where the versions'
-    /// code paths part. At most `max_steps` steps each, or the
-    /// scenario's own limit where lower.
+    /// code paths part. At most `max_steps` steps each, or the scenario's own
+    /// step limit when lower.
     pub fn lockstep(
         &self,
         schedule: &[Choice],
@@ -698,50 +698,106 @@ impl AnyScenario {
         seed: u64,
         max_steps: u32,
     ) -> Result<Vec<LockstepRow>, String> {
-        let run = |v: &str| -> Result<Vec<TraceLine>, String> {
+        let mut l = self.lockstep_start(schedule, a, b, seed, max_steps)?;
+        while !l.advance(u32::MAX) {}
+        Ok(l.rows())
+    }
+
+    /// [`AnyScenario::lockstep`] a few steps at a time (the page steps it
+    /// between frames: a run of thousands of segments takes seconds).
+    pub fn lockstep_start(
+        &self,
+        schedule: &[Choice],
+        a: &str,
+        b: &str,
+        seed: u64,
+        max_steps: u32,
+    ) -> Result<Lockstepping, String> {
+        let run = |v: &str| -> Result<AnyRun, String> {
             let mut sc = self.clone();
             sc.set_version(v)?;
             // The scenario's own step limit holds, as in the run shown.
             let h = sc.header_mut();
             h.max_steps = h.max_steps.min(max_steps);
-            let mut r = sc.run(Policy::Scripted {
+            Ok(sc.run(Policy::Scripted {
                 script: schedule.to_vec(),
                 fallback_seed: seed,
-            });
-            r.run_to_end();
-            Ok(r.lines())
+            }))
         };
-        let (la, lb) = (run(a)?, run(b)?);
         let id = |v: &str| {
             self.versions()
                 .iter()
                 .find(|x| x.id.starts_with(v) || v.starts_with(x.id))
                 .map_or(v.to_owned(), |x| x.id.to_owned())
         };
-        let (va, vb) = (&id(a), &id(b));
-        let n = la.len().max(lb.len());
-        let mut a_it = la.into_iter();
-        let mut b_it = lb.into_iter();
-        Ok((0..n)
-            .map(|i| {
-                let (a, b) = (a_it.next(), b_it.next());
-                // A line may name its version ("[ca7ef26e4b] request ..."): that alone
-                // is no difference.
-                let same = match (&a, &b) {
-                    (Some(x), Some(y)) => {
-                        (x.goroutine, &x.go) == (y.goroutine, &y.go)
-                            && x.event.replace(va, vb) == y.event
+        Ok(Lockstepping {
+            runs: [run(a)?, run(b)?],
+            ended: [false, false],
+            names: [id(a), id(b)],
+            rows: Vec::new(),
+        })
+    }
+}
+
+/// A lockstep comparison under way (see [`AnyScenario::lockstep_start`]):
+/// the two runs stepped, then their steps lined up, a few at a time.
+pub struct Lockstepping {
+    runs: [AnyRun; 2],
+    ended: [bool; 2],
+    /// The two versions' full ids.
+    names: [String; 2],
+    rows: Vec<LockstepRow>,
+}
+
+impl Lockstepping {
+    /// Steps each run at most `n` times, or once both have ended lines up at
+    /// most `n` more of their steps; true once every step is lined up.
+    pub fn advance(&mut self, n: u32) -> bool {
+        if self.ended != [true, true] {
+            for (r, ended) in self.runs.iter_mut().zip(&mut self.ended) {
+                for _ in 0..n {
+                    if *ended {
+                        break;
                     }
-                    _ => false,
-                };
-                LockstepRow {
-                    step: i as u32 + 1,
-                    a,
-                    b,
-                    same,
+                    *ended = r.advance().is_err();
                 }
-            })
-            .collect())
+            }
+            return false;
+        }
+        let len = self.runs[0].len().max(self.runs[1].len());
+        let from = self.rows.len() as u32;
+        for step in from + 1..=len.min(from.saturating_add(n)) {
+            let row = self.row(step);
+            self.rows.push(row);
+        }
+        self.rows.len() as u32 == len
+    }
+
+    /// The steps each run has taken so far.
+    pub fn steps(&self) -> [u32; 2] {
+        [self.runs[0].len(), self.runs[1].len()]
+    }
+
+    /// The steps lined up so far (all of them once [`Lockstepping::advance`]
+    /// said so).
+    pub fn rows(self) -> Vec<LockstepRow> {
+        self.rows
+    }
+
+    /// Step `step` (from 1) of both runs.
+    fn row(&self, step: u32) -> LockstepRow {
+        let (a, b) = (self.runs[0].line(step), self.runs[1].line(step));
+        let [va, vb] = &self.names;
+        // A line may name its version ("[ca7ef26e4b] request ..."): that alone
+        // is no difference.
+        let same = match (&a, &b) {
+            (Some(x), Some(y)) => {
+                (x.goroutine, &x.go) == (y.goroutine, &y.go)
+                    && x.event.replace(va.as_str(), vb) == y.event
+            }
+            _ => false,
+        };
+        LockstepRow { step, a, b, same }
     }
 }
 

@@ -725,6 +725,19 @@ fn lockstep_parts_where_the_fix_changes_the_code_path() {
     assert!(sc
         .lockstep(&schedule, "nope", "b5c9a7364b", 1, 1000)
         .is_err());
+    // A step at a time (as the page goes, between frames): the same rows, and
+    // the steps taken so far grow to the runs' lengths.
+    let mut l = sc
+        .lockstep_start(&schedule, "ca7ef26e4b", "b5c9a7364b", 1, 1000)
+        .unwrap();
+    let mut calls = 0;
+    while !l.advance(1) {
+        calls += 1;
+        assert!(l.steps()[0] <= calls && l.steps()[1] <= calls);
+    }
+    // Stepped a step a call, then lined up a row a call.
+    assert!(calls as usize >= 2 * rows.len() - 1, "{calls} calls");
+    assert_eq!(l.rows(), rows);
 }
 
 /// The hand-written clone_from (the explorer clones into spare worlds) copies

@@ -5,12 +5,18 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use flush_core::report::TraceLine;
-use flush_core::{AnyRun, LockstepRow};
+use flush_core::{AnyRun, LockstepRow, Lockstepping};
+use gloo::timers::callback::Interval;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 /// Steps each replay may take in the page.
 const LOCKSTEP_MAX_STEPS: u32 = 100_000;
+/// Time the replays take between two frames: a run of thousands of segments
+/// takes seconds (one of 2,000 held the page 24 s in one go).
+const SLICE_MS: f64 = 8.0;
+/// Steps of each run between two looks at the clock.
+const STEPS_PER_LOOK: u32 = 4;
 /// Identical steps shown before the first difference, and steps shown after it.
 const CONTEXT_BEFORE: usize = 3;
 const SHOWN_AFTER: usize = 12;
@@ -33,6 +39,8 @@ impl PartialEq for LockstepProps {
 #[derive(Clone, PartialEq)]
 enum Shown {
     Nothing,
+    /// Replaying, a slice a frame: the steps each run has taken so far.
+    Comparing([u32; 2]),
     Rows {
         /// The two versions as named (see [`super::version_name`]).
         here: String,
@@ -53,9 +61,24 @@ pub fn lockstep(p: &LockstepProps) -> Html {
         .collect();
     let other = use_state(|| None::<String>);
     let shown = use_state(|| Shown::Nothing);
+    // The comparison under way (with the two versions' names) and its timer.
+    let job = use_mut_ref(|| None::<(Lockstepping, String, String)>);
+    let timer = use_mut_ref(|| None::<Interval>);
     {
         let shown = shown.clone();
         use_effect_with((p.rev, p.version), move |_| shown.set(Shown::Nothing));
+    }
+    {
+        // Done, cancelled or dropped: the replays and the timer go, in an
+        // effect (never inside the timer's own tick).
+        let (job, timer) = (job.clone(), timer.clone());
+        let comparing = matches!(*shown, Shown::Comparing(_));
+        use_effect_with(comparing, move |&comparing| {
+            if !comparing {
+                job.borrow_mut().take();
+                timer.borrow_mut().take();
+            }
+        });
     }
     let Some(here) = p.version.filter(|_| !others.is_empty()) else {
         return html! {};
@@ -75,20 +98,28 @@ pub fn lockstep(p: &LockstepProps) -> Html {
     };
     let compare = {
         let (shown, run, pick, seed) = (shown.clone(), p.run.clone(), pick.clone(), p.seed);
+        let (job, timer) = (job.clone(), timer.clone());
         Callback::from(move |_: MouseEvent| {
             let r = run.borrow();
-            let rows = r
-                .scenario()
-                .lockstep(&r.schedule(), here, &pick, seed, LOCKSTEP_MAX_STEPS);
-            shown.set(match rows {
-                Ok(rows) => Shown::Rows {
-                    here: super::version_name(&r.scenario(), here),
-                    other: super::version_name(&r.scenario(), &pick),
-                    rows: Rc::new(rows),
-                },
-                Err(e) => Shown::Error(e),
-            });
+            let sc = r.scenario();
+            match sc.lockstep_start(&r.schedule(), here, &pick, seed, LOCKSTEP_MAX_STEPS) {
+                Ok(l) => {
+                    let names = (
+                        super::version_name(&sc, here),
+                        super::version_name(&sc, &pick),
+                    );
+                    *job.borrow_mut() = Some((l, names.0, names.1));
+                    shown.set(Shown::Comparing([0, 0]));
+                    let (job, shown) = (job.clone(), shown.clone());
+                    *timer.borrow_mut() = Some(Interval::new(0, move || tick(&job, &shown)));
+                }
+                Err(e) => shown.set(Shown::Error(e)),
+            }
         })
+    };
+    let cancel = {
+        let shown = shown.clone();
+        Callback::from(move |_: MouseEvent| shown.set(Shown::Nothing))
     };
     html! {
         <section class="panel lockstep" id="lockstep" aria-labelledby="lockstep-title">
@@ -102,12 +133,18 @@ pub fn lockstep(p: &LockstepProps) -> Html {
                     </select>
                 </label>
                 <button id="lockstep-btn" onclick={compare}>{"Compare"}</button>
+                if matches!(*shown, Shown::Comparing(_)) {
+                    <button id="lockstep-cancel" onclick={cancel}>{"Cancel"}</button>
+                }
             </div>
             // Only a sentence is announced, not the whole table.
             <p class="sr-only" role="status">{summary(&shown)}</p>
             <div>
                 {match &*shown {
                     Shown::Nothing => html! {},
+                    Shown::Comparing([a, b]) => html! {
+                        <p id="lockstep-progress" class="muted">{format!("Replaying the schedule under both versions: {a} and {b} steps so far…")}</p>
+                    },
                     Shown::Error(e) => html! { <p class="callout error">{e.clone()}</p> },
                     Shown::Rows { here, other, rows } => table(here, other, rows),
                 }}
@@ -116,10 +153,45 @@ pub fn lockstep(p: &LockstepProps) -> Html {
     }
 }
 
+/// The comparison's slice for this frame: both runs stepped for about
+/// [`SLICE_MS`], then the rows once both have ended.
+fn tick(job: &RefCell<Option<(Lockstepping, String, String)>>, shown: &UseStateHandle<Shown>) {
+    let mut j = job.borrow_mut();
+    let Some((l, ..)) = j.as_mut() else {
+        return;
+    };
+    let t0 = now();
+    loop {
+        if l.advance(STEPS_PER_LOOK) {
+            // The timer goes in the effect that sees the rows.
+            if let Some((l, here, other)) = j.take() {
+                shown.set(Shown::Rows {
+                    here,
+                    other,
+                    rows: Rc::new(l.rows()),
+                });
+            }
+            return;
+        }
+        if now() - t0 >= SLICE_MS {
+            shown.set(Shown::Comparing(l.steps()));
+            return;
+        }
+    }
+}
+
+fn now() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
 /// What a screen reader hears when a comparison is shown.
 fn summary(shown: &Shown) -> String {
     match shown {
         Shown::Nothing => String::new(),
+        // Once, not at every slice's count.
+        Shown::Comparing(_) => "Replaying the schedule under both versions…".to_owned(),
         Shown::Error(e) => e.clone(),
         Shown::Rows { other, rows, .. } => match rows.iter().position(|r| !r.same) {
             None => format!("Against {other}: both versions take the same {} steps.", rows.len()),
