@@ -74,6 +74,14 @@ pub(crate) fn line<M: Model>(run: &Run<M>, rec: &StepRecord<M::Who>) -> TraceLin
 }
 
 /// `   12  g3    runner seg=2 pos=a        flush_task.go: waitFinish  | runner ...`
+/// `1 step`, `6 steps`: a count of steps in words.
+pub fn steps_words(n: impl Into<u64>) -> String {
+    match n.into() {
+        1 => "1 step".to_owned(),
+        n => format!("{n} steps"),
+    }
+}
+
 pub fn format_line(l: &TraceLine) -> String {
     let mut s = format!(
         "{:>5}  g{:<4} {:<34} {:<52} {}",

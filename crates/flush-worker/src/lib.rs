@@ -1156,7 +1156,10 @@ mod tests {
             states: 9,
             held: 2,
             complete: false,
-            skipped,
+            skipped: skipped.clone(),
+            now: skipped
+                .is_none()
+                .then(|| "invariant x: segment 301".to_owned()),
         }
     }
 

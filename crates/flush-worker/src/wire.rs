@@ -271,6 +271,7 @@ fn cut(o: Obj) -> Read<Cut> {
         held: o.u32("held")?,
         complete: o.bool("complete")?,
         skipped: o.opt_str("skipped")?,
+        now: o.opt_str("now")?,
     })
 }
 

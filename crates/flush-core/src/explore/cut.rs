@@ -67,6 +67,11 @@ pub struct Cut {
     /// Why the ops were not cut at all, if they were not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// How the smaller scenario breaks, where its message is not the
+    /// finding's: the same invariant, of another segment say, once the ops
+    /// of the first one went (found by a helper attacking the page).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
 }
 
 impl Cut {
@@ -97,9 +102,14 @@ impl Cut {
             return format!("  ops: none of the {total} was cut ({notes}){more}\n");
         }
         let mut s = format!(
-            "  ops: {gone} of {total} cut ({notes}){more}; the {} left reach it in {} steps: {}\n",
-            self.kept, self.steps, self.schedule
+            "  ops: {gone} of {total} cut ({notes}){more}; the {} left reach it in {}: {}\n",
+            self.kept,
+            crate::report::steps_words(self.steps),
+            self.schedule
         );
+        if let Some(now) = &self.now {
+            s.push_str(&format!("    the smaller scenario breaks it as: {now}\n"));
+        }
         for l in self.ops.iter().filter(|l| l.cut) {
             s.push_str(&format!("    cut {} op {}: {}\n", l.actor, l.index, l.op));
         }
@@ -170,6 +180,8 @@ pub struct OpShrink {
     cut_this_pass: bool,
     now: Option<Try>,
     schedule: (String, u32),
+    /// The finding's message, and that of the violation the kept cut shows.
+    message: (String, String),
     tries: u32,
     refused: u32,
     states: u64,
@@ -320,6 +332,7 @@ impl OpShrink {
             cut_this_pass: true,
             now: None,
             schedule: (found.schedule.clone(), found.steps),
+            message: (found.message.clone(), found.message.clone()),
             tries: 0,
             refused: 0,
             states: 0,
@@ -434,6 +447,7 @@ impl OpShrink {
         if let Some(f) = x.violations.iter().find(|f| f.key == self.key) {
             self.alive = self.without(t.unit);
             self.schedule = (f.schedule.clone(), f.steps);
+            self.message.1.clone_from(&f.message);
             self.cut_this_pass |= t.unit.is_some();
         } else if t.unit.is_some() && (x.truncated || x.stopped != Stopped::Exhausted) {
             self.incomplete = true;
@@ -514,6 +528,7 @@ impl OpShrink {
             held: self.held,
             complete: !self.incomplete,
             skipped: None,
+            now: Some(self.message.1).filter(|m| *m != self.message.0),
         }
     }
 
@@ -598,5 +613,6 @@ pub fn not_cut(why: String) -> Cut {
         held: 0,
         complete: false,
         skipped: Some(why),
+        now: None,
     }
 }

@@ -140,8 +140,9 @@ pub fn matrix_text(name: &str, rows: &[MatrixRow]) -> String {
         ));
         if let Some(f) = r.findings.first() {
             s.push_str(&format!(
-                "    first finding's schedule, {} steps: {}\n",
-                f.steps, f.schedule
+                "    first finding's schedule, {}: {}\n",
+                crate::report::steps_words(f.steps),
+                f.schedule
             ));
         }
     }

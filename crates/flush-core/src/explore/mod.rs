@@ -437,10 +437,10 @@ impl Exploration {
                 _ => v.schedule.clone(),
             };
             s.push_str(&format!(
-                "{}: {}\n  {what}, {} steps: {schedule}\n",
+                "{}: {}\n  {what}, {}: {schedule}\n",
                 v.kind.as_str(),
                 v.message,
-                v.steps,
+                crate::report::steps_words(v.steps),
             ));
             if let Some(c) = &v.cut {
                 s.push_str(&c.text());

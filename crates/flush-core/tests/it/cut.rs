@@ -386,3 +386,55 @@ fn a_try_that_goes_on_depth_first_gives_a_shrunk_schedule() {
         }
     }
 }
+
+/// Four flushed segments split between two flow graphs: the first finding
+/// is segment 301's, but once its ops go the same invariant breaks on
+/// another segment. The cut keeps it (the same invariant) and says how the
+/// smaller file breaks it (found by a helper attacking the page: "the 3 left
+/// reach it" read as segment 301's); a cut whose file breaks it as found
+/// says nothing more.
+#[test]
+fn a_cut_that_breaks_the_invariant_elsewhere_says_how() {
+    let seg = |s: u32| {
+        format!(
+            r#"{{ "segment": {s}, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 10 }}"#
+        )
+    };
+    let ops = |odd: u32| {
+        (300..304)
+            .filter(|s| s % 2 == odd)
+            .map(|s| {
+                format!(r#"{{ "op": "insert", "segment": {s}, "partition": 1, "rows": 10 }}, {{ "op": "sync", "segment": {s} }}"#)
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let text = format!(
+        r#"{{ "name": "four", "model": "sync-2024", "version": "ca7ef26e4b",
+  "datacoord": [ {{ "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 }}, {} ],
+  "datanode": [ {{ "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 }} ],
+  "actors": [ {{ "name": "fg1", "ops": [ {} ] }}, {{ "name": "fg2", "ops": [ {} ] }},
+    {{ "name": "datacoord", "ops": [ {{ "op": "sync_segments", "partition": 1 }}, {{ "op": "sync_segments", "partition": 1 }} ] }} ] }}"#,
+        (300..304).map(seg).collect::<Vec<_>>().join(", "),
+        ops(1),
+        ops(0)
+    );
+    let (f, cut) = cut_of(&text, &parse(&text)).expect("a violation");
+    assert!(f.message.contains("segment 301"), "{}", f.message);
+    check_cut("four", &text, &f.key, &cut);
+    let now = cut
+        .now
+        .as_deref()
+        .expect("the smaller file breaks it elsewhere");
+    assert!(
+        now.starts_with("state-forward-only: segment 30") && !now.contains("301"),
+        "{now}"
+    );
+    assert!(cut
+        .text()
+        .contains(&format!("the smaller scenario breaks it as: {now}")));
+    // #34018 cut: the same panic message, nothing more said.
+    let sc = flush_core::builtin::get("segment-not-found").unwrap();
+    let (_, cut) = cut_of(flush_core::builtin::text("segment-not-found").unwrap(), &sc).unwrap();
+    assert_eq!(cut.now, None);
+}

@@ -7,6 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
 use flush_core::explore::{bytes_words, Cut, Exploration, Found, Options, Progress, Stopped};
+use flush_core::report::steps_words;
 use flush_core::{AnyExplorer, AnyScenario, Choice, OutcomeKind};
 use gloo::timers::callback::Interval;
 use wasm_bindgen::JsCast;
@@ -796,7 +797,7 @@ pub(crate) fn findings_cell(
         <ul class="found">
             {for x.violations.iter().map(|f| html! {
                 <li class={format!("found-{}", f.kind.as_str())}>
-                    <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({} steps) ", f.steps)}
+                    <strong>{f.kind.as_str()}</strong>{": "}{verdict_words(f)}{format!(" ({}) ", steps_words(f.steps))}
                     {open_found(at, d, f, label(f))}
                 </li>
             })}
@@ -879,7 +880,7 @@ fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
                 <li class={format!("found-{}", f.kind.as_str())}>
                     <strong>{f.kind.as_str()}</strong>{": "}{f.message.clone()}
                     <div class="found-schedule">
-                        <span>{format!("{}, {} steps: ", schedule_words(f), f.steps)}<code>{f.schedule.clone()}</code></span>
+                        <span>{format!("{}, {}: ", schedule_words(f), steps_words(f.steps))}<code>{f.schedule.clone()}</code></span>
                         {open_found(&Shown { version: x.version, ..p.shown.clone() }, &p.dispatch, f, format!("open this {}-step schedule in the stepper", f.steps))}
                     </div>
                     if let Some(c) = &f.cut {
@@ -957,11 +958,16 @@ fn cut_view(c: &Cut, name: &str, at: &Shown, d: &Dispatch) -> Html {
             c.tries
         )
     } else {
+        let now = c
+            .now
+            .as_ref()
+            .map(|m| format!(" They break it as: {m}."))
+            .unwrap_or_default();
         format!(
-            "Ops: {gone} of {} cut; the {} left reach it in {} steps.{held}{more}",
+            "Ops: {gone} of {} cut; the {} left reach it in {}.{now}{held}{more}",
             c.ops.len(),
             c.kept,
-            c.steps
+            steps_words(c.steps)
         )
     };
     html! {
@@ -1171,7 +1177,7 @@ fn lens_list(choices: &[Choice], xs: &[Exploration], worker: bool, p: &LensProps
                         html! {
                             <li class="lens-bad" data-choice={c.to_string()} title={f.message.clone()}>
                                 <strong>{format!("⚠ {who}")}</strong>
-                                {format!(" can lead to {what} within {} steps ", f.steps + 1)}
+                                {format!(" can lead to {what} within {} ", steps_words(f.steps + 1))}
                                 // The list is the next step's once open: the focus goes to
                                 // Step, where the arrows and End walk the schedule opened.
                                 {open_button_then(&p.shown, schedule, p.cursor + 1, &p.dispatch, ("open", label), Some("step-btn"))}

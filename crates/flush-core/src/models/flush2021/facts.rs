@@ -1124,10 +1124,10 @@ fn runner_waits(w: &World, sc: &Scenario, runner: RunnerId, at: RunnerAt) -> (St
     let run = w.runner(runner);
     match at {
         RunnerAt::WaitHalves => (
-            format!(
-                "B1: t.Wait() ({} half/halves left)",
-                run.map_or(0, |r| r.wg)
-            ),
+            match run.map_or(0, |r| r.wg) {
+                1 => "B1: t.Wait() (1 half left)".to_owned(),
+                n => format!("B1: t.Wait() ({n} halves left)"),
+            },
             go::WAIT_FINISH,
         ),
         RunnerAt::WaitStart => {
