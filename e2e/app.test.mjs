@@ -289,6 +289,22 @@ test('bad input: a malformed upload, a tampered fragment and corrupted storage',
   await shot(s.page, '10-corrupted-storage');
   await noCrash(s.page, s.errors);
   await s.ctx.close();
+  // Stored garbage is named as stored, not as a URL's (found by a page attack).
+  const g = await open('', { storage: 'scenario=handoff&step=3&step=4' });
+  assert.match(await g.page.textContent('#error-text'), /could not be restored: the stored view: "step" is given twice/);
+  await g.ctx.close();
+  // Back to the address without a fragment: no link to load, no error, the
+  // view stays (found by a page attack: "it names no scenario").
+  const b = await open('');
+  await b.page.evaluate(() => { location.hash = 'scenario=handoff&step=2'; });
+  await waitStep(b.page, 2);
+  await b.page.goBack();
+  await b.page.waitForFunction(() => location.hash === '');
+  await b.page.waitForTimeout(300);
+  assert.equal(await b.page.locator('#error-text').count(), 0);
+  assert.match(await b.page.textContent('.stage-title h2'), /Injection handed to running tasks/);
+  await noCrash(b.page, b.errors);
+  await b.ctx.close();
 });
 
 test('a toy third model (tests/toy) runs in the page with no page code of its own', async () => {
@@ -454,6 +470,25 @@ test('help overlay and keyboard play', async () => {
   await page.keyboard.press(' ');
   await page.waitForFunction(() => document.querySelector('.app').dataset.step === document.querySelector('.app').dataset.len);
   assert.match(await page.textContent('#outcome'), /panic/);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('found by an attack: a checkbox clicked keeps Space for itself and lets the arrows step', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found&mode=scripted&step=0');
+  await page.click('#explore-all');
+  assert.equal(await page.isChecked('#explore-all'), true);
+  await page.keyboard.press('ArrowRight');
+  await waitStep(page, 1);
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => document.querySelector('.app').dataset.step === document.querySelector('.app').dataset.len);
+  await page.keyboard.press('Home');
+  await waitStep(page, 0);
+  // Space toggles the box, and does not Play.
+  await page.keyboard.press(' ');
+  assert.equal(await page.isChecked('#explore-all'), false);
+  await page.waitForTimeout(300);
+  assert.equal(await page.getAttribute('.app', 'data-step'), '0');
   await noCrash(page, errors);
   await ctx.close();
 });
@@ -996,6 +1031,16 @@ test('found by an attack: lockstep on a long run replays a slice a frame, shows 
   await page.waitForSelector('#lockstep-progress', { state: 'detached' });
   await page.waitForTimeout(300);
   assert.equal(await page.locator('#lockstep-same, #lockstep-first, #lockstep-cancel').count(), 0);
+  // The focus on Cancel, gone with it, is on Compare; also when the
+  // comparison ends by itself.
+  const focused = () => page.evaluate(() => document.activeElement?.id);
+  assert.equal(await focused(), 'lockstep-btn');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#lockstep-cancel');
+  await page.focus('#lockstep-cancel');
+  await page.waitForSelector('#lockstep-same, #lockstep-first', { timeout: 60000 });
+  await page.waitForTimeout(100);
+  assert.equal(await focused(), 'lockstep-btn');
   await noCrash(page, errors);
   await ctx.close();
 });

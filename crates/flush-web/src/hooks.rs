@@ -32,7 +32,12 @@ fn storage() -> Option<web_sys::Storage> {
 /// The view saved last (local storage), if any: built, or why it cannot be.
 fn saved_view() -> Option<Result<AppState, String>> {
     let saved = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())?;
-    Some(permalink::decode(&saved).and_then(|spec| AppState::from_spec(&spec)))
+    // Stored as a fragment, but no URL's: its messages name the stored view.
+    Some(
+        permalink::decode(&saved)
+            .map_err(|e| e.replacen("URL fragment: ", "the stored view: ", 1))
+            .and_then(|spec| AppState::from_spec(&spec)),
+    )
 }
 
 /// The view the page opens on: the URL fragment, else the saved view, else the
@@ -136,6 +141,13 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
     use_effect_with((), move |_| {
         let l = EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
             let hash = gloo::utils::window().location().hash().unwrap_or_default();
+            // Back to the address without a fragment (the page as first
+            // opened): no link to load, and the view shown is the one stored,
+            // which is what that address opens. Not an error (a helper
+            // attacking the page was told "it names no scenario").
+            if hash.trim_start_matches('#').is_empty() {
+                return;
+            }
             match permalink::decode(&hash) {
                 Ok(spec) => d.dispatch(Action::LoadLink(spec)),
                 Err(e) => d.dispatch(Action::BadLink(e)),
@@ -233,6 +245,15 @@ fn key_target(e: &web_sys::KeyboardEvent) -> KeyTarget {
         return KeyTarget::Page;
     };
     match el.tag_name().as_str() {
+        // A checkbox takes Space alone: the arrows still step (they did
+        // nothing after a click on one, found by a helper attacking the page).
+        "INPUT"
+            if el
+                .get_attribute("type")
+                .is_some_and(|t| t.eq_ignore_ascii_case("checkbox")) =>
+        {
+            KeyTarget::Button
+        }
         "INPUT" | "SELECT" | "TEXTAREA" => KeyTarget::Field,
         "BUTTON" | "A" | "SUMMARY" => KeyTarget::Button,
         "BODY" | "HTML" => KeyTarget::Page,

@@ -1,10 +1,10 @@
 //! Lockstep: the run's schedule replayed under two Milvus versions side by side,
 //! the first step where they part marked (where the versions' code paths differ).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use flush_core::report::TraceLine;
+use flush_core::report::{steps_words, TraceLine};
 use flush_core::{AnyRun, LockstepRow, Lockstepping};
 use gloo::timers::callback::Interval;
 use web_sys::HtmlSelectElement;
@@ -50,6 +50,96 @@ enum Shown {
     Error(String),
 }
 
+/// A comparison under way, with the two versions' names.
+type Job = Rc<RefCell<Option<(Lockstepping, String, String)>>>;
+
+/// What a comparison needs across renders.
+#[derive(Clone)]
+struct Comparison {
+    shown: UseStateHandle<Shown>,
+    job: Job,
+    timer: Rc<RefCell<Option<Interval>>>,
+    /// Compare, where the focus goes when Cancel, focused, goes.
+    compare: NodeRef,
+    cancel_focused: Rc<Cell<bool>>,
+}
+
+/// The comparison shown and the one under way: dropped when the run or the
+/// version changes, and once done or cancelled (its timer in an effect, never
+/// inside its own tick). The focus on Cancel, which goes with it, moves to
+/// Compare.
+#[hook]
+fn use_comparison(rev: u64, version: Option<&'static str>) -> Comparison {
+    let c = Comparison {
+        shown: use_state(|| Shown::Nothing),
+        job: use_mut_ref(|| None),
+        timer: use_mut_ref(|| None),
+        compare: use_node_ref(),
+        cancel_focused: (*use_state(|| Rc::new(Cell::new(false)))).clone(),
+    };
+    {
+        let shown = c.shown.clone();
+        use_effect_with((rev, version), move |_| shown.set(Shown::Nothing));
+    }
+    let comparing = matches!(*c.shown, Shown::Comparing(_));
+    let c2 = c.clone();
+    use_effect_with(comparing, move |&comparing| {
+        if !comparing {
+            c2.job.borrow_mut().take();
+            c2.timer.borrow_mut().take();
+            if c2.cancel_focused.replace(false) {
+                if let Some(b) = c2.compare.cast::<web_sys::HtmlElement>() {
+                    let o = web_sys::FocusOptions::new();
+                    o.set_prevent_scroll(true);
+                    let _ = b.focus_with_options(&o);
+                }
+            }
+        }
+    });
+    c
+}
+
+impl Comparison {
+    /// Compare: `run`'s schedule under `here` and `pick`, a slice a frame.
+    fn start(
+        &self,
+        run: &Rc<RefCell<AnyRun>>,
+        here: &'static str,
+        pick: String,
+        seed: u64,
+    ) -> Callback<MouseEvent> {
+        let (c, run) = (self.clone(), run.clone());
+        Callback::from(move |_: MouseEvent| {
+            let r = run.borrow();
+            let sc = r.scenario();
+            match sc.lockstep_start(&r.schedule(), here, &pick, seed, LOCKSTEP_MAX_STEPS) {
+                Ok(l) => {
+                    let names = (
+                        super::version_name(&sc, here),
+                        super::version_name(&sc, &pick),
+                    );
+                    *c.job.borrow_mut() = Some((l, names.0, names.1));
+                    c.shown.set(Shown::Comparing([0, 0]));
+                    let (job, shown) = (c.job.clone(), c.shown.clone());
+                    *c.timer.borrow_mut() = Some(Interval::new(0, move || tick(&job, &shown)));
+                }
+                Err(e) => c.shown.set(Shown::Error(e)),
+            }
+        })
+    }
+
+    /// Cancel, and whether the focus is on it.
+    fn cancel(&self) -> Html {
+        let shown = self.shown.clone();
+        let (on, off) = (self.cancel_focused.clone(), self.cancel_focused.clone());
+        html! {
+            <button id="lockstep-cancel" onclick={Callback::from(move |_: MouseEvent| shown.set(Shown::Nothing))}
+                onfocus={Callback::from(move |_: FocusEvent| on.set(true))}
+                onblur={Callback::from(move |_: FocusEvent| off.set(false))}>{"Cancel"}</button>
+        }
+    }
+}
+
 #[function_component(Lockstep)]
 pub fn lockstep(p: &LockstepProps) -> Html {
     let run = p.run.borrow();
@@ -60,26 +150,7 @@ pub fn lockstep(p: &LockstepProps) -> Html {
         .filter(|v| Some(*v) != p.version)
         .collect();
     let other = use_state(|| None::<String>);
-    let shown = use_state(|| Shown::Nothing);
-    // The comparison under way (with the two versions' names) and its timer.
-    let job = use_mut_ref(|| None::<(Lockstepping, String, String)>);
-    let timer = use_mut_ref(|| None::<Interval>);
-    {
-        let shown = shown.clone();
-        use_effect_with((p.rev, p.version), move |_| shown.set(Shown::Nothing));
-    }
-    {
-        // Done, cancelled or dropped: the replays and the timer go, in an
-        // effect (never inside the timer's own tick).
-        let (job, timer) = (job.clone(), timer.clone());
-        let comparing = matches!(*shown, Shown::Comparing(_));
-        use_effect_with(comparing, move |&comparing| {
-            if !comparing {
-                job.borrow_mut().take();
-                timer.borrow_mut().take();
-            }
-        });
-    }
+    let c = use_comparison(p.rev, p.version);
     let Some(here) = p.version.filter(|_| !others.is_empty()) else {
         return html! {};
     };
@@ -96,31 +167,7 @@ pub fn lockstep(p: &LockstepProps) -> Html {
             other.set(Some(s.value()));
         })
     };
-    let compare = {
-        let (shown, run, pick, seed) = (shown.clone(), p.run.clone(), pick.clone(), p.seed);
-        let (job, timer) = (job.clone(), timer.clone());
-        Callback::from(move |_: MouseEvent| {
-            let r = run.borrow();
-            let sc = r.scenario();
-            match sc.lockstep_start(&r.schedule(), here, &pick, seed, LOCKSTEP_MAX_STEPS) {
-                Ok(l) => {
-                    let names = (
-                        super::version_name(&sc, here),
-                        super::version_name(&sc, &pick),
-                    );
-                    *job.borrow_mut() = Some((l, names.0, names.1));
-                    shown.set(Shown::Comparing([0, 0]));
-                    let (job, shown) = (job.clone(), shown.clone());
-                    *timer.borrow_mut() = Some(Interval::new(0, move || tick(&job, &shown)));
-                }
-                Err(e) => shown.set(Shown::Error(e)),
-            }
-        })
-    };
-    let cancel = {
-        let shown = shown.clone();
-        Callback::from(move |_: MouseEvent| shown.set(Shown::Nothing))
-    };
+    let shown = &c.shown;
     html! {
         <section class="panel lockstep" id="lockstep" aria-labelledby="lockstep-title">
             <h3 id="lockstep-title">{"Lockstep: this schedule under another version"}</h3>
@@ -132,15 +179,13 @@ pub fn lockstep(p: &LockstepProps) -> Html {
                         {for others.iter().map(|v| html! { <option value={*v} selected={*v == pick}>{*v}</option> })}
                     </select>
                 </label>
-                <button id="lockstep-btn" onclick={compare}>{"Compare"}</button>
-                if matches!(*shown, Shown::Comparing(_)) {
-                    <button id="lockstep-cancel" onclick={cancel}>{"Cancel"}</button>
-                }
+                <button id="lockstep-btn" ref={c.compare.clone()} onclick={c.start(&p.run, here, pick.clone(), p.seed)}>{"Compare"}</button>
+                if matches!(**shown, Shown::Comparing(_)) { {c.cancel()} }
             </div>
             // Only a sentence is announced, not the whole table.
-            <p class="sr-only" role="status">{summary(&shown)}</p>
+            <p class="sr-only" role="status">{summary(shown)}</p>
             <div>
-                {match &*shown {
+                {match &**shown {
                     Shown::Nothing => html! {},
                     Shown::Comparing([a, b]) => html! {
                         <p id="lockstep-progress" class="muted">{format!("Replaying the schedule under both versions: {a} and {b} steps so far…")}</p>
@@ -194,7 +239,10 @@ fn summary(shown: &Shown) -> String {
         Shown::Comparing(_) => "Replaying the schedule under both versions…".to_owned(),
         Shown::Error(e) => e.clone(),
         Shown::Rows { other, rows, .. } => match rows.iter().position(|r| !r.same) {
-            None => format!("Against {other}: both versions take the same {} steps.", rows.len()),
+            None => format!(
+                "Against {other}: both versions take the same {}.",
+                steps_words(rows.len() as u64)
+            ),
             Some(first) => format!(
                 "Against {other}: the same {first} steps, then step {} parts; the table below shows both runs.",
                 rows[first].step
@@ -216,7 +264,7 @@ fn cell(l: Option<&TraceLine>) -> Html {
 fn table(here: &str, other: &str, rows: &[LockstepRow]) -> Html {
     let Some(first) = rows.iter().position(|r| !r.same) else {
         return html! {
-            <p id="lockstep-same" class="v-ok">{format!("Both versions take the same {} steps: this schedule does not tell them apart.", rows.len())}</p>
+            <p id="lockstep-same" class="v-ok">{format!("Both versions take the same {}: this schedule does not tell them apart.", steps_words(rows.len() as u64))}</p>
         };
     };
     let from = first.saturating_sub(CONTEXT_BEFORE);
