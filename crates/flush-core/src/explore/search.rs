@@ -206,6 +206,22 @@ pub(super) struct Counts {
     pub state_bytes: u64,
 }
 
+/// Breadth first: the state whose children are being made, a few at a time:
+/// a state of thousands of actors has thousands, a millisecond each, and the
+/// page looks at its clock between them (it held the page 0.25 s).
+struct Expanding<S> {
+    /// The parent, until its last choice steps it.
+    parent: Option<Held<S>>,
+    link: u32,
+    depth: u32,
+    runnable: Vec<Choice>,
+    /// The next choice of `runnable` to step.
+    next: usize,
+    sleep: Vec<Stepped>,
+    /// With [`Options::reduce`]: the choices stepped so far, with what they touched.
+    taken: Vec<Stepped>,
+}
+
 /// A search in progress.
 pub struct Explorer<M: Model> {
     sc: Arc<M>,
@@ -224,6 +240,8 @@ pub struct Explorer<M: Model> {
     state_bytes: u64,
     stopped: Option<Stopped>,
     frontier: Frontier<M::State>,
+    /// Breadth first: the state being expanded, if one is half done.
+    expanding: Option<Expanding<M::State>>,
     runnable: Vec<Choice>,
     facts: Vec<M::Fact>,
     /// Keys of violations the start state already showed (not reported).
@@ -392,6 +410,7 @@ impl<M: Model> Explorer<M> {
             needed_bytes: None,
             stopped: None,
             frontier,
+            expanding: None,
             runnable: Vec::new(),
             facts: Vec::new(),
             known,
@@ -441,6 +460,7 @@ impl<M: Model> Explorer<M> {
                 queue: h.queue,
                 links: h.links,
             },
+            expanding: None,
             runnable: Vec::new(),
             facts: Vec::new(),
             known: Vec::new(),
@@ -484,7 +504,7 @@ impl<M: Model> Explorer<M> {
 
     fn frontier_empty(&self) -> bool {
         match &self.frontier {
-            Frontier::Bfs { queue, .. } => queue.is_empty(),
+            Frontier::Bfs { queue, .. } => queue.is_empty() && self.expanding.is_none(),
             Frontier::Dfs { frames, roots, .. } => frames.is_empty() && roots.is_empty(),
         }
     }
@@ -495,7 +515,7 @@ impl<M: Model> Explorer<M> {
         let until = self.stats.transitions + transitions.max(1);
         while !self.done() && self.stats.transitions < until {
             match self.frontier {
-                Frontier::Bfs { .. } => self.bfs_expand_one(),
+                Frontier::Bfs { .. } => self.bfs_expand_one(until),
                 Frontier::Dfs { .. } => self.dfs_step(),
             }
         }
@@ -654,8 +674,14 @@ impl<M: Model> Explorer<M> {
         true
     }
 
-    /// Breadth first: judges the oldest waiting state and queues its new children.
-    fn bfs_expand_one(&mut self) {
+    /// Breadth first: goes on with the state being expanded, or judges the
+    /// oldest waiting state and starts on its children; stops making them
+    /// once the search has made `until` transitions.
+    fn bfs_expand_one(&mut self, until: u64) {
+        if self.expanding.is_some() {
+            self.bfs_children(until);
+            return;
+        }
         let Frontier::Bfs { queue, .. } = &mut self.frontier else {
             unreachable!("a breadth-first search has a queue")
         };
@@ -671,9 +697,16 @@ impl<M: Model> Explorer<M> {
         prefetch_queued(&*self.sc, queue);
         match self.take_queued(&w, (link, depth, fp), only.as_deref()) {
             Some(sleep) => {
-                let runnable = std::mem::take(&mut self.runnable);
-                self.bfs_children(w, link, depth, &runnable, &sleep);
-                self.runnable = runnable;
+                self.expanding = Some(Expanding {
+                    parent: Some(w),
+                    link,
+                    depth,
+                    runnable: std::mem::take(&mut self.runnable),
+                    next: 0,
+                    sleep,
+                    taken: Vec::new(),
+                });
+                self.bfs_children(until);
             }
             None => self.recycle(w),
         }
@@ -718,23 +751,26 @@ impl<M: Model> Explorer<M> {
         (!cut && self.stopped.is_none()).then_some(sleep)
     }
 
-    /// Breadth first: steps `runnable` from `w` (at `depth`, reached by `link`,
-    /// with `sleep` asleep) and queues the children not seen before. The last
-    /// choice steps `w` itself: one copy fewer a state.
-    fn bfs_children(
-        &mut self,
-        w: Held<M::State>,
-        link: u32,
-        depth: u32,
-        runnable: &[Choice],
-        sleep: &[Stepped],
-    ) {
-        let mut taken: Vec<Stepped> = Vec::new();
-        let mut parent = Some(w);
-        for (i, &c) in runnable.iter().enumerate() {
-            let mut next = match (i + 1 == runnable.len(), parent.as_deref()) {
+    /// Breadth first: steps the choices left of the state being expanded (at
+    /// `depth`, reached by `link`, with `sleep` asleep) and queues the
+    /// children not seen before, until the search has made `until`
+    /// transitions. The last choice steps the parent itself: one copy fewer a
+    /// state.
+    fn bfs_children(&mut self, until: u64) {
+        let Some(mut e) = self.expanding.take() else {
+            return;
+        };
+        let (link, depth) = (e.link, e.depth);
+        while let Some(&c) = e.runnable.get(e.next) {
+            if self.stats.transitions >= until {
+                self.expanding = Some(e);
+                return;
+            }
+            e.next += 1;
+            let mut next = match (e.next == e.runnable.len(), e.parent.as_deref()) {
                 (false, Some(w)) => Self::copy(&mut self.spare, w),
-                _ => parent
+                _ => e
+                    .parent
                     .take()
                     .expect("the parent is stepped by the last choice only"),
             };
@@ -755,7 +791,7 @@ impl<M: Model> Explorer<M> {
             }
             let mut wake = None;
             if self.o.reduce {
-                let child = sleep_after_step(&*self.sc, sleep, &mut taken, c, &next);
+                let child = sleep_after_step(&*self.sc, &e.sleep, &mut e.taken, c, &next);
                 wake = self.bfs_arrive(fp, new, child);
             }
             if new || wake.is_some() {
@@ -768,9 +804,11 @@ impl<M: Model> Explorer<M> {
                 self.recycle(next);
             }
         }
-        if let Some(w) = parent {
+        if let Some(w) = e.parent.take() {
             self.recycle(w);
         }
+        // Its vector, for the next state's choices.
+        self.runnable = e.runnable;
     }
 
     /// Breadth first with [`Options::reduce`]: the state `fp` is expanded now;
