@@ -492,10 +492,16 @@ impl Exploration {
         match self.stopped {
             // Depth first, a state first reached at the depth budget is not
             // searched again from a shorter path.
+            // The scenario's own limit: its runs stop there, nothing lies past it.
+            Stopped::Exhausted
+                if self.depth_cut > 0 && self.goes_depth_first() && self.scenario_step_limit =>
+            {
+                "every state of the scenario's runs reached was visited (they stop at its step limit; depth first: a state first reached at the limit is not searched again from a shorter path)".to_owned()
+            }
             Stopped::Exhausted if self.depth_cut > 0 && self.goes_depth_first() => {
                 format!(
-                    "every state reached within the depth budget ({} steps) was visited, and {}: a violation further on is not ruled out (depth first: a state first reached at the budget is not searched again from a shorter path)",
-                    o.max_steps,
+                    "every state reached within the depth budget ({}) was visited, and {}: a violation further on is not ruled out (depth first: a state first reached at the budget is not searched again from a shorter path)",
+                    crate::report::steps_words(o.max_steps),
                     self.past_budget()
                 )
             }
@@ -506,8 +512,8 @@ impl Exploration {
                 }
             }
             Stopped::Exhausted if self.depth_cut > 0 => format!(
-                "every state within the depth budget ({} steps) was visited, and {}: a violation further on is not ruled out",
-                o.max_steps,
+                "every state within the depth budget ({}) was visited, and {}: a violation further on is not ruled out",
+                crate::report::steps_words(o.max_steps),
                 self.past_budget()
             ),
             Stopped::Exhausted => "every reachable state was visited".to_owned(),

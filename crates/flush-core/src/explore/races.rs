@@ -389,9 +389,11 @@ impl RunRaces {
                 _ => format!("step {} (both runnable)", f.step),
             };
             s.push_str(&format!(
-                "  race at {at}: {}\n    schedule, {} steps: {}\n",
+                "  race at {at}: {}\n    schedule, {}: {}\n",
                 f.message,
-                f.schedule.split(',').filter(|x| !x.is_empty()).count(),
+                crate::report::steps_words(
+                    f.schedule.split(',').filter(|x| !x.is_empty()).count() as u64
+                ),
                 f.schedule
             ));
         }

@@ -121,7 +121,7 @@ fn many_batches_on_two_threads_give_the_same() {
     assert!(one.states >= 300_000, "{} states", one.states);
     assert_eq!(seen(&each(&sc, &o, 2)), seen(&one));
     let many = Options { threads: 2, ..o };
-    // Progress comes after each batch, with the depth of its level.
+    // Progress comes after each batch, with the depth reached (its level's children).
     let mut batches = std::collections::BTreeMap::new();
     let two = sc.explore_with(&many, &mut |p| {
         *batches.entry(p.depth).or_insert(0) += 1;

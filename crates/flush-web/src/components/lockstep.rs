@@ -64,12 +64,12 @@ struct Comparison {
     cancel_focused: Rc<Cell<bool>>,
 }
 
-/// The comparison shown and the one under way: dropped when the run or the
-/// version changes, and once done or cancelled (its timer in an effect, never
+/// The comparison shown and the one under way: dropped when the run's
+/// schedule (`key`) or the version changes, and once done or cancelled (its timer in an effect, never
 /// inside its own tick). The focus on Cancel, which goes with it, moves to
 /// Compare.
 #[hook]
-fn use_comparison(rev: u64, version: Option<&'static str>) -> Comparison {
+fn use_comparison(key: u64, version: Option<&'static str>) -> Comparison {
     let c = Comparison {
         shown: use_state(|| Shown::Nothing),
         job: use_mut_ref(|| None),
@@ -79,7 +79,7 @@ fn use_comparison(rev: u64, version: Option<&'static str>) -> Comparison {
     };
     {
         let shown = c.shown.clone();
-        use_effect_with((rev, version), move |_| shown.set(Shown::Nothing));
+        use_effect_with((key, version), move |_| shown.set(Shown::Nothing));
     }
     let comparing = matches!(*c.shown, Shown::Comparing(_));
     let c2 = c.clone();
@@ -150,7 +150,16 @@ pub fn lockstep(p: &LockstepProps) -> Html {
         .filter(|v| Some(*v) != p.version)
         .collect();
     let other = use_state(|| None::<String>);
-    let c = use_comparison(p.rev, p.version);
+    // What a comparison depends on: the run's schedule, not its cursor (a
+    // step bumps `rev`, and dropped a comparison of seconds at each arrow
+    // key, found by a review).
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (Rc::as_ptr(&p.run) as usize, run.schedule(), p.seed).hash(&mut h);
+        h.finish()
+    };
+    let c = use_comparison(key, p.version);
     let Some(here) = p.version.filter(|_| !others.is_empty()) else {
         return html! {};
     };
@@ -231,6 +240,21 @@ fn now() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
+/// Where the runs part, in words: `the same 5 steps, then step 6 parts`.
+fn parts_words(same: usize, step: u32) -> String {
+    match same {
+        0 => format!("step {step}, the first, parts"),
+        n => format!("the same {}, then step {step} parts", steps_words(n as u64)),
+    }
+}
+
+fn upper_first(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 /// What a screen reader hears when a comparison is shown.
 fn summary(shown: &Shown) -> String {
     match shown {
@@ -244,8 +268,8 @@ fn summary(shown: &Shown) -> String {
                 steps_words(rows.len() as u64)
             ),
             Some(first) => format!(
-                "Against {other}: the same {first} steps, then step {} parts; the table below shows both runs.",
-                rows[first].step
+                "Against {other}: {}; the table below shows both runs.",
+                parts_words(first, rows[first].step)
             ),
         },
     }
@@ -272,7 +296,7 @@ fn table(here: &str, other: &str, rows: &[LockstepRow]) -> Html {
     html! {
         <>
             <p id="lockstep-first" data-step={rows[first].step.to_string()}>
-                {format!("The same {first} steps, then step {} parts: ", rows[first].step)}
+                {format!("{}: ", upper_first(&parts_words(first, rows[first].step)))}
                 <code>{rows[first].a.as_ref().or(rows[first].b.as_ref()).map(|l| l.go.to_string()).unwrap_or_default()}</code>
             </p>
             <div class="table-scroll" tabindex="0" role="region" aria-label="the two runs side by side">
@@ -292,7 +316,7 @@ fn table(here: &str, other: &str, rows: &[LockstepRow]) -> Html {
                     </tbody>
                 </table>
             </div>
-            if to < rows.len() { <p class="muted">{format!("{} more steps not shown.", rows.len() - to)}</p> }
+            if to < rows.len() { <p class="muted">{format!("{} more not shown.", steps_words((rows.len() - to) as u64))}</p> }
         </>
     }
 }
