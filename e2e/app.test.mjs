@@ -474,6 +474,41 @@ test('help overlay and keyboard play', async () => {
   await ctx.close();
 });
 
+test('found by an attack: Explore on 4,000 actors answers the click at once and searches a step at a time', async () => {
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1&step=0');
+  // Each actor one flush pair: the start state has 4,000 choices of about a
+  // millisecond each, and the search made them all before it looked at the
+  // clock (the click held the page 0.9 s on 10,000 actors).
+  const big = { name: 'wide', model: 'flush-2021', actors: Array.from({ length: 4000 }, (_, i) => ({ name: `a${i}`, ops: [
+    { op: 'flush_insert', segment: i, pos: 'p', flushed: true }, { op: 'flush_delete', segment: i, pos: 'p' }] })) };
+  await page.setInputFiles('#upload', { name: 'wide.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(big)) });
+  await page.waitForFunction(() => /wide/.test(document.querySelector('.stage-title h2')?.textContent ?? ''), null, { timeout: 60000 });
+  await page.check('#explore-all');
+  await page.waitForTimeout(1000);
+  const run = await page.evaluate(async () => {
+    let longFrames = 0, worst = 0;
+    const obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) { worst = Math.max(worst, e.duration); if (e.duration > 50) longFrames++; } });
+    obs.observe({ type: 'long-animation-frame' });
+    const t0 = performance.now();
+    document.querySelector('#explore-btn').click();
+    const clickMs = performance.now() - t0;
+    const t1 = performance.now();
+    while (!document.querySelector('#explore-running') && performance.now() - t1 < 5000) await new Promise((r) => requestAnimationFrame(r));
+    await new Promise((r) => setTimeout(r, 1500));
+    const running = !!document.querySelector('#explore-cancel');
+    if (running) document.querySelector('#explore-cancel').click();
+    while (!document.querySelector('#explore-result')) await new Promise((r) => setTimeout(r, 10));
+    obs.disconnect();
+    return { clickMs, longFrames, worst, text: document.querySelector('#explore-result').textContent };
+  });
+  figures['explore on 4,000 flush-2021 actors: the click handler (ms), frames over 50 ms'] = `${run.clickMs.toFixed(0)}, ${run.longFrames}`;
+  assert.ok(run.clickMs < 100, `the click took ${run.clickMs} ms`);
+  assert.ok(run.longFrames <= 1 && run.worst < 100, `${run.longFrames} frames over 50 ms, the longest ${run.worst} ms`);
+  assert.match(run.text, /states \(\d+ transitions, depth 1\)/);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('found by an attack: a checkbox clicked keeps Space for itself and lets the arrows step', async () => {
   const { page, ctx, errors } = await open('scenario=segment-not-found&mode=scripted&step=0');
   await page.click('#explore-all');
