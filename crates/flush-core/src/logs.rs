@@ -481,25 +481,16 @@ pub fn import_against(
     Importing::against(text, sc, version)?.finish(o)
 }
 
-/// A segment a log line names, as the inference reads them, when it is one
-/// of `left_out`.
-fn left_out_of(r: &Record, left_out: &[i64]) -> Option<i64> {
+/// The first segment a log line names (as the inference reads them) that
+/// `pick` picks: one left out of an inferred scenario, one a given scenario
+/// lacks.
+fn segment_named(r: &Record, pick: impl Fn(i64) -> bool) -> Option<i64> {
     let Kind::Log(l) = &r.kind else {
         return None;
     };
     crate::models::AnyScenario::segments_named(l)
         .into_iter()
-        .find(|id| left_out.contains(id))
-}
-
-/// The first segment `r` names that is not among `has` (a scenario's).
-fn lacked_by(r: &Record, has: &std::collections::BTreeSet<i64>) -> Option<i64> {
-    let Kind::Log(l) = &r.kind else {
-        return None;
-    };
-    crate::models::AnyScenario::segments_named(l)
-        .into_iter()
-        .find(|id| !has.contains(id))
+        .find(|&id| pick(id))
 }
 
 /// The version `v` names for `sc`, or why not.
@@ -619,12 +610,16 @@ impl Importing {
             // raised explained nothing more).
             let record = &self.log.records[u.record];
             let lacked = match &self.inferred {
-                Some(i) => left_out_of(record, &i.left_out).map(|id| {
+                Some(i) => segment_named(record, |id| i.left_out.contains(&id)).map(|id| {
                     format!(
                         "segment {id} is not in the scenario: the log names more segments than the model holds (see the notes)"
                     )
                 }),
-                None => self.base.segments().and_then(|has| lacked_by(record, &has)).map(|id| {
+                None => self
+                    .base
+                    .segments()
+                    .and_then(|has| segment_named(record, |id| !has.contains(&id)))
+                    .map(|id| {
                     format!("segment {id} is not in the scenario: no schedule of it prints this line")
                 }),
             };
