@@ -926,6 +926,40 @@ test('the explorer cuts the ops a violation does not need, greys them out, and o
   // The invariant breaks at the schedule's last step (the run goes on, as Go would): the alarm says so.
   await page.waitForFunction(() => /fifo-per-enqueuer/.test(document.querySelector('#alarm')?.textContent ?? ''));
   assert.match(await page.textContent('#alarm'), new RegExp(`step ${want.steps} of ${want.steps}`));
+  // Back returns to the scenario the cut came from (opening it replaced the
+  // history entry, and Back left the page).
+  await page.waitForFunction(() => location.hash.includes('scenario=inline'));
+  await page.goBack();
+  await page.waitForFunction(() => document.querySelector('.app')?.dataset.len !== undefined && location.hash.includes('scenario=runner-creation-race'));
+  await page.waitForFunction(() => /two goroutines create one queue/i.test(document.querySelector('.stage-title h2')?.textContent ?? ''));
+  assert.equal(await page.locator('#error-text').count(), 0);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('the history: a step replaces its entry, another run is a new one, Back and Forward go between them', async () => {
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=3&step=2', { waitFor: '.lane' });
+  const len = () => page.evaluate(() => history.length);
+  const start = await len();
+  for (let i = 0; i < 3; i++) await page.click('#step-btn');
+  await page.waitForFunction(() => location.hash.includes('step=5'));
+  assert.equal(await len(), start, 'steps add no entry');
+  await page.selectOption('#scenario', 'drop-mode');
+  await page.waitForFunction(() => location.hash.includes('scenario=drop-mode'));
+  assert.equal(await len(), start + 1, 'another scenario is a new entry');
+  await page.click('#step-btn');
+  await page.waitForFunction(() => location.hash.includes('scenario=drop-mode') && location.hash.includes('step=1'));
+  assert.equal(await len(), start + 1);
+  await page.goBack();
+  await waitStep(page, 5);
+  assert.match(await page.textContent('.stage-title h2'), /Injection handed to running tasks/);
+  // Loading the entry Back went to writes over it: Forward still goes on.
+  await page.waitForTimeout(400);
+  assert.equal(await len(), start + 1);
+  await page.goForward();
+  await page.waitForFunction(() => /Drop mode/.test(document.querySelector('.stage-title h2')?.textContent ?? ''));
+  await waitStep(page, 1);
+  assert.equal(await page.locator('#error-text').count(), 0);
   await noCrash(page, errors);
   await ctx.close();
 });

@@ -96,8 +96,16 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
     // not again at each change of the state the notice itself makes (a review
     // found it said every 250 ms, the notice's OK undone).
     let warned = use_mut_ref(|| None::<(usize, u64)>);
+    // The run the address bar shows ([`permalink::run_part`]), once written:
+    // another run is pushed as a new history entry, a step replaces it.
+    let shown = use_mut_ref(|| None::<String>);
+    // Set by Back or Forward (or a pasted link): the view that loads is
+    // already an entry, written over, not pushed (that would cut the entries
+    // after it).
+    let traversed = use_mut_ref(|| false);
     {
         let state = state.clone();
+        let (shown, traversed) = (shown.clone(), traversed.clone());
         use_effect_with((state.rev, state.mode), move |_| {
             let t = gloo::timers::callback::Timeout::new(PERMALINK_DEBOUNCE_MS, move || {
                 // None while the view is the one shown instead of a link that
@@ -117,7 +125,17 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
                             format!("{path}{}", at.search().unwrap_or_default())
                         }
                     };
-                    let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+                    let run = permalink::run_part(&frag);
+                    let new_run = shown.borrow().as_ref().is_some_and(|r| *r != run);
+                    // A view too big for a link is not pushed: its entry
+                    // would have no fragment to come back to.
+                    let push = new_run && !traversed.replace(false) && permalink::linkable(&frag);
+                    let null = wasm_bindgen::JsValue::NULL;
+                    let _ = match push {
+                        true => h.push_state_with_url(&null, "", Some(&url)),
+                        false => h.replace_state_with_url(&null, "", Some(&url)),
+                    };
+                    *shown.borrow_mut() = Some(run);
                 }
                 let stored = storage().is_some_and(|s| s.set_item(STORAGE_KEY, &frag).is_ok());
                 let this = {
@@ -141,6 +159,8 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
     use_effect_with((), move |_| {
         let l = EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
             let hash = gloo::utils::window().location().hash().unwrap_or_default();
+            *shown.borrow_mut() = Some(permalink::run_part(&hash));
+            *traversed.borrow_mut() = true;
             // Back to the address without a fragment (the page as first
             // opened): no link to load, and the view shown is the one stored,
             // which is what that address opens. Not an error (a helper

@@ -79,6 +79,20 @@ pub fn encode(spec: &ViewSpec) -> String {
     parts.join("&")
 }
 
+/// The run a fragment shows, without where in it: the fragment less its
+/// `step=` and `sched=` (a manual run's choices so far). Two views with one run
+/// are one entry of the browser's history (a step replaces it); another run
+/// (another scenario, version, knob, mode, seed or tour stop) is a new one,
+/// so Back returns to the run the user had (opening the smaller scenario an
+/// explore cut replaced the entry, and Back left the page).
+pub fn run_part(frag: &str) -> String {
+    frag.trim_start_matches('#')
+        .split('&')
+        .filter(|p| !p.starts_with("step=") && !p.starts_with("sched="))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
 /// The keys of a fragment that are not a `ViewSpec` field as such.
 #[derive(Default)]
 struct Loose {
@@ -348,6 +362,47 @@ fn dec(s: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_step_keeps_the_run_part_and_another_run_changes_it() {
+        let mut a = spec(Source::Builtin("handoff".into()));
+        a.schedule = None;
+        a.mode = Mode::Seeded;
+        a.step = 2;
+        let at2 = encode(&a);
+        a.step = 9;
+        assert_eq!(run_part(&at2), run_part(&encode(&a)));
+        assert!(!run_part(&at2).contains("step="));
+        // A manual run's choices so far are where in it, too.
+        a.mode = Mode::Manual;
+        a.schedule = Some(vec![Choice { g: 1, alt: 0 }]);
+        let manual = encode(&a);
+        a.schedule = Some(vec![Choice { g: 1, alt: 0 }, Choice { g: 2, alt: 0 }]);
+        assert_eq!(run_part(&manual), run_part(&encode(&a)));
+        assert_ne!(run_part(&manual), run_part(&at2), "another mode");
+        for other in [
+            ViewSpec {
+                seed: Some(8),
+                ..a.clone()
+            },
+            ViewSpec {
+                version: Some("ca7ef26e4b".into()),
+                ..a.clone()
+            },
+            ViewSpec {
+                knobs: Vec::new(),
+                ..a.clone()
+            },
+            ViewSpec {
+                source: Source::Builtin("drop-mode".into()),
+                ..a.clone()
+            },
+        ] {
+            assert_ne!(run_part(&encode(&other)), run_part(&manual));
+        }
+        // A `#` in front changes nothing.
+        assert_eq!(run_part(&format!("#{at2}")), run_part(&at2));
+    }
 
     fn spec(source: Source) -> ViewSpec {
         ViewSpec {
