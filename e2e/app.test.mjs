@@ -1038,6 +1038,18 @@ test('lockstep: the #34018 schedule under the fix parts at UpdateSegmentView', a
   assert.match(await row.textContent(), /segment 300 \(Growing L1\) not in the request: REMOVED.*this version keeps it/s);
   await page.locator('#lockstep').scrollIntoViewIfNeeded();
   await shot(page, '18-lockstep');
+  // The link holds the comparison: opened, it is made again by itself (a
+  // reviewer sends it to the meeting).
+  await page.waitForFunction(() => location.hash.includes('&vs=b5c9a7364b'));
+  await page.reload();
+  await page.waitForSelector('#lockstep-first');
+  assert.equal(await page.getAttribute('#lockstep-first', 'data-step'), '6');
+  assert.equal(await page.inputValue('#lockstep-version'), 'b5c9a7364b');
+  // A link comparing a version with itself says so, and shows the default view.
+  const bad = await open('scenario=segment-not-found&vs=ca7ef26e4b');
+  assert.match(await bad.page.textContent('#error-text'), /vs=ca7ef26e4b is the version shown: Lockstep compares it with another/);
+  await noCrash(bad.page, bad.errors);
+  await bad.ctx.close();
   // A version against itself is not offered; the same schedule under two
   // versions that agree says so.
   assert.equal(await page.locator('#lockstep-version option[value="ca7ef26e4b"]').count(), 0);
@@ -1104,6 +1116,7 @@ test('found by an attack: lockstep on a long run replays a slice a frame, shows 
   await page.waitForSelector('#lockstep-progress', { state: 'detached' });
   await page.waitForTimeout(300);
   assert.equal(await page.locator('#lockstep-same, #lockstep-first, #lockstep-cancel').count(), 0);
+  assert.doesNotMatch(await page.evaluate(() => location.hash), /vs=/, 'the link compares no more');
   // The focus on Cancel, gone with it, is on Compare; also when the
   // comparison ends by itself.
   const focused = () => page.evaluate(() => document.activeElement?.id);

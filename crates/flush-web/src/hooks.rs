@@ -88,6 +88,36 @@ pub fn use_run() -> UseReducerHandle<AppState> {
     use_reducer(initial_state)
 }
 
+/// The address bar shows `frag`: a new history entry when it is another run
+/// than the one `shown` (see [`permalink::run_part`]) and not one Back or
+/// Forward went to (`traversed`), else the entry written over.
+fn write_address(frag: &str, shown: &RefCell<Option<String>>, traversed: &RefCell<bool>) {
+    let Ok(h) = gloo::utils::window().history() else {
+        return;
+    };
+    // A view too big for a link leaves the address bar without one (a reload
+    // then opens the stored view, not a link the browser refuses).
+    let url = match permalink::linkable(frag) {
+        true => format!("#{frag}"),
+        false => {
+            let at = gloo::utils::window().location();
+            let path = at.pathname().unwrap_or_default();
+            format!("{path}{}", at.search().unwrap_or_default())
+        }
+    };
+    let run = permalink::run_part(frag);
+    let new_run = shown.borrow().as_ref().is_some_and(|r| *r != run);
+    // A view too big for a link is not pushed: its entry would have no
+    // fragment to come back to.
+    let push = new_run && !traversed.replace(false) && permalink::linkable(frag);
+    let null = wasm_bindgen::JsValue::NULL;
+    let _ = match push {
+        true => h.push_state_with_url(&null, "", Some(&url)),
+        false => h.replace_state_with_url(&null, "", Some(&url)),
+    };
+    *shown.borrow_mut() = Some(run);
+}
+
 /// The URL fragment and local storage follow the view; a pasted permalink
 /// (hashchange) loads its view.
 #[hook]
@@ -113,30 +143,7 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
                 let Some(frag) = state.link_to_write() else {
                     return;
                 };
-                if let Ok(h) = gloo::utils::window().history() {
-                    // A view too big for a link leaves the address bar without
-                    // one (a reload then opens the stored view, not a link the
-                    // browser refuses).
-                    let url = match permalink::linkable(&frag) {
-                        true => format!("#{frag}"),
-                        false => {
-                            let at = gloo::utils::window().location();
-                            let path = at.pathname().unwrap_or_default();
-                            format!("{path}{}", at.search().unwrap_or_default())
-                        }
-                    };
-                    let run = permalink::run_part(&frag);
-                    let new_run = shown.borrow().as_ref().is_some_and(|r| *r != run);
-                    // A view too big for a link is not pushed: its entry
-                    // would have no fragment to come back to.
-                    let push = new_run && !traversed.replace(false) && permalink::linkable(&frag);
-                    let null = wasm_bindgen::JsValue::NULL;
-                    let _ = match push {
-                        true => h.push_state_with_url(&null, "", Some(&url)),
-                        false => h.replace_state_with_url(&null, "", Some(&url)),
-                    };
-                    *shown.borrow_mut() = Some(run);
-                }
+                write_address(&frag, &shown, &traversed);
                 let stored = storage().is_some_and(|s| s.set_item(STORAGE_KEY, &frag).is_ok());
                 let this = {
                     use std::hash::{Hash, Hasher};

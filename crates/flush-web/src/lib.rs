@@ -174,8 +174,9 @@ fn bottom(
     html! {
         <section class="bottom" aria-labelledby="bottom-title">
             <h2 id="bottom-title" class="sr-only">{"What if, other versions, plots and verdicts"}</h2>
-            <WhatIf scenario={run.scenario()} shown={state.shown()} dispatch={d} />
-            <Lockstep run={state.run.clone()} rev={state.rev} version={h.version} seed={state.seed} />
+            <WhatIf scenario={run.scenario()} shown={state.shown()} dispatch={d.clone()} />
+            <Lockstep run={state.run.clone()} rev={state.rev} version={h.version} seed={state.seed}
+                compare={state.compare} dispatch={d} />
             <Plots {figures} {cursor} />
             <VerdictTable />
             <Glossary />

@@ -1,7 +1,7 @@
 //! The permalink: a view as a URL fragment and back. Every bad fragment gets a
 //! message naming what is wrong; nothing here touches the DOM (native tests).
 //!
-//! `scenario=NAME&version=V[&tour=ID&stop=K][&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
+//! `scenario=NAME&version=V[&vs=V2][&tour=ID&stop=K][&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
 
 use flush_core::Choice;
 
@@ -59,6 +59,9 @@ pub fn encode(spec: &ViewSpec) -> String {
     if let Some(v) = &spec.version {
         parts.push(format!("version={}", enc(v)));
     }
+    if let Some(v) = &spec.compare {
+        parts.push(format!("vs={}", enc(v)));
+    }
     if let Some((id, stop)) = &spec.tour {
         parts.push(format!("tour={}&stop={}", enc(id), stop + 1));
     }
@@ -80,7 +83,8 @@ pub fn encode(spec: &ViewSpec) -> String {
 }
 
 /// The run a fragment shows, without where in it: the fragment less its
-/// `step=` and `sched=` (a manual run's choices so far). Two views with one run
+/// `step=` and `sched=` (a manual run's choices so far) and `vs=` (what Lockstep
+/// compares it with). Two views with one run
 /// are one entry of the browser's history (a step replaces it); another run
 /// (another scenario, version, knob, mode, seed or tour stop) is a new one,
 /// so Back returns to the run the user had (opening the smaller scenario an
@@ -88,7 +92,7 @@ pub fn encode(spec: &ViewSpec) -> String {
 pub fn run_part(frag: &str) -> String {
     frag.trim_start_matches('#')
         .split('&')
-        .filter(|p| !p.starts_with("step=") && !p.starts_with("sched="))
+        .filter(|p| !["step=", "sched=", "vs="].iter().any(|k| p.starts_with(k)))
         .collect::<Vec<_>>()
         .join("&")
 }
@@ -219,6 +223,7 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         "src" => loose.src = Some(v),
         "z" => loose.src = Some(inflate(&v)?),
         "version" => spec.version = Some(v),
+        "vs" => spec.compare = Some(v),
         "tour" => loose.tour = Some(v),
         "stop" => loose.stop = Some(stop_of(&v)?),
         "knob" => add_knob(spec, &v)?,
@@ -400,6 +405,13 @@ mod tests {
         ] {
             assert_ne!(run_part(&encode(&other)), run_part(&manual));
         }
+        // Nor does what Lockstep compares the run with.
+        let vs = ViewSpec {
+            compare: None,
+            ..a.clone()
+        };
+        assert_eq!(run_part(&encode(&vs)), run_part(&manual));
+        assert!(encode(&a).contains("vs=ca7ef26e4b"));
         // A `#` in front changes nothing.
         assert_eq!(run_part(&format!("#{at2}")), run_part(&at2));
     }
@@ -408,6 +420,7 @@ mod tests {
         ViewSpec {
             source,
             version: Some("b5c9a7364b".into()),
+            compare: Some("ca7ef26e4b".into()),
             knobs: vec![
                 ("keep".into(), "growing".into()),
                 ("load".into(), "x:y".into()),

@@ -72,6 +72,9 @@ pub struct ViewSpec {
     pub source: Source,
     /// A commit prefix, for a model with several versions.
     pub version: Option<String>,
+    /// The version Lockstep replays this run's schedule under, side by side
+    /// (`vs=`): a link to a comparison opens with it made.
+    pub compare: Option<String>,
     /// What-if knobs set in the page, `(key, setting)`, applied after the version
     /// (see `AnyScenario::set_knob`).
     pub knobs: Vec<(String, String)>,
@@ -89,6 +92,7 @@ impl ViewSpec {
         ViewSpec {
             source: Source::Builtin(DEFAULT_SCENARIO.to_owned()),
             version: None,
+            compare: None,
             knobs: Vec::new(),
             tour: None,
             seed: None,
@@ -103,6 +107,7 @@ impl ViewSpec {
         ViewSpec {
             source,
             version: None,
+            compare: None,
             knobs: Vec::new(),
             tour: None,
             seed: None,
@@ -137,6 +142,8 @@ pub struct AppState {
     pub knobs: Rc<Vec<(String, String)>>,
     /// The guided tour shown and its stop (see [`ViewSpec::tour`]).
     pub tour: Option<(Rc<Tour>, usize)>,
+    /// The version Lockstep compares with (see [`ViewSpec::compare`]).
+    pub compare: Option<&'static str>,
     pub mode: Mode,
     pub seed: u64,
     pub playing: bool,
@@ -171,6 +178,7 @@ impl PartialEq for AppState {
                 self.editor,
             ) == (o.mode, o.playing, o.speed, o.help, o.seed, o.editor)
             && (&self.error, &self.notice) == (&o.error, &o.notice)
+            && self.compare == o.compare
     }
 }
 
@@ -191,6 +199,8 @@ pub enum Action {
     Mode(Mode),
     /// Another seed (seeded mode).
     Seed(u64),
+    /// Lockstep compares with this version (a commit id), or with none.
+    Compare(Option<&'static str>),
     StepForward,
     /// Play's timer: a step forward while playing, nothing once paused. A tick
     /// queued before a Pause (each step of a heavy scenario outlasting the
@@ -249,6 +259,7 @@ pub fn stop_spec(t: &Tour, i: usize) -> ViewSpec {
     ViewSpec {
         source: Source::Builtin(s.scenario.clone()),
         version: s.version.clone(),
+        compare: None,
         knobs: Vec::new(),
         tour: Some((t.id.clone(), i)),
         seed: None,
@@ -317,10 +328,39 @@ pub fn build_within(spec: &ViewSpec, max_steps: u32) -> Result<(AnyRun, u64), St
     Ok((run, seed))
 }
 
+/// The version a link asks Lockstep to compare `run` with (`vs=`), by its
+/// full id: one of the scenario's versions, not the one shown.
+fn compare_version(run: &AnyRun, v: &str) -> Result<&'static str, String> {
+    let sc = run.scenario();
+    let Some(here) = run.header().version else {
+        return Err(format!(
+            "vs={}: the {} model has one version, so there is nothing to compare with.",
+            crate::permalink::short(v),
+            run.header().model
+        ));
+    };
+    let mut other = sc.clone();
+    other.set_version(v).map_err(|e| format!("vs: {e}."))?;
+    match other.header().version {
+        Some(o) if o == here => Err(format!(
+            "vs={o} is the version shown: Lockstep compares it with another."
+        )),
+        Some(o) => Ok(o),
+        None => Err(format!(
+            "vs: no version \"{}\".",
+            crate::permalink::short(v)
+        )),
+    }
+}
+
 impl AppState {
     /// The state for a view, or the error that prevents it.
     pub fn from_spec(spec: &ViewSpec) -> Result<AppState, String> {
         let (run, seed) = build(spec)?;
+        let compare = match &spec.compare {
+            None => None,
+            Some(v) => Some(compare_version(&run, v)?),
+        };
         Ok(AppState {
             run: Rc::new(RefCell::new(run)),
             rev: 0,
@@ -330,6 +370,7 @@ impl AppState {
                 None => None,
                 Some((id, stop)) => Some((Rc::new(tour_of(id, *stop)?), *stop)),
             },
+            compare,
             mode: spec.mode,
             seed,
             playing: false,
@@ -380,6 +421,7 @@ impl AppState {
         ViewSpec {
             source: self.source.clone(),
             version: run.header().version.map(str::to_owned),
+            compare: self.compare.map(str::to_owned),
             knobs: (*self.knobs).clone(),
             tour: self.tour.as_ref().map(|(t, i)| (t.id.clone(), *i)),
             seed: Some(self.seed),
@@ -420,6 +462,7 @@ impl AppState {
             source: self.source.clone(),
             knobs: self.knobs.clone(),
             tour: self.tour.clone(),
+            compare: self.compare,
             error: self.error.clone(),
             notice: self.notice.clone(),
             figures: self.figures.clone(),
@@ -552,6 +595,12 @@ impl Reducible for AppState {
             Action::Tick if !self.playing => self,
             Action::Load(spec) => self.load(&spec),
             Action::Version(v) => self.load(&ViewSpec {
+                // Lockstep goes on comparing with its version, unless that is
+                // the one now shown.
+                compare: self
+                    .compare
+                    .filter(|c| !c.starts_with(v.as_str()))
+                    .map(str::to_owned),
                 version: Some(v),
                 knobs: Vec::new(),
                 ..self.respec(self.unmanual(), self.seed)
@@ -576,6 +625,7 @@ impl Reducible for AppState {
             }),
             Action::Mode(m) => self.load(&self.respec(m, self.seed)),
             Action::Seed(seed) => self.load(&self.respec(Mode::Seeded, seed)),
+            Action::Compare(v) => self.with(|s| s.compare = v),
             Action::StepForward
             | Action::Tick
             | Action::StepBack
@@ -757,6 +807,49 @@ mod tests {
             .contains("flush-2021 is fixed at 891c202b73"));
         let s = s.reduce(Action::DismissError);
         assert_eq!(s.error, None);
+    }
+
+    #[test]
+    fn a_link_names_the_version_lockstep_compares_with() {
+        let s = state("scenario=segment-not-found&vs=b5c9a73&mode=scripted&step=2");
+        assert_eq!(
+            s.compare,
+            Some("b5c9a7364b"),
+            "a prefix, kept by its full id"
+        );
+        assert!(crate::permalink::encode(&s.spec()).contains("&vs=b5c9a7364b&"));
+        // Another version shown: compared with the same one, unless it is the
+        // one now shown.
+        let s = s.reduce(Action::Version("c65f41dc60".into()));
+        assert_eq!((s.error.clone(), s.compare), (None, Some("b5c9a7364b")));
+        let s = s.reduce(Action::Version("b5c9a7364b".into()));
+        assert_eq!((s.error.clone(), s.compare), (None, None));
+        let s = s.reduce(Action::Compare(Some("ca7ef26e4b")));
+        assert_eq!(s.compare, Some("ca7ef26e4b"));
+        // A step keeps it; Cancel drops it.
+        let s = s.reduce(Action::StepForward);
+        assert_eq!(s.compare, Some("ca7ef26e4b"));
+        assert_eq!(s.reduce(Action::Compare(None)).compare, None);
+        for (frag, why) in [
+            (
+                "scenario=segment-not-found&vs=ca7ef26e4b",
+                "vs=ca7ef26e4b is the version shown",
+            ),
+            (
+                "scenario=segment-not-found&vs=abc",
+                "vs: unknown version \"abc\"",
+            ),
+            (
+                "scenario=handoff&vs=b5c9a7364b",
+                "vs=b5c9a7364b: the flush-2021 model has one version",
+            ),
+        ] {
+            let e = crate::permalink::decode(frag)
+                .and_then(|spec| AppState::from_spec(&spec))
+                .err()
+                .unwrap_or_else(|| panic!("{frag} opened"));
+            assert!(e.contains(why), "{frag}: {e}");
+        }
     }
 
     #[test]

@@ -157,6 +157,7 @@ mod tests {
             let spec = ViewSpec {
                 source: source.clone(),
                 version: None,
+                compare: None,
                 knobs: Vec::new(),
                 tour: None,
                 seed: None,

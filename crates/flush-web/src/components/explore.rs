@@ -831,6 +831,7 @@ fn open_button_then(
     let spec = ViewSpec {
         source: at.source.clone(),
         version: at.version.map(str::to_owned),
+        compare: None,
         knobs: at.knobs.to_vec(),
         tour: None,
         seed: None,

@@ -10,6 +10,8 @@ use gloo::timers::callback::Interval;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
+use crate::state::{Action, Dispatch};
+
 /// Steps each replay may take in the page.
 const LOCKSTEP_MAX_STEPS: u32 = 100_000;
 /// Time the replays take between two frames: a run of thousands of segments
@@ -27,11 +29,15 @@ pub struct LockstepProps {
     pub rev: u64,
     pub version: Option<&'static str>,
     pub seed: u64,
+    /// The version compared with, as the view has it (the permalink's `vs=`):
+    /// set, the comparison is made (again when the schedule changes).
+    pub compare: Option<&'static str>,
+    pub dispatch: Dispatch,
 }
 
 impl PartialEq for LockstepProps {
     fn eq(&self, o: &Self) -> bool {
-        (self.rev, self.version, self.seed) == (o.rev, o.version, o.seed)
+        (self.rev, self.version, self.seed, self.compare) == (o.rev, o.version, o.seed, o.compare)
             && Rc::ptr_eq(&self.run, &o.run)
     }
 }
@@ -100,44 +106,64 @@ fn use_comparison(key: u64, version: Option<&'static str>) -> Comparison {
 }
 
 impl Comparison {
-    /// Compare: `run`'s schedule under `here` and `pick`, a slice a frame.
-    fn start(
-        &self,
-        run: &Rc<RefCell<AnyRun>>,
-        here: &'static str,
-        pick: String,
-        seed: u64,
-    ) -> Callback<MouseEvent> {
-        let (c, run) = (self.clone(), run.clone());
-        Callback::from(move |_: MouseEvent| {
-            let r = run.borrow();
-            let sc = r.scenario();
-            match sc.lockstep_start(&r.schedule(), here, &pick, seed, LOCKSTEP_MAX_STEPS) {
-                Ok(l) => {
-                    let names = (
-                        super::version_name(&sc, here),
-                        super::version_name(&sc, &pick),
-                    );
-                    *c.job.borrow_mut() = Some((l, names.0, names.1));
-                    c.shown.set(Shown::Comparing([0, 0]));
-                    let (job, shown) = (c.job.clone(), c.shown.clone());
-                    *c.timer.borrow_mut() = Some(Interval::new(0, move || tick(&job, &shown)));
-                }
-                Err(e) => c.shown.set(Shown::Error(e)),
+    /// Compares `run`'s schedule under `here` and `pick`, a slice a frame.
+    fn start(&self, run: &AnyRun, here: &'static str, pick: &str, seed: u64) {
+        let sc = run.scenario();
+        match sc.lockstep_start(&run.schedule(), here, pick, seed, LOCKSTEP_MAX_STEPS) {
+            Ok(l) => {
+                let names = (
+                    super::version_name(&sc, here),
+                    super::version_name(&sc, pick),
+                );
+                *self.job.borrow_mut() = Some((l, names.0, names.1));
+                self.shown.set(Shown::Comparing([0, 0]));
+                let (job, shown) = (self.job.clone(), self.shown.clone());
+                *self.timer.borrow_mut() = Some(Interval::new(0, move || tick(&job, &shown)));
             }
-        })
+            Err(e) => self.shown.set(Shown::Error(e)),
+        }
     }
 
-    /// Cancel, and whether the focus is on it.
-    fn cancel(&self) -> Html {
-        let shown = self.shown.clone();
+    /// Cancel, and whether the focus is on it: the view compares with no
+    /// version any more.
+    fn cancel(&self, d: &Dispatch) -> Html {
+        let d = d.clone();
         let (on, off) = (self.cancel_focused.clone(), self.cancel_focused.clone());
         html! {
-            <button id="lockstep-cancel" onclick={Callback::from(move |_: MouseEvent| shown.set(Shown::Nothing))}
+            <button id="lockstep-cancel" onclick={Callback::from(move |_: MouseEvent| d.dispatch(Action::Compare(None)))}
                 onfocus={Callback::from(move |_: FocusEvent| on.set(true))}
                 onblur={Callback::from(move |_: FocusEvent| off.set(false))}>{"Cancel"}</button>
         }
     }
+}
+
+/// The view compares with a version (a link, or Compare): made whenever the
+/// schedule (`key`) or a version changes; none, nothing shown (Cancel).
+#[hook]
+fn use_made(c: &Comparison, p: &LockstepProps, key: u64, compare: Option<&'static str>) {
+    let (c, run, here, seed) = (c.clone(), p.run.clone(), p.version, p.seed);
+    use_effect_with((key, here, compare), move |&(_, here, compare)| {
+        match (here, compare) {
+            (Some(here), Some(pick)) => c.start(&run.borrow(), here, pick, seed),
+            _ => c.shown.set(Shown::Nothing),
+        }
+    });
+}
+
+/// Compare sets the version the view compares with (see [`use_made`]); the
+/// same one again, it is made again.
+fn on_compare(
+    c: &Comparison,
+    p: &LockstepProps,
+    here: &'static str,
+    pick: Option<&'static str>,
+    compare: Option<&'static str>,
+) -> Callback<MouseEvent> {
+    let (c, run, d, seed) = (c.clone(), p.run.clone(), p.dispatch.clone(), p.seed);
+    Callback::from(move |_: MouseEvent| match pick {
+        Some(v) if compare == Some(v) => c.start(&run.borrow(), here, v, seed),
+        v => d.dispatch(Action::Compare(v)),
+    })
 }
 
 #[function_component(Lockstep)]
@@ -165,6 +191,8 @@ pub fn lockstep(p: &LockstepProps) -> Html {
         }
     };
     let c = use_comparison(key, p.version);
+    let compare = p.compare.filter(|v| others.contains(v));
+    use_made(&c, p, key, compare);
     let Some(here) = p.version.filter(|_| !others.is_empty()) else {
         return html! {};
     };
@@ -173,7 +201,15 @@ pub fn lockstep(p: &LockstepProps) -> Html {
     let pick = (*other)
         .clone()
         .filter(|o| others.contains(&o.as_str()))
+        .or(compare.map(str::to_owned))
         .unwrap_or_else(|| others[0].to_owned());
+    let on_compare = on_compare(
+        &c,
+        p,
+        here,
+        others.iter().copied().find(|v| *v == pick),
+        compare,
+    );
     let on_pick = {
         let other = other.clone();
         Callback::from(move |e: Event| {
@@ -193,8 +229,8 @@ pub fn lockstep(p: &LockstepProps) -> Html {
                         {for others.iter().map(|v| html! { <option value={*v} selected={*v == pick}>{*v}</option> })}
                     </select>
                 </label>
-                <button id="lockstep-btn" ref={c.compare.clone()} onclick={c.start(&p.run, here, pick.clone(), p.seed)}>{"Compare"}</button>
-                if matches!(**shown, Shown::Comparing(_)) { {c.cancel()} }
+                <button id="lockstep-btn" ref={c.compare.clone()} onclick={on_compare}>{"Compare"}</button>
+                if matches!(**shown, Shown::Comparing(_)) { {c.cancel(&p.dispatch)} }
             </div>
             // Only a sentence is announced, not the whole table.
             <p class="sr-only" role="status">{summary(shown)}</p>

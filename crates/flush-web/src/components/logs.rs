@@ -459,6 +459,7 @@ fn result_view(
     let spec = ViewSpec {
         source: i.source.clone(),
         version: (!v.version.is_empty()).then(|| v.version.clone()),
+        compare: None,
         knobs: i.knobs.to_vec(),
         tour: None,
         seed: None,
