@@ -76,14 +76,10 @@ impl crate::engine::Model for Scenario {
         if s.panic.is_some() {
             return 0;
         }
-        s.goroutines.iter().filter(|g| s.ready(self, g)).count() as u32
+        s.ready_goroutines(self).count() as u32
     }
     fn runnable_at(&self, s: &World, i: u32) -> crate::sched::Choice {
-        let g = s
-            .goroutines
-            .iter()
-            .filter(|g| s.ready(self, g))
-            .nth(i as usize);
+        let g = s.ready_goroutines(self).nth(i as usize);
         crate::sched::Choice::new(g.expect("runnable_at below runnable_len").id, 0)
     }
     fn step(&self, s: &mut World, c: crate::sched::Choice, ev: &mut Vec<Ev>) -> Who {

@@ -278,6 +278,7 @@ impl World {
     fn check_row_counts(&mut self, ev: &mut Vec<Ev>) {
         let mut flights = Flights::new();
         self.in_flight(&mut flights);
+        flights.sum();
         for k in 0..self.metacache.segments().len() {
             let (id, syncing, tasks) = {
                 let s = &self.metacache.segments()[k];
@@ -353,13 +354,12 @@ impl Flights {
         }
     }
 
+    /// One task in flight. Past the stack's segments a task goes to `more` as
+    /// is: [`Flights::sum`] adds up each segment's there once all are in (a
+    /// scan of `more` at each one made a run with a thousand tasks in flight
+    /// quadratic).
     fn add(&mut self, segment: i64, rows: i64) {
-        let (stack, more) = (&mut self.stack[..self.len], &mut self.more);
-        if let Some(f) = stack
-            .iter_mut()
-            .chain(more.iter_mut())
-            .find(|f| f.0 == segment)
-        {
+        if let Some(f) = self.stack[..self.len].iter_mut().find(|f| f.0 == segment) {
             f.1 += rows;
             f.2 += 1;
         } else if self.len < Self::ON_STACK {
@@ -370,12 +370,61 @@ impl Flights {
         }
     }
 
-    /// The rows and tasks in flight for `segment`.
+    /// Once every task is in: `more` sorted by segment, one entry each (a
+    /// segment on the stack never goes to `more`: it is found there first).
+    fn sum(&mut self) {
+        if self.more.is_empty() {
+            return;
+        }
+        self.more.sort_unstable_by_key(|f| f.0);
+        self.more.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 += later.1;
+                kept.2 += later.2;
+            }
+            same
+        });
+    }
+
+    /// The rows and tasks in flight for `segment` (after [`Flights::sum`]).
     fn of(&self, segment: i64) -> (i64, i32) {
-        self.stack[..self.len]
-            .iter()
-            .chain(&self.more)
-            .find(|f| f.0 == segment)
+        let on_stack = self.stack[..self.len].iter().find(|f| f.0 == segment);
+        on_stack
+            .or_else(|| {
+                let i = self.more.binary_search_by_key(&segment, |f| f.0).ok()?;
+                Some(&self.more[i])
+            })
             .map_or((0, 0), |f| (f.1, f.2))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Flights;
+
+    /// Past the stack's segments, the rows and tasks in flight are those a
+    /// plain count gives, for segments added in any order, many times each.
+    #[test]
+    fn flights_add_up_past_the_stack() {
+        let mut rng = crate::rng::Rng::new(7);
+        for n in [3u32, 8, 9, 40] {
+            let mut f = Flights::new();
+            let mut want = std::collections::BTreeMap::new();
+            for _ in 0..200 {
+                let (segment, rows) = (i64::from(rng.below(n)), i64::from(rng.below(50)));
+                f.add(segment, rows);
+                let e = want.entry(segment).or_insert((0, 0));
+                *e = (e.0 + rows, e.1 + 1);
+            }
+            f.sum();
+            for segment in -1..=i64::from(n) {
+                assert_eq!(
+                    f.of(segment),
+                    want.get(&segment).copied().unwrap_or((0, 0)),
+                    "{n}: {segment}"
+                );
+            }
+        }
     }
 }
