@@ -684,6 +684,10 @@ mod tests {
             most > super::Locked::FEW,
             "at most {most} locks held at once"
         );
+        assert!(
+            waited > 100,
+            "only {waited} waits for a held lock past the few"
+        );
     }
 
     /// The explorer's estimate of a state's bytes counts what its hash is fed:
