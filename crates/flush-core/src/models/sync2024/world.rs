@@ -573,6 +573,38 @@ impl World {
     }
 }
 
+/// The segments whose key lock is held, for asking of each goroutine whether
+/// it can run: a run of a thousand segments has a thousand locks held and as
+/// many tasks waiting for one, and a scan of the locks for each of them made
+/// two thirds of such a run's time (9.7 s for a 70,000-step run).
+enum Locked<'w> {
+    /// Few: scanned.
+    Few(&'w [(i64, Gid)]),
+    /// Many: sorted, searched.
+    Many(Vec<i64>),
+}
+
+impl<'w> Locked<'w> {
+    /// Past this many locks held, they are sorted once for the search.
+    const FEW: usize = 16;
+
+    fn of(key_locks: &'w [(i64, Gid)]) -> Locked<'w> {
+        if key_locks.len() <= Self::FEW {
+            return Locked::Few(key_locks);
+        }
+        let mut v: Vec<i64> = key_locks.iter().map(|k| k.0).collect();
+        v.sort_unstable();
+        Locked::Many(v)
+    }
+
+    fn has(&self, segment: i64) -> bool {
+        match self {
+            Locked::Few(k) => k.iter().any(|k| k.0 == segment),
+            Locked::Many(v) => v.binary_search(&segment).is_ok(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{Scenario, VERSIONS};
@@ -712,37 +744,5 @@ mod tests {
             }
         }
         assert!(seen > 100);
-    }
-}
-
-/// The segments whose key lock is held, for asking of each goroutine whether
-/// it can run: a run of a thousand segments has a thousand locks held and as
-/// many tasks waiting for one, and a scan of the locks for each of them made
-/// two thirds of such a run's time (9.7 s for a 70,000-step run).
-enum Locked<'w> {
-    /// Few: scanned.
-    Few(&'w [(i64, Gid)]),
-    /// Many: sorted, searched.
-    Many(Vec<i64>),
-}
-
-impl<'w> Locked<'w> {
-    /// Past this many locks held, they are sorted once for the search.
-    const FEW: usize = 16;
-
-    fn of(key_locks: &'w [(i64, Gid)]) -> Locked<'w> {
-        if key_locks.len() <= Self::FEW {
-            return Locked::Few(key_locks);
-        }
-        let mut v: Vec<i64> = key_locks.iter().map(|k| k.0).collect();
-        v.sort_unstable();
-        Locked::Many(v)
-    }
-
-    fn has(&self, segment: i64) -> bool {
-        match self {
-            Locked::Few(k) => k.iter().any(|k| k.0 == segment),
-            Locked::Many(v) => v.binary_search(&segment).is_ok(),
-        }
     }
 }
