@@ -528,6 +528,29 @@ test('found by an attack: a checkbox clicked keeps Space for itself and lets the
   await ctx.close();
 });
 
+test('the explorer in the page searches depth first when asked, and shrinks what it finds', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found');
+  await page.check('#explore-dfs');
+  await page.click('#explore-btn');
+  const result = page.locator('#explore-result');
+  await page.waitForSelector('#explore-result[data-found="1"]');
+  assert.match(await page.textContent('#explore-depth-first'), /Order: depth first from the start/);
+  // The job shrinks it to the shortest one breadth first finds.
+  await page.waitForFunction(() => /shrunk schedule \(found depth first with \d+ steps\)|shortest schedule/.test(document.querySelector('#explore-result')?.textContent ?? ''));
+  assert.match(await result.textContent(), /sync-task-segment-present/);
+  assert.equal(await page.locator('#explore-hint').count(), 0, 'no memory hint when memory held');
+  // Every version, depth first: the verdicts breadth first gives.
+  await page.click('#explore-versions-btn');
+  await page.waitForFunction(() => document.querySelectorAll('#explore-versions tbody tr').length === 6 && !document.querySelector('#explore-cancel'), null, { timeout: 60000 });
+  const rows = await page.$$eval('#explore-versions tbody tr', (trs) => trs.map((tr) => [tr.dataset.version, tr.querySelector('td').textContent]));
+  const row = (v) => rows.find((r) => r[0] === v)[1];
+  assert.match(row('ca7ef26e4b'), /invariant: sync-task-segment-present.*panic: segment not found\[segment=300\]/s);
+  assert.match(row('4cf1a358ba'), /panic: runtime error: invalid memory address/);
+  for (const v of ['b5c9a7364b', 'c65f41dc60', '2e434e4453', '439fb24b32']) assert.match(row(v), /completed: nothing breaks/, v);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('the explorer in the page: finds the #34018 violation, opens it in the stepper, keeps frames, cancels', async () => {
   const { page, ctx, errors } = await open('scenario=segment-not-found');
   // Click to the result painted: a small search is done within the first slice.

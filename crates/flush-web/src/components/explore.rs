@@ -6,7 +6,9 @@
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
-use flush_core::explore::{bytes_words, Cut, Exploration, Found, Options, Progress, Stopped};
+use flush_core::explore::{
+    bytes_words, Cut, Exploration, Found, Options, Order, Progress, Stopped,
+};
 use flush_core::report::steps_words;
 use flush_core::{AnyExplorer, AnyScenario, Choice, OutcomeKind};
 use gloo::timers::callback::Interval;
@@ -512,23 +514,40 @@ fn toggle(flag: &UseStateHandle<bool>) -> Callback<Event> {
     })
 }
 
+/// The panel's choices: go on after the first violation, look for data
+/// races, search depth first.
+type Choices = (
+    UseStateHandle<bool>,
+    UseStateHandle<bool>,
+    UseStateHandle<bool>,
+);
+
+/// The order the "depth first" box asks for.
+fn order(depth: bool) -> Order {
+    match depth {
+        true => Order::Dfs,
+        false => Order::Bfs,
+    }
+}
+
 /// The Explore and Every version buttons' handlers: one search of `sc`, or one per
-/// version, with the panel's choices (`all`, `races`).
+/// version, with the panel's choices.
 fn start_callbacks(
     x: &ExploreHandle,
-    (all, races): (&UseStateHandle<bool>, &UseStateHandle<bool>),
+    (all, races, depth): &Choices,
     sc: &AnyScenario,
     source: &Source,
 ) -> (Callback<MouseEvent>, Callback<MouseEvent>) {
     let start = {
         let (start, all, races, sc) = (x.start.clone(), all.clone(), races.clone(), sc.clone());
-        let source = source.clone();
+        let (source, depth) = (source.clone(), depth.clone());
         Callback::from(move |_: MouseEvent| {
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES,
                 all: *all,
                 shrink: false,
                 races: *races,
+                order: order(*depth),
                 ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
             };
             start.emit(JobSpec {
@@ -544,13 +563,14 @@ fn start_callbacks(
     };
     let every_version = {
         let (start, races, sc) = (x.start.clone(), races.clone(), sc.clone());
-        let source = source.clone();
+        let (source, depth) = (source.clone(), depth.clone());
         Callback::from(move |_: MouseEvent| {
             let o = Options {
                 max_bytes: PAGE_MAX_BYTES / 2,
                 all: true,
                 shrink: false,
                 races: *races,
+                order: order(*depth),
                 ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
             };
             let searches = sc
@@ -648,11 +668,15 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
         let forget_one = x.forget_one.clone();
         use_effect_with(p.shown.version, move |_| forget_one.emit(()));
     }
-    let all = use_state(|| false);
-    let races = use_state(|| false);
-    let (start, every_version) = start_callbacks(&x, (&all, &races), &p.scenario, &p.shown.source);
+    let choices: Choices = (
+        use_state(|| false),
+        use_state(|| false),
+        use_state(|| false),
+    );
+    let (start, every_version) = start_callbacks(&x, &choices, &p.scenario, &p.shown.source);
     let versions = !p.scenario.versions().is_empty();
-    let (on_all, on_races) = (toggle(&all), toggle(&races));
+    let (all, races, depth) = &choices;
+    let (on_all, on_races, on_depth) = (toggle(all), toggle(races), toggle(depth));
     let running = matches!(*x.status, Status::Running { .. });
     let (start, every_version) = use_search_focus(running, start, every_version);
     let (warm, warm_focus) = (
@@ -676,12 +700,16 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
                     }
                 }
                 <label class="check">
-                    <input type="checkbox" id="explore-all" checked={*all} disabled={running} onchange={on_all} />
+                    <input type="checkbox" id="explore-all" checked={**all} disabled={running} onchange={on_all} />
                     {" go on after the first violation"}
                 </label>
                 <label class="check">
-                    <input type="checkbox" id="explore-races" checked={*races} disabled={running} onchange={on_races} />
+                    <input type="checkbox" id="explore-races" checked={**races} disabled={running} onchange={on_races} />
                     {" also look for data races"}
+                </label>
+                <label class="check">
+                    <input type="checkbox" id="explore-dfs" checked={**depth} disabled={running} onchange={on_depth} />
+                    {" depth first from the start (least memory; its schedules are shrunk, not always the shortest)"}
                 </label>
             </div>
             // Progress is not announced (it changes every frame); the result is.
@@ -721,7 +749,7 @@ fn rate(states: u64, ms: f64) -> String {
 fn status_view(s: &Status, p: &ExploreProps) -> Html {
     match s {
         Status::Idle => html! {
-            <p class="muted">{"Searches breadth first for an invariant broken, a Go panic or a deadlock, gives the shortest schedule to each, then cuts the scenario's ops it does not need. Once the queued states fill half its memory, it goes on depth first and shrinks what it finds there."}</p>
+            <p class="muted">{"Searches breadth first for an invariant broken, a Go panic or a deadlock, gives the shortest schedule to each, then cuts the scenario's ops it does not need. Once the queued states fill half its memory, it goes on depth first and shrinks what it finds there (tick \"depth first from the start\" for the least memory)."}</p>
         },
         Status::Running { worker, .. } => html! {
             <p class="muted" id="explore-where" data-runner={if *worker { "worker" } else { "page" }}>
@@ -760,6 +788,13 @@ fn report_view(x: &Exploration, ms: f64, worker: bool, p: &ExploreProps) -> Html
             <p class="muted">{format!("Stopped: {}.", x.stopped_words())}</p>
             if let Some(w) = x.depth_first_words() {
                 <p class="muted" id="explore-depth-first">{format!("Order: {w}.")}</p>
+            } else if x.order == Order::Dfs {
+                <p class="muted" id="explore-depth-first">{"Order: depth first from the start (the schedules found are shrunk, not necessarily shortest)."}</p>
+            }
+            // The CLI says --order dfs here: a breadth-first queue (or one
+            // state's thousands of children) filled the memory.
+            if x.stopped == Stopped::MaxBytes && x.order == Order::Bfs {
+                <p id="explore-hint">{"Depth first holds far less memory: tick \"depth first from the start\" and explore again."}</p>
             }
             if x.violations.is_empty() && x.truncated {
                 <p>{"No violation found so far."}</p>
