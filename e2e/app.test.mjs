@@ -979,12 +979,39 @@ test('the history: a step replaces its entry, another run is a new one, Back and
   // Loading the entry Back went to writes over it: Forward still goes on.
   await page.waitForTimeout(400);
   assert.equal(await len(), start + 1);
+  // The pickers show the view loaded, not the pick made before Back.
+  assert.equal(await page.inputValue('#scenario'), 'handoff');
   await page.goForward();
   await page.waitForFunction(() => /Drop mode/.test(document.querySelector('.stage-title h2')?.textContent ?? ''));
   await waitStep(page, 1);
+  assert.equal(await page.inputValue('#scenario'), 'drop-mode');
   assert.equal(await page.locator('#error-text').count(), 0);
+  // Back, then another run: a new entry after the one Back went to (found by
+  // a helper: it wrote over it), and Back returns to it.
+  await page.goBack();
+  await waitStep(page, 5);
+  await page.waitForTimeout(400);
+  await page.fill('#seed', '42');
+  await page.press('#seed', 'Enter');
+  await page.waitForFunction(() => location.hash.includes('seed=42'));
+  assert.equal(await len(), start + 1, 'the entry after it (drop mode) is cut, as a browser does');
+  await page.goBack();
+  await waitStep(page, 5);
+  assert.match(await page.evaluate(() => location.hash), /scenario=handoff.*seed=3/);
+  assert.equal(await page.inputValue('#seed'), '3');
   await noCrash(page, errors);
   await ctx.close();
+  // A link that could not be opened, then another scenario picked: Back
+  // returns to the link, to be corrected.
+  const bad = await open('scenario=segment-not-found&vs=b5c9');
+  assert.match(await bad.page.textContent('#error-text'), /vs: unknown version "b5c9"/);
+  await bad.page.selectOption('#scenario', 'handoff');
+  await bad.page.waitForFunction(() => location.hash.includes('scenario=handoff'));
+  await bad.page.goBack();
+  await bad.page.waitForFunction(() => location.hash.includes('vs=b5c9'));
+  await bad.page.waitForFunction(() => /vs: unknown version "b5c9"/.test(document.querySelector('#error-text')?.textContent ?? ''));
+  await noCrash(bad.page, bad.errors);
+  await bad.ctx.close();
 });
 
 test('the race lens marks each runnable goroutine by what it can lead to', async () => {
@@ -1068,6 +1095,12 @@ test('lockstep: the #34018 schedule under the fix parts at UpdateSegmentView', a
   await page.waitForSelector('#lockstep-first');
   assert.equal(await page.getAttribute('#lockstep-first', 'data-step'), '6');
   assert.equal(await page.inputValue('#lockstep-version'), 'b5c9a7364b');
+  // Clear drops the comparison and its vs=; the focus goes to Compare.
+  await page.focus('#lockstep-clear');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#lockstep-first', { state: 'detached' });
+  await page.waitForFunction(() => !location.hash.includes('vs='));
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'lockstep-btn');
   // A link comparing a version with itself says so, and shows the default view.
   const bad = await open('scenario=segment-not-found&vs=ca7ef26e4b');
   assert.match(await bad.page.textContent('#error-text'), /vs=ca7ef26e4b is the version shown: Lockstep compares it with another/);

@@ -107,9 +107,13 @@ fn write_address(frag: &str, shown: &RefCell<Option<String>>, traversed: &RefCel
     };
     let run = permalink::run_part(frag);
     let new_run = shown.borrow().as_ref().is_some_and(|r| *r != run);
+    // Cleared at the first write after Back or Forward, whatever it is (the
+    // next run the user opens is pushed: found by a helper, it replaced the
+    // entry Back had gone to).
+    let traversed = traversed.replace(false);
     // A view too big for a link is not pushed: its entry would have no
     // fragment to come back to.
-    let push = new_run && !traversed.replace(false) && permalink::linkable(frag);
+    let push = new_run && !traversed && permalink::linkable(frag);
     let null = wasm_bindgen::JsValue::NULL;
     let _ = match push {
         true => h.push_state_with_url(&null, "", Some(&url)),
@@ -126,9 +130,11 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
     // not again at each change of the state the notice itself makes (a review
     // found it said every 250 ms, the notice's OK undone).
     let warned = use_mut_ref(|| None::<(usize, u64)>);
-    // The run the address bar shows ([`permalink::run_part`]), once written:
-    // another run is pushed as a new history entry, a step replaces it.
-    let shown = use_mut_ref(|| None::<String>);
+    // The run the address bar shows ([`permalink::run_part`]), at first the
+    // run the page opened on: its first write replaces the link it was opened
+    // with, and another run, opened before that write or in place of a link
+    // that could not be opened, is a new entry (Back returns to the link).
+    let shown = use_mut_ref(|| Some(permalink::run_part(&permalink::encode(&state.spec()))));
     // Set by Back or Forward (or a pasted link): the view that loads is
     // already an entry, written over, not pushed (that would cut the entries
     // after it).

@@ -71,6 +71,36 @@ fn picker_callbacks(d: &Dispatch) -> [Callback<Event>; 4] {
     [on_scenario, on_version, on_mode, on_seed]
 }
 
+/// A select that shows `value` after every render. An option's `selected`
+/// is only its default: once the user had picked one, a view loaded by Back,
+/// Forward or a link left the picker showing the pick (found by a helper
+/// attacking the history).
+#[hook]
+pub(crate) fn use_select_shows(value: String) -> NodeRef {
+    let node = use_node_ref();
+    {
+        let node = node.clone();
+        use_effect(move || {
+            if let Some(s) = node.cast::<web_sys::HtmlSelectElement>() {
+                if s.value() != value {
+                    s.set_value(&value);
+                }
+            }
+        });
+    }
+    node
+}
+
+/// The Schedule picker's value: a scripted mode without a schedule in the
+/// file runs seeded (see `state::policy`), and has no option of its own.
+fn mode_value(mode: Mode, scripted: bool) -> &'static str {
+    match mode {
+        Mode::Scripted if scripted => "scripted",
+        Mode::Seeded | Mode::Scripted => "seeded",
+        Mode::Manual => "manual",
+    }
+}
+
 #[function_component(Header)]
 pub fn header(p: &HeaderProps) -> Html {
     let d = p.dispatch.clone();
@@ -84,6 +114,12 @@ pub fn header(p: &HeaderProps) -> Html {
         Source::Inline { .. } => "__inline",
     };
     let help = Callback::from(move |_| d.dispatch(Action::Help(true)));
+    let mode = mode_value(p.mode, p.scripted);
+    let shows = (
+        use_select_shows(current.to_owned()),
+        use_select_shows(p.version.unwrap_or_default().to_owned()),
+        use_select_shows(mode.to_owned()),
+    );
     html! {
         <header class="topbar">
             <div class="brand">
@@ -92,7 +128,7 @@ pub fn header(p: &HeaderProps) -> Html {
             </div>
             <div class="pickers">
                 <label>{"Scenario "}
-                    <select id="scenario" onchange={on_scenario}>
+                    <select id="scenario" ref={shows.0} onchange={on_scenario}>
                         {for builtin::names().into_iter().map(|n| html! { <option value={n} selected={current == n}>{n}</option> })}
                         // A generated built-in the list does not name (sync-scaled-5x3,
                         // pairs-200 from a link) is shown as itself, not as the first.
@@ -107,7 +143,7 @@ pub fn header(p: &HeaderProps) -> Html {
                 </label>
                 if !p.versions.is_empty() {
                     <label>{"Milvus version "}
-                        <select id="version" onchange={on_version}>
+                        <select id="version" ref={shows.1} onchange={on_version}>
                             {for p.versions.iter().map(|v| html! {
                                 <option value={v.id} selected={p.version == Some(v.id)} title={v.summary}>{v.id}</option>
                             })}
@@ -115,12 +151,12 @@ pub fn header(p: &HeaderProps) -> Html {
                     </label>
                 }
                 <label>{"Schedule "}
-                    <select id="mode" onchange={on_mode}>
-                        <option value="seeded" selected={p.mode == Mode::Seeded}>{"seeded random"}</option>
+                    <select id="mode" ref={shows.2} onchange={on_mode}>
+                        <option value="seeded" selected={mode == "seeded"}>{"seeded random"}</option>
                         if p.scripted {
-                            <option value="scripted" selected={p.mode == Mode::Scripted}>{"scripted (the file's schedule)"}</option>
+                            <option value="scripted" selected={mode == "scripted"}>{"scripted (the file's schedule)"}</option>
                         }
-                        <option value="manual" selected={p.mode == Mode::Manual}>{"manual (you pick)"}</option>
+                        <option value="manual" selected={mode == "manual"}>{"manual (you pick)"}</option>
                     </select>
                 </label>
                 <label>{"Seed "}<input id="seed" type="number" min="0" value={p.seed.to_string()} onchange={on_seed} /></label>
@@ -229,6 +265,7 @@ pub fn transport(p: &TransportProps) -> Html {
         })
     };
     let manual_end = p.manual && cursor == len && p.outcome.is_none();
+    let speed_shows = use_select_shows(p.speed.to_string());
     html! {
         <nav class="controls" aria-label="step controls">
             <button id="restart" onclick={cb(|| Action::Goto(0))} title="Back to step 0 (Home)"><span aria-hidden="true">{"⇤ "}</span>{"Start"}</button>
@@ -238,7 +275,7 @@ pub fn transport(p: &TransportProps) -> Html {
                 {if p.playing { html! { "Pause" } } else { html! { <>{"Play"}<span aria-hidden="true">{" ▶▶"}</span></> } }}</button>
             <button id="end" onclick={cb(|| Action::ToEnd)} title="Last step (End)">{"End"}<span aria-hidden="true">{" ⇥"}</span></button>
             <label class="speed">{"speed "}
-                <select id="speed" onchange={on_speed}>
+                <select id="speed" ref={speed_shows} onchange={on_speed}>
                     {for SPEEDS.iter().map(|v| html! {
                         <option value={v.to_string()} selected={p.speed == *v}>{format!("{v}/s")}</option> })}
                 </select>

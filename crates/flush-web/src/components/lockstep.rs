@@ -137,6 +137,32 @@ impl Comparison {
     }
 }
 
+/// Clear: the view compares with no version (the link drops `vs=`); the
+/// focus, on Clear as it goes, moves to Compare.
+fn clear(d: &Dispatch, compare: &NodeRef) -> Callback<MouseEvent> {
+    let (d, compare) = (d.clone(), compare.clone());
+    Callback::from(move |_: MouseEvent| {
+        d.dispatch(Action::Compare(None));
+        if let Some(b) = compare.cast::<web_sys::HtmlElement>() {
+            let _ = b.focus();
+        }
+    })
+}
+
+/// What a comparison depends on: the run's schedule, not its cursor (a step
+/// bumps `rev`, and dropped a comparison of seconds at each arrow key, found
+/// by a review). Hashed only where Lockstep shows (`none`: no other
+/// version): a run of 100,000 steps would pay for it at every step.
+fn schedule_key(p: &LockstepProps, run: &AnyRun, none: bool) -> u64 {
+    if none {
+        return 0;
+    }
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (Rc::as_ptr(&p.run) as usize, run.schedule(), p.seed).hash(&mut h);
+    h.finish()
+}
+
 /// The view compares with a version (a link, or Compare): made whenever the
 /// schedule (`key`) or a version changes; none, nothing shown (Cancel).
 #[hook]
@@ -176,33 +202,29 @@ pub fn lockstep(p: &LockstepProps) -> Html {
         .filter(|v| Some(*v) != p.version)
         .collect();
     let other = use_state(|| None::<String>);
-    // What a comparison depends on: the run's schedule, not its cursor (a
-    // step bumps `rev`, and dropped a comparison of seconds at each arrow
-    // key, found by a review).
-    // Hashed only where Lockstep shows (a model with versions): a run of
-    // 100,000 steps would pay for it at every step.
-    let key = match others.is_empty() {
-        true => 0,
-        false => {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            (Rc::as_ptr(&p.run) as usize, run.schedule(), p.seed).hash(&mut h);
-            h.finish()
-        }
-    };
+    let key = schedule_key(p, &run, others.is_empty());
     let c = use_comparison(key, p.version);
     let compare = p.compare.filter(|v| others.contains(v));
     use_made(&c, p, key, compare);
+    {
+        // The version picked goes with the comparison the view has (Back
+        // to a link with another `vs=` showed the old pick).
+        let other = other.clone();
+        use_effect_with(compare, move |_| other.set(None));
+    }
+    let pick = (*other)
+        .clone()
+        .filter(|o| others.contains(&o.as_str()))
+        .or(compare.map(str::to_owned))
+        .or(others.first().map(|v| (*v).to_owned()))
+        .unwrap_or_default();
+    // Every hook before the return below.
+    let pick_shows = super::controls::use_select_shows(pick.clone());
     let Some(here) = p.version.filter(|_| !others.is_empty()) else {
         return html! {};
     };
     let sc = run.scenario();
     let name = |v: &str| super::version_name(&sc, v);
-    let pick = (*other)
-        .clone()
-        .filter(|o| others.contains(&o.as_str()))
-        .or(compare.map(str::to_owned))
-        .unwrap_or_else(|| others[0].to_owned());
     let on_compare = on_compare(
         &c,
         p,
@@ -225,12 +247,16 @@ pub fn lockstep(p: &LockstepProps) -> Html {
                 <label>{format!("{} against ", name(here))}
                     // Keyed by its options: a select kept across new options
                     // showed one version and compared another.
-                    <select id="lockstep-version" key={others.join(" ")} onchange={on_pick} aria-label={format!("version to compare {here} with")}>
+                    <select id="lockstep-version" key={others.join(" ")} ref={pick_shows} onchange={on_pick} aria-label={format!("version to compare {here} with")}>
                         {for others.iter().map(|v| html! { <option value={*v} selected={*v == pick}>{*v}</option> })}
                     </select>
                 </label>
                 <button id="lockstep-btn" ref={c.compare.clone()} onclick={on_compare}>{"Compare"}</button>
                 if matches!(**shown, Shown::Comparing(_)) { {c.cancel(&p.dispatch)} }
+                // A comparison made stays (and in the link) until cleared.
+                if matches!(**shown, Shown::Rows { .. } | Shown::Error(_)) {
+                    <button id="lockstep-clear" onclick={clear(&p.dispatch, &c.compare)}>{"Clear"}</button>
+                }
             </div>
             // Only a sentence is announced, not the whole table.
             <p class="sr-only" role="status">{summary(shown)}</p>

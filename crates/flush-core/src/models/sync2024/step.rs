@@ -278,7 +278,6 @@ impl World {
     fn check_row_counts(&mut self, ev: &mut Vec<Ev>) {
         let mut flights = Flights::new();
         self.in_flight(&mut flights);
-        flights.sum();
         for k in 0..self.metacache.segments().len() {
             let (id, syncing, tasks) = {
                 let s = &self.metacache.segments()[k];
@@ -340,7 +339,10 @@ impl World {
 struct Flights {
     stack: [(i64, i64, i32); Flights::ON_STACK],
     len: usize,
-    more: Vec<(i64, i64, i32)>,
+    /// Past the stack: rows and tasks by segment (a scan of a list for each
+    /// task made a run with a thousand tasks in flight quadratic, and a sort
+    /// at each step still cost a sixth of its time).
+    more: std::collections::HashMap<i64, (i64, i32), foldhash::fast::FixedState>,
 }
 
 impl Flights {
@@ -350,14 +352,13 @@ impl Flights {
         Flights {
             stack: [(0, 0, 0); Flights::ON_STACK],
             len: 0,
-            more: Vec::new(),
+            more: std::collections::HashMap::with_hasher(foldhash::fast::FixedState::with_seed(
+                0xf11_9475,
+            )),
         }
     }
 
-    /// One task in flight. Past the stack's segments a task goes to `more` as
-    /// is: [`Flights::sum`] adds up each segment's there once all are in (a
-    /// scan of `more` at each one made a run with a thousand tasks in flight
-    /// quadratic).
+    /// One task in flight.
     fn add(&mut self, segment: i64, rows: i64) {
         if let Some(f) = self.stack[..self.len].iter_mut().find(|f| f.0 == segment) {
             f.1 += rows;
@@ -366,36 +367,19 @@ impl Flights {
             self.stack[self.len] = (segment, rows, 1);
             self.len += 1;
         } else {
-            self.more.push((segment, rows, 1));
+            // A segment on the stack never comes here: it is found there first.
+            let f = self.more.entry(segment).or_insert((0, 0));
+            f.0 += rows;
+            f.1 += 1;
         }
     }
 
-    /// Once every task is in: `more` sorted by segment, one entry each (a
-    /// segment on the stack never goes to `more`: it is found there first).
-    fn sum(&mut self) {
-        if self.more.is_empty() {
-            return;
-        }
-        self.more.sort_unstable_by_key(|f| f.0);
-        self.more.dedup_by(|later, kept| {
-            let same = later.0 == kept.0;
-            if same {
-                kept.1 += later.1;
-                kept.2 += later.2;
-            }
-            same
-        });
-    }
-
-    /// The rows and tasks in flight for `segment` (after [`Flights::sum`]).
+    /// The rows and tasks in flight for `segment`.
     fn of(&self, segment: i64) -> (i64, i32) {
-        let on_stack = self.stack[..self.len].iter().find(|f| f.0 == segment);
-        on_stack
-            .or_else(|| {
-                let i = self.more.binary_search_by_key(&segment, |f| f.0).ok()?;
-                Some(&self.more[i])
-            })
-            .map_or((0, 0), |f| (f.1, f.2))
+        match self.stack[..self.len].iter().find(|f| f.0 == segment) {
+            Some(f) => (f.1, f.2),
+            None => self.more.get(&segment).copied().unwrap_or((0, 0)),
+        }
     }
 }
 
@@ -417,7 +401,6 @@ mod tests {
                 let e = want.entry(segment).or_insert((0, 0));
                 *e = (e.0 + rows, e.1 + 1);
             }
-            f.sum();
             for segment in -1..=i64::from(n) {
                 assert_eq!(
                     f.of(segment),
