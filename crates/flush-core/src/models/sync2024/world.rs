@@ -644,7 +644,7 @@ mod tests {
         assert!(checked > 100_000, "only {checked} pairs");
     }
 
-    /// With many key locks held they are sorted and searched (`Locked::Many`):
+    /// With many key locks held they are put in a set (`Locked::Many`):
     /// the goroutines that can run are those a scan of the locks finds, at
     /// every step of runs of 24 segments synced at once, at every version.
     #[test]
