@@ -916,7 +916,7 @@ fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
                 <li class={format!("found-{}", f.kind.as_str())}>
                     <strong>{f.kind.as_str()}</strong>{": "}{f.message.clone()}
                     <div class="found-schedule">
-                        <span>{format!("{}, {}: ", schedule_words(f), steps_words(f.steps))}<code>{f.schedule.clone()}</code></span>
+                        <span>{format!("{}, {}: ", schedule_words(f, f.depth_first || x.order == Order::Dfs), steps_words(f.steps))}<code>{f.schedule.clone()}</code></span>
                         {open_found(&Shown { version: x.version, ..p.shown.clone() }, &p.dispatch, f, format!("open this {}-step schedule in the stepper", f.steps))}
                     </div>
                     if let Some(c) = &f.cut {
@@ -1037,9 +1037,12 @@ fn cut_view(c: &Cut, name: &str, at: &Shown, d: &Dispatch) -> Html {
 
 /// What a finding's schedule is: a shortest one (breadth first), or one found
 /// depth first, shrunk by the job after the search (as the CLI shrinks it), or
-/// not all the way when a Cancel (or the shrink's budget) stopped it.
-fn schedule_words(f: &Found) -> String {
-    match (f.depth_first, f.shrunk_from, f.shrink_stopped) {
+/// not all the way when a Cancel (or the shrink's budget) stopped it. `deep`:
+/// found depth first, by a search that went on depth first
+/// ([`Found::depth_first`]) or went so from the start (the page's "depth
+/// first" box: its findings were called shortest).
+fn schedule_words(f: &Found, deep: bool) -> String {
+    match (deep, f.shrunk_from, f.shrink_stopped) {
         (false, _, _) => "shortest schedule".to_owned(),
         (true, None, false) => "schedule found depth first".to_owned(),
         (true, None, true) => {
@@ -1248,17 +1251,20 @@ mod tests {
     #[test]
     fn a_stopped_shrink_is_not_called_shrunk() {
         let f = |depth_first, shrunk_from, shrink_stopped| {
-            schedule_words(&Found {
-                kind: flush_core::OutcomeKind::Panic,
-                message: String::new(),
-                schedule: "0".into(),
-                steps: 12,
-                shrunk_from,
-                shrink_stopped,
+            schedule_words(
+                &Found {
+                    kind: flush_core::OutcomeKind::Panic,
+                    message: String::new(),
+                    schedule: "0".into(),
+                    steps: 12,
+                    shrunk_from,
+                    shrink_stopped,
+                    depth_first,
+                    key: String::new(),
+                    cut: None,
+                },
                 depth_first,
-                key: String::new(),
-                cut: None,
-            })
+            )
         };
         assert_eq!(f(false, None, false), "shortest schedule");
         assert_eq!(f(true, None, false), "schedule found depth first");
@@ -1270,5 +1276,19 @@ mod tests {
         assert!(partly.starts_with("partly shrunk schedule"), "{partly}");
         assert!(partly.contains("a shorter one may exist"), "{partly}");
         assert!(f(true, None, true).contains("not shrunk"));
+        // Found by a search depth first from the start (not marked as gone on
+        // depth first): never called shortest.
+        let dfs = Found {
+            kind: flush_core::OutcomeKind::Panic,
+            message: String::new(),
+            schedule: "0".into(),
+            steps: 6,
+            shrunk_from: None,
+            shrink_stopped: false,
+            depth_first: false,
+            key: String::new(),
+            cut: None,
+        };
+        assert_eq!(schedule_words(&dfs, true), "schedule found depth first");
     }
 }
