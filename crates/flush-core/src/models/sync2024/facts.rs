@@ -769,7 +769,7 @@ impl Ev {
 
 pub(super) fn waits_on(sc: &Scenario, w: &World, g: &Goroutine) -> (String, GoFn) {
     match &g.role {
-        Role::Actor { actor, pc, at } => actor_waits(sc, w, (*actor, *pc), at),
+        Role::Actor { actor, pc, at } => actor_waits(sc, w, g, (*actor, *pc), at),
         Role::Task { at, .. } => match at {
             TaskAt::RunStart => (
                 "nothing: a pool worker runs it next".to_owned(),
@@ -805,8 +805,34 @@ pub(super) fn waits_on(sc: &Scenario, w: &World, g: &Goroutine) -> (String, GoFn
     }
 }
 
-fn actor_waits(sc: &Scenario, w: &World, (actor, pc): (u16, u32), at: &ActorAt) -> (String, GoFn) {
+fn actor_waits(
+    sc: &Scenario,
+    w: &World,
+    g: &Goroutine,
+    (actor, pc): (u16, u32),
+    at: &ActorAt,
+) -> (String, GoFn) {
     let ops = &sc.actors[actor as usize].ops;
+    if let Some(h) = w
+        .wb_holder()
+        .filter(|h| h.id != g.id && w.waits_for_wb(sc, g))
+    {
+        let (what, go) = match at {
+            ActorAt::SealDatanode { .. } => (
+                "SealSegments' wb.mut.RLock",
+                go::WRITE_BUFFER_BASE_SEAL_SEGMENTS,
+            ),
+            _ => ("wb.mut (BufferData)", go::WRITE_BUFFER_BUFFER_DATA),
+        };
+        return (
+            format!(
+                "{what}: g{} ({}) is inside BufferData and holds wb.mut",
+                h.id,
+                w.goroutine_name(sc, h)
+            ),
+            go,
+        );
+    }
     match at {
         ActorAt::Ready => {
             match ops.get(crate::scenario::past_waits(ops, pc as usize, &w.actor_done)) {

@@ -106,6 +106,10 @@ pub mod key {
     pub const NEXT_TASK: &str = "next task id";
     /// A flow-graph op returned (what `wait_for` waits on): by (actor, op).
     pub const FLOWGRAPH: &str = "flowgraph";
+    /// The write buffer's `wb.mut`, taken by a step that starts, goes on with or
+    /// ends an insert or a sync (`BufferData`), or seals in the datanode
+    /// (`SealSegments`' read lock): one actor inside keeps the others out.
+    pub const WB_MUT: &str = "wb.mut";
 }
 
 impl World {

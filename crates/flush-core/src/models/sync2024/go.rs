@@ -141,6 +141,12 @@ pub const WRITE_BUFFER_BASE_BUFFER_INSERT: GoFn = GoFn {
     excerpt: "If the metacache lacks the segment, AddSegment(Growing, startPosRecorded=false): a removed segment comes back with no history. Then buffer the rows.",
 };
 
+pub const WRITE_BUFFER_BUFFER_DATA: GoFn = GoFn {
+    file: "l0_write_buffer.go",
+    func: "l0WriteBuffer.BufferData",
+    excerpt: "wb.mut.Lock() for the whole message: bufferInsert for each segment, then triggerSync (getSyncTask, EncodeBuffer, SyncData). One flow graph per channel calls it, so its messages take turns.",
+};
+
 pub const WRITE_BUFFER_BASE_GET_SYNC_TASK: GoFn = GoFn {
     file: "write_buffer.go",
     func: "writeBufferBase.getSyncTask",

@@ -70,6 +70,10 @@ impl World {
         ev: &mut Vec<Ev>,
     ) {
         let ops = &sc.actors[actor as usize].ops;
+        let gi = self.gi(g);
+        if world::holds_wb(&at) || self.waits_for_wb(sc, &self.goroutines[gi]) {
+            self.order(footprint::key::WB_MUT, 0, 0);
+        }
         let (pc, flow) = match at {
             ActorAt::Ready => {
                 // wait_for ops are passed in the step of the op after them.

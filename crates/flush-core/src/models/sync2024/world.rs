@@ -115,6 +115,24 @@ pub enum ActorAt {
     SyncSegmentsRpc { handler: Gid, selected: Ids },
 }
 
+/// Whether an actor standing at `at` is inside the write buffer's
+/// `BufferData`, which holds `wb.mut` for the whole message
+/// (l0_write_buffer.go:141-143 and bf_write_buffer.go:89-91, the same lines at
+/// all six commits): in `bufferInsert` between its lookup and `AddSegment`, or in
+/// `triggerSync` → `syncSegments` (getSyncTask, EncodeBuffer, and SyncData
+/// waiting for a key lock). One channel has one flow graph and one write
+/// buffer, so a scenario's actors take turns there as one flow graph takes its
+/// messages in turn.
+pub(super) fn holds_wb(at: &ActorAt) -> bool {
+    matches!(
+        at,
+        ActorAt::InsertAdd { .. }
+            | ActorAt::GetSyncTask { .. }
+            | ActorAt::MergedStats(_)
+            | ActorAt::KeyLock(_)
+    )
+}
+
 /// Where a sync task stands.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TaskAt {
@@ -442,9 +460,9 @@ impl World {
         if self.panic.is_some() {
             return;
         }
-        let locked = Locked::of(&self.key_locks);
+        let (locked, wb) = (Locked::of(&self.key_locks), self.wb_holder().is_some());
         for g in &self.goroutines {
-            if self.ready_in(sc, g, &locked) {
+            if self.ready_in(sc, g, &locked, wb) {
                 out.push(crate::sched::Choice::new(g.id, 0));
             }
         }
@@ -452,27 +470,62 @@ impl World {
 
     /// The goroutines that can run, in id order (see [`World::runnable`]).
     pub fn ready_goroutines<'w>(&'w self, sc: &'w Scenario) -> impl Iterator<Item = &'w Goroutine> {
-        let locked = Locked::of(&self.key_locks);
+        let (locked, wb) = (Locked::of(&self.key_locks), self.wb_holder().is_some());
         self.goroutines
             .iter()
-            .filter(move |g| self.ready_in(sc, g, &locked))
+            .filter(move |g| self.ready_in(sc, g, &locked, wb))
     }
 
     pub fn ready(&self, sc: &Scenario, g: &Goroutine) -> bool {
-        self.ready_in(sc, g, &Locked::Few(&self.key_locks))
+        let wb = self.wb_holder().is_some();
+        self.ready_in(sc, g, &Locked::Few(&self.key_locks), wb)
     }
 
-    /// [`World::ready`], the segments whose key lock is held given as `locked`.
-    fn ready_in(&self, sc: &Scenario, g: &Goroutine, locked: &Locked) -> bool {
+    /// The actor inside the write buffer's `BufferData`, which holds `wb.mut`
+    /// (see [`holds_wb`]); at most one is.
+    pub fn wb_holder(&self) -> Option<&Goroutine> {
+        self.goroutines
+            .iter()
+            .find(|g| matches!(&g.role, Role::Actor { at, .. } if holds_wb(at)))
+    }
+
+    /// Whether `g`'s next step takes `wb.mut`: an actor about to start an
+    /// insert or a sync (`BufferData`: `wb.mut.Lock()`), or to seal its segment
+    /// in the datanode (`SealSegments`: `wb.mut.RLock()`, write_buffer.go:220-222
+    /// at all six commits).
+    pub fn waits_for_wb(&self, sc: &Scenario, g: &Goroutine) -> bool {
+        match &g.role {
+            Role::Actor {
+                actor,
+                pc,
+                at: ActorAt::Ready,
+            } => {
+                let ops = &sc.actors[*actor as usize].ops;
+                let i = crate::scenario::past_waits(ops, *pc as usize, &self.actor_done);
+                matches!(ops.get(i), Some(Op::Insert { .. } | Op::Sync { .. }))
+            }
+            Role::Actor {
+                at: ActorAt::SealDatanode { .. },
+                ..
+            } => true,
+            _ => false,
+        }
+    }
+
+    /// [`World::ready`], the segments whose key lock is held given as `locked`
+    /// and whether an actor holds `wb.mut` as `wb`.
+    fn ready_in(&self, sc: &Scenario, g: &Goroutine, locked: &Locked, wb: bool) -> bool {
         match &g.role {
             Role::Actor { actor, pc, at } => match at {
-                ActorAt::Ready => self.actor_ready(sc, *actor, *pc),
+                ActorAt::Ready => {
+                    self.actor_ready(sc, *actor, *pc) && !(wb && self.waits_for_wb(sc, g))
+                }
                 ActorAt::KeyLock(t) => !locked.has(t.segment),
                 ActorAt::SyncSegmentsRpc { handler, .. } => self.goroutine(*handler).is_none(),
+                ActorAt::SealDatanode { .. } => !wb,
                 ActorAt::InsertAdd { .. }
                 | ActorAt::GetSyncTask { .. }
-                | ActorAt::MergedStats(_)
-                | ActorAt::SealDatanode { .. } => true,
+                | ActorAt::MergedStats(_) => true,
             },
             Role::Task { .. } | Role::Handler { .. } => true,
             Role::FlushLoop => !self.flush_ch.is_empty(),
@@ -723,6 +776,67 @@ mod tests {
         assert!(
             waited > 100,
             "only {waited} waits for a held lock past the few"
+        );
+    }
+
+    /// Two flow-graph actors on the one write buffer take turns: `BufferData`
+    /// holds `wb.mut` over an insert (lookup, then AddSegment) and a sync
+    /// (getSyncTask to SyncData), and SealSegments takes its read lock, so no
+    /// actor starts one while another is inside one. Without the lock both
+    /// inserts missed the segment, the second AddSegment wrote over the info
+    /// the first sync had counted in, and FinishSyncing left syncingRows at -1:
+    /// a violation Go cannot reach (found by an attack with 400 actors).
+    #[test]
+    fn flow_graph_actors_take_turns_in_the_write_buffer() {
+        let text = r#"{"name":"two-flowgraphs","model":"sync-2024","version":"b5c9a7364b",
+            "datacoord":[{"segment":300,"partition":1,"state":"Growing","level":"L1","statslog":false,"rows":0}],
+            "actors":[
+              {"name":"a","ops":[{"op":"insert","segment":300,"partition":1,"rows":10},{"op":"sync","segment":300},{"op":"seal","segment":300}]},
+              {"name":"b","ops":[{"op":"insert","segment":300,"partition":1,"rows":10},{"op":"sync","segment":300,"flush":true}]}]}"#;
+        let Ok(crate::AnyScenario::Sync(sc)) = crate::AnyScenario::parse(text, "two") else {
+            panic!("a sync-2024 scenario")
+        };
+        let (mut worlds, mut waited) = (0, 0);
+        for v in VERSIONS.iter() {
+            let mut sc = Scenario::clone(&sc);
+            sc.set_version(v.id).expect("a version");
+            for w in crate::engine::reachable_states(&sc, 1_000_000) {
+                worlds += 1;
+                let inside: Vec<_> = w
+                    .goroutines
+                    .iter()
+                    .filter(
+                        |g| matches!(&g.role, super::Role::Actor { at, .. } if super::holds_wb(at)),
+                    )
+                    .map(|g| g.id)
+                    .collect();
+                assert!(
+                    inside.len() <= 1,
+                    "{inside:?} all inside BufferData at {}",
+                    v.id
+                );
+                let counts = w
+                    .violations
+                    .iter()
+                    .find(|x| matches!(x, super::Violation::RowCounts { .. }));
+                assert!(counts.is_none(), "{} at {}", counts.unwrap(), v.id);
+                // An actor that would start a write-buffer op waits for the one inside.
+                if let Some(&h) = inside.first() {
+                    for g in &w.goroutines {
+                        if g.id != h && w.waits_for_wb(&sc, g) {
+                            waited += 1;
+                            assert!(!w.ready(&sc, g), "g{} runs while g{h} holds wb.mut", g.id);
+                            // The goroutine list says what it waits for.
+                            let (words, _) = super::super::facts::waits_on(&sc, &w, g);
+                            assert!(words.contains(&format!(": g{h} (")), "{words}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            worlds > 100 && waited > 10,
+            "{worlds} worlds, {waited} waits"
         );
     }
 
