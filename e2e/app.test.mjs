@@ -40,6 +40,8 @@ async function open(hash = '', opts = {}) {
     colorScheme: opts.colorScheme ?? 'light', reducedMotion: opts.reducedMotion ?? 'no-preference',
   });
   const page = await ctx.newPage();
+  // The CPU slowed this many times (Chromium's DevTools emulation).
+  if (opts.throttle) await (await ctx.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: opts.throttle });
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
@@ -54,9 +56,16 @@ async function open(hash = '', opts = {}) {
   const t0 = Date.now();
   await page.goto(URL + (hash ? '#' + hash : ''));
   await page.waitForSelector(opts.waitFor ?? '.app');
+  // A link to a long run opens on the default view while that run is built
+  // in slices: tests see the view the link asks for, unless they test that.
+  if (!opts.building) await built(page);
   return { page, ctx, errors, loadMs: Date.now() - t0 };
 }
 
+/** Waits until no run is being built (a long one is built between frames). */
+async function built(page) {
+  await page.waitForFunction(() => !document.querySelector('#building'), null, { timeout: 120000 });
+}
 const counter = (page) => page.textContent('#counter');
 async function waitStep(page, n) {
   await page.waitForFunction((n) => document.querySelector('.app')?.dataset.step === String(n), n);
@@ -457,6 +466,83 @@ test('found by a page attack: thousands of queues, thousands of runnable gorouti
   assert.ok(await c.page.evaluate(() => window.__refused) <= 2, 'the view is not stored again and again');
   await noCrash(c.page, c.errors);
   await c.ctx.close();
+});
+
+test('found by an attack: a long run is built between frames; the view shown steps meanwhile, Stop keeps it, the link is kept', async () => {
+  // pairs-14500: over 100,000 steps, built before the first paint before (the
+  // tab froze for seconds, and a million-step file for minutes).
+  // The CPU is slowed 4 times, so that the build (under a second on this
+  // machine) lasts long enough to be watched.
+  const link = 'scenario=pairs-14500&mode=seeded&seed=1&step=7';
+  const { page, ctx, errors } = await open(link, { building: true, throttle: 4 });
+  await page.waitForSelector('#building');
+  const run = await page.evaluate(async () => {
+    const hop = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
+    const long = [];
+    const obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) long.push([e.startTime, e.duration]); });
+    obs.observe({ type: 'long-animation-frame' });
+    const app = document.querySelector('.app');
+    const seen = new Set();
+    const t0 = performance.now();
+    let stepMs = null, stepAt = [0, 0];
+    // The default view is shown while the link is built, and the address bar keeps the link.
+    const meanwhile = { model: app.dataset.model, hash: location.hash };
+    while (document.querySelector('#building') && performance.now() - t0 < 120000) {
+      seen.add(document.querySelector('#building-text').textContent);
+      if (stepMs === null && seen.size >= 3) {
+        // A key press steps the view shown, at once.
+        const want = String(Number(app.dataset.step) + 1);
+        const t = performance.now();
+        document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+        while (app.dataset.step !== want) await hop();
+        stepMs = performance.now() - t;
+        stepAt = [t, performance.now()];
+      }
+      await new Promise((r) => requestAnimationFrame(r));
+    }
+    const builtAt = performance.now();
+    await new Promise((r) => setTimeout(r, 300));
+    obs.disconnect();
+    // The frames from the start of the watch until the built view was drawn,
+    // but for the one that drew the step pressed: the build's.
+    const building = long.filter(([s, d]) => s >= t0 && s + d < builtAt && (s + d < stepAt[0] || s > stepAt[1]));
+    const last = long.filter(([s, d]) => s + d >= builtAt).map(([, d]) => d);
+    return {
+      meanwhile, ms: builtAt - t0, stepMs, seen: [...seen], steps: app.dataset.len, done: !document.querySelector('#building'),
+      over50: building.filter(([, d]) => d > 50).length, worst: Math.max(0, ...building.map(([, d]) => d)),
+      lastFrame: Math.max(0, ...last), long: long.map(([s, d]) => [Math.round(s - t0), Math.round(d)]),
+    };
+  });
+  assert.ok(run.done, `still building after ${run.ms} ms`);
+  assert.equal(run.meanwhile.model, 'sync-2024', 'the default view is shown while the link is built');
+  assert.equal(run.meanwhile.hash, '#' + link, 'the address bar lost the link while it was built');
+  assert.ok(run.seen.length >= 3, `progress seen ${run.seen.length} times`);
+  assert.match(run.seen.at(-1), /^Building the run of “[^”]+”: [\d,]+ steps so far\./);
+  // The CPU is slowed 4 times: a step of the default view takes some 20 ms unslowed.
+  assert.ok(run.stepMs !== null && run.stepMs < 200, `a step while building took ${run.stepMs} ms`);
+  assert.ok(run.over50 <= 1 && run.worst < 100, `${run.over50} frames over 50 ms while building, the longest ${run.worst} ms: ${JSON.stringify(run.long)}`);
+  figures['a 145,740-step run (pairs-14500) built in the page, CPU slowed 4x: ms, frames over 50 ms while building, the frame showing it (ms)'] = `${run.ms.toFixed(0)}, ${run.over50}, ${run.lastFrame.toFixed(0)}`;
+  figures['a step of the view shown while a long run is built, CPU slowed 4x: key to DOM (ms)'] = run.stepMs.toFixed(1);
+  // The view the link asks for, at its step.
+  assert.equal(await page.getAttribute('.app', 'data-model'), 'flush-2021');
+  assert.equal(await page.getAttribute('.app', 'data-step'), '7');
+  const len = Number(await page.getAttribute('.app', 'data-len'));
+  assert.ok(len > 100000, `${len} steps`);
+  await page.waitForFunction(() => /scenario=pairs-14500/.test(location.hash) && /step=7/.test(location.hash));
+  // Another long run asked for, then stopped: the view shown stays, and says so.
+  // The CPU slowed 20 times, so that the build outlasts the audit.
+  await (await ctx.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: 20 });
+  await page.evaluate(() => { location.hash = 'scenario=pairs-14500&mode=seeded&seed=2'; });
+  await page.waitForSelector('#building');
+  await page.locator('#building').screenshot({ path: `${SHOTS}40-building.png` });
+  await audit(page, 'a long run being built');
+  await page.click('#build-stop');
+  await page.waitForSelector('#building', { state: 'detached' });
+  assert.match(await page.textContent('#notice-text'), /^Stopped building the run the link asks for \([\d,]+ steps built\)\. The view shown is the one you had; the address bar keeps the link\.$/);
+  assert.equal(await page.getAttribute('.app', 'data-len'), String(len));
+  assert.equal(await page.getAttribute('.app', 'data-step'), '7');
+  await noCrash(page, errors);
+  await ctx.close();
 });
 
 test('help overlay and keyboard play', async () => {
@@ -1122,13 +1208,13 @@ test('lockstep: the #34018 schedule under the fix parts at UpdateSegmentView', a
 
 test('found by an attack: lockstep on a long run replays a slice a frame, shows progress, cancels', async () => {
   const { page, ctx, errors } = await open('scenario=segment-not-found');
-  // 1,000 flow graphs each inserting, syncing and calling SyncSegments: a
-  // run of 1,504 steps to its panic at ca7ef26e4b and thousands at b5c9a7364b
-  // (a 2,000-actor file held the
-  // page 15 s in one click before).
+  // 1,000 flow-graph actors each inserting, syncing and calling SyncSegments
+  // (taking turns in the write buffer): a run of 8,190 steps at b5c9a7364b,
+  // replayed under c65f41dc60 (a 2,000-actor file held the page 15 s in one
+  // click before).
   const segs = Array.from({ length: 60 }, (_, i) => 1000 + i);
   const big = {
-    name: 'lockstep-long', model: 'sync-2024', version: 'ca7ef26e4b',
+    name: 'lockstep-long', model: 'sync-2024', version: 'b5c9a7364b',
     datacoord: segs.map((s) => ({ segment: s, partition: 1, state: 'Growing', level: 'L1', statslog: false, rows: 0 })),
     actors: Array.from({ length: 1000 }, (_, i) => ({ name: `a${i}`, ops: [
       { op: 'insert', segment: segs[i % 60], partition: 1, rows: 1 },
@@ -1138,7 +1224,7 @@ test('found by an attack: lockstep on a long run replays a slice a frame, shows 
   };
   await page.setInputFiles('#upload', { name: 'lockstep-long.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(big)) });
   await page.waitForFunction(() => Number(document.querySelector('.app').dataset.len) > 1000, null, { timeout: 60000 });
-  await page.selectOption('#lockstep-version', 'b5c9a7364b');
+  await page.selectOption('#lockstep-version', 'c65f41dc60');
   // The page settles after the upload (its figures over the run) before the frames are watched.
   await page.waitForTimeout(1000);
   const run = await page.evaluate(async () => {

@@ -36,7 +36,7 @@ fn saved_view() -> Option<Result<AppState, String>> {
     Some(
         permalink::decode(&saved)
             .map_err(|e| e.replacen("URL fragment: ", "the stored view: ", 1))
-            .and_then(|spec| AppState::from_spec(&spec)),
+            .and_then(|spec| AppState::opening(&spec)),
     )
 }
 
@@ -49,7 +49,7 @@ fn initial_state() -> AppState {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     let frag = hash.trim_start_matches('#');
     if !frag.is_empty() {
-        return match permalink::decode(frag).and_then(|spec| AppState::from_spec(&spec)) {
+        return match permalink::decode(frag).and_then(|spec| AppState::opening(&spec)) {
             Ok(s) => s,
             Err(e) => {
                 let why = crate::state::sentence(&e);

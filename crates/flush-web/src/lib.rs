@@ -24,7 +24,7 @@ use components::glossary::Glossary;
 use components::intro::Intro;
 use components::lockstep::Lockstep;
 use components::logs::LogPanel;
-use components::overlays::{error_banner, notice, Help};
+use components::overlays::{error_banner, notice, BuildProgress, Help};
 use components::plots::Plots;
 use components::races::RacesHere;
 use components::side::{goroutine_rows, Goroutines, StepPanel};
@@ -97,6 +97,7 @@ pub fn app() -> Html {
                        manual={state.mode == Mode::Manual} dispatch={d.clone()} race_steps={races.steps} />
             <div class="main">
                 <main class="stage" id="stage">
+                    if let Some(b) = &state.building { <BuildProgress building={b.clone()} dispatch={d.clone()} /> }
                     if let Some(e) = &state.error { {error_banner(e, &d)} }
                     if let Some(n) = &state.notice { {notice(n, &d)} }
                     if state.editor { <Editor source={state.source.clone()} dispatch={d.clone()} /> }

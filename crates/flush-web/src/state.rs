@@ -163,6 +163,9 @@ pub struct AppState {
     /// Shared by the states that follow, so that the first view that differs
     /// releases it for all ([`AppState::link_to_write`]).
     pub held_link: Rc<RefCell<Option<String>>>,
+    /// The view asked for last, while its run is built in slices (see
+    /// [`Building`]); taken when [`Action::Built`] comes.
+    pub building: Option<Rc<RefCell<Option<Building>>>>,
 }
 
 impl PartialEq for AppState {
@@ -179,6 +182,11 @@ impl PartialEq for AppState {
             ) == (o.mode, o.playing, o.speed, o.help, o.seed, o.editor)
             && (&self.error, &self.notice) == (&o.error, &o.notice)
             && self.compare == o.compare
+            && match (&self.building, &o.building) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Rc::ptr_eq(a, b),
+                _ => false,
+            }
     }
 }
 
@@ -228,6 +236,11 @@ pub enum Action {
     Help(bool),
     /// Opens or closes the scenario editor.
     Editor(bool),
+    /// The run being built ([`AppState::building`]) is: its view is shown, or
+    /// why it cannot be.
+    Built,
+    /// Stop building the run asked for: the view shown stays.
+    StopBuild,
 }
 
 /// A tour by id, with `stop` checked against its stops.
@@ -292,41 +305,195 @@ pub fn build(spec: &ViewSpec) -> Result<(AnyRun, u64), String> {
 
 /// [`build`] with runs cut at `max_steps` (the fuzz target's lower limit).
 pub fn build_within(spec: &ViewSpec, max_steps: u32) -> Result<(AnyRun, u64), String> {
-    let mut sc = scenario_of(&spec.source)?;
-    if let Some(v) = &spec.version {
-        sc.set_version(v).map_err(|e| format!("{e}."))?;
-    }
-    for (k, v) in &spec.knobs {
-        sc.set_knob(k, v).map_err(|e| format!("What-if: {e}."))?;
-    }
-    let seed = spec.seed.unwrap_or(sc.header().seed);
-    let h = sc.header_mut();
-    h.max_steps = h.max_steps.min(max_steps);
-    let mut run = sc.run(policy(spec.mode, &sc, seed));
-    if spec.mode == Mode::Manual {
-        for (i, c) in spec.schedule.iter().flatten().enumerate() {
-            run.advance_with(*c).map_err(|e| {
-                format!(
-                    "The schedule's entry {} (goroutine {c}) cannot run at step {}: {e}.",
-                    i + 1,
-                    i + 1
-                )
-            })?;
-        }
-    } else {
-        run.run_to_end();
-    }
-    if spec.step > run.len() {
-        return Err(format!(
-            "Step {} is past the end of this run ({} step{}).",
-            spec.step,
-            run.len(),
-            if run.len() == 1 { "" } else { "s" }
-        ));
-    }
-    run.goto(spec.step);
-    Ok((run, seed))
+    let mut b = Building::start_within(spec, max_steps)?;
+    b.grow(|| true);
+    b.finish()
 }
+
+/// Steps [`Building::grow`] takes between two questions whether to go on.
+const GROW_CHECK: u32 = 64;
+
+/// A view's run being built (see [`AppState::building`]). A long run (a big
+/// scenario's tens of thousands of steps) is built a slice at a time between
+/// frames, so the page stays responsive and the build can be stopped; the view
+/// shown meanwhile is the one the page had.
+pub struct Building {
+    pub spec: ViewSpec,
+    run: AnyRun,
+    seed: u64,
+    /// The manual schedule's entries replayed so far.
+    replayed: usize,
+    /// Why the view cannot be built, found while stepping.
+    failed: Option<String>,
+    /// A link asked for the view: a failure holds it (see [`AppState::held_link`]).
+    pub link: bool,
+    /// The run is built ([`Building::grow`] said so).
+    done: bool,
+}
+
+impl Building {
+    /// The view's scenario, version and knobs checked and its run started.
+    pub fn start(spec: &ViewSpec) -> Result<Building, String> {
+        Building::start_within(spec, MAX_BROWSER_STEPS)
+    }
+
+    fn start_within(spec: &ViewSpec, max_steps: u32) -> Result<Building, String> {
+        let mut sc = scenario_of(&spec.source)?;
+        if let Some(v) = &spec.version {
+            sc.set_version(v).map_err(|e| format!("{e}."))?;
+        }
+        for (k, v) in &spec.knobs {
+            sc.set_knob(k, v).map_err(|e| format!("What-if: {e}."))?;
+        }
+        let seed = spec.seed.unwrap_or(sc.header().seed);
+        let h = sc.header_mut();
+        h.max_steps = h.max_steps.min(max_steps);
+        let run = sc.run(policy(spec.mode, &sc, seed));
+        Ok(Building {
+            spec: spec.clone(),
+            run,
+            seed,
+            replayed: 0,
+            failed: None,
+            link: false,
+            done: false,
+        })
+    }
+
+    /// Steps the run, asking `more()` every [`GROW_CHECK`] steps whether to go
+    /// on; returns whether the run is built (ended, waiting for a manual choice,
+    /// or found broken).
+    pub fn grow(&mut self, mut more: impl FnMut() -> bool) -> bool {
+        loop {
+            for _ in 0..GROW_CHECK {
+                if !self.step_once() {
+                    self.done = true;
+                    return true;
+                }
+            }
+            if !more() {
+                return false;
+            }
+        }
+    }
+
+    /// One step: the manual schedule's next entry, else the scheduler's pick.
+    /// Whether there was one.
+    fn step_once(&mut self) -> bool {
+        if self.failed.is_some() {
+            return false;
+        }
+        if self.spec.mode != Mode::Manual {
+            return self.run.advance().is_ok();
+        }
+        let schedule = self.spec.schedule.as_deref().unwrap_or_default();
+        let Some(&c) = schedule.get(self.replayed) else {
+            return false;
+        };
+        self.replayed += 1;
+        match self.run.advance_with(c) {
+            Ok(_) => true,
+            Err(e) => {
+                let i = self.replayed;
+                self.failed = Some(format!(
+                    "The schedule's entry {i} (goroutine {c}) cannot run at step {i}: {e}."
+                ));
+                false
+            }
+        }
+    }
+
+    /// Steps built so far.
+    pub fn steps(&self) -> u32 {
+        self.run.len()
+    }
+
+    /// The scenario's title.
+    pub fn title(&self) -> String {
+        self.run.header().title.clone()
+    }
+
+    /// The run built, at the view's step, with its seed; or why the view cannot be shown.
+    pub fn finish(self) -> Result<(AnyRun, u64), String> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        let mut run = self.run;
+        let step = self.spec.step;
+        if step > run.len() {
+            return Err(format!(
+                "Step {step} is past the end of this run ({} step{}).",
+                run.len(),
+                if run.len() == 1 { "" } else { "s" }
+            ));
+        }
+        run.goto(step);
+        Ok((run, self.seed))
+    }
+}
+
+/// What Stop says: how far the build got, and that the view shown stays (and
+/// a link that asked for the view stays in the address bar, held).
+fn stopped_words(b: &Building) -> String {
+    let steps = group(b.steps());
+    if b.link {
+        format!("Stopped building the run the link asks for ({steps} steps built). The view shown is the one you had; the address bar keeps the link.")
+    } else {
+        format!("Stopped building the run asked for ({steps} steps built). The view shown is the one you had.")
+    }
+}
+
+/// `n` with a comma between thousands.
+pub fn group(n: u32) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A budget for [`Building::grow`]: `ms` milliseconds from now (in the
+/// browser). Natively (the tests) there is no clock: [`native_slice`] checks.
+pub fn for_ms(ms: f64) -> impl FnMut() -> bool {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let perf = web_sys::window().and_then(|w| w.performance());
+        let end = perf.as_ref().map_or(0.0, |p| p.now()) + ms;
+        move || perf.as_ref().is_some_and(|p| p.now() < end)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = ms;
+        let mut left = NATIVE_SLICE.with(std::cell::Cell::get);
+        move || {
+            left = left.saturating_sub(1);
+            left > 0
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+thread_local! {
+    /// Natively, the checks of [`GROW_CHECK`] steps a slice lasts (tests set it
+    /// with [`native_slice`] to see a view built in slices).
+    static NATIVE_SLICE: std::cell::Cell<u32> = const { std::cell::Cell::new(u32::MAX) };
+}
+
+/// Natively, slices of `checks` × [`GROW_CHECK`] steps from now on (this thread).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn native_slice(checks: u32) {
+    NATIVE_SLICE.with(|c| c.set(checks));
+}
+
+/// How long the build of a view may hold the page before it goes on in slices
+/// between frames (most views are built within it, in one go).
+pub const FIRST_SLICE_MS: f64 = 40.0;
+/// Each later slice of a build (a frame is 16 ms).
+pub const SLICE_MS: f64 = 10.0;
 
 /// The version a link asks Lockstep to compare `run` with (`vs=`), by its
 /// full id: one of the scenario's versions, not the one shown.
@@ -356,7 +523,31 @@ fn compare_version(run: &AnyRun, v: &str) -> Result<&'static str, String> {
 impl AppState {
     /// The state for a view, or the error that prevents it.
     pub fn from_spec(spec: &ViewSpec) -> Result<AppState, String> {
-        let (run, seed) = build(spec)?;
+        let mut b = Building::start(spec)?;
+        b.grow(|| true);
+        AppState::built(b)
+    }
+
+    /// The state the page opens on for `spec`: its view when built within
+    /// [`FIRST_SLICE_MS`], else the default view while the run is built in
+    /// slices (the address bar and local storage keep what asked for it).
+    pub fn opening(spec: &ViewSpec) -> Result<AppState, String> {
+        let mut b = Building::start(spec)?;
+        if b.grow(for_ms(FIRST_SLICE_MS)) {
+            return AppState::built(b);
+        }
+        b.link = true;
+        let mut s = AppState::from_spec(&ViewSpec::default_view())?;
+        s.building = Some(Rc::new(RefCell::new(Some(b))));
+        s.hold_link();
+        Ok(s)
+    }
+
+    /// The state for the view `b` built, or the error that prevents it.
+    fn built(b: Building) -> Result<AppState, String> {
+        let spec = b.spec.clone();
+        let spec = &spec;
+        let (run, seed) = b.finish()?;
         let compare = match &spec.compare {
             None => None,
             Some(v) => Some(compare_version(&run, v)?),
@@ -381,7 +572,67 @@ impl AppState {
             editor: false,
             figures: Rc::new(RefCell::new(None)),
             held_link: Rc::new(RefCell::new(None)),
+            building: None,
         })
+    }
+
+    /// The view `spec` asks for, in place of this one: built at once when that
+    /// takes less than [`FIRST_SLICE_MS`], else this view stays while it is
+    /// built in slices ([`AppState::building`]). `link`: a link asked for it
+    /// (a failure holds the link).
+    fn begin(self: &Rc<Self>, spec: &ViewSpec, link: bool) -> Rc<AppState> {
+        let mut b = match Building::start(spec) {
+            Ok(b) => b,
+            Err(e) => return self.kept(&e, link),
+        };
+        b.link = link;
+        if b.grow(for_ms(FIRST_SLICE_MS)) {
+            return self.finished(b);
+        }
+        self.with(|s| {
+            s.building = Some(Rc::new(RefCell::new(Some(b))));
+            s.playing = false;
+            if link {
+                // The address bar keeps the link while it is built.
+                s.hold_link();
+            }
+        })
+    }
+
+    /// The view `b` built, or this one with why it cannot be shown.
+    fn finished(self: &Rc<Self>, b: Building) -> Rc<AppState> {
+        let link = b.link;
+        match AppState::built(b) {
+            Ok(s) => self.loaded(s),
+            Err(e) => self.kept(&e, link),
+        }
+    }
+
+    /// [`Action::Built`] (`stop` false): the view built is shown; or
+    /// [`Action::StopBuild`]: this view stays, saying how far the build got.
+    fn on_build(self: &Rc<Self>, stop: bool) -> Rc<AppState> {
+        match (self.take_built(!stop), stop) {
+            (Some(b), false) => self.with(|s| s.building = None).finished(b),
+            // A late Built (the build was stopped or replaced): no change.
+            (None, false) => self.clone(),
+            (b, true) => self.with(|s| {
+                s.building = None;
+                if let Some(b) = &b {
+                    s.notice = Some(stopped_words(b));
+                }
+            }),
+        }
+    }
+
+    /// The view being built in slices, taken: when it is built (`built`), or
+    /// to be stopped. A Built from a build replaced since finds the new one
+    /// not built and leaves it.
+    fn take_built(self: &Rc<Self>, built: bool) -> Option<Building> {
+        let mut b = self.building.as_ref()?.borrow_mut();
+        if built && !b.as_ref().is_some_and(|b| b.done) {
+            return None;
+        }
+        b.take()
     }
 
     /// The default view with an error message on top (when the requested view is broken).
@@ -467,6 +718,7 @@ impl AppState {
             notice: self.notice.clone(),
             figures: self.figures.clone(),
             held_link: self.held_link.clone(),
+            building: self.building.clone(),
             ..**self
         };
         f(&mut next);
@@ -557,10 +809,7 @@ impl AppState {
 
     /// Loads a view; when it cannot be built, the previous one stays with a message.
     fn load(self: &Rc<Self>, spec: &ViewSpec) -> Rc<AppState> {
-        match AppState::from_spec(spec) {
-            Ok(s) => self.loaded(s),
-            Err(e) => self.kept(&e, false),
-        }
+        self.begin(spec, false)
     }
 
     /// The mode after the scenario changes: a manual schedule belongs to one
@@ -654,14 +903,13 @@ impl Reducible for AppState {
                 s.playing = false;
             }),
             Action::BadLink(e) => self.bad_link(&e),
-            Action::LoadLink(spec) => match AppState::from_spec(&spec) {
-                Ok(s) => self.loaded(s),
-                Err(e) => self.bad_link(&e),
-            },
+            Action::LoadLink(spec) => self.begin(&spec, true),
             Action::DismissError => self.with(|s| s.error = None),
             Action::Notice(n) => self.with(|s| s.notice = n),
             Action::Help(h) => self.with(|s| s.help = h),
             Action::Editor(e) => self.with(|s| s.editor = e),
+            Action::Built => self.on_build(false),
+            Action::StopBuild => self.on_build(true),
         }
     }
 }
@@ -689,6 +937,162 @@ mod tests {
             "expected a whole number (rows)."
         );
         assert_eq!(sentence("It was cleared."), "It was cleared.");
+    }
+
+    /// The steps of `s`'s run and its schedule.
+    fn made(s: &AppState) -> (u32, Vec<Choice>) {
+        let r = s.run.borrow();
+        (r.len(), r.schedule())
+    }
+
+    /// Builds in slices what `s` is building; returns the slices it took.
+    fn build_slices(s: &AppState) -> u32 {
+        let b = s.building.clone().expect("a view being built");
+        let mut slices = 1;
+        while !b.borrow_mut().as_mut().unwrap().grow(for_ms(SLICE_MS)) {
+            slices += 1;
+            assert!(slices < 10_000, "the build never ends");
+        }
+        slices
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        for (n, s) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (123_456, "123,456"),
+            (1_234_567, "1,234,567"),
+        ] {
+            assert_eq!(group(n), s);
+        }
+    }
+
+    /// A long run is built in slices while the view shown stays: what it
+    /// builds is the run built in one go, and Stop keeps the view.
+    #[test]
+    fn a_long_run_is_built_in_slices_and_can_be_stopped() {
+        let before = state("scenario=handoff&step=2");
+        let frag = "scenario=pairs-100&mode=seeded&seed=7&step=5";
+        let spec = crate::permalink::decode(frag).unwrap();
+        let whole = AppState::from_spec(&spec).unwrap();
+        assert!(
+            made(&whole).0 > 10 * GROW_CHECK,
+            "pairs-100 is not long enough to test slices"
+        );
+        // Two checks a slice: 128 steps.
+        native_slice(2);
+        let building = before.clone().reduce(Action::Load(spec.clone()));
+        assert!(
+            Rc::ptr_eq(&building.run, &before.run),
+            "the view shown changed before the run was built"
+        );
+        assert_eq!(cursor(&building), 2);
+        // The view shown still steps.
+        let building = building.reduce(Action::StepForward);
+        assert_eq!(cursor(&building), 3);
+        assert!(building.building.is_some(), "a step dropped the build");
+        assert!(build_slices(&building) > 5);
+        let shown = building.reduce(Action::Built);
+        assert!(shown.building.is_none());
+        assert_eq!(
+            made(&shown),
+            made(&whole),
+            "built in slices, the run differs"
+        );
+        assert_eq!((cursor(&shown), shown.seed), (5, 7));
+        assert_eq!(shown.spec(), whole.spec());
+        // A late Built (nothing being built) changes nothing.
+        let again = shown.clone().reduce(Action::Built);
+        assert!(Rc::ptr_eq(&again, &shown));
+        // A Built that comes before the build ended (one from a build replaced
+        // since) leaves it building.
+        let building = before.clone().reduce(Action::Load(spec.clone()));
+        let early = building.clone().reduce(Action::Built);
+        assert!(
+            Rc::ptr_eq(&early, &building),
+            "a Built before the build ended took it"
+        );
+        assert!(early.building.as_ref().unwrap().borrow().is_some());
+        // Stop: the view stays, with how far the build got.
+        let building = before.clone().reduce(Action::Load(spec.clone()));
+        let stopped = building.reduce(Action::StopBuild);
+        assert!(stopped.building.is_none() && Rc::ptr_eq(&stopped.run, &before.run));
+        assert!(
+            stopped
+                .notice
+                .as_deref()
+                .unwrap()
+                .contains("(128 steps built). The view shown is the one you had."),
+            "{:?}",
+            stopped.notice
+        );
+        // Another view asked for while one is built: the later one is shown.
+        let building = before.clone().reduce(Action::Load(spec));
+        let other = building.reduce(Action::Load(
+            crate::permalink::decode("scenario=retries&step=1").unwrap(),
+        ));
+        assert!(other.building.is_none() && other.run.borrow().header().name == "retries");
+        native_slice(u32::MAX);
+    }
+
+    /// A link whose long run cannot be shown (its step is past the end) says so
+    /// once built, and the link is held; a manual schedule replayed in slices
+    /// names the entry that cannot run.
+    #[test]
+    fn a_view_built_in_slices_reports_what_is_wrong() {
+        let before = state("scenario=handoff&step=2");
+        native_slice(2);
+        let spec = crate::permalink::decode("scenario=pairs-100&mode=seeded&step=999999").unwrap();
+        let building = before.clone().reduce(Action::LoadLink(spec.clone()));
+        assert_eq!(
+            building.link_to_write(),
+            None,
+            "the address bar lost the link while it was built"
+        );
+        let stopped = building.clone().reduce(Action::StopBuild);
+        assert!(stopped
+            .notice
+            .as_deref()
+            .unwrap()
+            .ends_with("the address bar keeps the link."));
+        assert_eq!(stopped.link_to_write(), None, "Stop let go of the link");
+        let building = before.clone().reduce(Action::LoadLink(spec));
+        build_slices(&building);
+        let kept = building.reduce(Action::Built);
+        let e = kept.error.as_deref().unwrap();
+        assert!(
+            e.starts_with("Step 999999 is past the end of this run (")
+                && e.ends_with("The previous view is still loaded."),
+            "{e}"
+        );
+        assert_eq!(kept.link_to_write(), None, "the link was not held");
+        assert!(Rc::ptr_eq(&kept.run, &before.run));
+        // Manual: the whole schedule of a long run, one entry broken late.
+        native_slice(u32::MAX);
+        let whole = state("scenario=pairs-100&mode=seeded&seed=3");
+        let mut schedule = made(&whole).1;
+        let n = schedule.len();
+        schedule[n - 2] = Choice { g: 999, alt: 0 };
+        let spec = ViewSpec {
+            mode: Mode::Manual,
+            schedule: Some(schedule),
+            ..whole.spec()
+        };
+        native_slice(2);
+        let building = before.clone().reduce(Action::Load(spec));
+        build_slices(&building);
+        let e = building.reduce(Action::Built).error.clone().unwrap();
+        assert!(
+            e.starts_with(&format!(
+                "The schedule's entry {} (goroutine 999) cannot run at step {}: ",
+                n - 1,
+                n - 1
+            )),
+            "{e}"
+        );
+        native_slice(u32::MAX);
     }
 
     /// A link that could not be opened is held while the view is the one shown

@@ -1,10 +1,15 @@
-//! The error banner, the passing notice, and the help overlay.
+//! The error banner, the passing notice, the help overlay, and a long run's
+//! build.
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 use yew::prelude::*;
 
-use crate::state::{Action, Dispatch};
+use crate::hooks::ByPtr;
+use crate::state::{for_ms, group, Action, Building, Dispatch, SLICE_MS};
 
 pub fn error_banner(text: &str, d: &Dispatch) -> Html {
     let d = d.clone();
@@ -106,6 +111,62 @@ pub fn help(p: &HelpProps) -> Html {
                 <p class="muted">{"Click outside this box or press Esc to close."}</p>
                 <button id="help-close" ref={close_ref} onclick={close}>{"Close"}</button>
             </div>
+        </div>
+    }
+}
+
+#[derive(Properties)]
+pub struct BuildProps {
+    pub building: Rc<RefCell<Option<Building>>>,
+    pub dispatch: Dispatch,
+}
+
+impl PartialEq for BuildProps {
+    fn eq(&self, o: &Self) -> bool {
+        Rc::ptr_eq(&self.building, &o.building)
+    }
+}
+
+/// A long run being built (see [`Building`]): a slice of steps at a time, each
+/// [`SLICE_MS`] long, in a timer task of its own, so the page paints and answers
+/// between two; how far it got, and Stop. Only this component redraws meanwhile.
+#[function_component(BuildProgress)]
+pub fn build_progress(p: &BuildProps) -> Html {
+    let slices = use_state(|| 0u32);
+    {
+        let (b, d, slices) = (p.building.clone(), p.dispatch.clone(), slices.clone());
+        use_effect_with((*slices, ByPtr(p.building.clone())), move |_| {
+            let t = gloo::timers::callback::Timeout::new(0, move || {
+                let done = match b.borrow_mut().as_mut() {
+                    Some(b) => b.grow(for_ms(SLICE_MS)),
+                    None => return,
+                };
+                if done {
+                    d.dispatch(Action::Built);
+                } else {
+                    slices.set(*slices + 1);
+                }
+            });
+            move || drop(t)
+        });
+    }
+    let (title, steps) = p
+        .building
+        .borrow()
+        .as_ref()
+        .map(|b| (b.title(), b.steps()))
+        .unwrap_or_default();
+    let d = p.dispatch.clone();
+    html! {
+        <div class="notice building" id="building" role="status">
+            // The count changes every slice: a screen reader hears the
+            // sentence once, not each count (aria-live off inside the status).
+            <span id="building-text">
+                {format!("Building the run of \u{201c}{title}\u{201d}: ")}
+                <span aria-live="off">{group(steps)}</span>
+                {" steps so far. The view below is the one you had until it is built."}
+            </span>
+            <button id="build-stop" onclick={Callback::from(move |_| d.dispatch(Action::StopBuild))}>{"Stop"}</button>
         </div>
     }
 }
