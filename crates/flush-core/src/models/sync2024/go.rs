@@ -144,7 +144,7 @@ pub const WRITE_BUFFER_BASE_BUFFER_INSERT: GoFn = GoFn {
 pub const WRITE_BUFFER_BUFFER_DATA: GoFn = GoFn {
     file: "l0_write_buffer.go",
     func: "l0WriteBuffer.BufferData",
-    excerpt: "wb.mut.Lock() for the whole message: bufferInsert for each segment, then triggerSync (getSyncTask, EncodeBuffer, SyncData). One flow graph per channel calls it, so its messages take turns.",
+    excerpt: "wb.mut.Lock() for the whole message (bfWriteBuffer.BufferData the same): bufferInsert for each segment, then triggerSync (getSyncTask, EncodeBuffer, SyncData). One flow graph per channel calls it, so its messages take turns.",
 };
 
 pub const WRITE_BUFFER_BASE_GET_SYNC_TASK: GoFn = GoFn {
