@@ -186,7 +186,7 @@ fn sync_flow_graphs(
             let one = sync_scenario(ops, version);
             let ops = one.actors.into_iter().next()?.ops;
             Some(Actor {
-                name: format!("fg{i}").into(),
+                name: format!("fg{i}"),
                 ops,
             })
         })
