@@ -36,7 +36,7 @@ fn saved_view() -> Option<Result<AppState, String>> {
     Some(
         permalink::decode(&saved)
             .map_err(|e| e.replacen("URL fragment: ", "the stored view: ", 1))
-            .and_then(|spec| AppState::opening(&spec)),
+            .and_then(|spec| AppState::opening(&spec, || None)),
     )
 }
 
@@ -49,7 +49,10 @@ fn initial_state() -> AppState {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     let frag = hash.trim_start_matches('#');
     if !frag.is_empty() {
-        return match permalink::decode(frag).and_then(|spec| AppState::opening(&spec)) {
+        // A long run is built under the saved view (else the default), which
+        // stays if the link then cannot be shown.
+        let base = || saved_view().and_then(Result::ok);
+        return match permalink::decode(frag).and_then(|spec| AppState::opening(&spec, base)) {
             Ok(s) => s,
             Err(e) => {
                 let why = crate::state::sentence(&e);
@@ -134,7 +137,15 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
     // run the page opened on: its first write replaces the link it was opened
     // with, and another run, opened before that write or in place of a link
     // that could not be opened, is a new entry (Back returns to the link).
-    let shown = use_mut_ref(|| Some(permalink::run_part(&permalink::encode(&state.spec()))));
+    // A link to a long run opens on another view while it is built: the run
+    // shown is then the one the link asks for (its entry is written over).
+    let shown = use_mut_ref(|| {
+        let building = state.building.as_ref();
+        let asked = building.and_then(|b| b.borrow().as_ref().map(|b| b.spec.clone()));
+        Some(permalink::run_part(&permalink::encode(
+            &asked.unwrap_or_else(|| state.spec()),
+        )))
+    });
     // Set by Back or Forward (or a pasted link): the view that loads is
     // already an entry, written over, not pushed (that would cut the entries
     // after it).

@@ -437,9 +437,9 @@ impl Building {
 fn stopped_words(b: &Building) -> String {
     let steps = group(b.steps());
     if b.link {
-        format!("Stopped building the run the link asks for ({steps} steps built). The view shown is the one you had; the address bar keeps the link.")
+        format!("Stopped building the run asked for ({steps} steps built); the view shown stays. The link or saved view that asked for it is kept, so a reload builds it again.")
     } else {
-        format!("Stopped building the run asked for ({steps} steps built). The view shown is the one you had.")
+        format!("Stopped building the run asked for ({steps} steps built); the view shown stays.")
     }
 }
 
@@ -529,15 +529,22 @@ impl AppState {
     }
 
     /// The state the page opens on for `spec`: its view when built within
-    /// [`FIRST_SLICE_MS`], else the default view while the run is built in
-    /// slices (the address bar and local storage keep what asked for it).
-    pub fn opening(spec: &ViewSpec) -> Result<AppState, String> {
+    /// [`FIRST_SLICE_MS`], else `base` (the saved view, when a link asks)
+    /// or the default view while the run is built in slices (the address bar
+    /// and local storage keep what asked for it).
+    pub fn opening(
+        spec: &ViewSpec,
+        base: impl FnOnce() -> Option<AppState>,
+    ) -> Result<AppState, String> {
         let mut b = Building::start(spec)?;
         if b.grow(for_ms(FIRST_SLICE_MS)) {
             return AppState::built(b);
         }
         b.link = true;
-        let mut s = AppState::from_spec(&ViewSpec::default_view())?;
+        let mut s = match base() {
+            Some(s) => s,
+            None => AppState::from_spec(&ViewSpec::default_view())?,
+        };
         s.building = Some(Rc::new(RefCell::new(Some(b))));
         s.hold_link();
         Ok(s)
@@ -581,13 +588,19 @@ impl AppState {
     /// built in slices ([`AppState::building`]). `link`: a link asked for it
     /// (a failure holds the link).
     fn begin(self: &Rc<Self>, spec: &ViewSpec, link: bool) -> Rc<AppState> {
+        // The view asked for last wins: a build under way for an earlier
+        // one stops, whether this one is built, refused or built in slices.
+        let this = match &self.building {
+            Some(_) => self.with(|s| s.building = None),
+            None => self.clone(),
+        };
         let mut b = match Building::start(spec) {
             Ok(b) => b,
-            Err(e) => return self.kept(&e, link),
+            Err(e) => return this.kept(&e, link),
         };
         b.link = link;
         if b.grow(for_ms(FIRST_SLICE_MS)) {
-            return self.finished(b);
+            return this.finished(b);
         }
         self.with(|s| {
             s.building = Some(Rc::new(RefCell::new(Some(b))));
@@ -730,6 +743,8 @@ impl AppState {
         s.rev = self.rev + 1;
         s.speed = self.speed;
         s.editor = self.editor;
+        // An open help stays open (a long run built under it closed it).
+        s.help = self.help;
         Rc::new(s)
     }
 
@@ -771,7 +786,8 @@ impl AppState {
     /// A link that could not be opened (`e`, why): the view stays, and the link
     /// is held (see [`AppState::held_link`]).
     fn bad_link(self: &Rc<Self>, e: &str) -> Rc<AppState> {
-        self.kept(e, true)
+        // The latest link wins: a build for an earlier one stops.
+        self.with(|s| s.building = None).kept(e, true)
     }
 
     /// This view kept, with why another could not be shown (`e`); `hold`: the
@@ -798,6 +814,13 @@ impl AppState {
     /// while the view is the one shown instead of a link that could not be
     /// opened; the first view that differs releases the hold for good.
     pub fn link_to_write(&self) -> Option<String> {
+        // Nor while a link's run is built: the address bar keeps the link,
+        // whatever the view shown meanwhile does (a step of it pushed an
+        // entry, and the built view another).
+        let building = self.building.as_ref();
+        if building.is_some_and(|b| b.borrow().as_ref().is_some_and(|b| b.link)) {
+            return None;
+        }
         let frag = crate::permalink::encode(&self.spec());
         let mut held = self.held_link.borrow_mut();
         if held.as_ref() == Some(&frag) {
@@ -1024,7 +1047,7 @@ mod tests {
                 .notice
                 .as_deref()
                 .unwrap()
-                .contains("(128 steps built). The view shown is the one you had."),
+                .contains("(128 steps built); the view shown stays."),
             "{:?}",
             stopped.notice
         );
@@ -1034,6 +1057,35 @@ mod tests {
             crate::permalink::decode("scenario=retries&step=1").unwrap(),
         ));
         assert!(other.building.is_none() && other.run.borrow().header().name == "retries");
+        native_slice(u32::MAX);
+    }
+
+    /// The view asked for last wins over a build under way, and what the page
+    /// had open (the help) stays open when the built view is shown.
+    #[test]
+    fn the_view_asked_for_last_wins_over_a_build() {
+        let before = state("scenario=handoff&step=2");
+        let spec = crate::permalink::decode("scenario=pairs-100&mode=seeded&seed=7").unwrap();
+        native_slice(2);
+        // What is asked for last wins: a view that cannot be shown, asked
+        // for while one is built, stops that build; so does a bad link.
+        let bad = ViewSpec {
+            version: Some("zzz".into()),
+            ..spec.clone()
+        };
+        let building = before.clone().reduce(Action::Load(spec.clone()));
+        let refused = building.reduce(Action::LoadLink(bad));
+        assert!(refused.building.is_none() && refused.error.is_some());
+        let building = before.clone().reduce(Action::Load(spec.clone()));
+        let refused = building.reduce(Action::BadLink("step \"x\" is not a number.".into()));
+        assert!(refused.building.is_none() && refused.error.is_some());
+        // Help opened while it builds stays open when the view is shown.
+        let building = before
+            .clone()
+            .reduce(Action::Load(spec.clone()))
+            .reduce(Action::Help(true));
+        build_slices(&building);
+        assert!(building.reduce(Action::Built).help, "the help closed");
         native_slice(u32::MAX);
     }
 
@@ -1051,12 +1103,16 @@ mod tests {
             None,
             "the address bar lost the link while it was built"
         );
+        // A step of the view shown meanwhile leaves the link in the address bar.
+        let stepped = building.reduce(Action::StepForward);
+        assert_eq!(stepped.link_to_write(), None);
+        let building = stepped.reduce(Action::StepBack);
         let stopped = building.clone().reduce(Action::StopBuild);
         assert!(stopped
             .notice
             .as_deref()
             .unwrap()
-            .ends_with("the address bar keeps the link."));
+            .ends_with("so a reload builds it again."));
         assert_eq!(stopped.link_to_write(), None, "Stop let go of the link");
         let building = before.clone().reduce(Action::LoadLink(spec));
         build_slices(&building);

@@ -26,7 +26,7 @@ pub fn notice(text: &str, d: &Dispatch) -> Html {
     html! {
         <div class="notice" id="notice" role="status">
             <span id="notice-text">{text.to_owned()}</span>
-            <button onclick={Callback::from(move |_| d.dispatch(Action::Notice(None)))}>{"OK"}</button>
+            <button id="notice-ok" onclick={Callback::from(move |_| d.dispatch(Action::Notice(None)))}>{"OK"}</button>
         </div>
     }
 }
@@ -150,6 +150,24 @@ pub fn build_progress(p: &BuildProps) -> Html {
             move || drop(t)
         });
     }
+    // Gone (built, stopped or replaced), it leaves the focus it had on Stop
+    // to the notice Stop leaves, else to the step button.
+    use_effect_with((), |_| {
+        || {
+            if !(crate::focus::lost() || crate::focus::on("build-stop")) {
+                return;
+            }
+            gloo::timers::callback::Timeout::new(0, || {
+                if crate::focus::lost() {
+                    crate::focus::to_in_place("notice-ok");
+                }
+                if crate::focus::lost() {
+                    crate::focus::to_in_place("step-btn");
+                }
+            })
+            .forget();
+        }
+    });
     let (title, steps) = p
         .building
         .borrow()
@@ -164,7 +182,7 @@ pub fn build_progress(p: &BuildProps) -> Html {
             <span id="building-text">
                 {format!("Building the run of \u{201c}{title}\u{201d}: ")}
                 <span aria-live="off">{group(steps)}</span>
-                {" steps so far. The view below is the one you had until it is built."}
+                {" steps so far. The view below stays until it is built."}
             </span>
             <button id="build-stop" onclick={Callback::from(move |_| d.dispatch(Action::StopBuild))}>{"Stop"}</button>
         </div>
