@@ -70,8 +70,7 @@ impl World {
         ev: &mut Vec<Ev>,
     ) {
         let ops = &sc.actors[actor as usize].ops;
-        let gi = self.gi(g);
-        if world::holds_wb(&at) || self.waits_for_wb(sc, &self.goroutines[gi]) {
+        if world::holds_wb(&at) || self.takes_wb(sc, actor, pc, &at) {
             self.order(footprint::key::WB_MUT, 0, 0);
         }
         let (pc, flow) = match at {

@@ -489,25 +489,25 @@ impl World {
             .find(|g| matches!(&g.role, Role::Actor { at, .. } if holds_wb(at)))
     }
 
-    /// Whether `g`'s next step takes `wb.mut`: an actor about to start an
-    /// insert or a sync (`BufferData`: `wb.mut.Lock()`), or to seal its segment
-    /// in the datanode (`SealSegments`: `wb.mut.RLock()`, write_buffer.go:220-222
-    /// at all six commits).
+    /// Whether `g`'s next step takes `wb.mut` (see [`World::takes_wb`]).
     pub fn waits_for_wb(&self, sc: &Scenario, g: &Goroutine) -> bool {
         match &g.role {
-            Role::Actor {
-                actor,
-                pc,
-                at: ActorAt::Ready,
-            } => {
-                let ops = &sc.actors[*actor as usize].ops;
-                let i = crate::scenario::past_waits(ops, *pc as usize, &self.actor_done);
-                matches!(ops.get(i), Some(Op::Insert { .. } | Op::Sync { .. }))
-            }
-            Role::Actor {
-                at: ActorAt::SealDatanode { .. },
-                ..
-            } => true,
+            Role::Actor { actor, pc, at } => self.takes_wb(sc, *actor, *pc, at),
+            _ => false,
+        }
+    }
+
+    /// Whether the next step of `actor`, at op `pc` and standing at `at`, takes
+    /// `wb.mut`: it is about to start an insert or a sync (`BufferData`:
+    /// `wb.mut.Lock()`), or to seal its segment in the datanode (`SealSegments`:
+    /// `wb.mut.RLock()`, write_buffer.go:220-222 at all six commits).
+    pub(super) fn takes_wb(&self, sc: &Scenario, actor: u16, pc: u32, at: &ActorAt) -> bool {
+        match at {
+            ActorAt::Ready => matches!(
+                self.next_op(sc, actor, pc),
+                Some(Op::Insert { .. } | Op::Sync { .. })
+            ),
+            ActorAt::SealDatanode { .. } => true,
             _ => false,
         }
     }
@@ -517,9 +517,13 @@ impl World {
     fn ready_in(&self, sc: &Scenario, g: &Goroutine, locked: &Locked, wb: bool) -> bool {
         match &g.role {
             Role::Actor { actor, pc, at } => match at {
-                ActorAt::Ready => {
-                    self.actor_ready(sc, *actor, *pc) && !(wb && self.waits_for_wb(sc, g))
-                }
+                // Ready when every `wait_for` in a row is satisfied, and, for
+                // an insert or a sync, when no other actor holds `wb.mut`.
+                ActorAt::Ready => match self.next_op(sc, *actor, *pc) {
+                    Some(Op::WaitFor(_)) => false,
+                    Some(Op::Insert { .. } | Op::Sync { .. }) => !wb,
+                    _ => true,
+                },
                 ActorAt::KeyLock(t) => !locked.has(t.segment),
                 ActorAt::SyncSegmentsRpc { handler, .. } => self.goroutine(*handler).is_none(),
                 ActorAt::SealDatanode { .. } => !wb,
@@ -532,12 +536,15 @@ impl World {
         }
     }
 
-    /// `wait_for` ops are passed in the step of the op after them: the actor is ready
-    /// when every `wait_for` in a row is satisfied.
-    fn actor_ready(&self, sc: &Scenario, actor: u16, pc: u32) -> bool {
+    /// The op an actor at op `pc` runs next: `wait_for` ops are passed in the
+    /// step of the op after them, so the first op past the satisfied ones.
+    fn next_op<'s>(&self, sc: &'s Scenario, actor: u16, pc: u32) -> Option<&'s Op> {
         let ops = &sc.actors[actor as usize].ops;
-        let i = crate::scenario::past_waits(ops, pc as usize, &self.actor_done);
-        !matches!(ops.get(i), Some(Op::WaitFor(_)))
+        ops.get(crate::scenario::past_waits(
+            ops,
+            pc as usize,
+            &self.actor_done,
+        ))
     }
 
     pub fn goroutine_name(&self, sc: &Scenario, g: &Goroutine) -> String {
