@@ -548,6 +548,21 @@ test('found by an attack: a long run is built between frames; the view shown ste
   assert.match(await page.textContent('#notice-text'), /^Stopped building the run asked for \([\d,]+ steps built\); the view shown stays\. The link or saved view that asked for it is kept, so a reload builds it again\.$/);
   assert.equal(await page.getAttribute('.app', 'data-len'), String(len));
   assert.equal(await page.getAttribute('.app', 'data-step'), '7');
+  // A step writes the view shown over the link: the notice no longer says the
+  // link is kept (found by an attack: it still did).
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => /step=8/.test(location.hash));
+  await page.waitForFunction(() => document.querySelector('#notice-text')?.textContent.endsWith('the view shown stays.'));
+  // Back to the bare address while a link's run is built drops the build
+  // (found by an attack: the link's view came anyway).
+  await page.evaluate(() => { history.replaceState(null, '', location.pathname); location.hash = 'scenario=pairs-14500&mode=seeded&seed=3'; });
+  await page.waitForSelector('#building');
+  await page.evaluate(() => history.back());
+  await page.waitForSelector('#building', { state: 'detached' });
+  await page.waitForTimeout(600);
+  assert.equal(await page.evaluate(() => location.hash), '', 'the bare address was written over');
+  assert.equal(await page.getAttribute('.app', 'data-len'), String(len));
+  assert.equal(await page.getAttribute('.app', 'data-step'), '8');
   await noCrash(page, errors);
   await ctx.close();
 });

@@ -161,6 +161,10 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
                     return;
                 };
                 write_address(&frag, &shown, &traversed);
+                // A Stop notice that said the link was kept is wrong from now.
+                if state.notice.is_some() {
+                    state.dispatch(Action::LinkReplaced);
+                }
                 let stored = storage().is_some_and(|s| s.set_item(STORAGE_KEY, &frag).is_ok());
                 let this = {
                     use std::hash::{Hash, Hasher};
@@ -188,8 +192,11 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
             // Back to the address without a fragment (the page as first
             // opened): no link to load, and the view shown is the one stored,
             // which is what that address opens. Not an error (a helper
-            // attacking the page was told "it names no scenario").
+            // attacking the page was told "it names no scenario"). A run
+            // being built for the link left is dropped (a helper went Back
+            // while it was built, and the link's view came anyway).
             if hash.trim_start_matches('#').is_empty() {
+                d.dispatch(Action::LeaveLink);
                 return;
             }
             match permalink::decode(&hash) {

@@ -241,6 +241,13 @@ pub enum Action {
     Built,
     /// Stop building the run asked for: the view shown stays.
     StopBuild,
+    /// Back (or Forward) to the address with no fragment, the page as first
+    /// opened: a run being built for a link (or a click) is not wanted any
+    /// more, and is dropped without a word; the view shown stays.
+    LeaveLink,
+    /// The address bar and local storage now hold the view shown: a notice
+    /// that said a stopped link was kept there says so no more.
+    LinkReplaced,
 }
 
 /// A tour by id, with `stop` checked against its stops.
@@ -436,12 +443,18 @@ impl Building {
 /// a link that asked for the view stays in the address bar, held).
 fn stopped_words(b: &Building) -> String {
     let steps = group(b.steps());
-    if b.link {
-        format!("Stopped building the run asked for ({steps} steps built); the view shown stays. The link or saved view that asked for it is kept, so a reload builds it again.")
-    } else {
-        format!("Stopped building the run asked for ({steps} steps built); the view shown stays.")
+    let words =
+        format!("Stopped building the run asked for ({steps} steps built); the view shown stays.");
+    match b.link {
+        true => format!("{words}{LINK_KEPT}"),
+        false => words,
     }
 }
+
+/// The end of what Stop says when a link asked for the run: true only until
+/// the address bar shows another view ([`Action::LinkReplaced`]).
+const LINK_KEPT: &str =
+    " The link or saved view that asked for it is kept, so a reload builds it again.";
 
 /// `n` with a comma between thousands.
 pub fn group(n: u32) -> String {
@@ -933,6 +946,20 @@ impl Reducible for AppState {
             Action::Editor(e) => self.with(|s| s.editor = e),
             Action::Built => self.on_build(false),
             Action::StopBuild => self.on_build(true),
+            Action::LeaveLink => {
+                let left = match &self.building {
+                    Some(_) => self.with(|s| s.building = None),
+                    None => self,
+                };
+                left.reduce(Action::LinkReplaced)
+            }
+            Action::LinkReplaced => match self.notice.as_deref() {
+                Some(n) if n.ends_with(LINK_KEPT) => {
+                    let n = n.trim_end_matches(LINK_KEPT).to_owned();
+                    self.with(|s| s.notice = Some(n))
+                }
+                _ => self,
+            },
         }
     }
 }
@@ -1092,6 +1119,57 @@ mod tests {
     /// A link whose long run cannot be shown (its step is past the end) says so
     /// once built, and the link is held; a manual schedule replayed in slices
     /// names the entry that cannot run.
+    /// Found by an attack: Back to the bare address while a link's run was
+    /// built let the build go on (its view came anyway), and Stop's "the link
+    /// is kept" stayed after a step had written another view over it.
+    #[test]
+    fn leaving_a_link_drops_its_build_and_stop_says_no_more_than_is_true() {
+        let before = state("scenario=handoff&step=2");
+        native_slice(2);
+        let spec = crate::permalink::decode("scenario=pairs-100&mode=seeded&seed=4").unwrap();
+        let building = before.clone().reduce(Action::LoadLink(spec.clone()));
+        assert!(building.building.is_some(), "built in one slice");
+        let left = building.reduce(Action::LeaveLink);
+        assert!(left.building.is_none(), "the build went on");
+        assert_eq!((&left.notice, &left.error), (&None, &None));
+        assert!(Rc::ptr_eq(&left.run, &before.run));
+        assert_eq!(
+            left.link_to_write(),
+            None,
+            "the bare address was written over"
+        );
+        assert!(left.reduce(Action::StepForward).link_to_write().is_some());
+        // Stop: the link is kept, until the address bar shows another view.
+        let stopped = before
+            .clone()
+            .reduce(Action::LoadLink(spec.clone()))
+            .reduce(Action::StopBuild);
+        let said = stopped.notice.clone().unwrap();
+        assert!(said.ends_with(LINK_KEPT), "{said}");
+        let replaced = stopped.clone().reduce(Action::LinkReplaced);
+        let now = replaced.notice.as_deref().unwrap();
+        assert!(
+            now.starts_with("Stopped building the run asked for (")
+                && now.ends_with("steps built); the view shown stays."),
+            "{now}"
+        );
+        let again = replaced.clone().reduce(Action::LinkReplaced);
+        assert!(
+            Rc::ptr_eq(&again, &replaced),
+            "a notice without the claim changed"
+        );
+        assert_eq!(
+            stopped.reduce(Action::LeaveLink).notice.as_deref(),
+            Some(now)
+        );
+        // Other notices are left as they are.
+        let other = before.reduce(Action::Notice(Some("Copied.".into())));
+        assert!(Rc::ptr_eq(
+            &other.clone().reduce(Action::LinkReplaced),
+            &other
+        ));
+    }
+
     #[test]
     fn a_view_built_in_slices_reports_what_is_wrong() {
         let before = state("scenario=handoff&step=2");
