@@ -213,6 +213,69 @@ fn big_metacache_json() -> String {
     )
 }
 
+/// 1,000 sync-2024 actors inserting into and syncing 60 segments, each then
+/// calling SyncSegments (the page's lockstep test file).
+fn lockstep_json() -> String {
+    let dc: Vec<String> = (1000..1060)
+        .map(|s| format!(r#"{{"segment":{s},"partition":1,"state":"Growing","level":"L1","statslog":false,"rows":0}}"#))
+        .collect();
+    let actors: Vec<String> = (0..1000)
+        .map(|i| {
+            let s = 1000 + i % 60;
+            format!(
+                r#"{{"name":"a{i}","ops":[{{"op":"insert","segment":{s},"partition":1,"rows":1}},{{"op":"sync","segment":{s}}},{{"op":"sync_segments","partition":1}}]}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"name":"lockstep-long","model":"sync-2024","version":"b5c9a7364b","datacoord":[{}],"actors":[{}]}}"#,
+        dc.join(","),
+        actors.join(",")
+    )
+}
+
+/// A schedule replayed (the scripted scheduler): the page's lockstep replays
+/// one under two versions, and a script's choice was looked for by listing
+/// the runnable goroutines once per candidate (6 s in the page for 1,000
+/// actors, 15 times a seeded run natively).
+fn replay(c: &mut Criterion) {
+    let text = lockstep_json();
+    let sc = flush_core::AnyScenario::parse(&text, "lockstep").expect("parses");
+    let mut seeded = sc.run(Policy::Seeded(1));
+    seeded.run_to_end();
+    let schedule = seeded.schedule();
+    eprintln!("lockstep-long: {} steps", schedule.len());
+    let mut g = c.benchmark_group("replay 1,000 sync-2024 actors");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(schedule.len() as u64));
+    g.bench_function("seeded run", |b| {
+        b.iter(|| {
+            let mut r = sc.run(Policy::Seeded(1));
+            r.run_to_end();
+            black_box(r.len())
+        })
+    });
+    g.bench_function("its schedule replayed (scripted)", |b| {
+        b.iter(|| {
+            let mut r = sc.run(Policy::Scripted {
+                script: schedule.clone(),
+                fallback_seed: 1,
+            });
+            r.run_to_end();
+            black_box(r.len())
+        })
+    });
+    g.bench_function("lockstep under b5c9a7364b and c65f41dc60", |b| {
+        b.iter(|| {
+            let rows = sc
+                .lockstep(&schedule, "b5c9a7364b", "c65f41dc60", 1, u32::MAX)
+                .expect("both versions run");
+            black_box(rows.len())
+        })
+    });
+    g.finish();
+}
+
 fn large_inputs(c: &mut Criterion) {
     let mut g = c.benchmark_group("large inputs");
     g.sample_size(10);
@@ -246,5 +309,5 @@ fn large_inputs(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, steps, jump, explore, large_inputs);
+criterion_group!(benches, steps, jump, explore, large_inputs, replay);
 criterion_main!(benches);

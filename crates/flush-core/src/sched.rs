@@ -152,6 +152,12 @@ impl Scheduler {
         &self.policy
     }
 
+    /// Whether the next [`Scheduler::pick`] looks at every runnable choice (a
+    /// script's next choice is looked for among them), not at one.
+    pub fn scans(&self) -> bool {
+        matches!(self.policy, Policy::Scripted { .. }) && !self.off_script
+    }
+
     /// Picks among `n` runnable choices (`n > 0`, sorted), the `i`-th given by `at(i)`.
     /// `None` under the manual policy.
     pub fn pick(
