@@ -84,8 +84,11 @@ fn use_comparison(key: u64, version: Option<&'static str>) -> Comparison {
         cancel_focused: (*use_state(|| Rc::new(Cell::new(false)))).clone(),
     };
     {
-        let shown = c.shown.clone();
-        use_effect_with((key, version), move |_| shown.set(Shown::Nothing));
+        let (shown, job) = (c.shown.clone(), c.job.clone());
+        use_effect_with((key, version), move |_| {
+            job.borrow_mut().take();
+            shown.set(Shown::Nothing)
+        });
     }
     let comparing = matches!(*c.shown, Shown::Comparing(_));
     let c2 = c.clone();
@@ -171,7 +174,13 @@ fn use_made(c: &Comparison, p: &LockstepProps, key: u64, compare: Option<&'stati
     use_effect_with((key, here, compare), move |&(_, here, compare)| {
         match (here, compare) {
             (Some(here), Some(pick)) => c.start(&run.borrow(), here, pick, seed),
-            _ => c.shown.set(Shown::Nothing),
+            _ => {
+                // The job goes now: a tick before the effect that drops the
+                // timer would show its progress again (Cancel undone, found
+                // with the CPU slowed).
+                c.job.borrow_mut().take();
+                c.shown.set(Shown::Nothing)
+            }
         }
     });
 }
