@@ -376,10 +376,7 @@ pub fn sample<M: Model>(
     let mut values = Vec::new();
     // The steps sampled before this one (a series that appears late is 0 there).
     let mut sampled: Vec<u32> = Vec::new();
-    run.for_each_world(|step, s| {
-        if step % every != 0 && step != len {
-            return;
-        }
+    run.for_each_world_every(every, |step, s| {
         values.clear();
         gauge(s, &mut values);
         for (p, name, v) in values.drain(..) {

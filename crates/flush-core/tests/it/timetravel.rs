@@ -91,3 +91,36 @@ fn explore_counts_the_reachable_states() {
         assert!(!e.truncated);
     }
 }
+
+/// The figures sample a run every `every` steps: the worlds they are given,
+/// from snapshots or the sample before, are a fresh run's at those steps and
+/// the last, in order, whatever the spacing against the snapshots'.
+#[test]
+fn every_nth_world_is_a_fresh_runs() {
+    let sc = Arc::new(flush2021::setup::pairs(300));
+    let mut r = Run::<Scenario>::new(sc.clone(), Policy::Seeded(5));
+    r.run_to_end();
+    let len = r.len();
+    let mut all = Vec::new();
+    r.for_each_world(|n, w| all.push((n, w.clone())));
+    assert_eq!(all.len() as u32, len + 1);
+    for every in [0, 1, 7, 255, 256, 257, 600, len - 1, len, len + 5, u32::MAX] {
+        let mut seen = Vec::new();
+        r.for_each_world_every(every, |n, w| {
+            assert!(*w == all[n as usize].1, "every {every}: step {n}");
+            seen.push(n);
+        });
+        let e = every.max(1);
+        let want: Vec<u32> = (0..=len).filter(|n| n % e == 0 || *n == len).collect();
+        assert_eq!(seen, want, "every {every}");
+    }
+    // After going back, the snapshots past the cursor still serve.
+    r.goto(len / 3);
+    let mut last = None;
+    r.for_each_world_every(1000, |n, w| {
+        assert!(*w == all[n as usize].1);
+        last = Some(n);
+    });
+    assert_eq!(last, Some(len));
+    assert!(fresh(&sc, 5, len) == all[len as usize].1);
+}
