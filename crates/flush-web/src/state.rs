@@ -843,6 +843,40 @@ impl AppState {
         Some(frag)
     }
 
+    /// [`Action::Choose`]: `c` runs next, in place of the recorded future.
+    fn choose(self: Rc<Self>, c: Choice) -> Rc<AppState> {
+        let r = self.run.borrow_mut().advance_with(c);
+        match r {
+            Ok(_) => {
+                // The recorded future was replaced: the figures describe another
+                // run now, even when its length is the same.
+                *self.figures.borrow_mut() = None;
+                self.with(|s| s.mode = Mode::Manual)
+            }
+            Err(e) => self.with(|s| s.error = Some(format!("Goroutine {c} cannot run here: {e}."))),
+        }
+    }
+
+    /// [`Action::LeaveLink`]: a build under way is dropped, without a word.
+    fn leave_link(self: Rc<Self>) -> Rc<AppState> {
+        let left = match &self.building {
+            Some(_) => self.with(|s| s.building = None),
+            None => self,
+        };
+        left.link_replaced()
+    }
+
+    /// [`Action::LinkReplaced`]: a Stop notice no longer says the link is kept.
+    fn link_replaced(self: Rc<Self>) -> Rc<AppState> {
+        match self.notice.as_deref() {
+            Some(n) if n.ends_with(LINK_KEPT) => {
+                let n = n.trim_end_matches(LINK_KEPT).to_owned();
+                self.with(|s| s.notice = Some(n))
+            }
+            _ => self,
+        }
+    }
+
     /// Loads a view; when it cannot be built, the previous one stays with a message.
     fn load(self: &Rc<Self>, spec: &ViewSpec) -> Rc<AppState> {
         self.begin(spec, false)
@@ -917,19 +951,7 @@ impl Reducible for AppState {
             | Action::Goto(_)
             | Action::ToEnd => self.step(&action, cursor, len),
             Action::Jump(n) => self.jump(n, cursor, len),
-            Action::Choose(c) => {
-                let r = self.run.borrow_mut().advance_with(c);
-                match r {
-                    Ok(_) => {
-                        // The recorded future was replaced: the figures describe another
-                        // run now, even when its length is the same.
-                        *self.figures.borrow_mut() = None;
-                        self.with(|s| s.mode = Mode::Manual)
-                    }
-                    Err(e) => self
-                        .with(|s| s.error = Some(format!("Goroutine {c} cannot run here: {e}."))),
-                }
-            }
+            Action::Choose(c) => self.choose(c),
             Action::Play(p) => self.with(|s| s.playing = p && cursor < len),
             Action::Speed(v) => {
                 self.with(|s| s.speed = v.clamp(SPEEDS[0], SPEEDS[SPEEDS.len() - 1]))
@@ -946,20 +968,8 @@ impl Reducible for AppState {
             Action::Editor(e) => self.with(|s| s.editor = e),
             Action::Built => self.on_build(false),
             Action::StopBuild => self.on_build(true),
-            Action::LeaveLink => {
-                let left = match &self.building {
-                    Some(_) => self.with(|s| s.building = None),
-                    None => self,
-                };
-                left.reduce(Action::LinkReplaced)
-            }
-            Action::LinkReplaced => match self.notice.as_deref() {
-                Some(n) if n.ends_with(LINK_KEPT) => {
-                    let n = n.trim_end_matches(LINK_KEPT).to_owned();
-                    self.with(|s| s.notice = Some(n))
-                }
-                _ => self,
-            },
+            Action::LeaveLink => self.leave_link(),
+            Action::LinkReplaced => self.link_replaced(),
         }
     }
 }
