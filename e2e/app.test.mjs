@@ -535,7 +535,8 @@ test('found by an attack: a long run is built between frames; the view shown ste
   assert.equal(await page.evaluate(() => history.length), run.meanwhile.entries, 'the built view pushed an entry of its own');
   // Another long run asked for, then stopped: the view shown stays, and says so.
   // The CPU slowed 20 times, so that the build outlasts the audit.
-  await (await ctx.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: 20 });
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 20 });
   await page.evaluate(() => { location.hash = 'scenario=pairs-14500&mode=seeded&seed=2'; });
   await page.waitForSelector('#building');
   await page.locator('#building').screenshot({ path: `${SHOTS}40-building.png` });
@@ -563,6 +564,28 @@ test('found by an attack: a long run is built between frames; the view shown ste
   assert.equal(await page.evaluate(() => location.hash), '', 'the bare address was written over');
   assert.equal(await page.getAttribute('.app', 'data-len'), String(len));
   assert.equal(await page.getAttribute('.app', 'data-step'), '8');
+  // Another scenario picked there is a new entry after the bare one (found by
+  // an attack: it was written over it, and Back left the app).
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  const entries = await page.evaluate(() => history.length);
+  await page.selectOption('#scenario', 'handoff');
+  await page.waitForFunction(() => /scenario=handoff/.test(location.hash));
+  await page.evaluate(() => history.back());
+  await page.waitForFunction(() => location.hash === '');
+  assert.equal(await page.evaluate(() => history.length), entries, 'the entries after the bare one were kept');
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('found by an attack: a bad link over a long saved view keeps its error and stays in the address bar once that view is built', async () => {
+  const bad = 'scenario=retries&mode=seeded&seed=9&step=1x2';
+  const { page, ctx, errors } = await open(bad, { building: true, storage: 'scenario=pairs-14500&mode=seeded&seed=1&step=7' });
+  await built(page);
+  assert.equal(await page.getAttribute('.app', 'data-model'), 'flush-2021');
+  assert.equal(await page.getAttribute('.app', 'data-step'), '7');
+  assert.match(await page.textContent('#error-text'), /Showing the view you had open last instead\./);
+  await page.waitForTimeout(600);
+  assert.equal(await page.evaluate(() => location.hash), '#' + bad, 'the built view wrote over the link');
   await noCrash(page, errors);
   await ctx.close();
 });
@@ -1286,6 +1309,9 @@ test('found by an attack: lockstep on a long run replays a slice a frame, shows 
   await page.waitForSelector('#lockstep-progress', { state: 'detached' });
   await page.waitForTimeout(300);
   assert.equal(await page.locator('#lockstep-same, #lockstep-first, #lockstep-cancel').count(), 0);
+  // The version compared stays picked (found by an attack: the first one was,
+  // and Enter on Compare then compared that).
+  assert.equal(await page.inputValue('#lockstep-version'), 'c65f41dc60');
   assert.doesNotMatch(await page.evaluate(() => location.hash), /vs=/, 'the link compares no more');
   // The focus on Cancel, gone with it, is on Compare; also when the
   // comparison ends by itself.

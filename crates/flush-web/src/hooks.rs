@@ -184,18 +184,29 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
         });
     }
     let d = state.dispatcher();
+    // The state now, for the listener below (made once).
+    let now = use_mut_ref(|| state.clone());
+    *now.borrow_mut() = state.clone();
     use_effect_with((), move |_| {
         let l = EventListener::new(&gloo::utils::window(), "hashchange", move |_| {
             let hash = gloo::utils::window().location().hash().unwrap_or_default();
-            *shown.borrow_mut() = Some(permalink::run_part(&hash));
-            *traversed.borrow_mut() = true;
+            let bare = hash.trim_start_matches('#').is_empty();
+            // At the bare address no view loads: the entry shows the view
+            // shown, and the next other run is pushed after it (found by an
+            // attack: it was written over the bare entry, Back then left).
+            let run = match bare {
+                true => permalink::encode(&now.borrow().spec()),
+                false => hash.clone(),
+            };
+            *shown.borrow_mut() = Some(permalink::run_part(&run));
+            *traversed.borrow_mut() = !bare;
             // Back to the address without a fragment (the page as first
             // opened): no link to load, and the view shown is the one stored,
             // which is what that address opens. Not an error (a helper
             // attacking the page was told "it names no scenario"). A run
             // being built for the link left is dropped (a helper went Back
             // while it was built, and the link's view came anyway).
-            if hash.trim_start_matches('#').is_empty() {
+            if bare {
                 d.dispatch(Action::LeaveLink);
                 return;
             }

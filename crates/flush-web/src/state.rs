@@ -336,6 +336,10 @@ pub struct Building {
     pub link: bool,
     /// The run is built ([`Building::grow`] said so).
     done: bool,
+    /// The view is shown in place of a link that could not be opened (the
+    /// saved view, long): why, said again over the view once built, and the
+    /// link held (see [`AppState::instead_of_link_with`]).
+    instead: Option<String>,
 }
 
 impl Building {
@@ -364,6 +368,7 @@ impl Building {
             failed: None,
             link: false,
             done: false,
+            instead: None,
         })
     }
 
@@ -443,13 +448,15 @@ impl Building {
 /// a link that asked for the view stays in the address bar, held).
 fn stopped_words(b: &Building) -> String {
     let steps = group(b.steps());
-    let words =
-        format!("Stopped building the run asked for ({steps} steps built); the view shown stays.");
+    let words = format!("{STOPPED} ({steps} steps built); the view shown stays.");
     match b.link {
         true => format!("{words}{LINK_KEPT}"),
         false => words,
     }
 }
+
+/// How what Stop says starts.
+const STOPPED: &str = "Stopped building the run asked for";
 
 /// The end of what Stop says when a link asked for the run: true only until
 /// the address bar shows another view ([`Action::LinkReplaced`]).
@@ -603,9 +610,15 @@ impl AppState {
     fn begin(self: &Rc<Self>, spec: &ViewSpec, link: bool) -> Rc<AppState> {
         // The view asked for last wins: a build under way for an earlier
         // one stops, whether this one is built, refused or built in slices.
-        let this = match &self.building {
-            Some(_) => self.with(|s| s.building = None),
-            None => self.clone(),
+        let this = match (&self.building, self.says_stopped()) {
+            (None, false) => self.clone(),
+            _ => self.with(|s| {
+                s.building = None;
+                // What Stop said was of a run no longer asked for.
+                if s.says_stopped() {
+                    s.notice = None;
+                }
+            }),
         };
         let mut b = match Building::start(spec) {
             Ok(b) => b,
@@ -615,7 +628,7 @@ impl AppState {
         if b.grow(for_ms(FIRST_SLICE_MS)) {
             return this.finished(b);
         }
-        self.with(|s| {
+        this.with(|s| {
             s.building = Some(Rc::new(RefCell::new(Some(b))));
             s.playing = false;
             if link {
@@ -626,10 +639,13 @@ impl AppState {
     }
 
     /// The view `b` built, or this one with why it cannot be shown.
-    fn finished(self: &Rc<Self>, b: Building) -> Rc<AppState> {
-        let link = b.link;
+    fn finished(self: &Rc<Self>, mut b: Building) -> Rc<AppState> {
+        let (link, instead) = (b.link, b.instead.take());
         match AppState::built(b) {
-            Ok(s) => self.loaded(s),
+            Ok(s) => match instead {
+                Some(e) => self.loaded(AppState::instead_of_link_with(s, e)),
+                None => self.loaded(s),
+            },
             Err(e) => self.kept(&e, link),
         }
     }
@@ -678,6 +694,16 @@ impl AppState {
     /// `s`, shown because the link opened could not be: the link is held (see
     /// [`AppState::held_link`]), `error` says why.
     pub fn instead_of_link_with(mut s: AppState, error: String) -> AppState {
+        // A view still being built keeps the error and the hold when it comes
+        // (found by an attack: the built view dropped both, and wrote itself
+        // over the link to be corrected).
+        if let Some(b) = s.building.as_ref().and_then(|b| b.borrow_mut().take()) {
+            let b = Building {
+                instead: Some(error.clone()),
+                ..b
+            };
+            s.building = Some(Rc::new(RefCell::new(Some(b))));
+        }
         s.error = Some(error);
         s.hold_link();
         s
@@ -799,8 +825,18 @@ impl AppState {
     /// A link that could not be opened (`e`, why): the view stays, and the link
     /// is held (see [`AppState::held_link`]).
     fn bad_link(self: &Rc<Self>, e: &str) -> Rc<AppState> {
-        // The latest link wins: a build for an earlier one stops.
-        self.with(|s| s.building = None).kept(e, true)
+        // The latest link wins: a build for an earlier one stops, and a link
+        // Stop kept is no longer in the address bar.
+        self.with(|s| s.building = None)
+            .link_replaced()
+            .kept(e, true)
+    }
+
+    /// The notice is what Stop said.
+    fn says_stopped(&self) -> bool {
+        self.notice
+            .as_deref()
+            .is_some_and(|n| n.starts_with(STOPPED))
     }
 
     /// This view kept, with why another could not be shown (`e`); `hold`: the
@@ -1178,6 +1214,53 @@ mod tests {
             &other.clone().reduce(Action::LinkReplaced),
             &other
         ));
+    }
+
+    /// Found by an attack: a bad link shown over a saved view that is long
+    /// lost its error and its hold when that view was built; and what Stop
+    /// said stayed over another link asked for since.
+    #[test]
+    fn a_bad_link_over_a_long_saved_view_stays_said_and_held() {
+        native_slice(2);
+        let saved = crate::permalink::decode("scenario=pairs-100&mode=seeded&seed=5").unwrap();
+        let base = AppState::opening(&saved, || None).unwrap();
+        assert!(base.building.is_some(), "built in one slice");
+        let s = Rc::new(AppState::instead_of_link_with(
+            base,
+            "Bad link. Showing the view you had open last instead.".into(),
+        ));
+        assert_eq!(s.link_to_write(), None);
+        build_slices(&s);
+        let built = s.reduce(Action::Built);
+        assert_eq!(built.spec().seed, Some(5), "not the saved view");
+        assert_eq!(
+            built.error.as_deref(),
+            Some("Bad link. Showing the view you had open last instead.")
+        );
+        assert_eq!(
+            built.link_to_write(),
+            None,
+            "the built view wrote over the link"
+        );
+        assert!(built.reduce(Action::StepForward).link_to_write().is_some());
+        // Stop, then another long link: what Stop said goes.
+        let before = state("scenario=handoff&step=2");
+        native_slice(2);
+        let spec = crate::permalink::decode("scenario=pairs-100&mode=seeded&seed=4").unwrap();
+        let stopped = before
+            .clone()
+            .reduce(Action::LoadLink(spec.clone()))
+            .reduce(Action::StopBuild);
+        assert!(stopped.says_stopped());
+        let other = crate::permalink::decode("scenario=pairs-100&mode=seeded&seed=6").unwrap();
+        let again = stopped.clone().reduce(Action::LoadLink(other));
+        assert!(again.building.is_some());
+        assert_eq!(again.notice, None, "the first Stop's notice stayed");
+        // Stop, then a bad link: the link is no longer said to be kept.
+        let bad = stopped.reduce(Action::BadLink("No such step.".into()));
+        let n = bad.notice.as_deref().unwrap();
+        assert!(n.ends_with("the view shown stays."), "{n}");
+        assert!(bad.error.is_some());
     }
 
     #[test]

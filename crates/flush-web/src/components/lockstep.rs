@@ -217,9 +217,18 @@ pub fn lockstep(p: &LockstepProps) -> Html {
     use_made(&c, p, key, compare);
     {
         // The version picked goes with the comparison the view has (Back
-        // to a link with another `vs=` showed the old pick).
+        // to a link with another `vs=` showed the old pick); when it ends
+        // (Cancel, Clear), the version it compared stays picked (found by an
+        // attack: the first was, and Enter on Compare compared that).
         let other = other.clone();
-        use_effect_with(compare, move |_| other.set(None));
+        let last = use_mut_ref(|| None::<&'static str>);
+        use_effect_with(compare, move |&compare| {
+            match (compare, last.replace(compare)) {
+                (Some(_), _) => other.set(None),
+                (None, Some(was)) => other.set(Some(was.to_owned())),
+                (None, None) => {}
+            }
+        });
     }
     let pick = (*other)
         .clone()
