@@ -183,6 +183,17 @@ pub fn use_permalink(state: &UseReducerHandle<AppState>) {
             move || drop(t)
         });
     }
+    use_address_changes(state, shown, traversed);
+}
+
+/// Back, Forward or a link pasted: its view loaded (the address bar's run is
+/// `shown`, and the view that loads is written over that entry: `traversed`).
+#[hook]
+fn use_address_changes(
+    state: &UseReducerHandle<AppState>,
+    shown: Rc<RefCell<Option<String>>>,
+    traversed: Rc<RefCell<bool>>,
+) {
     let d = state.dispatcher();
     // The state now, for the listener below (made once).
     let now = use_mut_ref(|| state.clone());

@@ -201,6 +201,25 @@ fn on_compare(
     })
 }
 
+/// The version picked by hand, if any. It goes with the comparison the view
+/// has (Back to a link with another `vs=` showed the old pick); when that
+/// ends (Cancel, Clear), the version it compared stays picked (found by an
+/// attack: the first was, and Enter on Compare compared that).
+#[hook]
+fn use_picked(compare: Option<&'static str>) -> UseStateHandle<Option<String>> {
+    let other = use_state(|| None::<String>);
+    let picked = other.clone();
+    let last = use_mut_ref(|| None::<&'static str>);
+    use_effect_with(compare, move |&compare| {
+        match (compare, last.replace(compare)) {
+            (Some(_), _) => picked.set(None),
+            (None, Some(was)) => picked.set(Some(was.to_owned())),
+            (None, None) => {}
+        }
+    });
+    other
+}
+
 #[function_component(Lockstep)]
 pub fn lockstep(p: &LockstepProps) -> Html {
     let run = p.run.borrow();
@@ -210,26 +229,11 @@ pub fn lockstep(p: &LockstepProps) -> Html {
         .map(|v| v.id)
         .filter(|v| Some(*v) != p.version)
         .collect();
-    let other = use_state(|| None::<String>);
     let key = schedule_key(p, &run, others.is_empty());
     let c = use_comparison(key, p.version);
     let compare = p.compare.filter(|v| others.contains(v));
     use_made(&c, p, key, compare);
-    {
-        // The version picked goes with the comparison the view has (Back
-        // to a link with another `vs=` showed the old pick); when it ends
-        // (Cancel, Clear), the version it compared stays picked (found by an
-        // attack: the first was, and Enter on Compare compared that).
-        let other = other.clone();
-        let last = use_mut_ref(|| None::<&'static str>);
-        use_effect_with(compare, move |&compare| {
-            match (compare, last.replace(compare)) {
-                (Some(_), _) => other.set(None),
-                (None, Some(was)) => other.set(Some(was.to_owned())),
-                (None, None) => {}
-            }
-        });
-    }
+    let other = use_picked(compare);
     let pick = (*other)
         .clone()
         .filter(|o| others.contains(&o.as_str()))
