@@ -360,6 +360,14 @@ impl Building {
         let h = sc.header_mut();
         h.max_steps = h.max_steps.min(max_steps);
         let run = sc.run(policy(spec.mode, &sc, seed));
+        // What can be checked before the run is built is (found by an attack:
+        // a bad vs= or tour= on a long run was said only once it was built).
+        if let Some(v) = &spec.compare {
+            compare_version(&run, v)?;
+        }
+        if let Some((id, stop)) = &spec.tour {
+            tour_of(id, *stop)?;
+        }
         Ok(Building {
             spec: spec.clone(),
             run,
@@ -1261,6 +1269,28 @@ mod tests {
         let n = bad.notice.as_deref().unwrap();
         assert!(n.ends_with("the view shown stays."), "{n}");
         assert!(bad.error.is_some());
+    }
+
+    /// A bad `vs=` or `tour=` is refused before a long run is built.
+    #[test]
+    fn what_can_be_checked_before_a_build_is() {
+        native_slice(2);
+        for (frag, says) in [
+            (
+                "scenario=pairs-100&mode=seeded&vs=b5c9a7364b",
+                "the flush-2021 model has one version",
+            ),
+            (
+                "scenario=pairs-100&mode=seeded&tour=nope",
+                "There is no tour",
+            ),
+        ] {
+            let spec = crate::permalink::decode(frag).unwrap();
+            let e = Building::start(&spec)
+                .err()
+                .unwrap_or_else(|| panic!("{frag}"));
+            assert!(e.contains(says), "{frag}: {e}");
+        }
     }
 
     #[test]
