@@ -1170,9 +1170,6 @@ mod tests {
         native_slice(u32::MAX);
     }
 
-    /// A link whose long run cannot be shown (its step is past the end) says so
-    /// once built, and the link is held; a manual schedule replayed in slices
-    /// names the entry that cannot run.
     /// Found by an attack: Back to the bare address while a link's run was
     /// built let the build go on (its view came anyway), and Stop's "the link
     /// is kept" stayed after a step had written another view over it.
@@ -1293,6 +1290,9 @@ mod tests {
         }
     }
 
+    /// A link whose long run cannot be shown (its step is past the end) says so
+    /// once built, and the link is held; a manual schedule replayed in slices
+    /// names the entry that cannot run.
     #[test]
     fn a_view_built_in_slices_reports_what_is_wrong() {
         let before = state("scenario=handoff&step=2");
