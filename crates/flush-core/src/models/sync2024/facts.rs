@@ -221,9 +221,13 @@ impl Violation {
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // Not a sure failure: a later insert into the segment adds it back
+            // (bufferInsert's AddSegment, write_buffer.go:531-545@ca7ef26e4b),
+            // and a lookup after that finds it (found by a helper reading the
+            // Go code: the message said the task would fail, and it did not).
             Violation::SyncTaskWithoutSegment { segment, task } => write!(
                 f,
-                "sync task #{task} is in flight for segment {segment}, which the metacache no longer has (its Run or writeMeta will fail with segment not found)"
+                "sync task #{task} is in flight for segment {segment}, which the metacache no longer has (its Run or writeMeta fails with segment not found, unless an insert adds the segment back first)"
             ),
             Violation::StateBackwards { segment, from, to } => {
                 write!(f, "segment {segment} went from {} back to {}", from.as_str(), to.as_str())
