@@ -697,7 +697,7 @@ test('the explorer in the page: finds the #34018 violation, opens it in the step
   // Going on finds the panic too; "open in stepper" replays its schedule from step 1.
   await page.check('#explore-all');
   await page.click('#explore-btn');
-  await page.waitForSelector('#explore-result[data-found="2"]');
+  await page.waitForSelector('#explore-result[data-found="3"]');
   assert.match(await result.textContent(), /every reachable state was visited/);
   await page.locator('.found-panic .open-stepper').click();
   await waitStep(page, 1);
@@ -862,7 +862,7 @@ test('the explorer runs in a worker; without one, or when it fails to load, in t
   await a.page.goto(URL + '#scenario=segment-not-found');
   await a.page.check('#explore-all');
   await a.page.click('#explore-btn');
-  await a.page.waitForSelector('#explore-result[data-found="2"]');
+  await a.page.waitForSelector('#explore-result[data-found="3"]');
   assert.equal(await a.page.getAttribute('#explore-result', 'data-runner'), 'page');
   // A longer one (search and cut) in the worker: compared below with the page's own.
   const longer = async (page) => {

@@ -383,7 +383,14 @@ fn a_report_keeps_the_states_and_says_the_same_twice() {
     let mut x = flush_core::AnyExplorer::new(&sc, o.clone());
     while !x.run(1000) {}
     let first = x.report();
-    assert_eq!(first.violations.len(), 2);
+    // The panic, the #34018 condition before it, and the rows a tick before
+    // the sync leaves in the buffer for good.
+    let keys: Vec<&str> = first.violations.iter().map(|f| f.key.as_str()).collect();
+    assert_eq!(first.violations.len(), 3, "{keys:?}");
+    assert!(
+        keys.iter().any(|k| k.ends_with("buffer-not-stranded")),
+        "{keys:?}"
+    );
     assert_eq!(first.stopped, flush_core::explore::Stopped::Exhausted);
     assert_eq!(x.report(), first);
     assert_eq!(x.finish(), first);
@@ -610,6 +617,7 @@ fn a_search_keeps_to_the_scenarios_step_limit_and_what_it_finds_replays() {
         ends,
         [
             "N= | E=completed",
+            "N= | E=completed | I=buffer-not-stranded",
             "N= | E=panic | I=sync-task-segment-present"
         ]
     );

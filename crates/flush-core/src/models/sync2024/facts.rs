@@ -205,6 +205,9 @@ pub enum Violation {
     /// Rows the flow graph inserted are neither buffered, syncing nor synced, and
     /// datacoord did not drop the segment.
     RowsLost { segment: i64, lost: i64 },
+    /// Rows buffered for a segment the metacache no longer has, and no insert
+    /// left that adds it back: no sync can ever take them.
+    BufferStranded { segment: i64, rows: i64 },
 }
 
 impl Violation {
@@ -214,6 +217,7 @@ impl Violation {
             Violation::StateBackwards { .. } => "state-forward-only",
             Violation::RowCounts { .. } => "row-counts",
             Violation::RowsLost { .. } => "rows-not-lost",
+            Violation::BufferStranded { .. } => "buffer-not-stranded",
         }
     }
 }
@@ -239,6 +243,13 @@ impl fmt::Display for Violation {
             Violation::RowsLost { segment, lost } => write!(
                 f,
                 "{lost} buffered row(s) of segment {segment} were dropped: getSyncTask yielded them, then SyncSegments removed the segment before EncodeBuffer looked it up again; the write buffer warns and moves on, the channel checkpoint stays pinned (write_buffer.go:335-337, storage_serializer.go:207-210)"
+            ),
+            // write_buffer.go@b5c9a7364b: getSyncTask's lookup fails before
+            // yieldBuffer (565-578), syncSegments warns and goes on (333-337),
+            // and GetCheckpoint takes the earliest buffer's position (273-287).
+            Violation::BufferStranded { segment, rows } => write!(
+                f,
+                "{rows} row(s) stay buffered for segment {segment} for good: the metacache no longer has it and nothing is left that could add it back (an insert into it, or a SyncSegments whose handler loads it), so every getSyncTask fails before it yields them (the write buffer warns and moves on), and the channel checkpoint, the earliest buffer's position, stays pinned (write_buffer.go:273-287, 333-337, 565-578 at b5c9a7364b)"
             ),
         }
     }

@@ -42,7 +42,7 @@ impl World {
             }
             Role::FlushLoop => self.step_flush_loop(g.id, ev),
         }
-        self.check_invariants(ev);
+        self.check_invariants(sc, ev);
     }
 
     pub(super) fn finish(&mut self, g: Gid) {
@@ -178,11 +178,48 @@ impl World {
         }
     }
 
-    fn check_invariants(&mut self, ev: &mut Vec<Ev>) {
+    fn check_invariants(&mut self, sc: &Scenario, ev: &mut Vec<Ev>) {
         self.check_tasks_have_segments(ev);
         self.check_states_forward(ev);
         self.check_row_counts(ev);
         self.check_rows_kept(ev);
+        self.check_buffers_syncable(sc, ev);
+    }
+
+    /// Every buffer can still be synced: rows buffered for a segment the
+    /// metacache no longer has stay there for good once nothing is left that
+    /// could add it back (bufferInsert's AddSegment, or a SyncSegments request
+    /// whose handler loads it), so this holds or breaks for good: a state
+    /// invariant, checked after every step.
+    fn check_buffers_syncable(&mut self, sc: &Scenario, ev: &mut Vec<Ev>) {
+        for k in 0..self.buffers.len() {
+            let (segment, rows) = (self.buffers[k].segment, self.buffers[k].rows);
+            if rows <= 0 || self.metacache.get(segment).is_some() || self.may_insert(sc, segment) {
+                continue;
+            }
+            self.violate(Violation::BufferStranded { segment, rows }, ev);
+        }
+    }
+
+    /// Something may still add `segment` to the metacache: an actor's insert
+    /// into it to come or under way, or any SyncSegments request to come or
+    /// under way (its handler loads segments the datanode lacks; counted
+    /// whatever the request holds, so that the invariant never fires early).
+    fn may_insert(&self, sc: &Scenario, segment: i64) -> bool {
+        self.goroutines.iter().any(|g| match &g.role {
+            Role::Actor { actor, pc, .. } => sc.actors[*actor as usize]
+                .ops
+                .get(*pc as usize..)
+                .is_some_and(|rest| {
+                    rest.iter().any(|op| match op {
+                        Op::Insert { segment: s, .. } => *s == segment,
+                        Op::SyncSegments { .. } => true,
+                        _ => false,
+                    })
+                }),
+            Role::Handler { .. } => true,
+            _ => false,
+        })
     }
 
     /// #34018: a sync task in flight (submitted or waiting for its key lock) for a
