@@ -705,12 +705,10 @@ impl AppState {
         // A view still being built keeps the error and the hold when it comes
         // (found by an attack: the built view dropped both, and wrote itself
         // over the link to be corrected).
-        if let Some(b) = s.building.as_ref().and_then(|b| b.borrow_mut().take()) {
-            let b = Building {
-                instead: Some(error.clone()),
-                ..b
-            };
-            s.building = Some(Rc::new(RefCell::new(Some(b))));
+        if let Some(b) = s.building.as_ref() {
+            if let Some(b) = b.borrow_mut().as_mut() {
+                b.instead = Some(error.clone());
+            }
         }
         s.error = Some(error);
         s.hold_link();
