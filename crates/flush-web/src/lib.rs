@@ -118,7 +118,7 @@ pub fn app() -> Html {
                     <Goroutines rows={Rc::new(rows)} {total} {runnable} stopped={run.panicked_here()} dispatch={d.clone()} />
                     <RacesHere run={state.run.clone()} rev={state.rev} {cursor} dispatch={d.clone()} on={races.on} in_run={races.in_run} />
                     <RaceLens run={state.run.clone()} rev={state.rev} {cursor} shown={state.shown()} dispatch={d.clone()} />
-                    <ExplorePanel scenario={run.scenario()} shown={state.shown()} dispatch={d.clone()} />
+                    <ExplorePanel scenario={run.scenario()} shown={state.shown()} explore={state.explore} dispatch={d.clone()} />
                 </aside>
             </div>
             {bottom(&state, &run, figures, d.clone())}

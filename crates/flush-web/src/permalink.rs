@@ -1,11 +1,11 @@
 //! The permalink: a view as a URL fragment and back. Every bad fragment gets a
 //! message naming what is wrong; nothing here touches the DOM (native tests).
 //!
-//! `scenario=NAME&version=V[&vs=V2][&tour=ID&stop=K][&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
+//! `scenario=NAME&version=V[&vs=V2][&explore=WHAT][&tour=ID&stop=K][&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
 
 use flush_core::Choice;
 
-use crate::state::{Mode, Source, ViewSpec};
+use crate::state::{Exploring, Mode, Source, ViewSpec};
 
 /// Fragments longer than this are refused before they are looked at (an inline
 /// scenario is at most 8 MiB, percent-encoding triples it).
@@ -62,6 +62,9 @@ pub fn encode(spec: &ViewSpec) -> String {
     if let Some(v) = &spec.compare {
         parts.push(format!("vs={}", enc(v)));
     }
+    if let Some(e) = &spec.explore {
+        parts.push(format!("explore={}", explore_words(e)));
+    }
     if let Some((id, stop)) = &spec.tour {
         parts.push(format!("tour={}&stop={}", enc(id), stop + 1));
     }
@@ -83,8 +86,9 @@ pub fn encode(spec: &ViewSpec) -> String {
 }
 
 /// The run a fragment shows, without where in it: the fragment less its
-/// `step=` and `sched=` (a manual run's choices so far) and `vs=` (what Lockstep
-/// compares it with). Two views with one run
+/// `step=` and `sched=` (a manual run's choices so far), `vs=` (what Lockstep
+/// compares it with) and `explore=` (the search the Explore panel shows). Two
+/// views with one run
 /// are one entry of the browser's history (a step replaces it); another run
 /// (another scenario, version, knob, mode, seed or tour stop) is a new one,
 /// so Back returns to the run the user had (opening the smaller scenario an
@@ -92,7 +96,11 @@ pub fn encode(spec: &ViewSpec) -> String {
 pub fn run_part(frag: &str) -> String {
     frag.trim_start_matches('#')
         .split('&')
-        .filter(|p| !["step=", "sched=", "vs="].iter().any(|k| p.starts_with(k)))
+        .filter(|p| {
+            !["step=", "sched=", "vs=", "explore="]
+                .iter()
+                .any(|k| p.starts_with(k))
+        })
         .collect::<Vec<_>>()
         .join("&")
 }
@@ -224,6 +232,7 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         "z" => loose.src = Some(inflate(&v)?),
         "version" => spec.version = Some(v),
         "vs" => spec.compare = Some(v),
+        "explore" => spec.explore = Some(exploring(&v)?),
         "tour" => loose.tour = Some(v),
         "stop" => loose.stop = Some(stop_of(&v)?),
         "knob" => add_knob(spec, &v)?,
@@ -245,6 +254,62 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         other => return Err(format!("URL fragment: unknown key \"{}\".", short(other))),
     }
     Ok(())
+}
+
+/// What to search: the first violation, every violation, or every violation
+/// under every version (the words of `explore=`, the first one).
+const EXPLORE_WHAT: [&str; 3] = ["first", "all", "versions"];
+
+/// `explore=`'s value: what to search, then how (`all-races-dfs`, `versions`);
+/// only characters a URL leaves as they are.
+fn explore_words(e: &Exploring) -> String {
+    let what = match (e.versions, e.all) {
+        (true, _) => "versions",
+        (false, true) => "all",
+        (false, false) => "first",
+    };
+    let mut w = vec![what];
+    w.extend(e.races.then_some("races"));
+    w.extend(e.dfs.then_some("dfs"));
+    w.join("-")
+}
+
+/// The search `explore=v` asks for, or what is wrong with it.
+fn exploring(v: &str) -> Result<Exploring, String> {
+    let mut words = v.split('-');
+    let what = words.next().unwrap_or_default();
+    let mut e = Exploring {
+        versions: what == "versions",
+        all: what != "first",
+        races: false,
+        dfs: false,
+    };
+    if !EXPLORE_WHAT.contains(&what) {
+        return Err(format!(
+            "URL fragment: explore=\"{}\" does not say what to search: it starts with first (the first violation), all (every violation) or versions (every violation under every version).",
+            short(v)
+        ));
+    }
+    for w in words {
+        let flag = match w {
+            "races" => &mut e.races,
+            "dfs" => &mut e.dfs,
+            _ => {
+                return Err(format!(
+                    "URL fragment: explore=\"{}\": \"{}\" is not a way to search; after {what} come races (also look for data races) or dfs (depth first), each once.",
+                    short(v),
+                    short(w)
+                ))
+            }
+        };
+        if std::mem::replace(flag, true) {
+            return Err(format!(
+                "URL fragment: explore=\"{}\" says \"{w}\" twice.",
+                short(v)
+            ));
+        }
+    }
+    Ok(e)
 }
 
 /// Why a link's `what` is no number: too large when it is all digits.
@@ -421,6 +486,7 @@ mod tests {
             source,
             version: Some("b5c9a7364b".into()),
             compare: Some("ca7ef26e4b".into()),
+            explore: None,
             knobs: vec![
                 ("keep".into(), "growing".into()),
                 ("load".into(), "x:y".into()),
@@ -533,6 +599,38 @@ mod tests {
         }
     }
 
+    /// `explore=` says what to search and how in words a URL leaves as they
+    /// are, reads back as written, and is not another run (one history entry).
+    #[test]
+    fn a_search_travels_in_words() {
+        let base = spec(Source::Builtin("segment-not-found".into()));
+        let e = |versions, all, races, dfs| Exploring {
+            versions,
+            all,
+            races,
+            dfs,
+        };
+        for (x, words) in [
+            (e(false, false, false, false), "first"),
+            (e(false, true, false, false), "all"),
+            (e(false, false, true, true), "first-races-dfs"),
+            (e(true, true, false, true), "versions-dfs"),
+            (e(true, true, true, false), "versions-races"),
+        ] {
+            let s = ViewSpec {
+                explore: Some(x),
+                ..base.clone()
+            };
+            let frag = encode(&s);
+            assert!(frag.contains(&format!("&explore={words}&")), "{frag}");
+            assert_eq!(decode(&frag), Ok(s));
+            assert_eq!(run_part(&frag), run_part(&encode(&base)));
+        }
+        // Either order after what to search.
+        let dfs_first = decode("scenario=handoff&explore=all-dfs-races").unwrap();
+        assert_eq!(dfs_first.explore, Some(e(false, true, true, true)));
+    }
+
     #[test]
     fn an_inline_scenario_travels_deflated_and_a_bad_one_says_why() {
         let text = flush_core::builtin::FILES[0].1;
@@ -602,6 +700,26 @@ mod tests {
                 "stop \"0\" is not a stop: they count from 1.",
             ),
             ("scenario=handoff&stop=2", "stop=... needs tour=..."),
+            (
+                "scenario=handoff&explore=",
+                "explore=\"\" does not say what to search: it starts with first",
+            ),
+            (
+                "scenario=handoff&explore=dfs-all",
+                "explore=\"dfs-all\" does not say what to search",
+            ),
+            (
+                "scenario=handoff&explore=all-fast",
+                "\"fast\" is not a way to search; after all come races",
+            ),
+            (
+                "scenario=handoff&explore=first-dfs-dfs",
+                "explore=\"first-dfs-dfs\" says \"dfs\" twice",
+            ),
+            (
+                "scenario=handoff&explore=all&explore=first",
+                "\"explore\" is given twice",
+            ),
             (
                 "scenario=handoff&knob=keep",
                 "knob \"keep\" is not key:setting",

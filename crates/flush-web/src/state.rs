@@ -66,6 +66,26 @@ pub struct Shown {
     pub knobs: Rc<Vec<(String, String)>>,
 }
 
+/// A search of the Explore panel, as a link carries it (`explore=`, see
+/// [`crate::permalink`]). A search is deterministic (the same states, findings
+/// and schedules each time), so a link to one opens with it run again: a
+/// reviewer sends the verdict table, not a screenshot of it. The view has one
+/// exactly while the panel shows that search, which is dropped when another
+/// scenario or other knobs are shown, and a search of one version when
+/// another version is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exploring {
+    /// One search per version of the model (Every version), else one of the
+    /// version shown.
+    pub versions: bool,
+    /// Go on after the first violation (a search per version always does).
+    pub all: bool,
+    /// Also look for data races.
+    pub races: bool,
+    /// Depth first from the start.
+    pub dfs: bool,
+}
+
 /// Everything a view needs to be restored: what the permalink carries.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewSpec {
@@ -75,6 +95,9 @@ pub struct ViewSpec {
     /// The version Lockstep replays this run's schedule under, side by side
     /// (`vs=`): a link to a comparison opens with it made.
     pub compare: Option<String>,
+    /// The search the Explore panel shows (`explore=`): a link to an
+    /// exploration opens with it run.
+    pub explore: Option<Exploring>,
     /// What-if knobs set in the page, `(key, setting)`, applied after the version
     /// (see `AnyScenario::set_knob`).
     pub knobs: Vec<(String, String)>,
@@ -93,6 +116,7 @@ impl ViewSpec {
             source: Source::Builtin(DEFAULT_SCENARIO.to_owned()),
             version: None,
             compare: None,
+            explore: None,
             knobs: Vec::new(),
             tour: None,
             seed: None,
@@ -108,6 +132,7 @@ impl ViewSpec {
             source,
             version: None,
             compare: None,
+            explore: None,
             knobs: Vec::new(),
             tour: None,
             seed: None,
@@ -144,6 +169,8 @@ pub struct AppState {
     pub tour: Option<(Rc<Tour>, usize)>,
     /// The version Lockstep compares with (see [`ViewSpec::compare`]).
     pub compare: Option<&'static str>,
+    /// The search the Explore panel shows (see [`ViewSpec::explore`]).
+    pub explore: Option<Exploring>,
     pub mode: Mode,
     pub seed: u64,
     pub playing: bool,
@@ -182,6 +209,7 @@ impl PartialEq for AppState {
             ) == (o.mode, o.playing, o.speed, o.help, o.seed, o.editor)
             && (&self.error, &self.notice) == (&o.error, &o.notice)
             && self.compare == o.compare
+            && self.explore == o.explore
             && match (&self.building, &o.building) {
                 (None, None) => true,
                 (Some(a), Some(b)) => Rc::ptr_eq(a, b),
@@ -209,6 +237,9 @@ pub enum Action {
     Seed(u64),
     /// Lockstep compares with this version (a commit id), or with none.
     Compare(Option<&'static str>),
+    /// The Explore panel shows this search (started, or asked for by a link),
+    /// or none (cancelled).
+    Explore(Option<Exploring>),
     StepForward,
     /// Play's timer: a step forward while playing, nothing once paused. A tick
     /// queued before a Pause (each step of a heavy scenario outlasting the
@@ -280,6 +311,7 @@ pub fn stop_spec(t: &Tour, i: usize) -> ViewSpec {
         source: Source::Builtin(s.scenario.clone()),
         version: s.version.clone(),
         compare: None,
+        explore: None,
         knobs: Vec::new(),
         tour: Some((t.id.clone(), i)),
         seed: None,
@@ -364,6 +396,9 @@ impl Building {
         // a bad vs= or tour= on a long run was said only once it was built).
         if let Some(v) = &spec.compare {
             compare_version(&run, v)?;
+        }
+        if let Some(e) = &spec.explore {
+            explore_check(&run, e)?;
         }
         if let Some((id, stop)) = &spec.tour {
             tour_of(id, *stop)?;
@@ -523,6 +558,18 @@ pub const FIRST_SLICE_MS: f64 = 40.0;
 /// Each later slice of a build (a frame is 16 ms).
 pub const SLICE_MS: f64 = 10.0;
 
+/// Whether `run` can be explored as a link asks (`explore=`): a search per
+/// version needs a model with several.
+fn explore_check(run: &AnyRun, e: &Exploring) -> Result<(), String> {
+    match (e.versions, run.header().version) {
+        (true, None) => Err(format!(
+            "explore=versions: the {} model has one version; explore=first or explore=all searches it.",
+            run.header().model
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The version a link asks Lockstep to compare `run` with (`vs=`), by its
 /// full id: one of the scenario's versions, not the one shown.
 fn compare_version(run: &AnyRun, v: &str) -> Result<&'static str, String> {
@@ -587,6 +634,9 @@ impl AppState {
             None => None,
             Some(v) => Some(compare_version(&run, v)?),
         };
+        if let Some(e) = &spec.explore {
+            explore_check(&run, e)?;
+        }
         Ok(AppState {
             run: Rc::new(RefCell::new(run)),
             rev: 0,
@@ -597,6 +647,7 @@ impl AppState {
                 Some((id, stop)) => Some((Rc::new(tour_of(id, *stop)?), *stop)),
             },
             compare,
+            explore: spec.explore,
             mode: spec.mode,
             seed,
             playing: false,
@@ -650,9 +701,17 @@ impl AppState {
     fn finished(self: &Rc<Self>, mut b: Building) -> Rc<AppState> {
         let (link, instead) = (b.link, b.instead.take());
         match AppState::built(b) {
-            Ok(s) => match instead {
+            Ok(mut s) => match instead {
                 Some(e) => self.loaded(AppState::instead_of_link_with(s, e)),
-                None => self.loaded(s),
+                None => {
+                    // A view opened in the page (a counterexample, another
+                    // mode, seed or version) keeps the search its panel
+                    // still shows; a link says its own.
+                    if !link && s.explore.is_none() {
+                        s.explore = self.explore_kept_by(&s);
+                    }
+                    self.loaded(s)
+                }
             },
             Err(e) => self.kept(&e, link),
         }
@@ -683,6 +742,20 @@ impl AppState {
             return None;
         }
         b.take()
+    }
+
+    /// The search of this view that the Explore panel still shows in the view
+    /// `next`: one of the same scenario and knobs, and of the same version
+    /// unless it searched every version (the panel's own rule: see
+    /// `use_explorers`' key and `forget_one`).
+    fn explore_kept_by(&self, next: &AppState) -> Option<Exploring> {
+        let same_version =
+            || self.run.borrow().header().version == next.run.borrow().header().version;
+        self.explore.filter(|e| {
+            self.source == next.source
+                && self.knobs == next.knobs
+                && (e.versions || same_version())
+        })
     }
 
     /// The default view with an error message on top (when the requested view is broken).
@@ -731,6 +804,7 @@ impl AppState {
             source: self.source.clone(),
             version: run.header().version.map(str::to_owned),
             compare: self.compare.map(str::to_owned),
+            explore: self.explore,
             knobs: (*self.knobs).clone(),
             tour: self.tour.as_ref().map(|(t, i)| (t.id.clone(), *i)),
             seed: Some(self.seed),
@@ -747,6 +821,8 @@ impl AppState {
             mode,
             schedule: None,
             step: 0,
+            // Kept, or not, once built: see `AppState::explore_kept_by`.
+            explore: None,
             ..self.spec()
         }
     }
@@ -987,6 +1063,7 @@ impl Reducible for AppState {
             Action::Mode(m) => self.load(&self.respec(m, self.seed)),
             Action::Seed(seed) => self.load(&self.respec(Mode::Seeded, seed)),
             Action::Compare(v) => self.with(|s| s.compare = v),
+            Action::Explore(e) => self.with(|s| s.explore = e),
             Action::StepForward
             | Action::Tick
             | Action::StepBack
@@ -1509,6 +1586,60 @@ mod tests {
                 .unwrap_or_else(|| panic!("{frag} opened"));
             assert!(e.contains(why), "{frag}: {e}");
         }
+    }
+
+    /// A view has a search (`explore=`) exactly while the Explore panel shows
+    /// it: the panel drops a search when another scenario or other knobs are
+    /// shown, and a search of one version when another version is.
+    #[test]
+    fn a_view_keeps_the_search_its_panel_shows() {
+        let s = state("scenario=segment-not-found&explore=all-dfs&mode=scripted&step=2");
+        let e = s.explore.expect("the link's search");
+        assert!((e.all, e.dfs, e.versions, e.races) == (true, true, false, false));
+        assert!(crate::permalink::encode(&s.spec()).contains("&explore=all-dfs&"));
+        // Steps, another mode or seed, and a counterexample of this version
+        // opened in the stepper keep it.
+        let s = s.reduce(Action::StepForward).reduce(Action::Mode(Mode::Seeded));
+        let s = s.reduce(Action::Seed(7));
+        assert_eq!(s.explore, Some(e));
+        let schedule = s.run.borrow().schedule();
+        let opened = s.clone().reduce(Action::Load(ViewSpec {
+            mode: Mode::Manual,
+            schedule: Some(schedule),
+            seed: None,
+            step: 1,
+            ..ViewSpec::fresh(s.source.clone(), &s.run.borrow().scenario())
+        }));
+        assert_eq!((opened.error.clone(), opened.explore), (None, Some(e)));
+        // Another version drops a search of one version, not one of every version.
+        let other = s.clone().reduce(Action::Version("c65f41dc60".into()));
+        assert_eq!((other.error.clone(), other.explore), (None, None));
+        let every = Exploring {
+            versions: true,
+            ..e
+        };
+        let s = s.reduce(Action::Explore(Some(every)));
+        let s = s.reduce(Action::Version("c65f41dc60".into()));
+        assert_eq!(s.explore, Some(every));
+        // Knobs, another scenario, and Cancel drop it.
+        let knob = s.clone().reduce(Action::Knob("keep".into(), "growing".into()));
+        assert!(knob.explore.is_none() && knob.rev > s.rev);
+        let other = s.clone().reduce(Action::Load(ViewSpec {
+            source: Source::Builtin("handoff".into()),
+            ..ViewSpec::default_view()
+        }));
+        assert_eq!((other.error.clone(), other.explore), (None, None));
+        assert_eq!(s.reduce(Action::Explore(None)).explore, None);
+        // A search of every version needs a model with several.
+        let e = crate::permalink::decode("scenario=handoff&explore=versions")
+            .and_then(|spec| AppState::from_spec(&spec))
+            .err()
+            .expect("refused");
+        assert!(
+            e.contains("explore=versions: the flush-2021 model has one version"),
+            "{e}"
+        );
+        assert!(state("scenario=handoff&explore=all-races").explore.is_some());
     }
 
     #[test]

@@ -158,6 +158,7 @@ mod tests {
                 source: source.clone(),
                 version: None,
                 compare: None,
+                explore: None,
                 knobs: Vec::new(),
                 tour: None,
                 seed: None,

@@ -16,7 +16,7 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
-use crate::state::{Action, Dispatch, Mode, Shown, Source, ViewSpec};
+use crate::state::{Action, Dispatch, Exploring, Mode, Shown, Source, ViewSpec};
 pub(crate) use crate::worker::Running;
 pub(crate) use crate::worker::PAGE_MAX_BYTES;
 use crate::worker::{
@@ -497,12 +497,15 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
 pub struct ExploreProps {
     pub scenario: AnyScenario,
     pub shown: Shown,
+    /// The search the view has (the link's `explore=`): run when it asks for
+    /// one the panel did not start.
+    pub explore: Option<Exploring>,
     pub dispatch: Dispatch,
 }
 
 impl PartialEq for ExploreProps {
     fn eq(&self, o: &Self) -> bool {
-        self.shown == o.shown
+        (&self.shown, self.explore) == (&o.shown, o.explore)
     }
 }
 
@@ -530,66 +533,125 @@ fn order(depth: bool) -> Order {
     }
 }
 
+/// The searches `e` asks for: of `sc` (the scenario shown, from `source`), or
+/// of it under each version.
+fn job(sc: &AnyScenario, source: &Source, e: Exploring) -> JobSpec {
+    let o = Options {
+        max_bytes: match e.versions {
+            true => PAGE_MAX_BYTES / 2,
+            false => PAGE_MAX_BYTES,
+        },
+        all: e.all || e.versions,
+        shrink: false,
+        races: e.races,
+        order: order(e.dfs),
+        ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
+    };
+    if !e.versions {
+        return JobSpec {
+            searches: vec![Search {
+                source: source.clone(),
+                sc: sc.clone(),
+                o,
+            }],
+            cut: source_text(source),
+            lens: None,
+        };
+    }
+    let searches = sc
+        .at_every_version()
+        .into_iter()
+        .map(|sc| Search {
+            source: source.clone(),
+            sc,
+            o: o.clone(),
+        })
+        .collect();
+    JobSpec {
+        searches,
+        cut: None,
+        lens: None,
+    }
+}
+
+/// The search last started for the view shown (see [`use_linked_search`]):
+/// what it searched (the view, less its version for a search of every version)
+/// and how.
+type Asked = Rc<RefCell<Option<(Shown, Exploring)>>>;
+
+/// What a search `e` of the view `shown` is of: the view, or for a search of
+/// every version the view at any version.
+fn asked(shown: &Shown, e: Exploring) -> (Shown, Exploring) {
+    let version = if e.versions { None } else { shown.version };
+    (
+        Shown {
+            version,
+            ..shown.clone()
+        },
+        e,
+    )
+}
+
 /// The Explore and Every version buttons' handlers: one search of `sc`, or one per
-/// version, with the panel's choices.
+/// version, with the panel's choices; the view (and so the link) says which.
 fn start_callbacks(
     x: &ExploreHandle,
     (all, races, depth): &Choices,
-    sc: &AnyScenario,
-    source: &Source,
+    p: &ExploreProps,
+    was: &Asked,
 ) -> (Callback<MouseEvent>, Callback<MouseEvent>) {
-    let start = {
-        let (start, all, races, sc) = (x.start.clone(), all.clone(), races.clone(), sc.clone());
-        let (source, depth) = (source.clone(), depth.clone());
+    let begin = |versions: bool| {
+        let (start, all, races, depth) = (x.start.clone(), all.clone(), races.clone(), depth.clone());
+        let (sc, shown, d, was) = (p.scenario.clone(), p.shown.clone(), p.dispatch.clone(), was.clone());
         Callback::from(move |_: MouseEvent| {
-            let o = Options {
-                max_bytes: PAGE_MAX_BYTES,
-                all: *all,
-                shrink: false,
+            let e = Exploring {
+                versions,
+                all: *all || versions,
                 races: *races,
-                order: order(*depth),
-                ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
+                dfs: *depth,
             };
-            start.emit(JobSpec {
-                searches: vec![Search {
-                    source: source.clone(),
-                    sc: sc.clone(),
-                    o,
-                }],
-                cut: source_text(&source),
-                lens: None,
-            });
+            *was.borrow_mut() = Some(asked(&shown, e));
+            d.dispatch(Action::Explore(Some(e)));
+            start.emit(job(&sc, &shown.source, e));
         })
     };
-    let every_version = {
-        let (start, races, sc) = (x.start.clone(), races.clone(), sc.clone());
-        let (source, depth) = (source.clone(), depth.clone());
-        Callback::from(move |_: MouseEvent| {
-            let o = Options {
-                max_bytes: PAGE_MAX_BYTES / 2,
-                all: true,
-                shrink: false,
-                races: *races,
-                order: order(*depth),
-                ..Options::first(PAGE_MAX_STEPS, PAGE_MAX_STATES)
-            };
-            let searches = sc
-                .at_every_version()
-                .into_iter()
-                .map(|sc| Search {
-                    source: source.clone(),
-                    sc,
-                    o: o.clone(),
-                })
-                .collect();
-            start.emit(JobSpec {
-                searches,
-                cut: None,
-                lens: None,
-            });
-        })
-    };
-    (one_click(start), one_click(every_version))
+    (one_click(begin(false)), one_click(begin(true)))
+}
+
+/// Cancel: the search stops, and the view (the link) has none any more: a
+/// link would run it whole.
+fn cancel_callback(x: &ExploreHandle, d: &Dispatch, was: &Asked) -> Callback<MouseEvent> {
+    let (cancel, d, was) = (x.cancel.clone(), d.clone(), was.clone());
+    one_click(Callback::from(move |e: MouseEvent| {
+        cancel.emit(e);
+        *was.borrow_mut() = None;
+        d.dispatch(Action::Explore(None));
+    }))
+}
+
+/// A view with a search the panel did not start (a link opened, Back to one)
+/// runs it, the panel's boxes set as it asks.
+#[hook]
+fn use_linked_search(x: &ExploreHandle, choices: &Choices, p: &ExploreProps, was: &Asked) {
+    let (start, (all, races, depth)) = (x.start.clone(), choices.clone());
+    let (sc, was) = (p.scenario.clone(), was.clone());
+    use_effect_with((p.explore, p.shown.clone()), move |(explore, shown)| {
+        let Some(e) = *explore else {
+            *was.borrow_mut() = None;
+            return;
+        };
+        let this = asked(shown, e);
+        if was.borrow().as_ref() == Some(&this) {
+            return;
+        }
+        *was.borrow_mut() = Some(this);
+        if !e.versions {
+            all.set(e.all);
+        }
+        races.set(e.races);
+        depth.set(e.dfs);
+        start.emit(job(&sc, &shown.source, e));
+    });
 }
 
 /// A button's handler that ignores the second click of a double click: a
@@ -673,7 +735,10 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
         use_state(|| false),
         use_state(|| false),
     );
-    let (start, every_version) = start_callbacks(&x, &choices, &p.scenario, &p.shown.source);
+    let was: Asked = use_mut_ref(|| None);
+    use_linked_search(&x, &choices, p, &was);
+    let (start, every_version) = start_callbacks(&x, &choices, p, &was);
+    let cancel = cancel_callback(&x, &p.dispatch, &was);
     let versions = !p.scenario.versions().is_empty();
     let (all, races, depth) = &choices;
     let (on_all, on_races, on_depth) = (toggle(all), toggle(races), toggle(depth));
@@ -688,7 +753,7 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
             <h3 id="explore-title">{"Explore every interleaving"}</h3>
             <div class="explore-controls">
                 if running {
-                    <button id="explore-cancel" onclick={x.cancel.clone()}
+                    <button id="explore-cancel" onclick={cancel}
                             onkeydown={first_press()}>{"Cancel"}</button>
                 } else {
                     <button id="explore-btn" class="primary" onclick={start} onkeydown={first_press()}
@@ -867,6 +932,7 @@ fn open_button_then(
         source: at.source.clone(),
         version: at.version.map(str::to_owned),
         compare: None,
+        explore: None,
         knobs: at.knobs.to_vec(),
         tour: None,
         seed: None,

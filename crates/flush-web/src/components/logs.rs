@@ -460,6 +460,7 @@ fn result_view(
         source: i.source.clone(),
         version: (!v.version.is_empty()).then(|| v.version.clone()),
         compare: None,
+        explore: None,
         knobs: i.knobs.to_vec(),
         tour: None,
         seed: None,
