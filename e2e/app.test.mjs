@@ -684,6 +684,74 @@ test('the explorer in the page searches depth first when asked, and shrinks what
   await ctx.close();
 });
 
+test('a link to an exploration runs it again: the found list and the verdict table travel, Cancel drops them', async () => {
+  const hashOf = (page) => page.evaluate(() => decodeURIComponent(location.hash));
+  // Started in the page: the address says which search the panel shows.
+  const a = await open('scenario=segment-not-found');
+  await a.page.check('#explore-all');
+  await a.page.check('#explore-dfs');
+  await a.page.click('#explore-btn');
+  await a.page.waitForSelector('#explore-result[data-found="3"]');
+  await a.page.waitForFunction(() => location.hash.includes('&explore=all-dfs&'));
+  const link = (await hashOf(a.page)).slice(1);
+  const historyLength = await a.page.evaluate(() => history.length);
+  await a.page.click('#permalink');
+  assert.match(await a.page.textContent('#notice-text'), /&explore=all-dfs&.*Opening it runs the Explore panel's search again\./);
+  // A step keeps it, in the same history entry.
+  await a.page.keyboard.press('ArrowRight');
+  await a.page.waitForFunction(() => location.hash.includes('step=1') && location.hash.includes('&explore=all-dfs&'));
+  assert.equal(await a.page.evaluate(() => history.length), historyLength);
+  await noCrash(a.page, a.errors);
+  await a.ctx.close();
+
+  // Opened elsewhere: the same search runs without a click, its boxes ticked,
+  // and finds the same three; a counterexample opened keeps it.
+  const b = await open(link);
+  await b.page.waitForSelector('#explore-result[data-found="3"]');
+  assert.equal(await b.page.isChecked('#explore-all'), true);
+  assert.equal(await b.page.isChecked('#explore-dfs'), true);
+  assert.equal(await b.page.isChecked('#explore-races'), false);
+  assert.match(await b.page.textContent('#explore-result'), /every reachable state was visited/);
+  await b.page.locator('.found-panic .open-stepper').click();
+  await waitStep(b.page, 1);
+  assert.equal(await b.page.inputValue('#mode'), 'manual');
+  await b.page.waitForFunction(() => location.hash.includes('sched='));
+  assert.match(await hashOf(b.page), /&explore=all-dfs&.*sched=/);
+  assert.equal(await b.page.locator('#explore-result[data-found="3"]').count(), 1, 'the list stays');
+  // Cancel drops it from the address: a link would run the search whole.
+  await b.page.goto(URL + '#scenario=sync-scaled-5x3&explore=all');
+  await b.page.waitForSelector('#explore-running');
+  assert.equal(await b.page.isChecked('#explore-all'), true);
+  await b.page.click('#explore-cancel');
+  await b.page.waitForSelector('#explore-result');
+  await b.page.waitForFunction(() => !location.hash.includes('explore='));
+  assert.match(await b.page.textContent('#explore-result'), /Stopped: cancelled/);
+  await noCrash(b.page, b.errors);
+  await b.ctx.close();
+
+  // The verdict table: run by the link, kept when another version is shown.
+  const c = await open('scenario=segment-not-found&explore=versions');
+  await c.page.waitForFunction(() => document.querySelectorAll('#explore-versions tbody tr').length === 6 && !document.querySelector('#explore-cancel'), null, { timeout: 60000 });
+  const rows = await c.page.$$eval('#explore-versions tbody tr', (trs) => trs.map((tr) => [tr.dataset.version, tr.querySelector('td').textContent]));
+  assert.match(rows.find((r) => r[0] === 'ca7ef26e4b')[1], /panic: segment not found\[segment=300\]/);
+  assert.match(rows.find((r) => r[0] === 'b5c9a7364b')[1], /completed: nothing breaks/);
+  await c.page.selectOption('#version', 'c65f41dc60');
+  await c.page.waitForFunction(() => location.hash.includes('version=c65f41dc60'));
+  assert.match(await hashOf(c.page), /&explore=versions&/);
+  assert.equal(await c.page.locator('#explore-versions tbody tr').count(), 6, 'the table stays');
+  await shot(c.page, '16b-explore-link-versions');
+  await audit(c.page, 'a linked verdict table');
+  // Bad words, or a table of one model's one version, say what is wrong.
+  await c.page.goto(URL + '#scenario=handoff&explore=versions');
+  await c.page.waitForFunction(() => document.querySelector('#error-text')?.textContent.includes('explore=versions'));
+  assert.match(await c.page.textContent('#error-text'), /explore=versions: the flush-2021 model has one version; explore=first or explore=all searches it/);
+  await c.page.goto(URL + '#scenario=handoff&explore=all-fast');
+  await c.page.waitForFunction(() => document.querySelector('#error-text')?.textContent.includes('fast'));
+  assert.match(await c.page.textContent('#error-text'), /"fast" is not a way to search; after all come races \(also look for data races\) or dfs/);
+  await noCrash(c.page, c.errors);
+  await c.ctx.close();
+});
+
 test('the explorer in the page: finds the #34018 violation, opens it in the stepper, keeps frames, cancels', async () => {
   const { page, ctx, errors } = await open('scenario=segment-not-found');
   // Click to the result painted: a small search is done within the first slice.

@@ -134,7 +134,12 @@ fn copy_link(state: &UseReducerHandle<state::AppState>) -> Callback<MouseEvent> 
     Callback::from(move |_| {
         let href = gloo::utils::window().location().href().unwrap_or_default();
         let base = href.split('#').next().unwrap_or_default().to_owned();
-        let words = permalink::link_words(&base, &permalink::encode(&state.spec()));
+        let spec = state.spec();
+        let frag = permalink::encode(&spec);
+        let mut words = permalink::link_words(&base, &frag);
+        if spec.explore.is_some() && permalink::linkable(&frag) {
+            words.push_str(" Opening it runs the Explore panel's search again.");
+        }
         state.dispatch(Action::Notice(Some(words)));
     })
 }

@@ -752,9 +752,7 @@ impl AppState {
         let same_version =
             || self.run.borrow().header().version == next.run.borrow().header().version;
         self.explore.filter(|e| {
-            self.source == next.source
-                && self.knobs == next.knobs
-                && (e.versions || same_version())
+            self.source == next.source && self.knobs == next.knobs && (e.versions || same_version())
         })
     }
 
@@ -1599,7 +1597,9 @@ mod tests {
         assert!(crate::permalink::encode(&s.spec()).contains("&explore=all-dfs&"));
         // Steps, another mode or seed, and a counterexample of this version
         // opened in the stepper keep it.
-        let s = s.reduce(Action::StepForward).reduce(Action::Mode(Mode::Seeded));
+        let s = s
+            .reduce(Action::StepForward)
+            .reduce(Action::Mode(Mode::Seeded));
         let s = s.reduce(Action::Seed(7));
         assert_eq!(s.explore, Some(e));
         let schedule = s.run.borrow().schedule();
@@ -1622,7 +1622,9 @@ mod tests {
         let s = s.reduce(Action::Version("c65f41dc60".into()));
         assert_eq!(s.explore, Some(every));
         // Knobs, another scenario, and Cancel drop it.
-        let knob = s.clone().reduce(Action::Knob("keep".into(), "growing".into()));
+        let knob = s
+            .clone()
+            .reduce(Action::Knob("keep".into(), "growing".into()));
         assert!(knob.explore.is_none() && knob.rev > s.rev);
         let other = s.clone().reduce(Action::Load(ViewSpec {
             source: Source::Builtin("handoff".into()),
@@ -1639,7 +1641,9 @@ mod tests {
             e.contains("explore=versions: the flush-2021 model has one version"),
             "{e}"
         );
-        assert!(state("scenario=handoff&explore=all-races").explore.is_some());
+        assert!(state("scenario=handoff&explore=all-races")
+            .explore
+            .is_some());
     }
 
     #[test]

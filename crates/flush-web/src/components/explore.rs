@@ -601,8 +601,14 @@ fn start_callbacks(
     was: &Asked,
 ) -> (Callback<MouseEvent>, Callback<MouseEvent>) {
     let begin = |versions: bool| {
-        let (start, all, races, depth) = (x.start.clone(), all.clone(), races.clone(), depth.clone());
-        let (sc, shown, d, was) = (p.scenario.clone(), p.shown.clone(), p.dispatch.clone(), was.clone());
+        let (start, all, races, depth) =
+            (x.start.clone(), all.clone(), races.clone(), depth.clone());
+        let (sc, shown, d, was) = (
+            p.scenario.clone(),
+            p.shown.clone(),
+            p.dispatch.clone(),
+            was.clone(),
+        );
         Callback::from(move |_: MouseEvent| {
             let e = Exploring {
                 versions,
