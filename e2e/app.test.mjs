@@ -1233,6 +1233,17 @@ test('the race lens marks each runnable goroutine by what it can lead to', async
   await waitStep(page, 4);
   assert.equal(await page.evaluate(() => document.activeElement?.id), 'step-btn');
   assert.equal(await page.inputValue('#mode'), 'manual');
+  // The lens stays on in the view opened, and the link says so: opened
+  // elsewhere, it looks at once; turned off, the link drops it.
+  await page.waitForFunction(() => location.hash.includes('&lens=on&') && location.hash.includes('step=4'));
+  const l = await open((await page.evaluate(() => location.hash)).slice(1));
+  assert.equal(await l.page.isChecked('#lens-on'), true);
+  await l.page.waitForSelector('.lens-list');
+  assert.equal(await l.page.locator('.lens-list li').count(), await page.locator('.lens-list li').count());
+  await l.page.uncheck('#lens-on');
+  await l.page.waitForFunction(() => !location.hash.includes('lens='));
+  await noCrash(l.page, l.errors);
+  await l.ctx.close();
   await page.keyboard.press('End');
   await waitStep(page, Number(await page.getAttribute('.app', 'data-len')));
   assert.match(await page.textContent('#step'), /INVARIANT|invariant/);

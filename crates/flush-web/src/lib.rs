@@ -117,7 +117,7 @@ pub fn app() -> Html {
                     <StepPanel line={line.clone()} {cursor} {len} outcome={run.outcome().cloned()} race_note={races.note} />
                     <Goroutines rows={Rc::new(rows)} {total} {runnable} stopped={run.panicked_here()} dispatch={d.clone()} />
                     <RacesHere run={state.run.clone()} rev={state.rev} {cursor} dispatch={d.clone()} on={races.on} in_run={races.in_run} />
-                    <RaceLens run={state.run.clone()} rev={state.rev} {cursor} shown={state.shown()} dispatch={d.clone()} />
+                    <RaceLens run={state.run.clone()} rev={state.rev} {cursor} shown={state.shown()} on={state.lens} dispatch={d.clone()} />
                     <ExplorePanel scenario={run.scenario()} shown={state.shown()} explore={state.explore} dispatch={d.clone()} />
                 </aside>
             </div>

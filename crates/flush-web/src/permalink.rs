@@ -1,7 +1,7 @@
 //! The permalink: a view as a URL fragment and back. Every bad fragment gets a
 //! message naming what is wrong; nothing here touches the DOM (native tests).
 //!
-//! `scenario=NAME&version=V[&vs=V2][&explore=WHAT][&tour=ID&stop=K][&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
+//! `scenario=NAME&version=V[&vs=V2][&explore=WHAT][&lens=on][&tour=ID&stop=K][&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
 
 use flush_core::Choice;
 
@@ -65,6 +65,9 @@ pub fn encode(spec: &ViewSpec) -> String {
     if let Some(e) = &spec.explore {
         parts.push(format!("explore={}", explore_words(e)));
     }
+    if spec.lens {
+        parts.push("lens=on".to_owned());
+    }
     if let Some((id, stop)) = &spec.tour {
         parts.push(format!("tour={}&stop={}", enc(id), stop + 1));
     }
@@ -87,7 +90,8 @@ pub fn encode(spec: &ViewSpec) -> String {
 
 /// The run a fragment shows, without where in it: the fragment less its
 /// `step=` and `sched=` (a manual run's choices so far), `vs=` (what Lockstep
-/// compares it with) and `explore=` (the search the Explore panel shows). Two
+/// compares it with), `explore=` (the search the Explore panel shows) and
+/// `lens=` (the race lens on). Two
 /// views with one run
 /// are one entry of the browser's history (a step replaces it); another run
 /// (another scenario, version, knob, mode, seed or tour stop) is a new one,
@@ -97,7 +101,7 @@ pub fn run_part(frag: &str) -> String {
     frag.trim_start_matches('#')
         .split('&')
         .filter(|p| {
-            !["step=", "sched=", "vs=", "explore="]
+            !["step=", "sched=", "vs=", "explore=", "lens="]
                 .iter()
                 .any(|k| p.starts_with(k))
         })
@@ -233,6 +237,18 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         "version" => spec.version = Some(v),
         "vs" => spec.compare = Some(v),
         "explore" => spec.explore = Some(exploring(&v)?),
+        "lens" => {
+            spec.lens = match v.as_str() {
+                "on" => true,
+                "off" => false,
+                _ => {
+                    return Err(format!(
+                        "URL fragment: lens \"{}\" is not on or off (the race lens).",
+                        short(&v)
+                    ))
+                }
+            }
+        }
         "tour" => loose.tour = Some(v),
         "stop" => loose.stop = Some(stop_of(&v)?),
         "knob" => add_knob(spec, &v)?,
@@ -487,6 +503,7 @@ mod tests {
             version: Some("b5c9a7364b".into()),
             compare: Some("ca7ef26e4b".into()),
             explore: None,
+            lens: false,
             knobs: vec![
                 ("keep".into(), "growing".into()),
                 ("load".into(), "x:y".into()),
@@ -626,6 +643,17 @@ mod tests {
             assert_eq!(decode(&frag), Ok(s));
             assert_eq!(run_part(&frag), run_part(&encode(&base)));
         }
+        let lens = ViewSpec {
+            lens: true,
+            ..base.clone()
+        };
+        assert!(encode(&lens).contains("&lens=on&"));
+        assert_eq!(decode(&encode(&lens)), Ok(lens.clone()));
+        assert_eq!(run_part(&encode(&lens)), run_part(&encode(&base)));
+        assert_eq!(
+            decode("scenario=handoff&lens=off").map(|s| s.lens),
+            Ok(false)
+        );
         // Either order after what to search.
         let dfs_first = decode("scenario=handoff&explore=all-dfs-races").unwrap();
         assert_eq!(dfs_first.explore, Some(e(false, true, true, true)));
@@ -715,6 +743,10 @@ mod tests {
             (
                 "scenario=handoff&explore=first-dfs-dfs",
                 "explore=\"first-dfs-dfs\" says \"dfs\" twice",
+            ),
+            (
+                "scenario=handoff&lens=yes",
+                "lens \"yes\" is not on or off (the race lens)",
             ),
             (
                 "scenario=handoff&explore=all&explore=first",

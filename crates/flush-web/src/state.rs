@@ -98,6 +98,9 @@ pub struct ViewSpec {
     /// The search the Explore panel shows (`explore=`): a link to an
     /// exploration opens with it run.
     pub explore: Option<Exploring>,
+    /// The race lens is on (`lens=on`): a link to a step shows which
+    /// goroutines lead to a violation from there.
+    pub lens: bool,
     /// What-if knobs set in the page, `(key, setting)`, applied after the version
     /// (see `AnyScenario::set_knob`).
     pub knobs: Vec<(String, String)>,
@@ -117,6 +120,7 @@ impl ViewSpec {
             version: None,
             compare: None,
             explore: None,
+            lens: false,
             knobs: Vec::new(),
             tour: None,
             seed: None,
@@ -133,6 +137,7 @@ impl ViewSpec {
             version: None,
             compare: None,
             explore: None,
+            lens: false,
             knobs: Vec::new(),
             tour: None,
             seed: None,
@@ -171,6 +176,8 @@ pub struct AppState {
     pub compare: Option<&'static str>,
     /// The search the Explore panel shows (see [`ViewSpec::explore`]).
     pub explore: Option<Exploring>,
+    /// The race lens is on (see [`ViewSpec::lens`]).
+    pub lens: bool,
     pub mode: Mode,
     pub seed: u64,
     pub playing: bool,
@@ -210,6 +217,7 @@ impl PartialEq for AppState {
             && (&self.error, &self.notice) == (&o.error, &o.notice)
             && self.compare == o.compare
             && self.explore == o.explore
+            && self.lens == o.lens
             && match (&self.building, &o.building) {
                 (None, None) => true,
                 (Some(a), Some(b)) => Rc::ptr_eq(a, b),
@@ -240,6 +248,8 @@ pub enum Action {
     /// The Explore panel shows this search (started, or asked for by a link),
     /// or none (cancelled).
     Explore(Option<Exploring>),
+    /// The race lens on or off.
+    Lens(bool),
     StepForward,
     /// Play's timer: a step forward while playing, nothing once paused. A tick
     /// queued before a Pause (each step of a heavy scenario outlasting the
@@ -312,6 +322,7 @@ pub fn stop_spec(t: &Tour, i: usize) -> ViewSpec {
         version: s.version.clone(),
         compare: None,
         explore: None,
+        lens: false,
         knobs: Vec::new(),
         tour: Some((t.id.clone(), i)),
         seed: None,
@@ -648,6 +659,7 @@ impl AppState {
             },
             compare,
             explore: spec.explore,
+            lens: spec.lens,
             mode: spec.mode,
             seed,
             playing: false,
@@ -710,6 +722,9 @@ impl AppState {
                     if !link && s.explore.is_none() {
                         s.explore = self.explore_kept_by(&s);
                     }
+                    // The lens stays on from view to view in the page, as
+                    // its box does; a link says whether it is.
+                    s.lens |= !link && self.lens;
                     self.loaded(s)
                 }
             },
@@ -803,6 +818,7 @@ impl AppState {
             version: run.header().version.map(str::to_owned),
             compare: self.compare.map(str::to_owned),
             explore: self.explore,
+            lens: self.lens,
             knobs: (*self.knobs).clone(),
             tour: self.tour.as_ref().map(|(t, i)| (t.id.clone(), *i)),
             seed: Some(self.seed),
@@ -821,6 +837,7 @@ impl AppState {
             step: 0,
             // Kept, or not, once built: see `AppState::explore_kept_by`.
             explore: None,
+            lens: false,
             ..self.spec()
         }
     }
@@ -1062,6 +1079,7 @@ impl Reducible for AppState {
             Action::Seed(seed) => self.load(&self.respec(Mode::Seeded, seed)),
             Action::Compare(v) => self.with(|s| s.compare = v),
             Action::Explore(e) => self.with(|s| s.explore = e),
+            Action::Lens(on) => self.with(|s| s.lens = on),
             Action::StepForward
             | Action::Tick
             | Action::StepBack
@@ -1644,6 +1662,28 @@ mod tests {
         assert!(state("scenario=handoff&explore=all-races")
             .explore
             .is_some());
+    }
+
+    /// The race lens stays on from view to view in the page (as its box did),
+    /// goes in the link, and a link says its own.
+    #[test]
+    fn the_lens_stays_on_in_the_page_and_a_link_says_its_own() {
+        let s = state("scenario=segment-not-found&lens=on&step=1");
+        assert!(s.lens);
+        let s = s
+            .reduce(Action::StepForward)
+            .reduce(Action::Mode(Mode::Seeded));
+        let s = s.reduce(Action::Load(ViewSpec {
+            source: Source::Builtin("handoff".into()),
+            ..ViewSpec::default_view()
+        }));
+        assert_eq!((s.error.clone(), s.lens), (None, true));
+        assert!(crate::permalink::encode(&s.spec()).contains("&lens=on&"));
+        let linked = s.clone().reduce(Action::LoadLink(
+            crate::permalink::decode("scenario=handoff&step=2").unwrap(),
+        ));
+        assert_eq!((linked.error.clone(), linked.lens), (None, false));
+        assert!(!s.reduce(Action::Lens(false)).lens);
     }
 
     #[test]

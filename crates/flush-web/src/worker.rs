@@ -159,6 +159,7 @@ mod tests {
                 version: None,
                 compare: None,
                 explore: None,
+                lens: false,
                 knobs: Vec::new(),
                 tour: None,
                 seed: None,

@@ -939,6 +939,7 @@ fn open_button_then(
         version: at.version.map(str::to_owned),
         compare: None,
         explore: None,
+        lens: false,
         knobs: at.knobs.to_vec(),
         tour: None,
         seed: None,
@@ -1148,12 +1149,14 @@ pub struct LensProps {
     pub rev: u64,
     pub cursor: u32,
     pub shown: Shown,
+    /// The lens is on (the view's, so a link carries it: `lens=on`).
+    pub on: bool,
     pub dispatch: Dispatch,
 }
 
 impl PartialEq for LensProps {
     fn eq(&self, o: &Self) -> bool {
-        (self.rev, self.cursor, &self.shown) == (o.rev, o.cursor, &o.shown)
+        (self.rev, self.cursor, &self.shown, self.on) == (o.rev, o.cursor, &o.shown, o.on)
     }
 }
 
@@ -1161,8 +1164,8 @@ impl PartialEq for LensProps {
 /// that starts by running it breaks something new within [`LENS_STEPS`] steps.
 #[function_component(RaceLens)]
 pub fn race_lens(p: &LensProps) -> Html {
-    let on = use_state(|| false);
-    let key = (p.rev, p.cursor, *on);
+    let on = p.on;
+    let key = (p.rev, p.cursor, on);
     let x = use_explorers(key);
     let choices = use_mut_ref(Vec::<Choice>::new);
     // How many goroutines could run here (the lens looks at the first
@@ -1205,23 +1208,23 @@ pub fn race_lens(p: &LensProps) -> Html {
         });
     }
     let toggle = {
-        let on = on.clone();
+        let d = p.dispatch.clone();
         Callback::from(move |e: Event| {
             let input: HtmlInputElement = e.target_unchecked_into();
-            on.set(input.checked());
+            d.dispatch(Action::Lens(input.checked()));
         })
     };
     html! {
         <section class="panel lens" id="lens" aria-labelledby="lens-title">
             <h3 id="lens-title">{"Race lens"}</h3>
             <label class="check">
-                <input type="checkbox" id="lens-on" checked={*on} onchange={toggle}
+                <input type="checkbox" id="lens-on" checked={on} onchange={toggle}
                        onpointerenter={x.warm.reform(|_: PointerEvent| ())} onfocus={x.warm.reform(|_: FocusEvent| ())} />
                 {format!(" look {LENS_STEPS} steps ahead from each runnable goroutine")}
             </label>
             // Not a live region: it changes at every step, which the step narration covers.
             <div>
-                if *on {
+                if on {
                     {match &*x.status {
                         Status::Idle => html! {},
                         Status::Running { run: Running { done, of, .. }, .. } => html! {

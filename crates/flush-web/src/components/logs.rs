@@ -461,6 +461,7 @@ fn result_view(
         version: (!v.version.is_empty()).then(|| v.version.clone()),
         compare: None,
         explore: None,
+        lens: false,
         knobs: i.knobs.to_vec(),
         tour: None,
         seed: None,
