@@ -719,9 +719,20 @@ test('a link to an exploration runs it again: the found list and the verdict tab
   assert.match(await hashOf(b.page), /&explore=all-dfs&.*sched=/);
   assert.equal(await b.page.locator('#explore-result[data-found="3"]').count(), 1, 'the list stays');
   // Cancel drops it from the address: a link would run the search whole.
+  // A linked search leaves the keyboard focus where it was (found by an
+  // attack: it went to Cancel, and Space, meant to play, cancelled), and a
+  // link of the same scenario without explore= drops it.
+  await b.page.evaluate(() => document.activeElement?.blur());
   await b.page.goto(URL + '#scenario=sync-scaled-5x3&explore=all');
   await b.page.waitForSelector('#explore-running');
   assert.equal(await b.page.isChecked('#explore-all'), true);
+  assert.equal(await b.page.evaluate(() => document.activeElement?.tagName), 'BODY');
+  await b.page.evaluate(() => { location.hash = '#scenario=sync-scaled-5x3&step=3'; });
+  await b.page.waitForFunction(() => location.hash.includes('step=3') && !document.querySelector('#explore-running, #explore-result'));
+  await b.page.waitForTimeout(200);
+  assert.equal(await b.page.locator('#explore-running, #explore-result').count(), 0);
+  await b.page.evaluate(() => { location.hash = '#scenario=sync-scaled-5x3&explore=all'; });
+  await b.page.waitForSelector('#explore-running');
   await b.page.click('#explore-cancel');
   await b.page.waitForSelector('#explore-result');
   await b.page.waitForFunction(() => !location.hash.includes('explore='));

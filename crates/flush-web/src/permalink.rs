@@ -278,7 +278,7 @@ const EXPLORE_WHAT: [&str; 3] = ["first", "all", "versions"];
 
 /// `explore=`'s value: what to search, then how (`all-races-dfs`, `versions`);
 /// only characters a URL leaves as they are.
-fn explore_words(e: &Exploring) -> String {
+pub fn explore_words(e: &Exploring) -> String {
     let what = match (e.versions, e.all) {
         (true, _) => "versions",
         (false, true) => "all",

@@ -574,7 +574,8 @@ pub const SLICE_MS: f64 = 10.0;
 fn explore_check(run: &AnyRun, e: &Exploring) -> Result<(), String> {
     match (e.versions, run.header().version) {
         (true, None) => Err(format!(
-            "explore=versions: the {} model has one version; explore=first or explore=all searches it.",
+            "explore={}: the {} model has one version; explore=first or explore=all searches it.",
+            crate::permalink::explore_words(e),
             run.header().model
         )),
         _ => Ok(()),
@@ -631,6 +632,10 @@ impl AppState {
             Some(s) => s,
             None => AppState::from_spec(&ViewSpec::default_view())?,
         };
+        // Shown only while the link's run is built: its search is not run
+        // (found by an attack: the saved view's search ran under the build,
+        // for a view the address did not name).
+        s.explore = None;
         s.building = Some(Rc::new(RefCell::new(Some(b))));
         s.hold_link();
         Ok(s)
@@ -788,6 +793,8 @@ impl AppState {
     /// `s`, shown because the link opened could not be: the link is held (see
     /// [`AppState::held_link`]), `error` says why.
     pub fn instead_of_link_with(mut s: AppState, error: String) -> AppState {
+        // Nor is its search run: the address keeps the link to correct.
+        s.explore = None;
         // A view still being built keeps the error and the hold when it comes
         // (found by an attack: the built view dropped both, and wrote itself
         // over the link to be corrected).
@@ -1310,6 +1317,31 @@ mod tests {
             &other.clone().reduce(Action::LinkReplaced),
             &other
         ));
+    }
+
+    /// Found by an attack: a view shown only while a link's run is built, or
+    /// instead of a link that cannot be opened, does not run its search (the
+    /// address names another view); the link's view built has its own.
+    #[test]
+    fn a_view_shown_in_place_of_a_link_runs_no_search() {
+        native_slice(2);
+        let saved = || {
+            let spec = crate::permalink::decode("scenario=segment-not-found&explore=versions");
+            AppState::from_spec(&spec.unwrap()).ok()
+        };
+        assert!(saved().unwrap().explore.is_some());
+        let link = crate::permalink::decode("scenario=pairs-100&explore=all").unwrap();
+        let s = Rc::new(AppState::opening(&link, saved).unwrap());
+        assert!(s.building.is_some(), "built in one slice");
+        assert_eq!(s.explore, None);
+        build_slices(&s);
+        let built = s.reduce(Action::Built);
+        assert_eq!(
+            built.explore.map(|e| (e.all, e.versions)),
+            Some((true, false))
+        );
+        let instead = AppState::instead_of_link_with(saved().unwrap(), "Bad link.".into());
+        assert_eq!(instead.explore, None);
     }
 
     /// Found by an attack: a bad link shown over a saved view that is long

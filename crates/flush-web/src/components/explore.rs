@@ -413,6 +413,8 @@ pub(crate) struct ExploreHandle {
     pub warm: Callback<()>,
     /// Drops a job of one search (and its report), not one per version.
     pub forget_one: Callback<()>,
+    /// Drops any job (and its report).
+    pub forget: Callback<()>,
 }
 
 /// Searches run in a worker (or here in slices); dropped when `key` changes.
@@ -483,6 +485,13 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
             }
         })
     };
+    let forget = {
+        let (shared, status) = (shared.clone(), status.clone());
+        Callback::from(move |()| {
+            shared.forget();
+            status.set(Status::Idle);
+        })
+    };
     let cancel = one_click(Callback::from(move |_: MouseEvent| shared.cancel()));
     ExploreHandle {
         warm,
@@ -490,6 +499,7 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
         start,
         cancel,
         forget_one,
+        forget,
     }
 }
 
@@ -636,14 +646,26 @@ fn cancel_callback(x: &ExploreHandle, d: &Dispatch, was: &Asked) -> Callback<Mou
 }
 
 /// A view with a search the panel did not start (a link opened, Back to one)
-/// runs it, the panel's boxes set as it asks.
+/// runs it, the panel's boxes set as it asks, the keyboard focus left where
+/// it is (`clicked` false: see [`use_search_focus`]); a view with none (a link
+/// without `explore=`) drops the one shown (found by an attack: a link of the
+/// same scenario without it left the search running under it).
 #[hook]
-fn use_linked_search(x: &ExploreHandle, choices: &Choices, p: &ExploreProps, was: &Asked) {
-    let (start, (all, races, depth)) = (x.start.clone(), choices.clone());
-    let (sc, was) = (p.scenario.clone(), was.clone());
+fn use_linked_search(
+    x: &ExploreHandle,
+    choices: &Choices,
+    p: &ExploreProps,
+    refs: (&Asked, &Clicked),
+) {
+    let (was, clicked) = refs;
+    let (start, forget, (all, races, depth)) = (x.start.clone(), x.forget.clone(), choices.clone());
+    let (sc, was, clicked) = (p.scenario.clone(), was.clone(), clicked.clone());
     use_effect_with((p.explore, p.shown.clone()), move |(explore, shown)| {
         let Some(e) = *explore else {
-            *was.borrow_mut() = None;
+            // Cancel took the search off the view itself, and its report stays.
+            if was.borrow_mut().take().is_some() {
+                forget.emit(());
+            }
             return;
         };
         let this = asked(shown, e);
@@ -651,6 +673,7 @@ fn use_linked_search(x: &ExploreHandle, choices: &Choices, p: &ExploreProps, was
             return;
         }
         *was.borrow_mut() = Some(this);
+        *clicked.borrow_mut() = false;
         if !e.versions {
             all.set(e.all);
         }
@@ -687,24 +710,33 @@ fn drop_later<T: 'static>(x: T) {
     gloo::timers::callback::Timeout::new(0, move || drop(x)).forget();
 }
 
+/// Whether the search shown was started by a click of the panel's buttons
+/// (not by a link).
+type Clicked = Rc<RefCell<bool>>;
+
 /// Keeps the keyboard focus in place while Cancel stands in for the start
 /// buttons: on Cancel once a search starts, and back on the button that started
-/// it once the search ends (unless the focus went elsewhere meanwhile).
+/// it once the search ends (unless the focus went elsewhere meanwhile). A
+/// search a link started leaves a focus nowhere (on the page) there: Space
+/// plays the run, as on any link (found by an attack: it went to Cancel, and
+/// Space cancelled the search).
 #[hook]
 fn use_search_focus(
     running: bool,
+    clicked: &Clicked,
     start: Callback<MouseEvent>,
     every_version: Callback<MouseEvent>,
 ) -> (Callback<MouseEvent>, Callback<MouseEvent>) {
     let origin = use_mut_ref(|| "explore-btn");
     let was = use_mut_ref(|| running);
     {
-        let origin = origin.clone();
+        let (origin, clicked) = (origin.clone(), clicked.clone());
         use_effect_with(running, move |&running| {
             // Not when the panel is drawn first (the page's focus stays put).
             let changed = std::mem::replace(&mut *was.borrow_mut(), running) != running;
             // The focus fell (its button went) or is still on the search's buttons.
-            if changed && (crate::focus::lost() || crate::focus::within(".explore-controls")) {
+            let fell = *clicked.borrow() && crate::focus::lost();
+            if changed && (fell || crate::focus::within(".explore-controls")) {
                 let id = if running {
                     "explore-cancel"
                 } else {
@@ -715,9 +747,10 @@ fn use_search_focus(
         });
     }
     let mark = |cb: Callback<MouseEvent>, id: &'static str| {
-        let origin = origin.clone();
+        let (origin, clicked) = (origin.clone(), clicked.clone());
         Callback::from(move |e: MouseEvent| {
             *origin.borrow_mut() = id;
+            *clicked.borrow_mut() = true;
             cb.emit(e)
         })
     };
@@ -741,15 +774,15 @@ pub fn explore_panel(p: &ExploreProps) -> Html {
         use_state(|| false),
         use_state(|| false),
     );
-    let was: Asked = use_mut_ref(|| None);
-    use_linked_search(&x, &choices, p, &was);
+    let (was, clicked): (Asked, Clicked) = (use_mut_ref(|| None), use_mut_ref(|| false));
+    use_linked_search(&x, &choices, p, (&was, &clicked));
     let (start, every_version) = start_callbacks(&x, &choices, p, &was);
     let cancel = cancel_callback(&x, &p.dispatch, &was);
     let versions = !p.scenario.versions().is_empty();
     let (all, races, depth) = &choices;
     let (on_all, on_races, on_depth) = (toggle(all), toggle(races), toggle(depth));
     let running = matches!(*x.status, Status::Running { .. });
-    let (start, every_version) = use_search_focus(running, start, every_version);
+    let (start, every_version) = use_search_focus(running, &clicked, start, every_version);
     let (warm, warm_focus) = (
         x.warm.reform(|_: PointerEvent| ()),
         x.warm.reform(|_: FocusEvent| ()),
