@@ -2240,6 +2240,16 @@ test('what if: a knob reruns the scenario labelled proposed, the permalink keeps
     }
   }
   await audit(page, 'what if and the policy matrix');
+  // The matrix is in the link: opened elsewhere, it is explored without a
+  // click, the focus left where it was.
+  await page.waitForFunction(() => location.hash.includes('&matrix=on&'));
+  const linked = await open((await page.evaluate(() => location.hash)).slice(1));
+  await linked.page.waitForFunction(() => document.querySelectorAll('#matrix tbody tr').length === 32, null, { timeout: 30000 });
+  assert.equal(await linked.page.evaluate(() => document.activeElement?.tagName), 'BODY');
+  const again = await linked.page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => tr.dataset.settings + ':' + tr.dataset.verdict));
+  assert.deepEqual(again, rows.map((r) => r.settings + ':' + r.verdict));
+  await noCrash(linked.page, linked.errors);
+  await linked.ctx.close();
   await page.locator('#whatif').screenshot({ path: `${SHOTS}40-whatif-matrix.png` });
   // A proposal's counterexample opens at the shown version with its knobs set.
   const proposal = page.locator('#matrix tr[data-settings="request=healthy,keep=l0_growing,load=every_missing"]');

@@ -137,8 +137,13 @@ fn copy_link(state: &UseReducerHandle<state::AppState>) -> Callback<MouseEvent> 
         let spec = state.spec();
         let frag = permalink::encode(&spec);
         let mut words = permalink::link_words(&base, &frag);
-        if spec.explore.is_some() && permalink::linkable(&frag) {
-            words.push_str(" Opening it runs the Explore panel's search again.");
+        if permalink::linkable(&frag) {
+            if spec.explore.is_some() {
+                words.push_str(" Opening it runs the Explore panel's search again.");
+            }
+            if spec.matrix {
+                words.push_str(" Opening it explores the policy matrix again.");
+            }
         }
         state.dispatch(Action::Notice(Some(words)));
     })
@@ -180,7 +185,7 @@ fn bottom(
     html! {
         <section class="bottom" aria-labelledby="bottom-title">
             <h2 id="bottom-title" class="sr-only">{"What if, other versions, plots and verdicts"}</h2>
-            <WhatIf scenario={run.scenario()} shown={state.shown()} dispatch={d.clone()} />
+            <WhatIf scenario={run.scenario()} shown={state.shown()} matrix={state.matrix} dispatch={d.clone()} />
             <Lockstep run={state.run.clone()} rev={state.rev} version={h.version} seed={state.seed}
                 compare={state.compare} dispatch={d} />
             <Plots {figures} {cursor} />

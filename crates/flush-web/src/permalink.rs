@@ -1,7 +1,7 @@
 //! The permalink: a view as a URL fragment and back. Every bad fragment gets a
 //! message naming what is wrong; nothing here touches the DOM (native tests).
 //!
-//! `scenario=NAME&version=V[&vs=V2][&explore=WHAT][&lens=on][&tour=ID&stop=K][&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
+//! `scenario=NAME&version=V[&vs=V2][&explore=WHAT][&lens=on][&matrix=on][&tour=ID&stop=K][&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
 
 use flush_core::Choice;
 
@@ -68,6 +68,9 @@ pub fn encode(spec: &ViewSpec) -> String {
     if spec.lens {
         parts.push("lens=on".to_owned());
     }
+    if spec.matrix {
+        parts.push("matrix=on".to_owned());
+    }
     if let Some((id, stop)) = &spec.tour {
         parts.push(format!("tour={}&stop={}", enc(id), stop + 1));
     }
@@ -90,8 +93,8 @@ pub fn encode(spec: &ViewSpec) -> String {
 
 /// The run a fragment shows, without where in it: the fragment less its
 /// `step=` and `sched=` (a manual run's choices so far), `vs=` (what Lockstep
-/// compares it with), `explore=` (the search the Explore panel shows) and
-/// `lens=` (the race lens on). Two
+/// compares it with), `explore=` (the search the Explore panel shows), `lens=`
+/// (the race lens on) and `matrix=` (the policy matrix shown). Two
 /// views with one run
 /// are one entry of the browser's history (a step replaces it); another run
 /// (another scenario, version, knob, mode, seed or tour stop) is a new one,
@@ -101,7 +104,7 @@ pub fn run_part(frag: &str) -> String {
     frag.trim_start_matches('#')
         .split('&')
         .filter(|p| {
-            !["step=", "sched=", "vs=", "explore=", "lens="]
+            !["step=", "sched=", "vs=", "explore=", "lens=", "matrix="]
                 .iter()
                 .any(|k| p.starts_with(k))
         })
@@ -237,18 +240,8 @@ fn read_pair(spec: &mut ViewSpec, loose: &mut Loose, k: &str, v: String) -> Resu
         "version" => spec.version = Some(v),
         "vs" => spec.compare = Some(v),
         "explore" => spec.explore = Some(exploring(&v)?),
-        "lens" => {
-            spec.lens = match v.as_str() {
-                "on" => true,
-                "off" => false,
-                _ => {
-                    return Err(format!(
-                        "URL fragment: lens \"{}\" is not on or off (the race lens).",
-                        short(&v)
-                    ))
-                }
-            }
-        }
+        "lens" => spec.lens = on_off(&v, "lens", "the race lens")?,
+        "matrix" => spec.matrix = on_off(&v, "matrix", "the policy matrix")?,
         "tour" => loose.tour = Some(v),
         "stop" => loose.stop = Some(stop_of(&v)?),
         "knob" => add_knob(spec, &v)?,
@@ -326,6 +319,18 @@ fn exploring(v: &str) -> Result<Exploring, String> {
         }
     }
     Ok(e)
+}
+
+/// A switch of a link (`k=on`, `k=off`), `what` it switches.
+fn on_off(v: &str, k: &str, what: &str) -> Result<bool, String> {
+    match v {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!(
+            "URL fragment: {k} \"{}\" is not on or off ({what}).",
+            short(v)
+        )),
+    }
 }
 
 /// Why a link's `what` is no number: too large when it is all digits.
@@ -504,6 +509,7 @@ mod tests {
             compare: Some("ca7ef26e4b".into()),
             explore: None,
             lens: false,
+            matrix: false,
             knobs: vec![
                 ("keep".into(), "growing".into()),
                 ("load".into(), "x:y".into()),
@@ -654,6 +660,13 @@ mod tests {
             decode("scenario=handoff&lens=off").map(|s| s.lens),
             Ok(false)
         );
+        let matrix = ViewSpec {
+            matrix: true,
+            ..base.clone()
+        };
+        assert!(encode(&matrix).contains("&matrix=on&"));
+        assert_eq!(decode(&encode(&matrix)), Ok(matrix.clone()));
+        assert_eq!(run_part(&encode(&matrix)), run_part(&encode(&base)));
         // Either order after what to search.
         let dfs_first = decode("scenario=handoff&explore=all-dfs-races").unwrap();
         assert_eq!(dfs_first.explore, Some(e(false, true, true, true)));
@@ -747,6 +760,10 @@ mod tests {
             (
                 "scenario=handoff&lens=yes",
                 "lens \"yes\" is not on or off (the race lens)",
+            ),
+            (
+                "scenario=handoff&matrix=1",
+                "matrix \"1\" is not on or off (the policy matrix)",
             ),
             (
                 "scenario=handoff&explore=all&explore=first",

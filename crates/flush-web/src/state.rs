@@ -101,6 +101,9 @@ pub struct ViewSpec {
     /// The race lens is on (`lens=on`): a link to a step shows which
     /// goroutines lead to a violation from there.
     pub lens: bool,
+    /// The What if panel's policy matrix is shown (`matrix=on`): a link opens
+    /// with it explored.
+    pub matrix: bool,
     /// What-if knobs set in the page, `(key, setting)`, applied after the version
     /// (see `AnyScenario::set_knob`).
     pub knobs: Vec<(String, String)>,
@@ -121,6 +124,7 @@ impl ViewSpec {
             compare: None,
             explore: None,
             lens: false,
+            matrix: false,
             knobs: Vec::new(),
             tour: None,
             seed: None,
@@ -138,6 +142,7 @@ impl ViewSpec {
             compare: None,
             explore: None,
             lens: false,
+            matrix: false,
             knobs: Vec::new(),
             tour: None,
             seed: None,
@@ -178,6 +183,8 @@ pub struct AppState {
     pub explore: Option<Exploring>,
     /// The race lens is on (see [`ViewSpec::lens`]).
     pub lens: bool,
+    /// The policy matrix is shown (see [`ViewSpec::matrix`]).
+    pub matrix: bool,
     pub mode: Mode,
     pub seed: u64,
     pub playing: bool,
@@ -217,7 +224,7 @@ impl PartialEq for AppState {
             && (&self.error, &self.notice) == (&o.error, &o.notice)
             && self.compare == o.compare
             && self.explore == o.explore
-            && self.lens == o.lens
+            && (self.lens, self.matrix) == (o.lens, o.matrix)
             && match (&self.building, &o.building) {
                 (None, None) => true,
                 (Some(a), Some(b)) => Rc::ptr_eq(a, b),
@@ -250,6 +257,9 @@ pub enum Action {
     Explore(Option<Exploring>),
     /// The race lens on or off.
     Lens(bool),
+    /// The policy matrix explored (started, or asked for by a link), or not
+    /// (cancelled).
+    Matrix(bool),
     StepForward,
     /// Play's timer: a step forward while playing, nothing once paused. A tick
     /// queued before a Pause (each step of a heavy scenario outlasting the
@@ -323,6 +333,7 @@ pub fn stop_spec(t: &Tour, i: usize) -> ViewSpec {
         compare: None,
         explore: None,
         lens: false,
+        matrix: false,
         knobs: Vec::new(),
         tour: Some((t.id.clone(), i)),
         seed: None,
@@ -410,6 +421,9 @@ impl Building {
         }
         if let Some(e) = &spec.explore {
             explore_check(&run, e)?;
+        }
+        if spec.matrix {
+            matrix_check(&run)?;
         }
         if let Some((id, stop)) = &spec.tour {
             tour_of(id, *stop)?;
@@ -582,6 +596,18 @@ fn explore_check(run: &AnyRun, e: &Exploring) -> Result<(), String> {
     }
 }
 
+/// Whether `run` has a policy matrix to explore (`matrix=on`): a model with
+/// what-if knobs.
+fn matrix_check(run: &AnyRun) -> Result<(), String> {
+    match run.scenario().knobs().is_empty() {
+        true => Err(format!(
+            "matrix=on: the {} model has no what-if knobs, so there is no policy matrix.",
+            run.header().model
+        )),
+        false => Ok(()),
+    }
+}
+
 /// The version a link asks Lockstep to compare `run` with (`vs=`), by its
 /// full id: one of the scenario's versions, not the one shown.
 fn compare_version(run: &AnyRun, v: &str) -> Result<&'static str, String> {
@@ -635,7 +661,7 @@ impl AppState {
         // Shown only while the link's run is built: its search is not run
         // (found by an attack: the saved view's search ran under the build,
         // for a view the address did not name).
-        s.explore = None;
+        (s.explore, s.matrix) = (None, false);
         s.building = Some(Rc::new(RefCell::new(Some(b))));
         s.hold_link();
         Ok(s)
@@ -653,6 +679,9 @@ impl AppState {
         if let Some(e) = &spec.explore {
             explore_check(&run, e)?;
         }
+        if spec.matrix {
+            matrix_check(&run)?;
+        }
         Ok(AppState {
             run: Rc::new(RefCell::new(run)),
             rev: 0,
@@ -665,6 +694,7 @@ impl AppState {
             compare,
             explore: spec.explore,
             lens: spec.lens,
+            matrix: spec.matrix,
             mode: spec.mode,
             seed,
             playing: false,
@@ -730,6 +760,9 @@ impl AppState {
                     // The lens stays on from view to view in the page, as
                     // its box does; a link says whether it is.
                     s.lens |= !link && self.lens;
+                    // The matrix is the scenario's, whatever the version and
+                    // knobs (see `WhatIf`).
+                    s.matrix |= !link && self.matrix && self.source == s.source;
                     self.loaded(s)
                 }
             },
@@ -793,8 +826,8 @@ impl AppState {
     /// `s`, shown because the link opened could not be: the link is held (see
     /// [`AppState::held_link`]), `error` says why.
     pub fn instead_of_link_with(mut s: AppState, error: String) -> AppState {
-        // Nor is its search run: the address keeps the link to correct.
-        s.explore = None;
+        // Nor are its searches run: the address keeps the link to correct.
+        (s.explore, s.matrix) = (None, false);
         // A view still being built keeps the error and the hold when it comes
         // (found by an attack: the built view dropped both, and wrote itself
         // over the link to be corrected).
@@ -826,6 +859,7 @@ impl AppState {
             compare: self.compare.map(str::to_owned),
             explore: self.explore,
             lens: self.lens,
+            matrix: self.matrix,
             knobs: (*self.knobs).clone(),
             tour: self.tour.as_ref().map(|(t, i)| (t.id.clone(), *i)),
             seed: Some(self.seed),
@@ -845,6 +879,7 @@ impl AppState {
             // Kept, or not, once built: see `AppState::explore_kept_by`.
             explore: None,
             lens: false,
+            matrix: false,
             ..self.spec()
         }
     }
@@ -1087,6 +1122,7 @@ impl Reducible for AppState {
             Action::Compare(v) => self.with(|s| s.compare = v),
             Action::Explore(e) => self.with(|s| s.explore = e),
             Action::Lens(on) => self.with(|s| s.lens = on),
+            Action::Matrix(on) => self.with(|s| s.matrix = on),
             Action::StepForward
             | Action::Tick
             | Action::StepBack
@@ -1716,6 +1752,40 @@ mod tests {
         ));
         assert_eq!((linked.error.clone(), linked.lens), (None, false));
         assert!(!s.reduce(Action::Lens(false)).lens);
+    }
+
+    /// The policy matrix is the scenario's: a view keeps it whatever its
+    /// version and knobs, as the panel does, and drops it with the scenario.
+    #[test]
+    fn the_matrix_goes_with_its_scenario() {
+        let s = state("scenario=segment-not-found&matrix=on&step=1");
+        assert!(s.matrix);
+        let s = s.reduce(Action::Knob("keep".into(), "growing".into()));
+        let s = s.reduce(Action::Version("c65f41dc60".into()));
+        assert_eq!((s.error.clone(), s.matrix), (None, true));
+        assert!(crate::permalink::encode(&s.spec()).contains("&matrix=on&"));
+        let other = s.clone().reduce(Action::Load(ViewSpec {
+            source: Source::Builtin("segment-not-found-fixed".into()),
+            ..ViewSpec::default_view()
+        }));
+        assert_eq!((other.error.clone(), other.matrix), (None, false));
+        assert!(!s.reduce(Action::Matrix(false)).matrix);
+        // The toy model has no knobs.
+        let toy = include_str!("../../../tests/toy/mutex-lost-update.json");
+        let e = AppState::from_spec(&ViewSpec {
+            source: Source::Inline {
+                file: "mutex-lost-update.json".into(),
+                text: toy.into(),
+            },
+            matrix: true,
+            ..ViewSpec::default_view()
+        })
+        .err()
+        .expect("refused");
+        assert!(
+            e.contains("matrix=on: the mutex-handoff model has no what-if knobs"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -160,6 +160,7 @@ mod tests {
                 compare: None,
                 explore: None,
                 lens: false,
+                matrix: false,
                 knobs: Vec::new(),
                 tour: None,
                 seed: None,

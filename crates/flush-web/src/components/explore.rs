@@ -973,6 +973,7 @@ fn open_button_then(
         compare: None,
         explore: None,
         lens: false,
+        matrix: false,
         knobs: at.knobs.to_vec(),
         tour: None,
         seed: None,

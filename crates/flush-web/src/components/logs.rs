@@ -462,6 +462,7 @@ fn result_view(
         compare: None,
         explore: None,
         lens: false,
+        matrix: false,
         knobs: i.knobs.to_vec(),
         tour: None,
         seed: None,

@@ -16,7 +16,7 @@ use super::explore::{
     findings_cell, one_click, running_view, use_explorers, ExploreHandle, Running, Status,
     PAGE_MAX_BYTES, PAGE_MAX_STEPS,
 };
-use crate::state::{Action, Dispatch, Shown};
+use crate::state::{Action, Dispatch, Shown, Source};
 use crate::worker::{JobSpec, Search};
 
 /// What each row of the matrix may explore (a row is one search); the page says
@@ -27,14 +27,20 @@ const ROW_MAX_STATES: u64 = 1_000_000;
 pub struct WhatIfProps {
     pub scenario: AnyScenario,
     pub shown: Shown,
+    /// The view has the matrix explored (the link's `matrix=on`): explored
+    /// when the panel did not start it.
+    pub matrix: bool,
     pub dispatch: Dispatch,
 }
 
 impl PartialEq for WhatIfProps {
     fn eq(&self, o: &Self) -> bool {
-        self.shown == o.shown
+        (&self.shown, self.matrix) == (&o.shown, o.matrix)
     }
 }
+
+/// The scenario whose matrix the panel last started (see [`use_linked_matrix`]).
+type Asked = Rc<RefCell<Option<Source>>>;
 
 /// One row of the matrix before it is explored: the versions whose preset it is
 /// and every knob's setting.
@@ -52,10 +58,20 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     // row's counterexample keeps the table.
     let x = use_explorers(p.shown.source.clone());
     let rows = use_mut_ref(Vec::<Row>::new);
+    let was: Asked = use_mut_ref(|| None);
+    use_linked_matrix(&x, &rows, p, &was);
     if knobs.is_empty() {
         return html! {};
     }
-    let start = matrix_start(&x, &rows, p);
+    let start = matrix_start(&x, &rows, p, &was);
+    let cancel = {
+        let (cancel, d, was) = (x.cancel.clone(), p.dispatch.clone(), was.clone());
+        one_click(Callback::from(move |e: MouseEvent| {
+            cancel.emit(e);
+            *was.borrow_mut() = None;
+            d.dispatch(Action::Matrix(false));
+        }))
+    };
     let proposed = knobs.iter().any(|k| k.current != k.preset);
     let reset = {
         let d = p.dispatch.clone();
@@ -83,7 +99,7 @@ pub fn what_if(p: &WhatIfProps) -> Html {
             <h4 id="matrix-title">{"Policy matrix"}</h4>
             <p class="muted">{format!("This scenario under every combination of the knobs ({}), each explored breadth first (at most {} states a row).", rows_count(&knobs), "1,000,000")}</p>
             if running {
-                <button id="matrix-cancel" onclick={x.cancel.clone()}>{"Cancel"}</button>
+                <button id="matrix-cancel" onclick={cancel}>{"Cancel"}</button>
             } else {
                 <button id="matrix-btn" class="primary" onclick={start}
                         onpointerenter={x.warm.reform(|_: PointerEvent| ())} onfocus={x.warm.reform(|_: FocusEvent| ())}>
@@ -102,43 +118,79 @@ pub fn what_if(p: &WhatIfProps) -> Html {
     }
 }
 
-/// The matrix button's handler: one search per combination of the knobs, the
-/// rows' settings kept in `rows` for the table.
+/// The matrix's searches: one per combination of the knobs of `sc`, the rows'
+/// settings kept in `rows` for the table.
+fn matrix_job(sc: &AnyScenario, source: &Source, rows: &RefCell<Vec<Row>>) -> JobSpec {
+    let o = Options {
+        max_bytes: PAGE_MAX_BYTES / 2,
+        all: true,
+        shrink: false,
+        ..Options::first(PAGE_MAX_STEPS, ROW_MAX_STATES)
+    };
+    let variants = sc.variants();
+    *rows.borrow_mut() = variants
+        .iter()
+        .map(|(presets, v)| Row {
+            presets: presets.clone(),
+            settings: v.knobs().iter().map(|k| (k.key, k.current)).collect(),
+        })
+        .collect();
+    JobSpec {
+        searches: variants
+            .into_iter()
+            .map(|(_, sc)| Search {
+                source: source.clone(),
+                sc,
+                o: o.clone(),
+            })
+            .collect(),
+        cut: None,
+        lens: None,
+    }
+}
+
+/// The matrix button's handler: the matrix explored, and the view (the link)
+/// says so.
 fn matrix_start(
     x: &ExploreHandle,
     rows: &Rc<RefCell<Vec<Row>>>,
     p: &WhatIfProps,
+    was: &Asked,
 ) -> Callback<MouseEvent> {
     let (start, rows, sc) = (x.start.clone(), rows.clone(), p.scenario.clone());
-    let source = p.shown.source.clone();
+    let (source, d, was) = (p.shown.source.clone(), p.dispatch.clone(), was.clone());
     one_click(Callback::from(move |_: MouseEvent| {
-        let o = Options {
-            max_bytes: PAGE_MAX_BYTES / 2,
-            all: true,
-            shrink: false,
-            ..Options::first(PAGE_MAX_STEPS, ROW_MAX_STATES)
-        };
-        let variants = sc.variants();
-        *rows.borrow_mut() = variants
-            .iter()
-            .map(|(presets, v)| Row {
-                presets: presets.clone(),
-                settings: v.knobs().iter().map(|k| (k.key, k.current)).collect(),
-            })
-            .collect();
-        start.emit(JobSpec {
-            searches: variants
-                .into_iter()
-                .map(|(_, sc)| Search {
-                    source: source.clone(),
-                    sc,
-                    o: o.clone(),
-                })
-                .collect(),
-            cut: None,
-            lens: None,
-        });
+        *was.borrow_mut() = Some(source.clone());
+        d.dispatch(Action::Matrix(true));
+        start.emit(matrix_job(&sc, &source, &rows));
     }))
+}
+
+/// A view with the matrix the panel did not start (a link opened, Back to one)
+/// explores it; a view without drops the one shown (as the Explore panel's
+/// `use_linked_search` does).
+#[hook]
+fn use_linked_matrix(
+    x: &ExploreHandle,
+    rows: &Rc<RefCell<Vec<Row>>>,
+    p: &WhatIfProps,
+    was: &Asked,
+) {
+    let (start, forget, rows) = (x.start.clone(), x.forget.clone(), rows.clone());
+    let (sc, was) = (p.scenario.clone(), was.clone());
+    use_effect_with((p.matrix, p.shown.source.clone()), move |(on, source)| {
+        if !*on {
+            if was.borrow_mut().take().is_some() {
+                forget.emit(());
+            }
+            return;
+        }
+        if was.borrow().as_ref() == Some(source) || sc.knobs().is_empty() {
+            return;
+        }
+        *was.borrow_mut() = Some(source.clone());
+        start.emit(matrix_job(&sc, source, &rows));
+    });
 }
 
 fn rows_count(knobs: &[Knob]) -> usize {
