@@ -761,6 +761,25 @@ test('a link to an exploration runs it again: the found list and the verdict tab
   assert.match(await c.page.textContent('#error-text'), /"fast" is not a way to search; after all come races \(also look for data races\) or dfs/);
   await noCrash(c.page, c.errors);
   await c.ctx.close();
+
+  // The CLI's link to each finding (--page) opens it in the stepper as "open
+  // in stepper" does: a built-in by name, a file by its text.
+  const bin = process.env.FLUSHSCOPE_BIN ?? '../target/debug/flushscope';
+  const found = (args) => JSON.parse(spawnSync(bin, ['explore', ...args, '--all', '--json', '--page', URL]).stdout.toString()).violations;
+  const panic = found(['builtin:segment-not-found']).find((v) => v.kind === 'panic');
+  const file = found(['../scenarios/compaction-race.json'])[0];
+  for (const f of [panic, file]) {
+    assert.ok(f.link.startsWith(URL + '#'), f.link);
+    const d = await open(f.link.slice(URL.length + 1));
+    await waitStep(d.page, 1);
+    assert.equal(await d.page.inputValue('#mode'), 'manual');
+    assert.equal(await d.page.getAttribute('.app', 'data-len'), String(f.steps));
+    await d.page.keyboard.press('End');
+    await waitStep(d.page, f.steps);
+    assert.match(await d.page.textContent('#step'), new RegExp(f.kind === 'panic' ? 'panic' : 'INVARIANT|invariant'));
+    await noCrash(d.page, d.errors);
+    await d.ctx.close();
+  }
 });
 
 test('the explorer in the page: finds the #34018 violation, opens it in the stepper, keeps frames, cancels', async () => {

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use flush_core::explore::{self, bytes_words, Options, Order, OutcomesStop, Progress};
 use flush_core::scenario::MAX_SCENARIO_BYTES;
-use flush_core::{builtin, AnyScenario, Choice, Policy};
+use flush_core::{builtin, link, AnyScenario, Choice, Policy};
 
 #[derive(Parser)]
 #[command(
@@ -183,6 +183,58 @@ struct ExploreArgs {
     /// how the run ended), each with the number of end states reaching it.
     #[arg(long)]
     outcomes: bool,
+    /// The page's address (`cargo xtask serve` serves it at the default): each
+    /// violation comes with a link that opens its schedule in the page's
+    /// stepper, at the version and knobs explored; `none` for no link.
+    #[arg(long, value_name = "URL", default_value = DEFAULT_PAGE, value_parser = page_url)]
+    page: String,
+}
+
+/// Where `cargo xtask serve` serves the page.
+const DEFAULT_PAGE: &str = "http://127.0.0.1:8080/";
+
+/// `--page`: an http(s) address without a fragment, or `none`.
+fn page_url(s: &str) -> Result<String, String> {
+    let ok = s == "none"
+        || ((s.starts_with("http://") || s.starts_with("https://"))
+            && !s.contains('#')
+            && !s.chars().any(char::is_whitespace));
+    match ok {
+        true => Ok(s.to_owned()),
+        false => Err("expected the page's http:// or https:// address, without a #fragment or spaces (such as http://127.0.0.1:8080/), or none".into()),
+    }
+}
+
+/// What each violation's link to the page is made of (`--page`).
+struct PageLink<'a> {
+    base: &'a str,
+    file: &'a str,
+    knobs: &'a [String],
+}
+
+impl PageLink<'_> {
+    /// The page's address with `f`'s schedule in its stepper, or `None` when
+    /// a browser would not open one so long (a file of megabytes).
+    fn of(&self, sc: &AnyScenario, text: Option<&str>, f: &explore::Found) -> Option<String> {
+        let source = match (self.file.strip_prefix("builtin:"), text) {
+            (Some(name), _) => link::Scenario::Builtin(name),
+            (None, Some(text)) => link::Scenario::File {
+                name: match self.file {
+                    "-" => "stdin.json",
+                    file => file.rsplit('/').next().unwrap_or(file),
+                },
+                text,
+            },
+            (None, None) => return None,
+        };
+        let knobs: Vec<(String, String)> = (self.knobs.iter())
+            .filter_map(|k| k.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        let (version, step) = (sc.header().version, f.open_step());
+        let frag = link::schedule_fragment(source, version, &knobs, &f.schedule, step)?;
+        Some(format!("{}#{frag}", self.base))
+    }
 }
 
 #[derive(clap::Args)]
@@ -369,6 +421,7 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
         json,
         progress,
         outcomes,
+        page,
     } = a;
     let (mut sc, text) = load_source(&file)?;
     apply_version(&mut sc, &at)?;
@@ -410,7 +463,12 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
             sc.header().model
         ));
     }
-    explore(&sc, text.as_deref(), &o, (json, progress))
+    let page = (page != "none").then_some(PageLink {
+        base: &page,
+        file: &file,
+        knobs: &at.knobs,
+    });
+    explore(&sc, text.as_deref(), &o, (json, progress), page)
 }
 
 /// `--outcomes` enumerates every state breadth first on one thread, within
@@ -689,6 +747,7 @@ fn explore(
     text: Option<&str>,
     o: &Options,
     (json, plain_secs): (bool, u32),
+    page: Option<PageLink>,
 ) -> Result<ExitCode, Failure> {
     let mut ticker = Ticker::new(plain_secs);
     let mut report = sc.explore_with(o, &mut |p: &Progress| {
@@ -703,6 +762,14 @@ fn explore(
         });
     }
     ticker.done();
+    if let Some(page) = &page {
+        for f in &mut report.violations {
+            f.link = page.of(sc, text, f);
+        }
+        if report.violations.iter().any(|f| f.link.is_none()) {
+            note("note: no link to the page: the scenario is too long for a link a browser opens (2 MiB); open the file in the page with Upload and paste the schedule");
+        }
+    }
     if o.reduce && !report.reduced {
         let why = match report.ids_merged {
             true => "states that differ only in the names of goroutines (and other objects numbered as created) were taken as one instead, which cuts more (sleep sets name goroutines by id: add --keep-ids to use them)",

@@ -268,6 +268,90 @@ fn explore_cuts_ops_and_the_smaller_file_replays() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Each violation comes with a link that opens its schedule in the page's
+/// stepper (`--page`, the address `cargo xtask serve` serves by default): a
+/// built-in by name at the version and knobs explored, a file by its text; a
+/// race at the step where both racing steps can run. `--page none` gives none.
+#[test]
+fn explore_links_each_violation_to_the_page() {
+    let o = flushscope(&["explore", "builtin:segment-not-found", "--all"]);
+    assert!(
+        stdout(&o).contains("  open in the page: http://127.0.0.1:8080/#scenario=segment-not-found&version=ca7ef26e4b&mode=manual&sched=0,0,0,1,3,3&step=1\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = flushscope(&[
+        "explore",
+        "builtin:segment-not-found",
+        "--version",
+        "b5c9a73",
+        "--knob",
+        "keep=l0_growing",
+        "--page",
+        "https://example.org/fs/",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let f = &v["violations"][0];
+    assert_eq!(
+        f["link"].as_str().unwrap(),
+        format!("https://example.org/fs/#scenario=segment-not-found&version=b5c9a7364b&knob=keep%3Al0_growing&mode=manual&sched={}&step=1", f["schedule"].as_str().unwrap())
+    );
+    // A file travels in the link: its name and its text, deflated.
+    let file = scenario_path("compaction-race");
+    let o = flushscope(&["explore", &file, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let link = v["violations"][0]["link"].as_str().unwrap();
+    assert!(
+        link.starts_with("http://127.0.0.1:8080/#scenario=inline&file=compaction-race.json&z="),
+        "{link}"
+    );
+    // A race opens where both steps can run: two steps before its end.
+    let o = flushscope(&[
+        "explore",
+        &scenario_path("compaction-race"),
+        "--races",
+        "--all",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let races: Vec<_> = v["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "race")
+        .collect();
+    assert!(!races.is_empty(), "{v}");
+    for r in &races {
+        let steps = r["steps"].as_u64().unwrap();
+        assert!(
+            r["link"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("&step={}", steps - 2)),
+            "{r}"
+        );
+    }
+    let o = flushscope(&[
+        "explore",
+        "builtin:segment-not-found",
+        "--page",
+        "none",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["violations"][0].get("link").is_none());
+    for bad in ["ftp://x/", "http://x/#y", "127.0.0.1:8080", "http://a b/"] {
+        let o = flushscope(&["explore", "builtin:segment-not-found", "--page", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(
+            stderr(&o).contains("expected the page's http:// or https:// address"),
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
 /// `--threads` gives the one-thread result: the same states, transitions and
 /// violations with their schedules; 0 threads is refused.
 #[test]

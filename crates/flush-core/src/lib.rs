@@ -22,6 +22,7 @@ pub mod builtin;
 pub mod engine;
 pub mod explore;
 pub mod glossary;
+pub mod link;
 pub mod logs;
 pub mod models;
 pub mod order;

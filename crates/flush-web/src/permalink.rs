@@ -3,6 +3,8 @@
 //!
 //! `scenario=NAME&version=V[&vs=V2][&explore=WHAT][&lens=on][&matrix=on][&tour=ID&stop=K][&knob=KEY:SETTING..]&mode=M&seed=S&step=N[&sched=..][&file=..&src=..]`
 
+use flush_core::link::{deflate, enc};
+pub use flush_core::link::{file_name, MAX_FILE_NAME, MAX_LINK};
 use flush_core::Choice;
 
 use crate::state::{Exploring, Mode, Source, ViewSpec};
@@ -10,13 +12,6 @@ use crate::state::{Exploring, Mode, Source, ViewSpec};
 /// Fragments longer than this are refused before they are looked at (an inline
 /// scenario is at most 8 MiB, percent-encoding triples it).
 pub const MAX_FRAGMENT: usize = 3 * flush_core::scenario::MAX_SCENARIO_BYTES + 1024;
-
-/// The longest address a browser opens: Chromium refuses a URL over 2 MiB
-/// (`url::kMaxURLChars`), and a view whose link is longer (an uploaded
-/// scenario of megabytes) was written to the address bar anyway: a reload
-/// opened the default scenario and the upload was lost. Kept under it, with
-/// room for the page's own address.
-pub const MAX_LINK: usize = 2 * 1024 * 1024 - 4096;
 
 /// Whether a view whose fragment is `frag` can be opened as a link.
 pub fn linkable(frag: &str) -> bool {
@@ -121,24 +116,6 @@ struct Loose {
     tour: Option<String>,
     stop: Option<usize>,
     mode_given: bool,
-}
-
-/// The longest `file=` name a link takes (a file name's limit on common systems).
-pub const MAX_FILE_NAME: usize = 255;
-
-/// `name` cut to [`MAX_FILE_NAME`] characters, its end kept (`….json`): every
-/// name the page gives a scenario (an upload's, `edited-…`, `…-cut.json`) goes
-/// into links it must read back.
-pub fn file_name(name: &str) -> String {
-    // A name the page shows as text: its control and bidi characters written
-    // as escapes (a link refuses them; see `read_pair`).
-    let name = &*flush_core::scenario::json::escape_unsafe(name, false);
-    let n = name.chars().count();
-    if n <= MAX_FILE_NAME {
-        return name.to_owned();
-    }
-    let tail: String = name.chars().skip(n - (MAX_FILE_NAME - 1)).collect();
-    format!("…{tail}")
 }
 
 /// Parses a fragment (with or without `#`), naming the first thing that is wrong.
@@ -378,12 +355,6 @@ fn add_knob(spec: &mut ViewSpec, v: &str) -> Result<(), String> {
 
 /// A scenario's text as raw DEFLATE (level 9) in base64url without padding: a
 /// review comment's link stays short (JSON deflates about 8 to 1).
-fn deflate(text: &str) -> String {
-    use base64::Engine;
-    let packed = miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9);
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(packed)
-}
-
 /// The text of a `z=` value, never more than a scenario may be.
 fn inflate(z: &str) -> Result<String, String> {
     use base64::Engine;
@@ -413,20 +384,6 @@ fn inflate(z: &str) -> Result<String, String> {
 /// At most 40 characters, for messages.
 pub fn short(s: &str) -> String {
     flush_core::scenario::json::short(s)
-}
-
-/// Percent-encoding of everything but `A-Z a-z 0-9 - _ . ! ~ * ' ( )` (what
-/// `encodeURIComponent` leaves alone).
-fn enc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// Percent-decoding; `None` on a bad escape or bytes that are not UTF-8.
@@ -670,6 +627,63 @@ mod tests {
         // Either order after what to search.
         let dfs_first = decode("scenario=handoff&explore=all-dfs-races").unwrap();
         assert_eq!(dfs_first.explore, Some(e(false, true, true, true)));
+    }
+
+    /// The CLI's link to a finding (`flush_core::link`) opens in the page as
+    /// the page's own "open in stepper" would: the scenario (a built-in, or a
+    /// file's text and name), version, knobs, the schedule by hand, the step.
+    #[test]
+    fn the_clis_link_to_a_finding_reads_back() {
+        let knobs = [("keep".to_owned(), "growing".to_owned())];
+        let frag = flush_core::link::schedule_fragment(
+            flush_core::link::Scenario::Builtin("segment-not-found"),
+            Some("ca7ef26e4b"),
+            &knobs,
+            "0,0,0,1,3,3",
+            1,
+        )
+        .unwrap();
+        assert!(frag.contains("&sched=0,0,0,1,3,3&"), "{frag}");
+        let spec = decode(&frag).unwrap();
+        assert_eq!(spec.source, Source::Builtin("segment-not-found".into()));
+        assert_eq!(spec.version.as_deref(), Some("ca7ef26e4b"));
+        assert_eq!(spec.knobs, knobs.to_vec());
+        assert_eq!((spec.mode, spec.step), (Mode::Manual, 1));
+        assert_eq!(
+            spec.schedule,
+            Some(Choice::parse_list("0,0,0,1,3,3").unwrap())
+        );
+        let text = "{\"name\": \"é=&#%\"}\n";
+        let frag = flush_core::link::schedule_fragment(
+            flush_core::link::Scenario::File {
+                name: "my file\u{202e}.json",
+                text,
+            },
+            None,
+            &[],
+            "",
+            0,
+        )
+        .unwrap();
+        let spec = decode(&frag).unwrap();
+        let Source::Inline { file, text: got } = spec.source else {
+            panic!("{frag}")
+        };
+        assert_eq!((file.as_str(), &*got), ("my file\\u{202e}.json", text));
+        assert_eq!((spec.schedule, spec.step), (None, 0));
+        // Past what a browser opens, no link.
+        let big = "x".repeat(3 << 20);
+        let none = flush_core::link::schedule_fragment(
+            flush_core::link::Scenario::File {
+                name: "big.json",
+                text: &big,
+            },
+            None,
+            &[],
+            "0",
+            1,
+        );
+        assert!(none.is_none_or(|f| f.len() < MAX_LINK));
     }
 
     #[test]

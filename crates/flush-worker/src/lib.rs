@@ -1176,6 +1176,8 @@ mod tests {
             depth_first: shrunk_from.is_some(),
             key: "deadlock".into(),
             cut,
+            // Both ways too: the CLI's link to the page, or none.
+            link: shrunk_from.map(|_| "http://127.0.0.1:8080/#scenario=x&step=1".into()),
         }
     }
 

@@ -247,6 +247,7 @@ fn found(o: Obj) -> Read<Found> {
         depth_first: o.opt("depth_first").is_some() && o.bool("depth_first")?,
         key: String::new(),
         cut: o.opt("cut").map(|_| cut(o.obj("cut")?)).transpose()?,
+        link: o.opt("link").map(|_| o.str("link")).transpose()?,
     })
 }
 

@@ -79,6 +79,10 @@ pub struct Found {
     /// (see [`OpShrink`]), when the front end cut them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<Cut>,
+    /// The page's address with this schedule opened in its stepper, when the
+    /// front end gave one (the CLI's `--page`; see [`crate::link`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link: Option<String>,
 }
 
 impl Found {
@@ -99,6 +103,16 @@ impl Found {
             depth_first: false,
             key,
             cut: None,
+            link: None,
+        }
+    }
+
+    /// The step a front end opens this schedule at: 1, or for a data race the
+    /// step where both racing steps can run (its last two).
+    pub fn open_step(&self) -> u32 {
+        match self.kind {
+            OutcomeKind::Race => self.steps.saturating_sub(2),
+            _ => 1,
         }
     }
 }
@@ -442,6 +456,9 @@ impl Exploration {
                 v.message,
                 crate::report::steps_words(v.steps),
             ));
+            if let Some(l) = &v.link {
+                s.push_str(&format!("  open in the page: {l}\n"));
+            }
             if let Some(c) = &v.cut {
                 s.push_str(&c.text());
             }

@@ -995,14 +995,11 @@ fn open_button_then(
 /// or for a race at the step where both racing steps can run (its last two).
 pub(crate) fn open_found(at: &Shown, d: &Dispatch, f: &Found, label: String) -> Html {
     let schedule = Choice::parse_list(&f.schedule).unwrap_or_default();
-    let (step, text) = match f.kind {
-        OutcomeKind::Race => (
-            (schedule.len() as u32).saturating_sub(2),
-            "open where both steps can run",
-        ),
-        _ => (1, "open in stepper"),
+    let text = match f.kind {
+        OutcomeKind::Race => "open where both steps can run",
+        _ => "open in stepper",
     };
-    open_button(at, schedule, step, d, (text, label))
+    open_button(at, schedule, f.open_step(), d, (text, label))
 }
 
 fn found_list(x: &Exploration, p: &ExploreProps) -> Html {
@@ -1371,6 +1368,7 @@ mod tests {
                     depth_first,
                     key: String::new(),
                     cut: None,
+                    link: None,
                 },
                 depth_first,
             )
@@ -1397,6 +1395,7 @@ mod tests {
             depth_first: false,
             key: String::new(),
             cut: None,
+            link: None,
         };
         assert_eq!(schedule_words(&dfs, true), "schedule found depth first");
     }
