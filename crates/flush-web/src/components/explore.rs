@@ -476,22 +476,10 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
         let shared = shared.clone();
         Callback::from(move |()| shared.warm())
     };
-    let forget_one = {
-        let (shared, status) = (shared.clone(), status.clone());
-        Callback::from(move |()| {
-            if shared.of.get() <= 1 {
-                shared.forget();
-                status.set(Status::Idle);
-            }
-        })
-    };
-    let forget = {
-        let (shared, status) = (shared.clone(), status.clone());
-        Callback::from(move |()| {
-            shared.forget();
-            status.set(Status::Idle);
-        })
-    };
+    let (forget_one, forget) = (
+        forgets(&shared, &status, true),
+        forgets(&shared, &status, false),
+    );
     let cancel = one_click(Callback::from(move |_: MouseEvent| shared.cancel()));
     ExploreHandle {
         warm,
@@ -501,6 +489,18 @@ pub(crate) fn use_explorers<K: PartialEq + Clone + 'static>(key: K) -> ExploreHa
         forget_one,
         forget,
     }
+}
+
+/// A callback that drops the job (and its report): a job of one search only
+/// when `one`.
+fn forgets(shared: &Rc<Shared>, status: &UseStateHandle<Status>, one: bool) -> Callback<()> {
+    let (shared, status) = (shared.clone(), status.clone());
+    Callback::from(move |()| {
+        if !one || shared.of.get() <= 1 {
+            shared.forget();
+            status.set(Status::Idle);
+        }
+    })
 }
 
 #[derive(Properties)]
