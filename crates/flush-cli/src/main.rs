@@ -101,6 +101,10 @@ enum Cmd {
         /// Memory each row's search may hold, as for `explore --max-memory`.
         #[arg(long, value_parser = parse_bytes)]
         max_memory: Option<u64>,
+        /// The page's address, for each finding's link (as for `explore --page`);
+        /// `none` for no link.
+        #[arg(long, value_name = "URL", default_value = DEFAULT_PAGE, value_parser = page_url)]
+        page: String,
         #[arg(long)]
         json: bool,
     },
@@ -213,9 +217,25 @@ struct PageLink<'a> {
 }
 
 impl PageLink<'_> {
-    /// The page's address with `f`'s schedule in its stepper, or `None` when
-    /// a browser would not open one so long (a file of megabytes).
+    /// The page's address with `f`'s schedule in its stepper, at the version
+    /// and knobs explored, or `None` when a browser would not open one so long
+    /// (a file of megabytes).
     fn of(&self, sc: &AnyScenario, text: Option<&str>, f: &explore::Found) -> Option<String> {
+        let knobs: Vec<(String, String)> = (self.knobs.iter())
+            .filter_map(|k| k.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        self.link(text, sc.header().version, &knobs, f)
+    }
+
+    /// [`PageLink::of`] at `version` with `knobs` set.
+    fn link(
+        &self,
+        text: Option<&str>,
+        version: Option<&str>,
+        knobs: &[(String, String)],
+        f: &explore::Found,
+    ) -> Option<String> {
         let source = match (self.file.strip_prefix("builtin:"), text) {
             (Some(name), _) => link::Scenario::Builtin(name),
             (None, Some(text)) => link::Scenario::File {
@@ -227,12 +247,7 @@ impl PageLink<'_> {
             },
             (None, None) => return None,
         };
-        let knobs: Vec<(String, String)> = (self.knobs.iter())
-            .filter_map(|k| k.split_once('='))
-            .map(|(k, v)| (k.to_owned(), v.to_owned()))
-            .collect();
-        let (version, step) = (sc.header().version, f.open_step());
-        let frag = link::schedule_fragment(source, version, &knobs, &f.schedule, step)?;
+        let frag = link::schedule_fragment(source, version, knobs, &f.schedule, f.open_step())?;
         Some(format!("{}#{frag}", self.base))
     }
 }
@@ -391,10 +406,18 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             max_steps,
             max_states,
             max_memory,
+            page,
             json,
         } => {
             let max_bytes = max_memory_of(max_memory)?;
-            matrix(&load(&file)?, (max_steps, max_states, max_bytes), json)
+            let (sc, text) = load_source(&file)?;
+            let page = (page != "none").then_some(PageLink {
+                base: &page,
+                file: &file,
+                knobs: &[],
+            });
+            let limits = (max_steps, max_states, max_bytes);
+            matrix(&sc, limits, json, page.map(|p| (p, text.as_deref())))
         }
         Cmd::Explore(a) => explore_cmd(a),
     }
@@ -527,13 +550,14 @@ fn matrix(
     sc: &AnyScenario,
     (max_steps, max_states, max_bytes): (u32, u64, u64),
     json: bool,
+    page: Option<(PageLink, Option<&str>)>,
 ) -> Result<ExitCode, Failure> {
     let o = Options {
         max_bytes,
         ..Options::exhaustive(max_steps, max_states)
     };
     o.check()?;
-    let rows = sc.matrix(&o, &mut |r| {
+    let mut rows = sc.matrix(&o, &mut |r| {
         // The version's own knobs are named as the text's rows name them.
         let knobs = match r.proposed.is_empty() {
             true => "(the version's own)".to_owned(),
@@ -548,6 +572,22 @@ fn matrix(
             sc.header().model
         )
         .into());
+    }
+    if let Some((page, text)) = &page {
+        for r in &mut rows {
+            // As the page's row opens it: at its version when it is one's
+            // preset, every knob set.
+            let version = match (r.presets.first(), sc.versions().is_empty()) {
+                (Some(v), false) => Some(*v),
+                _ => sc.header().version,
+            };
+            let knobs: Vec<_> = (r.settings.iter())
+                .map(|(k, s)| ((*k).to_owned(), (*s).to_owned()))
+                .collect();
+            for f in &mut r.findings {
+                f.link = page.link(*text, version, &knobs, f);
+            }
+        }
     }
     if json {
         let text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;

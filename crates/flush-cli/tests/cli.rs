@@ -352,6 +352,61 @@ fn explore_links_each_violation_to_the_page() {
     }
 }
 
+/// `matrix` links each row's findings to the page as the page's own row opens
+/// them: a version's preset at that version, every knob set; the link's
+/// version, knobs and schedule replay to the finding.
+#[test]
+fn matrix_links_each_finding_to_the_page() {
+    let o = flushscope(&["matrix", "builtin:segment-not-found", "--json"]);
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut replayed = 0;
+    for r in rows.as_array().unwrap() {
+        let settings = r["settings"].as_object().unwrap();
+        for f in r["findings"].as_array().unwrap() {
+            let link = f["link"].as_str().unwrap();
+            let frag = link.strip_prefix("http://127.0.0.1:8080/#").unwrap();
+            let value = |k: &str| {
+                frag.split('&')
+                    .filter_map(|p| p.strip_prefix(&format!("{k}=")))
+                    .map(|v| v.replace("%3A", "="))
+                    .collect::<Vec<_>>()
+            };
+            let knobs = value("knob");
+            assert_eq!(knobs.len(), settings.len(), "{link}");
+            for (k, v) in settings {
+                assert!(
+                    knobs.contains(&format!("{k}={}", v.as_str().unwrap())),
+                    "{link}"
+                );
+            }
+            let version = value("version").pop().unwrap();
+            if let Some(preset) = r["presets"].as_array().unwrap().first() {
+                assert_eq!(preset.as_str().unwrap(), version);
+            }
+            assert_eq!(
+                value("sched"),
+                vec![f["schedule"].as_str().unwrap().to_owned()]
+            );
+            let mut args = vec!["run", "builtin:segment-not-found", "--version", &version];
+            for k in &knobs {
+                args.extend(["--knob", k]);
+            }
+            let sched = f["schedule"].as_str().unwrap();
+            args.extend(["--schedule", sched]);
+            let run = stdout(&flushscope(&args));
+            let kind = f["kind"].as_str().unwrap();
+            assert!(
+                run.contains(&format!("outcome: {kind}")) || kind != "panic",
+                "{run}"
+            );
+            replayed += 1;
+        }
+    }
+    assert!(replayed > 10, "{replayed} findings");
+    let o = flushscope(&["matrix", "builtin:segment-not-found", "--page", "none"]);
+    assert!(!stdout(&o).contains("open in the page"));
+}
+
 /// `--threads` gives the one-thread result: the same states, transitions and
 /// violations with their schedules; 0 threads is refused.
 #[test]

@@ -144,6 +144,9 @@ pub fn matrix_text(name: &str, rows: &[MatrixRow]) -> String {
                 crate::report::steps_words(f.steps),
                 f.schedule
             ));
+            if let Some(l) = &f.link {
+                s.push_str(&format!("    open in the page: {l}\n"));
+            }
         }
     }
     s
