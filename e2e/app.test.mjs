@@ -780,6 +780,18 @@ test('a link to an exploration runs it again: the found list and the verdict tab
     await noCrash(d.page, d.errors);
     await d.ctx.close();
   }
+  // And its link to a log's replay, as the page's log panel opens it.
+  const log = JSON.parse(spawnSync(bin, ['logs', '../tests/logs/segment-not-found.log', '--json', '--page', URL]).stdout.toString());
+  const l = await open(log.link.slice(URL.length + 1));
+  await waitStep(l.page, 0);
+  assert.equal(await l.page.inputValue('#mode'), 'manual');
+  assert.equal(await l.page.getAttribute('.app', 'data-len'), String(log.conformance.schedule.split(',').length));
+  await l.page.keyboard.press('End');
+  await waitStep(l.page, Number(await l.page.getAttribute('.app', 'data-len')));
+  assert.match(await l.page.textContent('#outcome'), /panic/);
+  assert.match(await l.page.textContent('#step'), /segment not found/);
+  await noCrash(l.page, l.errors);
+  await l.ctx.close();
 });
 
 test('the explorer in the page: finds the #34018 violation, opens it in the stepper, keeps frames, cancels', async () => {

@@ -225,16 +225,28 @@ impl PageLink<'_> {
             .filter_map(|k| k.split_once('='))
             .map(|(k, v)| (k.to_owned(), v.to_owned()))
             .collect();
-        self.link(text, sc.header().version, &knobs, f)
+        self.finding(text, sc.header().version, &knobs, f)
     }
 
     /// [`PageLink::of`] at `version` with `knobs` set.
-    fn link(
+    fn finding(
         &self,
         text: Option<&str>,
         version: Option<&str>,
         knobs: &[(String, String)],
         f: &explore::Found,
+    ) -> Option<String> {
+        self.link(text, (version, knobs), &f.schedule, f.open_step())
+    }
+
+    /// The page's address with `schedule` in its stepper at `step`, at
+    /// `version` with `knobs` set.
+    fn link(
+        &self,
+        text: Option<&str>,
+        (version, knobs): (Option<&str>, &[(String, String)]),
+        schedule: &str,
+        step: u32,
     ) -> Option<String> {
         let source = match (self.file.strip_prefix("builtin:"), text) {
             (Some(name), _) => link::Scenario::Builtin(name),
@@ -247,7 +259,7 @@ impl PageLink<'_> {
             },
             (None, None) => return None,
         };
-        let frag = link::schedule_fragment(source, version, knobs, &f.schedule, f.open_step())?;
+        let frag = link::schedule_fragment(source, version, knobs, schedule, step)?;
         Some(format!("{}#{frag}", self.base))
     }
 }
@@ -280,6 +292,10 @@ struct LogsArgs {
     /// instead of inferring one: how a flush-2021 log is read.
     #[arg(long, value_name = "SCENARIO", conflicts_with_all = ["records", "scenario"])]
     against: Option<String>,
+    /// The page's address, for the link that opens the replay in its stepper
+    /// (as for `explore --page`); `none` for no link.
+    #[arg(long, value_name = "URL", default_value = DEFAULT_PAGE, value_parser = page_url)]
+    page: String,
     #[arg(long)]
     json: bool,
 }
@@ -585,7 +601,7 @@ fn matrix(
                 .map(|(k, s)| ((*k).to_owned(), (*s).to_owned()))
                 .collect();
             for f in &mut r.findings {
-                f.link = page.link(*text, version, &knobs, f);
+                f.link = page.finding(*text, version, &knobs, f);
             }
         }
     }
@@ -1180,15 +1196,42 @@ fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
         None => o.max_bytes.min(max_memory_of(None)?),
     };
     o.check()?;
-    let against = a.against.as_deref().map(load).transpose()?;
+    let against = a.against.as_deref().map(load_source).transpose()?;
+    let page = (a.page != "none").then_some(PageLink {
+        base: &a.page,
+        file: a.against.as_deref().unwrap_or(IMPORTED_FILE),
+        knobs: &[],
+    });
+    let against_text = against.as_ref().and_then(|(_, t)| t.as_deref());
     print_import(
         file,
         &text,
-        (a.version.as_deref(), against.as_ref()),
+        (a.version.as_deref(), against.as_ref().map(|(sc, _)| sc)),
         &o,
-        a.scenario,
-        a.json,
+        (a.scenario, a.json),
+        page.map(|p| (p, against_text)),
     )
+}
+
+/// The name the page gives the scenario it infers from a log (its log
+/// panel's `IMPORTED_FILE`), and so the CLI's link to it.
+const IMPORTED_FILE: &str = "imported-log.json";
+
+/// The page's address with the log's replay in its stepper, from its start
+/// (as the page's log panel opens it): the inferred scenario's file, or the
+/// one replayed against (`against_text`, `None` for a generated built-in).
+fn import_link(
+    page: &PageLink,
+    i: &flush_core::logs::Import,
+    against_text: Option<&str>,
+) -> Option<String> {
+    let text = match &i.inferred {
+        Some(inf) => Some(inf.json.as_str()),
+        None => against_text,
+    };
+    let version = (!i.version.is_empty()).then_some(i.version);
+    let schedule = flush_core::sched::format_schedule(&i.conformance.schedule);
+    page.link(text, (version, &[]), &schedule, 0)
 }
 
 /// A log's text: at most `MAX_LOG_BYTES` (and one byte more, so that the parser
@@ -1276,8 +1319,8 @@ fn print_import(
     text: &str,
     (version, against): (Option<&str>, Option<&AnyScenario>),
     o: &flush_core::logs::conform::Options,
-    scenario_only: bool,
-    json: bool,
+    (scenario_only, json): (bool, bool),
+    page: Option<(PageLink, Option<&str>)>,
 ) -> Result<ExitCode, Failure> {
     let shown = shown_name(file);
     use flush_core::logs::ImportError;
@@ -1307,12 +1350,21 @@ fn print_import(
         write_out(&inf.file_at(i.version))?;
         return Ok(code);
     }
+    let link = page.and_then(|(p, against)| import_link(&p, &i, against));
     if json {
-        let text = serde_json::to_string_pretty(&i).map_err(|e| e.to_string())?;
+        let mut v = serde_json::to_value(&i).map_err(|e| e.to_string())?;
+        if let (Some(l), Some(o)) = (&link, v.as_object_mut()) {
+            o.insert("link".into(), l.as_str().into());
+        }
+        let text = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
         write_out(&format!("{text}\n"))?;
         return Ok(code);
     }
-    emit(&import_text(shown, &i))?;
+    let mut out = import_text(shown, &i);
+    if let Some(l) = &link {
+        out.push_str(&format!("open in the page: {l}\n"));
+    }
+    emit(&out)?;
     Ok(code)
 }
 

@@ -407,6 +407,39 @@ fn matrix_links_each_finding_to_the_page() {
     assert!(!stdout(&o).contains("open in the page"));
 }
 
+/// `logs` links its replay to the page as the page's log panel opens it: the
+/// inferred scenario (or the one replayed against), the version, the schedule
+/// by hand, from its start.
+#[test]
+fn logs_link_the_replay_to_the_page() {
+    let log = format!(
+        "{}/../../tests/logs/segment-not-found.log",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let o = flushscope(&["logs", &log, "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let link = v["link"].as_str().unwrap();
+    let schedule = v["conformance"]["schedule"].as_str().unwrap();
+    assert!(
+        link.starts_with("http://127.0.0.1:8080/#scenario=inline&file=imported-log.json&z=")
+            && link.ends_with(&format!(
+                "&version=ca7ef26e4b&mode=manual&sched={schedule}&step=0"
+            )),
+        "{link}"
+    );
+    let o = flushscope(&["logs", &log, "--against", "builtin:segment-not-found"]);
+    let last = stdout(&o).lines().last().unwrap_or_default().to_owned();
+    assert!(
+        last.starts_with("open in the page: http://127.0.0.1:8080/#scenario=segment-not-found&version=ca7ef26e4b&mode=manual&sched=")
+            && last.ends_with("&step=0"),
+        "{last}"
+    );
+    let o = flushscope(&["logs", &log, "--page", "none"]);
+    assert!(!stdout(&o).contains("open in the page"));
+    let o = flushscope(&["logs", &log, "--page", "x"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
 /// `--threads` gives the one-thread result: the same states, transitions and
 /// violations with their schedules; 0 threads is refused.
 #[test]
