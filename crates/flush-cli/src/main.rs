@@ -523,6 +523,7 @@ fn outcomes_note(a: &ExploreArgs) {
         ("--threads", a.threads.is_some()),
         ("--reduce", a.reduce),
         ("--keep-ids", a.keep_ids),
+        ("--page", a.page != DEFAULT_PAGE),
     ];
     let ignored: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
     if !ignored.is_empty() {

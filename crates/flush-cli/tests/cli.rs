@@ -2065,10 +2065,12 @@ fn outcomes_stop_at_the_memory_budget() {
         "--reduce",
         "--threads",
         "2",
+        "--page",
+        "http://example.org/",
     ]);
     assert_eq!(noted.status.code(), Some(0), "{}", stderr(&noted));
     assert!(
-        stderr(&noted).contains("--threads, --reduce do not apply"),
+        stderr(&noted).contains("--threads, --reduce, --page do not apply"),
         "{}",
         stderr(&noted)
     );
