@@ -197,12 +197,16 @@ struct ExploreArgs {
 /// Where `cargo xtask serve` serves the page.
 const DEFAULT_PAGE: &str = "http://127.0.0.1:8080/";
 
-/// `--page`: an http(s) address without a fragment, or `none`.
+/// `--page`: an http(s) address with a host, without a fragment, spaces or
+/// control characters (printed in a terminal), or `none`.
 fn page_url(s: &str) -> Result<String, String> {
+    let lower = s.to_ascii_lowercase();
+    let rest = ["http://", "https://"]
+        .iter()
+        .find_map(|scheme| lower.strip_prefix(scheme));
+    let host = rest.is_some_and(|r| !r.starts_with(['/', '?']) && !r.is_empty());
     let ok = s == "none"
-        || ((s.starts_with("http://") || s.starts_with("https://"))
-            && !s.contains('#')
-            && !s.chars().any(char::is_whitespace));
+        || (host && !s.contains('#') && !s.chars().any(|c| c.is_whitespace() || c.is_control()));
     match ok {
         true => Ok(s.to_owned()),
         false => Err("expected the page's http:// or https:// address, without a #fragment or spaces (such as http://127.0.0.1:8080/), or none".into()),
@@ -253,7 +257,7 @@ impl PageLink<'_> {
             (None, Some(text)) => link::Scenario::File {
                 name: match self.file {
                     "-" => "stdin.json",
-                    file => file.rsplit('/').next().unwrap_or(file),
+                    file => file.rsplit(['/', '\\']).next().unwrap_or(file),
                 },
                 text,
             },

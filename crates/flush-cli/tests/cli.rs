@@ -341,7 +341,23 @@ fn explore_links_each_violation_to_the_page() {
     ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v["violations"][0].get("link").is_none());
-    for bad in ["ftp://x/", "http://x/#y", "127.0.0.1:8080", "http://a b/"] {
+    let o = flushscope(&[
+        "explore",
+        "builtin:segment-not-found",
+        "--page",
+        "HTTPS://Example.org/",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    for bad in [
+        "ftp://x/",
+        "http://x/#y",
+        "127.0.0.1:8080",
+        "http://a b/",
+        "http://",
+        "https:///p",
+        "https://x/\u{1b}[31m",
+    ] {
         let o = flushscope(&["explore", "builtin:segment-not-found", "--page", bad]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
         assert!(
@@ -1114,6 +1130,13 @@ fn a_deadlock_after_an_invariant_and_one_at_the_start_are_shown() {
     let o = flushscope(&["explore", zero]);
     assert!(
         stdout(&o).contains("0 steps: none: the initial state shows it"),
+        "{}",
+        stdout(&o)
+    );
+    // Its link opens the start state (found by a review: "step=1" of a run of
+    // no steps, which the page refused).
+    assert!(
+        stdout(&o).contains("&mode=manual&step=0\n"),
         "{}",
         stdout(&o)
     );

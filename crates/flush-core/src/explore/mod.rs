@@ -107,12 +107,14 @@ impl Found {
         }
     }
 
-    /// The step a front end opens this schedule at: 1, or for a data race the
-    /// step where both racing steps can run (its last two).
+    /// The step a front end opens this schedule at: 1 (0 when the start state
+    /// shows it: found by a review, the page refused "step 1" of a run of no
+    /// steps), or for a data race the step where both racing steps can run
+    /// (its last two).
     pub fn open_step(&self) -> u32 {
         match self.kind {
             OutcomeKind::Race => self.steps.saturating_sub(2),
-            _ => 1,
+            _ => self.steps.min(1),
         }
     }
 }
