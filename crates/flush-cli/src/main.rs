@@ -209,7 +209,7 @@ fn page_url(s: &str) -> Result<String, String> {
         || (host && !s.contains('#') && !s.chars().any(|c| c.is_whitespace() || c.is_control()));
     match ok {
         true => Ok(s.to_owned()),
-        false => Err("expected the page's http:// or https:// address, without a #fragment or spaces (such as http://127.0.0.1:8080/), or none".into()),
+        false => Err("expected the page's http:// or https:// address, with a host and without a #fragment, spaces or control characters (such as http://127.0.0.1:8080/), or none".into()),
     }
 }
 
