@@ -217,22 +217,12 @@ fn page_url(s: &str) -> Result<String, String> {
 struct PageLink<'a> {
     base: &'a str,
     file: &'a str,
-    knobs: &'a [String],
 }
 
 impl PageLink<'_> {
-    /// The page's address with `f`'s schedule in its stepper, at the version
-    /// and knobs explored, or `None` when a browser would not open one so long
+    /// The page's address with `f`'s schedule in its stepper at `version`
+    /// with `knobs` set, or `None` when a browser would not open one so long
     /// (a file of megabytes).
-    fn of(&self, sc: &AnyScenario, text: Option<&str>, f: &explore::Found) -> Option<String> {
-        let knobs: Vec<(String, String)> = (self.knobs.iter())
-            .filter_map(|k| k.split_once('='))
-            .map(|(k, v)| (k.to_owned(), v.to_owned()))
-            .collect();
-        self.finding(text, sc.header().version, &knobs, f)
-    }
-
-    /// [`PageLink::of`] at `version` with `knobs` set.
     fn finding(
         &self,
         text: Option<&str>,
@@ -434,7 +424,6 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let page = (page != "none").then_some(PageLink {
                 base: &page,
                 file: &file,
-                knobs: &[],
             });
             let limits = (max_steps, max_states, max_bytes);
             matrix(&sc, limits, json, page.map(|p| (p, text.as_deref())))
@@ -506,11 +495,18 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
             sc.header().model
         ));
     }
-    let page = (page != "none").then_some(PageLink {
-        base: &page,
-        file: &file,
-        knobs: &at.knobs,
-    });
+    // The knobs as `apply_version` read them (it refused any other shape).
+    let knobs: Vec<(String, String)> = (at.knobs.iter())
+        .filter_map(|k| k.split_once('='))
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    let page = (page != "none").then_some((
+        PageLink {
+            base: &page,
+            file: &file,
+        },
+        knobs,
+    ));
     explore(&sc, text.as_deref(), &o, (json, progress), page)
 }
 
@@ -808,7 +804,7 @@ fn explore(
     text: Option<&str>,
     o: &Options,
     (json, plain_secs): (bool, u32),
-    page: Option<PageLink>,
+    page: Option<(PageLink, Vec<(String, String)>)>,
 ) -> Result<ExitCode, Failure> {
     let mut ticker = Ticker::new(plain_secs);
     let mut report = sc.explore_with(o, &mut |p: &Progress| {
@@ -823,9 +819,9 @@ fn explore(
         });
     }
     ticker.done();
-    if let Some(page) = &page {
+    if let Some((page, knobs)) = &page {
         for f in &mut report.violations {
-            f.link = page.of(sc, text, f);
+            f.link = page.finding(text, sc.header().version, knobs, f);
         }
         if report.violations.iter().any(|f| f.link.is_none()) {
             note("note: no link to the page: the scenario is too long for a link a browser opens (2 MiB); open the file in the page with Upload and paste the schedule");
@@ -1205,7 +1201,6 @@ fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
     let page = (a.page != "none").then_some(PageLink {
         base: &a.page,
         file: a.against.as_deref().unwrap_or(IMPORTED_FILE),
-        knobs: &[],
     });
     let against_text = against.as_ref().and_then(|(_, t)| t.as_deref());
     print_import(
