@@ -42,13 +42,36 @@ pub fn link_words(base: &str, frag: &str) -> String {
 /// More knobs than any model has are refused (a fragment is the user's input).
 const MAX_KNOBS: usize = 16;
 
+thread_local! {
+    /// The last scenario text deflated, and what it gave.
+    static DEFLATED: std::cell::RefCell<Option<(std::rc::Rc<str>, std::rc::Rc<str>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// `deflate(text)`, kept for the text last asked: the link is written again at
+/// each change of the view (a step, a search started), and level-9 DEFLATE of a
+/// 4,000-actor upload took a frame of 100 ms each time (found by CI).
+fn deflated(text: &std::rc::Rc<str>) -> std::rc::Rc<str> {
+    DEFLATED.with(|d| {
+        let mut d = d.borrow_mut();
+        if let Some((t, z)) = d.as_ref() {
+            if std::rc::Rc::ptr_eq(t, text) || **t == **text {
+                return z.clone();
+            }
+        }
+        let z: std::rc::Rc<str> = deflate(text).into();
+        *d = Some((text.clone(), z.clone()));
+        z
+    })
+}
+
 pub fn encode(spec: &ViewSpec) -> String {
     let mut parts = Vec::new();
     match &spec.source {
         Source::Builtin(name) => parts.push(format!("scenario={}", enc(name))),
         Source::Inline { file, text } => {
             parts.push(format!("scenario=inline&file={}", enc(file)));
-            parts.push(format!("z={}", deflate(text)));
+            parts.push(format!("z={}", deflated(text)));
         }
     }
     if let Some(v) = &spec.version {
@@ -684,6 +707,28 @@ mod tests {
             1,
         );
         assert!(none.is_none_or(|f| f.len() < MAX_LINK));
+    }
+
+    #[test]
+    fn the_deflated_text_kept_is_the_texts_own() {
+        // Each text, new or met again, equal or the same allocation, links as
+        // itself: the text kept deflated is never another's.
+        let files = flush_core::builtin::FILES;
+        let texts: Vec<std::rc::Rc<str>> = vec![
+            files[0].1.into(),
+            files[1].1.into(),
+            files[0].1.into(),
+            files[0].1.into(),
+        ];
+        for text in texts.iter().chain([&texts[1], &texts[1]]) {
+            let s = spec(Source::Inline {
+                file: "f.json".into(),
+                text: text.clone(),
+            });
+            let link = encode(&s);
+            assert!(link.contains(&format!("&z={}&", deflate(text))));
+            assert_eq!(decode(&link), Ok(s));
+        }
     }
 
     #[test]
