@@ -4,7 +4,7 @@
 //
 // APP_URL: the served dist/ (default http://127.0.0.1:8089/).
 // FLUSHSCOPE_BIN: the CLI, to check that the exported trace equals `flushscope run --json`.
-import { test, before, after } from 'node:test';
+import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
@@ -27,6 +27,12 @@ before(async () => {
       '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
   });
 });
+// A failed test leaves its pages open (its ctx.close() is not reached): they
+// are closed before the next test, not left running beside it.
+const opened = [];
+afterEach(async () => {
+  for (const ctx of opened.splice(0)) await ctx.close().catch(() => {});
+});
 after(async () => {
   await browser?.close();
   writeFileSync(FIGURES, JSON.stringify(figures, null, 2));
@@ -39,6 +45,7 @@ async function open(hash = '', opts = {}) {
     viewport: { width: 1600, height: 1200 }, acceptDownloads: true,
     colorScheme: opts.colorScheme ?? 'light', reducedMotion: opts.reducedMotion ?? 'no-preference',
   });
+  opened.push(ctx);
   const page = await ctx.newPage();
   // The CPU slowed this many times (Chromium's DevTools emulation).
   if (opts.throttle) await (await ctx.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: opts.throttle });

@@ -263,12 +263,34 @@ fn test() -> Result {
     let port = free_port()?;
     let _server = Server::start(port)?;
     say("browser tests (playwright-core driving headless Chromium)");
-    run(cmd("node")
+    // TAP as it goes, and the spec reporter's summary of each failure (its
+    // error and line) printed again at the end, where a CI log's tail shows
+    // it (a failure told only by its name was seen in CI).
+    let summary = root().join("test-output/e2e-failures.txt");
+    let _ = std::fs::create_dir_all(root().join("test-output"));
+    let e2e = run(cmd("node")
         .current_dir(root().join("e2e"))
-        .args(["--test", "app.test.mjs"])
+        .args([
+            "--test",
+            "--test-reporter=tap",
+            "--test-reporter-destination=stdout",
+        ])
+        .args(["--test-reporter=spec", "--test-reporter-destination"])
+        .arg(&summary)
+        .arg("app.test.mjs")
         .env("APP_URL", format!("http://127.0.0.1:{port}/"))
         .env("CHROMIUM", chrome)
-        .env("FLUSHSCOPE_BIN", root().join("target/debug/flushscope")))?;
+        .env("FLUSHSCOPE_BIN", root().join("target/debug/flushscope")));
+    if e2e.is_err() {
+        let spec = std::fs::read_to_string(&summary).unwrap_or_default();
+        if let Some(at) = spec.find("failing tests:") {
+            eprintln!(
+                "xtask: the browser tests that failed, and why:\n{}",
+                &spec[at..]
+            );
+        }
+    }
+    e2e?;
     say(&format!(
         "all tests passed in {:.0} s; screenshots in test-output/screenshots/, figures in test-output/figures.json",
         started.elapsed().as_secs_f64()
