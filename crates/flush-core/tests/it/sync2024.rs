@@ -392,7 +392,7 @@ fn row_counts_invariant_fires_after_recreation() {
         .find(|v| v.name() == "sync-task-segment-present");
     let said = said.expect("named above").to_string();
     assert!(
-        said.ends_with("unless an insert adds the segment back first)"),
+        said.ends_with("unless an insert, or a SyncSegments whose handler loads it, adds the segment back first)"),
         "{said}"
     );
     while let Some(&c) = r.runnable_here().first() {
@@ -845,6 +845,73 @@ fn a_policy_sets_each_knob_apart_from_the_version_and_is_labelled_proposed() {
             .unwrap_err()
             .to_string();
         assert!(e.contains(want), "{e}");
+    }
+}
+
+/// Found by a helper reading the Go code: datacoord's SyncSegments scheduler
+/// ticks on a timer for good (sync_segments_scheduler.go:55-69 at every
+/// commit), so rows buffered for a removed segment are not stranded while a
+/// later tick would carry the segment to a handler that loads it. Here a sync
+/// task of 300 saves its binlogs (300 gets a PK statslog in datacoord), the
+/// flow graph buffers 5 more rows, and the handler of a tick built before the
+/// save removes 300: at ca7ef26e4b the next tick sends 300 and the handler
+/// adds it back. The model called the 5 rows stranded.
+#[test]
+fn a_buffer_a_later_tick_would_add_back_is_not_stranded() {
+    const TEXT: &str = r#"{ "name": "stranded-retick", "model": "sync-2024", "version": "ca7ef26e4b", "seed": 1,
+      "datacoord": [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 },
+                     { "segment": 300, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 } ],
+      "datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ],
+      "actors": [
+        { "name": "flowgraph", "ops": [ { "op": "insert", "segment": 300, "partition": 1, "rows": 10 },
+                                        { "op": "sync", "segment": 300 },
+                                        { "op": "insert", "segment": 300, "partition": 1, "rows": 5 } ] },
+        { "name": "datacoord", "ops": [ { "op": "sync_segments", "partition": 1 } ] } ] }"#;
+    // The schedule the model reported it on, at the step it did: 300 is
+    // removed with 5 rows buffered, while sync task #1 of 300 is still in
+    // flight (it may yet save binlogs, or panic).
+    let mut r = manual::<Scenario>(&parse(TEXT));
+    for c in [0, 0, 0, 0, 1, 3, 1] {
+        r.advance_with(flush_core::Choice::new(c, 0))
+            .expect("the schedule runs");
+    }
+    let w = r.head();
+    assert!(w.metacache.get(300).is_none(), "the handler kept 300");
+    assert_eq!(w.buffered(300), 5);
+    assert!(w
+        .goroutines
+        .iter()
+        .any(|g| matches!(g.role, flush_core::models::sync2024::Role::Task { .. })));
+    let names: Vec<&str> = w.violations.iter().map(|v| v.name()).collect();
+    assert!(!names.contains(&"buffer-not-stranded"), "{names:?}");
+    // On no schedule: where task #1 saves its binlogs after the tick built its
+    // request and before the handler removed 300, the next tick sends 300
+    // (it has a PK statslog now) and the handler loads it. The panics of
+    // #34018 stay.
+    let o = flush_core::explore::Options::exhaustive(100, 100_000);
+    let found = |text: &str| -> Vec<String> {
+        let x = common::parse(text).explore_with(&o, &mut |_| true);
+        assert!(!x.truncated);
+        x.violations.iter().map(|f| f.message.clone()).collect()
+    };
+    let stranded = |all: &[String]| all.iter().any(|m| m.contains("buffer-not-stranded"));
+    let all = found(TEXT);
+    assert!(
+        all.iter().any(|m| m.starts_with("segment not found")),
+        "{all:?}"
+    );
+    assert!(!stranded(&all), "{all:?}");
+    // A handler that loads only Flushed segments (2e434e4453's rule, as a
+    // what-if) would not load 300, still Growing; a request of Flushing and
+    // Flushed segments only (c65f41dc60's) would not carry it: stranded.
+    for policy in [
+        r#""policy": { "load": "flushed_not_l0" },"#,
+        r#""policy": { "request": "flushing_or_flushed" },"#,
+    ] {
+        let text = TEXT.replace(r#""seed": 1,"#, &format!(r#""seed": 1, {policy}"#));
+        assert_ne!(text, TEXT);
+        let all = found(&text);
+        assert!(stranded(&all), "{policy}: {all:?}");
     }
 }
 

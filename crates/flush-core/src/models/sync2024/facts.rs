@@ -205,8 +205,10 @@ pub enum Violation {
     /// Rows the flow graph inserted are neither buffered, syncing nor synced, and
     /// datacoord did not drop the segment.
     RowsLost { segment: i64, lost: i64 },
-    /// Rows buffered for a segment the metacache no longer has, and no insert
-    /// left that adds it back: no sync can ever take them.
+    /// Rows buffered for a segment the metacache no longer has, and nothing
+    /// left that adds it back (an insert into it, a SyncSegments op to come, or
+    /// one of datacoord's later ticks, which Go runs for good): no sync can
+    /// ever take them.
     BufferStranded { segment: i64, rows: i64 },
 }
 
@@ -227,11 +229,13 @@ impl fmt::Display for Violation {
         match self {
             // Not a sure failure: a later insert into the segment adds it back
             // (bufferInsert's AddSegment, write_buffer.go:531-545@ca7ef26e4b),
-            // and a lookup after that finds it (found by a helper reading the
-            // Go code: the message said the task would fail, and it did not).
+            // and so does a SyncSegments handler that loads it (UpdateSegmentView,
+            // meta_cache.go:275-291), and a lookup after that finds it (found by
+            // a helper reading the Go code: the message said the task would
+            // fail, and it did not).
             Violation::SyncTaskWithoutSegment { segment, task } => write!(
                 f,
-                "sync task #{task} is in flight for segment {segment}, which the metacache no longer has (its Run or writeMeta fails with segment not found, unless an insert adds the segment back first)"
+                "sync task #{task} is in flight for segment {segment}, which the metacache no longer has (its Run or writeMeta fails with segment not found, unless an insert, or a SyncSegments whose handler loads it, adds the segment back first)"
             ),
             Violation::StateBackwards { segment, from, to } => {
                 write!(f, "segment {segment} went from {} back to {}", from.as_str(), to.as_str())
@@ -249,7 +253,7 @@ impl fmt::Display for Violation {
             // and GetCheckpoint takes the earliest buffer's position (273-287).
             Violation::BufferStranded { segment, rows } => write!(
                 f,
-                "{rows} row(s) stay buffered for segment {segment} for good: the metacache no longer has it and nothing is left that could add it back (an insert into it, or a SyncSegments whose handler loads it), so every getSyncTask fails before it yields them (the write buffer warns and moves on), and the channel checkpoint, the earliest buffer's position, stays pinned (write_buffer.go:273-287, 333-337, 565-578 at b5c9a7364b)"
+                "{rows} row(s) stay buffered for segment {segment} for good: the metacache no longer has it and nothing is left that could add it back (an insert into it, or a SyncSegments whose handler loads it; datacoord's meta of it keeps it out of every later tick's request or load), so every getSyncTask fails before it yields them (the write buffer warns and moves on), and the channel checkpoint, the earliest buffer's position, stays pinned (write_buffer.go:273-287, 333-337, 565-578 at b5c9a7364b)"
             ),
         }
     }
