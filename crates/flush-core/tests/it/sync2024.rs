@@ -848,6 +848,45 @@ fn a_policy_sets_each_knob_apart_from_the_version_and_is_labelled_proposed() {
     }
 }
 
+/// Found by a helper reading the Go code: a drop task is discarded when Run's
+/// lookup misses its segment (task.go:127-131), but writeMeta's lookup has no
+/// such case (meta_writer.go:54-57, all six commits). A drop task past Run
+/// whose Dropped segment UpdateSegmentView removes (b5c9a7364b spares only
+/// Growing ones) fails as any other; the invariant skipped every drop task.
+#[test]
+fn a_drop_task_past_run_counts_for_the_missing_segment_invariant() {
+    const TEXT: &str = r#"{ "name": "drop-task-writemeta", "model": "sync-2024", "version": "b5c9a7364b", "seed": 1,
+      "datacoord": [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 },
+                     { "segment": 200, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 } ],
+      "datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 },
+                     { "segment": 200, "partition": 1, "state": "Dropped", "level": "L1", "rows": 0 } ],
+      "actors": [
+        { "name": "flowgraph", "ops": [ { "op": "insert", "segment": 200, "partition": 1, "rows": 10 },
+                                        { "op": "sync", "segment": 200 } ] },
+        { "name": "datacoord", "ops": [ { "op": "sync_segments", "partition": 1 } ] } ] }"#;
+    let names = |r: &flush_core::Run<Scenario>| -> Vec<&'static str> {
+        r.head().violations.iter().map(|v| v.name()).collect()
+    };
+    // The task passes Run's lookup (step 3), the handler removes 200 (step 5):
+    // reported there, a step before writeMeta's lookup panics.
+    let mut r = manual::<Scenario>(&parse(TEXT));
+    for c in [0, 0, 2, 1, 3] {
+        r.advance_with(flush_core::Choice::new(c, 0))
+            .expect("the schedule runs");
+    }
+    assert!(r.head().metacache.get(200).is_none());
+    assert_eq!(names(&r), ["sync-task-segment-present"]);
+    r.advance_with(flush_core::Choice::new(2, 0)).unwrap();
+    assert_eq!(kind(&r), OutcomeKind::Panic);
+    // Removed before Run's lookup, the drop task is discarded: nothing to report.
+    let r = sync_run(&parse(TEXT), script("0,0,1,1,1", 1));
+    assert_eq!(kind(&r), OutcomeKind::Completed);
+    assert!(events(&r)
+        .iter()
+        .any(|(_, e)| matches!(e, Ev::TaskDiscarded { segment: 200 })));
+    assert!(names(&r).is_empty(), "{:?}", names(&r));
+}
+
 /// Found by a helper reading the Go code: datacoord's SyncSegments scheduler
 /// ticks on a timer for good (sync_segments_scheduler.go:55-69 at every
 /// commit), so rows buffered for a removed segment are not stranded while a
