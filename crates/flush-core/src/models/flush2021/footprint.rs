@@ -153,7 +153,7 @@ pub mod obj {
     pub const FLOWGRAPH: &str = "flowgraph";
     /// The notifications a test counts (`wait_notified`): by count.
     pub const NOTIFIED: &str = "notified";
-    /// A runner's `insertOnce` / `deleteOnce` (ft:52-54): by runner.
+    /// A runner's `insertOnce` / `deleteOnce` (ft:53-54): by runner.
     pub const INSERT_ONCE: &str = "flushTaskRunner.insertOnce";
     pub const DELETE_ONCE: &str = "flushTaskRunner.deleteOnce";
     /// The Replica's `segMu` (segment_replica.go), taken by every method the
