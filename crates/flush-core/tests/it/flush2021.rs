@@ -358,9 +358,9 @@ fn duplicate_msgid_halves() {
 
 /// `fifo-per-enqueuer` holds an actor to its order only where Go could keep it:
 /// notifies follow the tail chain (fm:134-136@891c202b73), so it fires when a
-/// position the actor flushed later joined the chain after the actor's call for
-/// an earlier one began (the runner-creation race), and not for runners chained
-/// before the actor reached them. An actor's call counts from its first call
+/// position the actor flushed later was stored after the actor's call for an
+/// earlier one returned, yet joined the chain first (the runner-creation race),
+/// and not for runners stored before or while that call ran. An actor's call counts from its first call
 /// that reached the runner, a half `sync.Once` drops included (ft:126). Two
 /// helpers' audits against the Go code found the false alarms.
 #[test]
@@ -410,6 +410,25 @@ fn fifo_per_enqueuer_follows_the_tail_chain() {
                         flush("insert", "b"),
                         flush("delete", "a"),
                         flush("delete", "b"),
+                    ],
+                ),
+            ],
+            false,
+        ),
+        // Y stores b; X's call on a begins, and Y chains b while it runs; X
+        // then gives b and a their delete halves, and b notifies first. b was
+        // stored before X's call on a began, so X is owed no order (found by a
+        // helper reading the Go code: it was reported).
+        (
+            "overlapping",
+            vec![
+                actor("Y", &[flush("insert", "b")]),
+                actor(
+                    "X",
+                    &[
+                        flush("insert", "a"),
+                        flush("delete", "b"),
+                        flush("delete", "a"),
                     ],
                 ),
             ],

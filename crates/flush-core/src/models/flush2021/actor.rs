@@ -51,6 +51,9 @@ impl World {
     /// The actor returned from op `pc`: on to the next op, or gone.
     fn op_done(&mut self, sc: &Scenario, g: Gid, actor: u16, pc: u32, ev: &mut Vec<Ev>) {
         self.actor_done[actor as usize] = pc + 1;
+        if let Some((segment, pos)) = sc.actors[actor as usize].ops[pc as usize].flush_target() {
+            self.call_returned(actor, pc, segment, pos);
+        }
         self.sync_pair(footprint::obj::FLOWGRAPH, (actor.into(), pc.into()), true);
         if self.grain.waits_for {
             self.touch_actors();

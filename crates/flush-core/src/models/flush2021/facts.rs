@@ -321,10 +321,6 @@ pub enum Violation {
         actor: u16,
         pos: PosId,
         earlier: PosId,
-        /// The earlier position's runner was stored in working first, then chained
-        /// later (overtaken between getFlushTaskRunner's sections); else another
-        /// goroutine stored this position's runner before the earlier one existed.
-        overtaken: bool,
     },
     /// A runner notified while one chained before it in its queue had not: an
     /// inject handler's `injectDone` replaced the tail without chaining the old one.
@@ -377,24 +373,16 @@ impl Violation {
 
     pub fn describe(&self, sc: &Scenario) -> String {
         match self {
-            Violation::FifoPerEnqueuer { segment, actor, pos, earlier, overtaken } => format!(
-                "queue {segment}: {} flushed pos={} before pos={}, but pos={} was notified first: {}; a datanode's flow graph never creates one queue's runners from two goroutines",
+            // Reported only for a runner stored after the actor's call on the
+            // earlier one returned (runner.rs `check_notify_order`): the earlier
+            // runner was stored first, and chained later.
+            Violation::FifoPerEnqueuer { segment, actor, pos, earlier } => format!(
+                "queue {segment}: {} flushed pos={} before pos={}, but pos={} was notified first: pos={}'s runner was stored first but joined the tail chain later (getFlushTaskRunner is three critical sections, flush_manager.go:121-137, and its creator was overtaken between them); a datanode's flow graph never creates one queue's runners from two goroutines",
                 sc.actors[*actor as usize].name,
                 sc.pos_name(*earlier),
                 sc.pos_name(*pos),
                 sc.pos_name(*pos),
-                if *overtaken {
-                    format!(
-                        "pos={}'s runner was stored first but joined the tail chain later (getFlushTaskRunner is three critical sections, flush_manager.go:121-137, and its creator was overtaken between them)",
-                        sc.pos_name(*earlier)
-                    )
-                } else {
-                    format!(
-                        "another goroutine had stored pos={}'s runner before pos={}'s existed",
-                        sc.pos_name(*pos),
-                        sc.pos_name(*earlier)
-                    )
-                }
+                sc.pos_name(*earlier)
             ),
             Violation::InjectDoneSplice { segment, pos, earlier } => format!(
                 "queue {segment}: pos={} notified while pos={}, chained before it, had not: an inject handler replaced tailCh with its injectDone without chaining the old tail (flush_manager.go:203-206), so SaveBinlogPaths requests reach datacoord out of order (its binlogs and flushed flag before the earlier ones; datacoord keeps the newer checkpoint)",

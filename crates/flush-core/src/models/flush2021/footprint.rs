@@ -118,9 +118,12 @@ pub mod obj {
     pub const NEXT_SIG: &str = "next signal id";
     /// The world's next runner id (an order key only).
     pub const NEXT_RUNNER: &str = "next runner id";
-    /// A queue's next place in its tail chain, which a runner's callers note
-    /// (an order key only, by segment: see `World::fed_by`).
+    /// A queue's next place in its tail chain (an order key only, by segment).
     pub const NEXT_CHAIN: &str = "next chain place";
+    /// A queue's next store place (its runners' `seq`), which a runner's callers
+    /// note when their call returns (an order key only, by segment: see
+    /// `World::call_returned`).
+    pub const NEXT_SEQ: &str = "next store place";
     /// The model's queue slots, given in store order (a queue's index).
     pub const NEXT_QUEUE: &str = "next queue slot";
     /// `orderFlushQueue.injectCh` (fm:105), one per queue: by (segment, injection).

@@ -127,19 +127,43 @@ impl World {
 
     /// Where an actor's flushes place runner `r`: at its first call that reached
     /// it (stored or loaded; a half `sync.Once` then drops counts too, the call
-    /// still waits on that runner's notify), with how far queue `qi`'s tail chain
-    /// had got. A set, kept sorted: callers of one runner commute, so their order
-    /// must not tell worlds apart.
-    fn fed_by(&mut self, qi: usize, r: RunnerId, actor: u16, pc: u32) {
-        let then = self.queues[qi].next_chain;
-        let segment = self.queues[qi].segment;
-        self.order(footprint::obj::NEXT_CHAIN, (segment, 0));
+    /// still waits on that runner's notify), with [`IN_CALL`] until that call
+    /// returns ([`World::call_returned`] then notes how many runners its queue
+    /// had stored). A set, kept sorted: callers of one runner commute, so their
+    /// order must not tell worlds apart.
+    fn fed_by(&mut self, r: RunnerId, actor: u16, pc: u32) {
+        let then = IN_CALL;
         let ri = self.ri(r);
         let feeders = &mut self.runners[ri].feeders;
         if !feeders.iter().any(|&(a, ..)| a == actor) {
             let at = feeders.partition_point(|&f| f < (actor, pc, then));
             feeders.insert(at, (actor, pc, then));
         }
+    }
+
+    /// An actor's flush call at `pc`, on `(segment, pos)`, returned: the runner
+    /// it first reached notes how many runners the queue had stored by then (the
+    /// `fifo-per-enqueuer` check compares a later runner's `seq` with it).
+    pub(super) fn call_returned(&mut self, actor: u16, pc: u32, segment: i64, pos: PosId) {
+        let Some(qi) = self.qi(segment) else {
+            return;
+        };
+        let Some(r) = self.working(qi, pos) else {
+            return;
+        };
+        let next_seq = self.queues[qi].next_seq;
+        let ri = self.ri(r);
+        let feeders = &self.runners[ri].feeders;
+        let Some(at) = feeders
+            .iter()
+            .position(|&(a, j, then)| a == actor && j == pc && then == IN_CALL)
+        else {
+            return;
+        };
+        self.order(footprint::obj::NEXT_SEQ, (segment, 0));
+        let feeders = &mut self.runners[ri].feeders;
+        feeders[at].2 = next_seq;
+        feeders.sort_unstable();
     }
 
     /// fm:121 `getFlushTaskRunner`: `working.LoadOrStore(MsgID, newFlushTaskRunner)`.
@@ -176,7 +200,7 @@ impl World {
         if let Some(r) = self.working(qi, pos) {
             // The load sees the runner's store.
             self.sync_pair(footprint::obj::WORKING, (segment, pos.into()), false);
-            self.fed_by(qi, r, actor, pc);
+            self.fed_by(r, actor, pc);
             ev.push(Ev::RunnerLoaded { segment, pos });
             self.release_create_mut(qi);
             self.run_half(r, op, ev);
@@ -184,12 +208,13 @@ impl World {
         }
         let seq = self.queues[qi].next_seq;
         self.queues[qi].next_seq += 1;
+        self.order(footprint::obj::NEXT_SEQ, (segment, 0));
         let r = self.new_runner(segment, pos, seq, None);
         let w = &mut self.queues[qi].working;
         let at = w.partition_point(|x| x.0 < pos);
         w.insert(at, (pos, r));
         self.sync_pair(footprint::obj::WORKING, (segment, pos.into()), true);
-        self.fed_by(qi, r, actor, pc);
+        self.fed_by(r, actor, pc);
         ev.push(Ev::RunnerStored { segment, pos, seq });
         Flow::At(ActorAt::RunnerInjectMut { segment, runner: r })
     }

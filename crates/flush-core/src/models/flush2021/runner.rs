@@ -299,11 +299,12 @@ impl World {
     ///   waiting (only an inject handler's `injectDone`, which replaces the tail
     ///   without chaining the old one, fm:203-206, lets a later runner overtake);
     /// * `fifo-per-enqueuer`: every position an actor flushed before this one (normal
-    ///   mode, same queue), while this one was not chained yet, has notified,
-    ///   unless the splice above explains it. Go orders notifies by the tail chain
-    ///   only (fm:134-136): an actor that reaches runners another goroutine chained
-    ///   before its calls began (a delete node flushing b, then a, both chained
-    ///   by the insert node) can expect no other order.
+    ///   mode, same queue), in a call that returned before this one was stored,
+    ///   has notified, unless the splice above explains it. Go orders notifies by
+    ///   the tail chain only (fm:134-136): an actor that reaches runners another
+    ///   goroutine stored before or while its earlier call ran (a delete node
+    ///   flushing b, then a, both created by the insert node) can expect no
+    ///   other order.
     fn check_notify_order(&mut self, ri: usize, ev: &mut Vec<Ev>) {
         let run = &self.runners[ri];
         let (segment, pos) = (run.segment, run.pos);
@@ -330,21 +331,24 @@ impl World {
                 });
                 continue;
             }
-            // The actor's flush of `other` began before its flush of `run`, and
-            // `run` joined the chain after that (had it been chained already,
-            // nothing let the actor expect `other` first).
+            // The actor's call that reached `other` returned before `run` was
+            // stored (its later call on `run` found it, or stored it). Had `run`
+            // been stored before, by another goroutine, the two creations
+            // overlapped that call, and nothing let the actor expect `other`
+            // first (found by a helper reading the Go code: a runner stored
+            // while the actor's call on `other` was still under way was
+            // reported).
             for &(actor, i, _) in &run.feeders {
                 if other
                     .feeders
                     .iter()
-                    .any(|&(a, j, then)| a == actor && j < i && chain >= then)
+                    .any(|&(a, j, then)| a == actor && j < i && run.seq >= then)
                 {
                     found.push(Violation::FifoPerEnqueuer {
                         segment,
                         actor,
                         pos,
                         earlier: other.pos,
-                        overtaken: other.seq < run.seq,
                     });
                 }
             }

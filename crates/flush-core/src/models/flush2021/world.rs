@@ -70,6 +70,9 @@ pub struct Pack {
     pub err: bool,
 }
 
+/// A feeder's call that has not returned yet (see [`Runner::feeders`]).
+pub const IN_CALL: u32 = u32::MAX;
+
 /// `flushTaskRunner`: lives from `getFlushTaskRunner` (or a drop-mode
 /// `handleXTask`) until its pack is notified (or appended to the drop packs).
 #[derive(Debug, PartialEq, Eq, Hash)]
@@ -84,9 +87,9 @@ pub struct Runner {
     pub chain: Option<u32>,
     /// Each actor whose flush reached it in normal mode (`working.LoadOrStore`
     /// stored or loaded it, fm:121), at its first such call: (actor, op index,
-    /// the queue's `next_chain` then), sorted. The per-enqueuer FIFO check
-    /// compares these program orders, and asks whether a runner joined the tail
-    /// chain after the call began.
+    /// the queue's `next_seq` when that call returned, [`IN_CALL`] before),
+    /// sorted. The per-enqueuer FIFO check compares these program orders, and
+    /// asks whether a runner was stored after the call returned.
     pub feeders: Vec<(u16, u32, u32)>,
     /// `Some(kind)` for a drop-mode ad-hoc runner with its single half.
     pub adhoc: Option<HalfKind>,
