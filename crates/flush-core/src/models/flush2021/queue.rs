@@ -161,9 +161,8 @@ impl World {
             return;
         };
         self.order(footprint::obj::NEXT_SEQ, (segment, 0));
-        let feeders = &mut self.runners[ri].feeders;
-        feeders[at].2 = next_seq;
-        feeders.sort_unstable();
+        // One entry per actor: the set stays sorted.
+        self.runners[ri].feeders[at].2 = next_seq;
     }
 
     /// fm:121 `getFlushTaskRunner`: `working.LoadOrStore(MsgID, newFlushTaskRunner)`.

@@ -157,6 +157,16 @@ pub fn selected(k: Knobs, s: &DcSeg) -> bool {
     }
 }
 
+/// Does the datanode's SyncSegments handler load a requested segment it lacks,
+/// of this level and state? (services.go:314-335@ca7ef26e4b every one;
+/// :315-343@2e434e4453 only Flushed ones neither L0 nor Legacy.)
+pub fn loads(k: Knobs, level: Level, state: SegState) -> bool {
+    match k.load {
+        LoadRule::EveryMissing => true,
+        LoadRule::FlushedNotL0 => level == Level::L1 && state == SegState::Flushed,
+    }
+}
+
 /// Does `UpdateSegmentView` skip (keep) this cached segment whatever the request says?
 /// The partition check comes first in every version.
 pub fn view_keeps(k: Knobs, s: &MetaSeg, partition: i64) -> bool {

@@ -189,15 +189,15 @@ impl World {
     /// Every buffer can still be synced: rows buffered for a segment the
     /// metacache no longer has stay there for good once nothing is left that
     /// could add it back (bufferInsert's AddSegment, or a SyncSegments request
-    /// whose handler loads it), so this holds or breaks for good: a state
+    /// whose handler loads it, the scenario's or a later tick of Go's timer),
+    /// so this holds or breaks for good: a state
     /// invariant, checked after every step.
     fn check_buffers_syncable(&mut self, sc: &Scenario, ev: &mut Vec<Ev>) {
-        // What may still add a segment back, worked out once per step and only
-        // when a buffer's segment is missing (a scenario of 2,000 actors with
-        // hundreds of such buffers took 16 times as long when each buffer
+        // What may still bring a segment back, worked out once per step and
+        // only when a buffer's segment is missing (a scenario of 2,000 actors
+        // with hundreds of such buffers took 16 times as long when each buffer
         // looked through every actor's ops).
         let mut ahead: Option<Option<Vec<i64>>> = None;
-        let mut moving: Option<Vec<i64>> = None;
         for k in 0..self.buffers.len() {
             let (segment, rows) = (self.buffers[k].segment, self.buffers[k].rows);
             if rows <= 0 || self.metacache.get(segment).is_some() {
@@ -208,51 +208,20 @@ impl World {
             if self.violations.binary_search(&v).is_ok() {
                 continue;
             }
-            let inserts = ahead.get_or_insert_with(|| self.adders_ahead(sc));
-            if inserts
-                .as_ref()
-                .is_none_or(|i| i.binary_search(&segment).is_ok())
-            {
-                continue;
-            }
             // A later tick of datacoord's adds it back (see
-            // [`World::a_tick_loads`]), or may once its meta has changed.
+            // [`World::a_tick_loads`]).
             if self.a_tick_loads(segment) {
                 continue;
             }
-            let changing = moving.get_or_insert_with(|| self.dc_may_change(sc));
-            if changing.binary_search(&segment).is_ok() {
+            let ahead = ahead.get_or_insert_with(|| self.may_come_back(sc));
+            if ahead
+                .as_ref()
+                .is_none_or(|a| a.binary_search(&segment).is_ok())
+            {
                 continue;
             }
             self.violate(v, ev);
         }
-    }
-
-    /// The segments some actor has an insert into to come (or under way),
-    /// sorted; `None` when any SyncSegments request is to come or under way
-    /// (its handler loads segments the datanode lacks: counted whatever the
-    /// request holds, so that the invariant never fires early).
-    fn adders_ahead(&self, sc: &Scenario) -> Option<Vec<i64>> {
-        let mut inserts = Vec::new();
-        for g in &self.goroutines {
-            match &g.role {
-                Role::Actor { actor, pc, .. } => {
-                    let ops = &sc.actors[*actor as usize].ops;
-                    for op in ops.get(*pc as usize..).unwrap_or_default() {
-                        match op {
-                            Op::Insert { segment, .. } => inserts.push(*segment),
-                            Op::SyncSegments { .. } => return None,
-                            _ => {}
-                        }
-                    }
-                }
-                Role::Handler { .. } => return None,
-                _ => {}
-            }
-        }
-        inserts.sort_unstable();
-        inserts.dedup();
-        Some(inserts)
     }
 
     /// Whether one of datacoord's later SyncSegments ticks adds `segment` back,
@@ -268,21 +237,20 @@ impl World {
         // As the tick builds its request (`sync_segments_tick`) and the handler
         // picks what to load (`segments_to_load`).
         self.dc(segment).is_some_and(|d| {
-            knobs::request_includes(self.knobs, d)
-                && match self.knobs.load {
-                    LoadRule::EveryMissing => true,
-                    LoadRule::FlushedNotL0 => d.level == Level::L1 && d.state == SegState::Flushed,
-                }
+            knobs::request_includes(self.knobs, d) && knobs::loads(self.knobs, d.level, d.state)
         })
     }
 
-    /// The segments whose meta in datacoord may still change, sorted: a sync
-    /// task of one in flight may save its binlogs (a PK statslog, Flushing), an
-    /// id queued in flushCh becomes Flushed, an op to come that names one may
-    /// seal it. Worked out once per step, and only for a buffer that would
-    /// otherwise be reported (each buffer looking through every actor's ops made
-    /// a run of 2,000 actors 16 times as slow, see `check_buffers_syncable`).
-    fn dc_may_change(&self, sc: &Scenario) -> Vec<i64> {
+    /// The segments something still to happen may bring back, sorted: an
+    /// insert into one to come (or under way) adds it back (bufferInsert's
+    /// AddSegment), and datacoord's meta of one may still change so that a
+    /// later tick carries and loads it (a sync task of it in flight may save
+    /// its binlogs: a PK statslog, Flushing; its id queued in flushCh becomes
+    /// Flushed; a seal or sync to come may move it). `None` when a
+    /// SyncSegments request is to come or under way (its handler loads
+    /// segments the datanode lacks: counted whatever the request holds, so
+    /// that the invariant never fires early).
+    fn may_come_back(&self, sc: &Scenario) -> Option<Vec<i64>> {
         let mut out = self.flush_ch.clone();
         for g in &self.goroutines {
             match &g.role {
@@ -297,16 +265,18 @@ impl World {
                             Op::Insert { segment, .. }
                             | Op::Seal { segment }
                             | Op::Sync { segment, .. } => out.push(*segment),
-                            Op::SyncSegments { .. } | Op::WaitFor(_) => {}
+                            Op::SyncSegments { .. } => return None,
+                            Op::WaitFor(_) => {}
                         }
                     }
                 }
-                Role::Handler { .. } | Role::FlushLoop => {}
+                Role::Handler { .. } => return None,
+                Role::FlushLoop => {}
             }
         }
         out.sort_unstable();
         out.dedup();
-        out
+        Some(out)
     }
 
     /// #34018: a sync task in flight (submitted or waiting for its key lock) for a

@@ -179,20 +179,21 @@ impl World {
             let Some(s) = req.get(id) else {
                 continue;
             };
-            match self.knobs.load {
-                LoadRule::EveryMissing => load.push(id),
-                // services.go:315-343@2e434e4453.
-                LoadRule::FlushedNotL0 => match s.level {
+            let loads = knobs::loads(self.knobs, s.level, s.state);
+            // services.go:315-343@2e434e4453: a warning for L0 and Legacy
+            // segments, a log line for each one loaded.
+            if self.knobs.load == LoadRule::FlushedNotL0 {
+                match s.level {
                     Level::L0 | Level::Legacy => ev.push(Ev::MissingSkipped {
                         segment: id,
                         level: s.level,
                     }),
-                    Level::L1 if s.state == SegState::Flushed => {
-                        ev.push(Ev::LoadingPks { segment: id });
-                        load.push(id);
-                    }
+                    Level::L1 if loads => ev.push(Ev::LoadingPks { segment: id }),
                     Level::L1 => {}
-                },
+                }
+            }
+            if loads {
+                load.push(id);
             }
         }
         load
