@@ -1023,3 +1023,53 @@ fn a_buffer_left_for_a_removed_segment_is_reported() {
         assert!(!n.contains(&"buffer-not-stranded"), "{n:?}");
     }
 }
+
+/// Datacoord sends the datanode FlushSegments only for the segments
+/// `flushPolicyL1` takes, Sealed and not L0 in its meta
+/// (datacoord/services.go:1443-1461, segment_allocation_policy.go:185-194 at
+/// ca7ef26e4b and 439fb24b32). A `seal` of an L0 segment datacoord lacks left
+/// the datanode's entry Sealed, which no version spares, and the model
+/// panicked at the fix commit where Go cannot (a helper's witness).
+#[test]
+fn the_datanode_seals_only_what_datacoord_flushes() {
+    const TEXT: &str = r#"{ "name": "seal-unknown", "model": "sync-2024", "version": "b5c9a7364b", "seed": 1,
+      "datacoord": [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 } ],
+      "datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 },
+                     { "segment": 600, "partition": 1, "state": "Growing", "level": "L0", "rows": 0 } ],
+      "actors": [
+        { "name": "flowgraph", "ops": [ { "op": "seal", "segment": 600 }, { "op": "sync", "segment": 600 } ] },
+        { "name": "datacoord", "ops": [ { "op": "sync_segments", "partition": 1 } ] } ] }"#;
+    for v in [Version::Ca7ef26e4b, Version::B5c9a7364b] {
+        let sc = with_version(parse(TEXT), v);
+        assert_eq!(panic_kinds(&sc, v), Vec::<String>::new(), "{v:?}");
+        // The seal is datacoord's half alone: the datanode's entry stays Growing.
+        let mut r = manual::<Scenario>(&sc);
+        assert!(run_holding(&mut r, &[1], |e| matches!(
+            e,
+            Ev::DatacoordSealed {
+                flushable: false,
+                ..
+            }
+        )));
+        assert!(run_holding(&mut r, &[1], |e| matches!(
+            e,
+            Ev::BufferYielded { .. }
+        )));
+        assert_eq!(
+            r.world().metacache.get(600).unwrap().state,
+            SegState::Growing
+        );
+    }
+    // Datacoord holds an L1 segment Sealed: the datanode seals it too.
+    let sealed = TEXT.replace(r#""datacoord": [ "#, r#""datacoord": [ { "segment": 600, "partition": 1, "state": "Sealed", "level": "L1", "statslog": false, "rows": 0 }, "#)
+        .replace(r#""level": "L0", "rows": 0 }"#, r#""level": "L1", "rows": 0 }"#);
+    let mut r = manual::<Scenario>(&parse(&sealed));
+    assert!(run_holding(&mut r, &[1], |e| matches!(
+        e,
+        Ev::Seal { sealed: true, .. }
+    )));
+    assert_eq!(
+        r.world().metacache.get(600).unwrap().state,
+        SegState::Sealed
+    );
+}

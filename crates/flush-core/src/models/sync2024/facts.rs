@@ -28,6 +28,9 @@ pub enum Ev {
     DatacoordSealed {
         segment: i64,
         sealed: bool,
+        /// Datacoord holds it Sealed and not L0: its time tick sends the
+        /// datanode FlushSegments for it (`flushPolicyL1`).
+        flushable: bool,
     },
     /// Datacoord ignores a SaveBinlogPaths for a dropped segment.
     DatacoordDroppedIgnored {
@@ -568,11 +571,22 @@ impl Ev {
                     "buffered {rows} rows for segment {segment} ({buffered} in buffer; UpdateBufferedRows({counted}): the insert buffer counts each row twice)"
                 )
             }
-            DatacoordSealed { segment, sealed: true } => {
+            DatacoordSealed {
+                segment,
+                sealed: true,
+                flushable: true,
+            } => {
                 write!(out, "datacoord seals segment {segment}; the datanode seals it in its FlushSegments RPC next")
             }
+            DatacoordSealed {
+                segment,
+                flushable: true,
+                ..
+            } => {
+                write!(out, "datacoord: segment {segment} is Sealed already; the datanode's FlushSegments next")
+            }
             DatacoordSealed { segment, .. } => {
-                write!(out, "datacoord: segment {segment} is not Growing, nothing to seal; the datanode's FlushSegments next")
+                write!(out, "datacoord: segment {segment} is not one it flushes (flushPolicyL1 takes Sealed, non-L0 segments of its meta), so its time tick sends the datanode no FlushSegments for it: the datanode does not seal it")
             }
             DatacoordDroppedIgnored { segment } => {
                 write!(out, "datacoord: segment {segment} is Dropped: \"save to dropped segment, ignore this request\"")

@@ -60,7 +60,7 @@ pub const SCENARIO_ACTOR_FINISHED: GoFn = GoFn {
 pub const SEGMENT_MANAGER_SEAL_ALL_SEGMENTS: GoFn = GoFn {
     file: "datacoord/segment_manager.go",
     func: "SegmentManager.SealAllSegments",
-    excerpt: "Datacoord seals the channel's Growing segments in its meta (the FlushSegments RPC); the datanode seals them in its metacache next.",
+    excerpt: "Datacoord's Flush RPC seals the collection's Growing segments in its meta; its time-tick handler then sends the datanode FlushSegments for those flushPolicyL1 takes (Sealed, not L0), and the datanode seals them in its metacache.",
 };
 
 pub const SERVER_POST_FLUSH: GoFn = GoFn {

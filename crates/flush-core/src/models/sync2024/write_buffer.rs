@@ -31,18 +31,37 @@ impl World {
 
     /// Datacoord seals first (its segment manager), then tells the datanode
     /// (FlushSegments), which seals its metacache entry: two steps, a tick can come
-    /// between them.
+    /// between them. Datacoord sends FlushSegments only from its time-tick
+    /// handler, for the segments `flushPolicyL1` takes: Sealed and not L0
+    /// (datacoord/services.go:1443-1461 handleDataNodeTtMsg → GetFlushableSegments,
+    /// segment_allocation_policy.go:185-194, the same at all six commits). So
+    /// the datanode never seals a segment datacoord lacks or holds as L0 (found
+    /// by a helper reading the Go code: the model sealed an L0 segment unknown
+    /// to datacoord and panicked at b5c9a7364b, where Go cannot).
     pub(super) fn seal_datacoord(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
         self.seg(segment);
-        let sealed = match self.datacoord.binary_search_by_key(&segment, |d| d.segment) {
-            Ok(i) if self.datacoord[i].state == SegState::Growing => {
-                self.datacoord[i].state = SegState::Sealed;
-                true
+        let (sealed, flushable) = match self.datacoord.binary_search_by_key(&segment, |d| d.segment)
+        {
+            Ok(i) => {
+                let d = &mut self.datacoord[i];
+                let sealed = d.state == SegState::Growing;
+                if sealed {
+                    d.state = SegState::Sealed;
+                }
+                (sealed, d.state == SegState::Sealed && d.level != Level::L0)
             }
-            _ => false,
+            Err(_) => (false, false),
         };
-        ev.push(Ev::DatacoordSealed { segment, sealed });
-        Flow::At(ActorAt::SealDatanode { segment })
+        ev.push(Ev::DatacoordSealed {
+            segment,
+            sealed,
+            flushable,
+        });
+        if flushable {
+            Flow::At(ActorAt::SealDatanode { segment })
+        } else {
+            Flow::Returned
+        }
     }
 
     /// write_buffer.go:220-225 SealSegments (under `wb.mut.RLock`), from the
