@@ -1073,3 +1073,69 @@ fn the_datanode_seals_only_what_datacoord_flushes() {
         SegState::Sealed
     );
 }
+
+/// Every BufferData ends with triggerSync, and its sealed policy moves every
+/// Sealed segment to Flushing and syncs it (bf_write_buffer.go:128,
+/// write_buffer.go:302-311 and 359-370, options.go:40-44, sync_policy.go:71-77,
+/// the same at all six commits). An insert after a seal left the segment
+/// Sealed before, and c65f41dc60's tick, which removes a Flushing segment the
+/// request lacks, found nothing to remove: no panic, where Go has one (a
+/// helper's witness). Two segments sealed flush at one op, one after the other.
+#[test]
+fn every_insert_flushes_what_the_datanode_sealed() {
+    const TEXT: &str = r#"{ "name": "sealed-then-insert", "model": "sync-2024", "version": "c65f41dc60", "seed": 1,
+      "datacoord": [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 },
+                     { "segment": 400, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 },
+                     { "segment": 500, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 } ],
+      "datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ],
+      "actors": [
+        { "name": "flowgraph", "ops": [ { "op": "insert", "segment": 400, "partition": 1, "rows": 10 },
+                                        { "op": "seal", "segment": 400 },
+                                        { "op": "insert", "segment": 500, "partition": 1, "rows": 10 } ] },
+        { "name": "datacoord", "ops": [ { "op": "sync_segments", "partition": 1 } ] } ] }"#;
+    let sc = parse(TEXT);
+    assert_eq!(
+        panic_kinds(&sc, Version::C65f41dc60),
+        vec!["segment not found".to_owned()]
+    );
+    // The flow graph alone: the insert into 500 flushes 400.
+    let mut r = manual::<Scenario>(&sc);
+    while run_holding(&mut r, &[1], |_| false) {}
+    let evs = events(&r);
+    assert!(pos_of(&evs, |e| matches!(
+        e,
+        Ev::SealedPolicy {
+            segment: 400,
+            moved: true
+        }
+    ))
+    .is_some());
+    let w = r.world();
+    assert_eq!(
+        w.metacache.get(400).unwrap().state,
+        SegState::Flushed,
+        "{evs:#?}"
+    );
+    assert_eq!(w.buffered(400), 0);
+    assert_eq!(w.buffered(500), 10, "500 itself is not picked");
+    // Two sealed segments: one insert flushes both, 400 then 500.
+    let two = TEXT.replace(
+        r#"{ "op": "insert", "segment": 500, "partition": 1, "rows": 10 } ] },"#,
+        r#"{ "op": "insert", "segment": 500, "partition": 1, "rows": 10 },
+            { "op": "seal", "segment": 500 }, { "op": "insert", "segment": 101, "partition": 1, "rows": 1 } ] },"#,
+    );
+    let mut r = manual::<Scenario>(&parse(&two));
+    while run_holding(&mut r, &[1], |_| false) {}
+    let evs = events(&r);
+    let yielded = |s: i64| {
+        pos_of(
+            &evs,
+            |e| matches!(e, Ev::BufferYielded { segment, flush: true, .. } if *segment == s),
+        )
+        .unwrap_or_else(|| panic!("{s}: {evs:#?}"))
+    };
+    assert!(yielded(400) < yielded(500), "{evs:#?}");
+    for s in [400, 500] {
+        assert_eq!(r.world().metacache.get(s).unwrap().state, SegState::Flushed);
+    }
+}

@@ -109,6 +109,7 @@ impl World {
             actor_done,
             panic,
             violations,
+            trigger,
             next_gid: _,
             next_task,
             footprint: _,
@@ -142,7 +143,7 @@ impl World {
         rows.hash_fingerprint(&mut h);
         last_state.hash_fingerprint(&mut h);
         flush_ch.hash(&mut h);
-        (pinned, actor_done, violations, next_task).hash(&mut h);
+        (pinned, actor_done, violations, trigger, next_task).hash(&mut h);
         h.finish()
     }
 

@@ -99,10 +99,7 @@ impl World {
                 segment,
                 partition,
                 rows,
-            } => {
-                self.buffer_insert_add(segment, partition, rows, ev);
-                (pc, Flow::Returned)
-            }
+            } => (pc, self.buffer_insert_add(segment, partition, rows, ev)),
             ActorAt::GetSyncTask { segment } => (pc, self.get_sync_task(segment, ev)),
             ActorAt::MergedStats(task) => (pc, self.merged_stats(g, task, ev)),
             ActorAt::SealDatanode { segment } => (pc, self.seal_datanode(segment, ev)),
@@ -127,8 +124,19 @@ impl World {
                 (pc, Flow::Returned)
             }
         };
+        // An insert or sync op is one BufferData: its triggerSync syncs what
+        // its policies picked, one segment after the other, before it returns.
+        let buffer_data = matches!(
+            ops.get(pc as usize),
+            Some(Op::Insert { .. } | Op::Sync { .. })
+        );
         match flow {
             Flow::At(at) => self.set_role(g, Role::Actor { actor, pc, at }),
+            Flow::Returned if buffer_data && !self.trigger.is_empty() => {
+                let segment = self.trigger.remove(0);
+                let at = ActorAt::GetSyncTask { segment };
+                self.set_role(g, Role::Actor { actor, pc, at });
+            }
             Flow::Returned => {
                 self.op_done(sc, g, actor, pc, ev);
             }

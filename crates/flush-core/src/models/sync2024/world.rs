@@ -101,7 +101,8 @@ pub enum ActorAt {
         rows: i64,
     },
     /// In the write buffer's `triggerSync`: the sealed policy moved the segment to
-    /// Flushing; `getSyncTask`'s `GetSegmentByID` next.
+    /// Flushing, or the segment synced before it is done and this one is the
+    /// next it picked; `getSyncTask`'s `GetSegmentByID` next.
     GetSyncTask { segment: i64 },
     /// In `getSyncTask` → `EncodeBuffer` of a flush of a non-L0 segment: the buffer is
     /// yielded; `serializeMergedPkStats`'s `GetSegmentByID` next.
@@ -304,6 +305,10 @@ pub struct World {
     pub actor_done: Vec<u32>,
     pub panic: Option<GoPanic>,
     pub violations: Vec<Violation>,
+    /// The segments the running `BufferData`'s `triggerSync` selected and has
+    /// still to sync, after the one its actor is at (`syncSegments`,
+    /// write_buffer.go:329-355): one actor holds `wb.mut` there, so one list.
+    pub trigger: Vec<i64>,
     pub(super) next_gid: Gid,
     pub(super) next_task: u32,
     /// The last step's accesses to shared fields (see `footprint.rs`); never makes
@@ -330,6 +335,7 @@ impl Clone for World {
             actor_done: Vec::new(),
             panic: None,
             violations: Vec::new(),
+            trigger: Vec::new(),
             next_gid: self.next_gid,
             next_task: self.next_task,
             footprint: crate::engine::Footprint::default(),
@@ -355,6 +361,7 @@ impl Clone for World {
             actor_done,
             panic,
             violations,
+            trigger,
             next_gid,
             next_task,
             footprint,
@@ -373,6 +380,7 @@ impl Clone for World {
         actor_done.clone_from(&o.actor_done);
         panic.clone_from(&o.panic);
         violations.clone_from(&o.violations);
+        trigger.clone_from(&o.trigger);
         *next_gid = o.next_gid;
         *next_task = o.next_task;
         footprint.clone_from(&o.footprint);
@@ -411,6 +419,7 @@ impl World {
             actor_done: vec![0; sc.actors.len()],
             panic: None,
             violations: Vec::new(),
+            trigger: Vec::new(),
             next_gid: 0,
             next_task: 0,
             footprint: crate::engine::Footprint::default(),

@@ -26,7 +26,7 @@ impl World {
             });
         }
         self.buffer_rows(segment, rows, false, ev);
-        Flow::Returned
+        self.trigger_sync(None, ev)
     }
 
     /// Datacoord seals first (its segment manager), then tells the datanode
@@ -87,7 +87,7 @@ impl World {
         partition: i64,
         rows: i64,
         ev: &mut Vec<Ev>,
-    ) {
+    ) -> Flow {
         self.mc(Site::Add, segment);
         self.order(footprint::key::MC_MEMBERS, 0, 0);
         self.metacache.add(MetaSeg {
@@ -103,6 +103,7 @@ impl World {
             history: false,
         });
         self.buffer_rows(segment, rows, true, ev);
+        self.trigger_sync(None, ev)
     }
 
     /// write_buffer.go:547-551 — buffer the rows (one chunk), `UpdateBufferedRows`
@@ -139,23 +140,78 @@ impl World {
         });
     }
 
-    /// write_buffer.go:302-311 triggerSync: the sync policies pick the segment (the
-    /// sealed policy, sync_policy.go:71-77, first moves Sealed to Flushing: a metacache
-    /// call of its own), then :329-355 syncSegments → getSyncTask.
+    /// A `sync` op: a `BufferData` whose `triggerSync` (write_buffer.go:302-311)
+    /// has a policy pick `segment` (a full or stale buffer; `flush`: the op
+    /// expects it Sealed, and the trace says when it is not). The sealed
+    /// policy picks every Sealed segment as well ([`World::trigger_sync`]).
     pub(super) fn sync_segment(&mut self, segment: i64, flush: bool, ev: &mut Vec<Ev>) -> Flow {
-        if flush {
-            self.mc(Site::Update, segment);
-            let moved = self.metacache.update(
+        let sealed = self
+            .metacache
+            .get(segment)
+            .is_some_and(|s| s.state == SegState::Sealed);
+        if flush && !sealed {
+            ev.push(Ev::SealedPolicy {
+                segment,
+                moved: false,
+            });
+        }
+        self.trigger_sync(Some(segment), ev)
+    }
+
+    /// The end of every `BufferData` (bf_write_buffer.go:128 and
+    /// l0_write_buffer.go:179, the same at all six commits): `triggerSync`
+    /// runs every policy (write_buffer.go:359-370; options.go:40-44), the
+    /// sealed one included, so each insert or sync op flushes every segment
+    /// the datanode has sealed since the last one (found by a helper reading
+    /// the Go code: an insert after a seal left the segment Sealed, and a tick
+    /// that removes a Flushing one found nothing to remove). `picked` is the
+    /// segment a `sync` op's policy picks. `syncSegments` (:329-355) then takes
+    /// them one by one; Go ranges over a set, in no set order, the model in
+    /// `picked`, then by id. Each `getSyncTask` is a step of its own when the
+    /// policy moved a segment (a metacache call of its own before it).
+    fn trigger_sync(&mut self, picked: Option<i64>, ev: &mut Vec<Ev>) -> Flow {
+        let moved = self.sealed_policy(ev);
+        let mut selected: Vec<i64> = picked.into_iter().collect();
+        selected.extend(moved.iter().filter(|&&m| Some(m) != picked));
+        let Some((&first, rest)) = selected.split_first() else {
+            return Flow::Returned;
+        };
+        debug_assert!(self.trigger.is_empty(), "one BufferData at a time");
+        self.trigger.clear();
+        self.trigger.extend_from_slice(rest);
+        if moved.is_empty() {
+            self.get_sync_task(first, ev)
+        } else {
+            Flow::At(ActorAt::GetSyncTask { segment: first })
+        }
+    }
+
+    /// sync_policy.go:71-77 GetSealedSegmentsPolicy: `GetSegmentIDsBy(Sealed)`,
+    /// then `UpdateSegments(UpdateState(Flushing), ..., WithSegmentState(Sealed))`
+    /// (one step: a segment removed between them is skipped by getSyncTask's
+    /// lookup either way). Returns the segments moved, by id.
+    fn sealed_policy(&mut self, ev: &mut Vec<Ev>) -> Vec<i64> {
+        // It reads every entry's state, and which entries there are.
+        self.mc_all(Site::Update);
+        let ids: Vec<i64> = self
+            .metacache
+            .segments()
+            .iter()
+            .filter(|s| s.state == SegState::Sealed)
+            .map(|s| s.segment)
+            .collect();
+        for &segment in &ids {
+            self.metacache.update(
                 segment,
                 Some(&[SegState::Sealed]),
                 &[Action::UpdateState(SegState::Flushing)],
             );
-            ev.push(Ev::SealedPolicy { segment, moved });
-            if moved {
-                return Flow::At(ActorAt::GetSyncTask { segment });
-            }
+            ev.push(Ev::SealedPolicy {
+                segment,
+                moved: true,
+            });
         }
-        self.get_sync_task(segment, ev)
+        ids
     }
 
     /// write_buffer.go:565-626 getSyncTask → storage_serializer.go:75-141 EncodeBuffer →
