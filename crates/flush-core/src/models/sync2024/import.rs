@@ -66,12 +66,29 @@ struct Seg {
     unsent: bool,
 }
 
+/// One SyncSegments request, as the two sides log it. Datacoord's scheduler
+/// sends one at a time and waits for the answer (sync_segments_scheduler.go:
+/// 51-70, the RPC is synchronous, session_manager.go:227-258 at c65f41dc60),
+/// so requests follow one another: a datanode's lines fall inside the one
+/// open, and a "sync segments success" closes the open one of its partition.
+#[derive(Clone, Copy, Debug, Default)]
+struct Req {
+    partition: Option<i64>,
+    /// "DataNode receives SyncSegments": absent when the log starts inside
+    /// the handler (the real #34018 excerpt does).
+    received: Option<u32>,
+    /// Datacoord's "sync segments success".
+    succeeded: Option<u32>,
+    /// The first line of it the log shows (for the handler lines before
+    /// either side's: the first of them).
+    first: u32,
+}
+
 #[derive(Default)]
 struct Seen {
     segs: BTreeMap<i64, Seg>,
-    /// Each SyncSegments request: (line, partition), from the datanode's or datacoord's side.
-    received: Vec<(u32, Option<i64>)>,
-    succeeded: Vec<(u32, Option<i64>)>,
+    /// The SyncSegments requests in the order they were handled.
+    requests: Vec<Req>,
     /// The flow graph's ops in log order: (segment, line).
     syncs: Vec<(i64, u32)>,
     /// Nil-pointer panics of the stats pool: (line, request counted from 1).
@@ -81,6 +98,9 @@ struct Seen {
     notes: Vec<String>,
     /// Lines with an ID field the model cannot read (see `Seen::unread_ids`).
     unread: usize,
+    /// A partition the log does not name, whose request came before the log
+    /// starts (see [`Seen::place_new_growing`]).
+    before_log: Option<i64>,
 }
 
 /// Lines whose unreadable IDs the notes name (see `Seen::unread_ids`).
@@ -130,12 +150,12 @@ impl Seen {
     /// "sync segments success" line is missing), one flushed segment that the log
     /// does not name stands for them, in both datacoord and the datanode.
     fn stand_in(&mut self, notes: &mut Vec<String>) {
-        let requests: Vec<(u32, Option<i64>)> = match (&self.received[..], &self.succeeded[..]) {
-            ([], []) => vec![(
+        let requests: Vec<(u32, Option<i64>)> = match &self.requests[..] {
+            [] => vec![(
                 self.segs.values().map(|s| s.first_at).min().unwrap_or(1),
                 None,
             )],
-            ([], s) | (s, _) => s.to_vec(),
+            rs => rs.iter().map(|r| (r.first, r.partition)).collect(),
         };
         for (k, &(at, partition)) in requests.iter().enumerate() {
             let removes = self
@@ -168,6 +188,89 @@ impl Seen {
         }
     }
 
+    /// A new growing segment the log gives no partition (no list names it):
+    /// datacoord lists every segment of a partition its version's filter
+    /// selects in "sync segments success" (sync_segments_scheduler.go:115-117,
+    /// 145@ca7ef26e4b), a Growing one too where the filter takes healthy
+    /// segments. So it is in the partition of a request whose list the log
+    /// lacks; when every request's list is there, in one the log does not
+    /// name, whose request came before the log starts (the real #34018
+    /// excerpt: the panicking segment is in neither logged list, and its
+    /// removal is not in the excerpt; found by a helper replaying it).
+    fn place_new_growing(&mut self, version: Version, notes: &mut Vec<String>) {
+        let k = super::knobs::Knobs::of(version);
+        let orphans: Vec<i64> = self
+            .segs
+            .iter()
+            .filter(|(_, s)| {
+                s.partition.is_none()
+                    && s.synced
+                    && !(s.added || s.dc_missing || s.dc_dropped || s.no_statslog || s.stand_in)
+            })
+            .filter(|(&id, s)| {
+                let dc = super::setup::DcSegment {
+                    segment: id,
+                    partition: 0,
+                    state: SegState::Growing,
+                    level: s.level.unwrap_or(Level::L1),
+                    statslog: false,
+                    rows: 0,
+                };
+                super::knobs::selected(k, &dc)
+            })
+            .map(|(&id, _)| id)
+            .collect();
+        if orphans.is_empty() || self.requests.is_empty() {
+            return;
+        }
+        let unlisted = self
+            .requests
+            .iter()
+            .find(|r| r.succeeded.is_none() && r.partition.is_some())
+            .and_then(|r| r.partition);
+        let partition = unlisted.unwrap_or_else(|| {
+            let named = self.requests.iter().filter_map(|r| r.partition);
+            let max = named
+                .chain(self.segs.values().filter_map(|s| s.partition))
+                .max();
+            let p = max.map_or(1, |m| {
+                m.checked_add(1).unwrap_or(m.saturating_sub(1_000_000))
+            });
+            self.before_log = Some(p);
+            p
+        });
+        for id in &orphans {
+            if let Some(s) = self.segs.get_mut(id) {
+                s.partition = Some(partition);
+            }
+        }
+        let ids = orphans
+            .iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        if let Some(p) = unlisted {
+            notes.push(format!("Segment {ids}: no logged list of datacoord's names it, so it is in partition {p}, the one request whose list the log lacks."));
+            return;
+        }
+        // That request removed the segment only if it carried one (an empty
+        // one returns first, services.go:291@ca7ef26e4b): a flushed segment
+        // with a PK statslog, not in the log, stands for what it carried.
+        let id = self.new_id();
+        let first_at = self.requests[0].first;
+        self.segs.insert(
+            id,
+            Seg {
+                partition: Some(partition),
+                selected: true,
+                first_at,
+                stand_in: true,
+                ..Seg::default()
+            },
+        );
+        notes.push(format!("Segment {ids}: no logged list of datacoord's names it, though {} lists a growing segment, so it is in none of the logged requests' partitions: partition {partition}, not in the log, stands for its own, whose SyncSegments request came before the log starts; segment {id}, not in the log either, stands for what that request carried (flushed, with a PK statslog, in datacoord and the datanode).", version.as_str()));
+    }
+
     /// An id the log does not name, for a segment standing in for one.
     fn new_id(&self) -> i64 {
         let max = self.segs.keys().next_back().copied().unwrap_or(0);
@@ -189,7 +292,7 @@ impl Seen {
                 continue;
             }
             done.push(k);
-            let partition = self.received[k - 1].1;
+            let partition = self.requests.get(k - 1).and_then(|r| r.partition);
             let id = self.new_id();
             self.segs.insert(
                 id,
@@ -248,7 +351,7 @@ impl Seen {
             && l.field("stack")
                 .is_none_or(|st| st.contains("DecompressBinLog") || st.contains("SyncSegments"))
         {
-            self.nil_loads.push((at, self.received.len()));
+            self.nil_loads.push((at, self.requests.len()));
         }
     }
 
@@ -256,7 +359,48 @@ impl Seen {
     /// log shows no datacoord success for it yet (a nil-pointer panic after
     /// that is some other pool's).
     fn handling_request(&self) -> bool {
-        !self.received.is_empty() && self.succeeded.len() < self.received.len()
+        self.requests
+            .last()
+            .is_some_and(|r| r.received.is_some() && r.succeeded.is_none())
+    }
+
+    /// The request being handled at line `at` (counted from 1): the last one,
+    /// while datacoord has not logged its success; else one whose receive line
+    /// the log does not show (it started before the log does), which
+    /// datacoord's success line names later.
+    fn open_request(&mut self, at: u32) -> usize {
+        if self.requests.last().is_none_or(|r| r.succeeded.is_some()) {
+            self.requests.push(Req {
+                first: at,
+                ..Req::default()
+            });
+        }
+        self.requests.len()
+    }
+
+    /// Datacoord's "sync segments success" for `partition` at line `at`: it
+    /// closes the open request, when that is the partition's (or one whose
+    /// partition the log has not said); else the request's other lines are
+    /// not in the log, and it is one of its own. Returns it (counted from 1).
+    fn request_succeeded(&mut self, at: u32, partition: Option<i64>) -> usize {
+        match self.requests.last_mut() {
+            Some(r)
+                if r.succeeded.is_none()
+                    && (r.partition.is_none()
+                        || partition.is_none()
+                        || r.partition == partition) =>
+            {
+                r.succeeded = Some(at);
+                r.partition = r.partition.or(partition);
+            }
+            _ => self.requests.push(Req {
+                partition,
+                received: None,
+                succeeded: Some(at),
+                first: at,
+            }),
+        }
+        self.requests.len()
     }
 
     fn synced(&mut self, segment: i64, at: u32, submitted: bool) {
@@ -269,20 +413,20 @@ impl Seen {
     }
 
     /// A line of the datanode's SyncSegments handler about segment `s`: it is in
-    /// the partition of the request being handled (the last one received).
+    /// the partition of the request being handled (see [`Seen::open_request`]).
     fn handler_line(&mut self, at: u32, message: &str, s: i64) {
-        let request = self.received.len();
-        let partition = self.received.last().and_then(|r| r.1);
         if message == "DataNode receives SyncSegments"
             || message.starts_with("sync segments is empty")
         {
             return;
         }
+        let request = self.open_request(at);
+        let partition = self.requests[request - 1].partition;
         let seg = self.seg(s, at);
         seg.partition = seg.partition.or(partition);
         match message {
             "metacache does not have segment, add it" | "segment loading PKs" => seg.added = true,
-            "remove dropped segment" => (seg.removed, seg.removed_in) = (true, request.max(1)),
+            "remove dropped segment" => (seg.removed, seg.removed_in) = (true, request),
             m if m.starts_with("segment level is L0") => {
                 (seg.level, seg.skipped) = (Some(Level::L0), true)
             }
@@ -332,26 +476,36 @@ impl Seen {
         }
     }
 
+    /// Datacoord's "sync segments success" for `partition`: the segments of
+    /// its `list` are those it selected for that request.
+    fn listed(&mut self, at: u32, partition: Option<i64>, list: &str) {
+        let k = self.request_succeeded(at, partition);
+        for s in list_entries(list).filter_map(id) {
+            let seg = self.seg(s, at);
+            (seg.selected, seg.selected_in) = (true, k);
+            seg.partition = seg.partition.or(partition);
+        }
+    }
+
     fn read_line(&mut self, at: u32, l: &LogLine) {
         self.unread_ids(at, l);
         let seg = SEGMENT_KEYS.iter().find_map(|k| l.field(k).and_then(id));
         let partition = l.field("partitionID").and_then(id);
         match (file(l), l.message.as_str(), seg) {
             ("datanode/services.go", "DataNode receives SyncSegments", _) => {
-                self.received.push((at, partition))
+                self.requests.push(Req {
+                    partition,
+                    received: Some(at),
+                    succeeded: None,
+                    first: at,
+                })
             }
             ("datacoord/sync_segments_scheduler.go", "sync segments success", _) => {
-                self.succeeded.push((at, partition));
-                let k = self.succeeded.len();
-                let list = l.field("segments").unwrap_or_default();
-                for s in list_entries(list).filter_map(id) {
-                    let seg = self.seg(s, at);
-                    (seg.selected, seg.selected_in) = (true, k);
-                    seg.partition = seg.partition.or(partition);
-                }
+                self.listed(at, partition, l.field("segments").unwrap_or_default())
             }
             ("datanode/services.go", m, None) if m.starts_with("sync segments is empty") => {
-                self.empty.push(self.received.len().max(1))
+                let k = self.open_request(at);
+                self.empty.push(k)
             }
             ("metacache/meta_cache.go" | "datanode/services.go", m, Some(s)) => {
                 self.handler_line(at, m, s)
@@ -463,7 +617,7 @@ pub fn infer(log: &Parsed) -> Result<Inferred, String> {
     for r in &log.records {
         seen.read(r.at, &r.kind);
     }
-    if seen.segs.is_empty() && seen.received.is_empty() && seen.succeeded.is_empty() {
+    if seen.segs.is_empty() && seen.requests.is_empty() {
         // A line the model knows whose IDs it cannot read is read without
         // them: say so first, or the log looks as if it had no such line.
         let unread = match seen.unread {
@@ -500,6 +654,7 @@ pub fn infer(log: &Parsed) -> Result<Inferred, String> {
     }
     seen.nil_stand_ins(&mut notes);
     seen.stand_in(&mut notes);
+    seen.place_new_growing(versions[0], &mut notes);
     let mut left_out = Vec::new();
     let json = scenario_json(&seen, versions[0], (&mut notes, &mut left_out))?;
     Ok(Inferred {
@@ -615,10 +770,9 @@ fn scenario_json(
     (notes, left_out): (&mut Vec<String>, &mut Vec<i64>),
 ) -> Result<String, String> {
     let default_partition = seen
-        .received
+        .requests
         .iter()
-        .chain(&seen.succeeded)
-        .find_map(|r| r.1)
+        .find_map(|r| r.partition)
         .or_else(|| seen.segs.values().find_map(|s| s.partition))
         .unwrap_or(1);
     let mut segs = modelled(seen, notes, left_out);
@@ -779,27 +933,38 @@ fn flush_note(s: i64, (at, from): (u32, FlushFrom)) -> String {
 
 /// Datacoord's SyncSegments ticks: one per request the log shows from either side.
 fn request_ops(seen: &Seen, partition: i64, notes: &mut Vec<String>) -> Vec<String> {
-    let n = seen.received.len().max(seen.succeeded.len());
-    let changed = seen
-        .segs
-        .values()
-        .any(|s| s.added || s.removed || s.level.is_some());
-    let n = if n == 0 && changed { 1 } else { n };
+    // Every handler line opens a request (`Seen::open_request`): a log whose
+    // metacache changed has one.
+    let n = seen.requests.len();
     if n > MAX_REQUESTS {
         notes.push(format!(
             "The log shows {n} SyncSegments requests; the first {MAX_REQUESTS} are modelled."
         ));
     }
-    let mut ops = Vec::new();
-    for i in 0..n.min(MAX_REQUESTS) {
-        let from = seen.received.get(i).or(seen.succeeded.get(i));
-        let p = from.and_then(|r| r.1).unwrap_or(partition);
-        match from {
-            Some((at, _)) => notes.push(format!("SyncSegments request {} for partition {p} (line {at}).", i + 1)),
-            None => notes.push(format!(
-                "The metacache changed with no request line: one SyncSegments request for partition {p} is assumed."
-            )),
-        }
+    let mut ops: Vec<String> = seen
+        .before_log
+        .iter()
+        .map(|p| format!(r#"{{ "op": "sync_segments", "partition": {p} }}"#))
+        .collect();
+    for (i, r) in seen
+        .requests
+        .iter()
+        .take(MAX_REQUESTS - ops.len())
+        .enumerate()
+    {
+        let p = r.partition.unwrap_or(partition);
+        let k = i + 1;
+        notes.push(match (r.received, r.succeeded) {
+            (Some(at), _) => format!("SyncSegments request {k} for partition {p} (line {at})."),
+            (None, Some(at)) => format!(
+                "SyncSegments request {k} for partition {p} (line {at}, datacoord's): the log has no \"DataNode receives SyncSegments\" line for it (it starts after that line, or lost it); its handler's lines from line {} on are read as its.",
+                r.first
+            ),
+            (None, None) => format!(
+                "The metacache changed with no request line (line {}): one SyncSegments request for partition {p} is assumed.",
+                r.first
+            ),
+        });
         ops.push(format!(r#"{{ "op": "sync_segments", "partition": {p} }}"#));
     }
     ops
