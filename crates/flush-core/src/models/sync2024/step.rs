@@ -124,8 +124,22 @@ impl World {
                 (pc, Flow::Returned)
             }
         };
+        self.after_actor_step(sc, g, (actor, pc), flow, ev);
+    }
+
+    /// Where the actor's step `flow` leaves it: at a point of its op, on to
+    /// the next segment its BufferData's triggerSync picked, or past the op.
+    fn after_actor_step(
+        &mut self,
+        sc: &Scenario,
+        g: Gid,
+        (actor, pc): (u16, u32),
+        flow: Flow,
+        ev: &mut Vec<Ev>,
+    ) {
         // An insert or sync op is one BufferData: its triggerSync syncs what
         // its policies picked, one segment after the other, before it returns.
+        let ops = &sc.actors[actor as usize].ops;
         let buffer_data = matches!(
             ops.get(pc as usize),
             Some(Op::Insert { .. } | Op::Sync { .. })
