@@ -301,7 +301,8 @@ test('bad input: a malformed upload, a tampered fragment and corrupted storage',
   await noCrash(m.page, m.errors);
   await m.ctx.close();
   const s = await open('', { storage: 'scenario=handoff&step=999999' });
-  assert.match(await s.page.textContent('#error-text'), /saved view \(local storage\) could not be restored: Step 999999 is past the end/);
+  // Its scenario opens at step 0 without the bad step (see the review test below).
+  assert.match(await s.page.textContent('#error-text'), /saved view \(local storage\) could not be restored as it was: Step 999999 is past the end.* Its scenario, handoff, is open without step 999999, at step 0/);
   await shot(s.page, '10-corrupted-storage');
   await noCrash(s.page, s.errors);
   await s.ctx.close();
@@ -2650,6 +2651,139 @@ test('data races in the page: the explorer finds one, opens where both steps can
   await waitStep(page, 19);
   assert.match(await page.textContent('#step .gid'), new RegExp(`g${g}`));
   await page.waitForFunction(() => !document.querySelector('#races-at-step .race-side[data-line="212"]'));
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+/** Gives the open editor's seed field `seed` and waits until the JSON view has it. */
+async function editSeed(page, seed) {
+  await page.fill('#ed-seed', String(seed));
+  await page.press('#ed-seed', 'Tab');
+  await page.waitForFunction((s) => document.querySelector('#ed-json').value.includes(`"seed": ${s}`), seed);
+}
+
+test('found by a review: an unsaved edit is kept and offered back when another scenario, Back, a link or a reload changes the view', async () => {
+  const { page, ctx, errors } = await open('scenario=retries&mode=seeded&seed=1&step=0');
+  await page.evaluate(() => { location.hash = 'scenario=segment-not-found&version=ca7ef26e4b&mode=scripted&seed=1&step=0'; });
+  await page.waitForFunction(() => /34018/.test(document.querySelector('.stage-title h2')?.textContent));
+  await page.click('#edit');
+  await page.waitForSelector('#editor');
+  await editSeed(page, 4242);
+  assert.equal(await page.textContent('#unsaved'), '', 'no word while the editor shows the edit');
+  const offered = async (what) => {
+    await page.waitForSelector('#unsaved-text-0');
+    assert.match(await page.textContent('#unsaved-text-0'), /^Your unsaved edit of edited-segment-not-found\.json was kept/, what);
+    assert.equal(await page.getAttribute('#unsaved', 'role'), 'status');
+    await page.waitForFunction(() => !(document.querySelector('#ed-json')?.value ?? '').includes('4242'));
+  };
+  // Restore (by keyboard): the scenario the edit started from, the editor open on the edit.
+  const restore = async (what) => {
+    await page.focus('#unsaved-restore-0');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /34018/.test(document.querySelector('.stage-title h2')?.textContent)
+      && document.querySelector('#ed-json')?.value.includes('"seed": 4242'));
+    assert.equal(await page.locator('#unsaved-text-0').count(), 0, `${what}: offered no more`);
+    await page.waitForFunction(() => document.activeElement?.id === 'editor-title');
+    // Written to the address bar (a new entry when the scenario changed).
+    await page.waitForFunction(() => location.hash.includes('scenario=segment-not-found'));
+  };
+  await page.selectOption('#scenario', 'handoff');
+  await page.waitForFunction(() => /handed/i.test(document.querySelector('.stage-title h2')?.textContent));
+  await offered('another scenario');
+  await page.locator('#unsaved').screenshot({ path: `${SHOTS}72-unsaved-edit-kept.png` });
+  await audit(page, 'an unsaved edit offered back');
+  await restore('another scenario');
+  await page.goBack();
+  await offered('Back');
+  await restore('Back');
+  await page.evaluate(() => { location.hash = 'scenario=handoff&mode=seeded&seed=1&step=2'; });
+  await offered('a link');
+  await restore('a link');
+  // A reload: local storage kept it (no prompt needed).
+  assert.match(await page.evaluate(() => JSON.parse(localStorage.getItem('flushscope.unsaved'))[0].text), /"seed": 4242/);
+  await page.reload();
+  await page.waitForSelector('.app');
+  await built(page);
+  await page.waitForSelector('#unsaved-text-0');
+  assert.match(await page.textContent('#unsaved-text-0'), /edited-segment-not-found\.json/);
+  await restore('a reload');
+  // Closing the editor keeps the edit and says so; Discard drops it, on the user's word only.
+  await page.click('#ed-close');
+  await page.waitForSelector('#unsaved-discard-0');
+  await page.click('#unsaved-discard-0');
+  await page.waitForFunction(() => !document.querySelector('#unsaved-text-0') && localStorage.getItem('flushscope.unsaved') === null);
+  await page.click('#edit');
+  await page.waitForSelector('#editor');
+  assert.ok(!(await page.inputValue('#ed-json')).includes('4242'), 'discarded');
+  await noCrash(page, errors);
+  await ctx.close();
+
+  // Where local storage will not take it, leaving the page asks first.
+  const q = await open('scenario=handoff&mode=seeded&seed=1&step=0', { init: () => {
+    const set = Storage.prototype.setItem;
+    Storage.prototype.setItem = function (k, v) { if (k === 'flushscope.unsaved') throw new DOMException('full', 'QuotaExceededError'); return set.call(this, k, v); };
+  } });
+  await q.page.click('#edit');
+  await q.page.waitForSelector('#editor');
+  await editSeed(q.page, 77);
+  const asked = new Promise((r) => q.page.once('dialog', (d) => { r(d.type()); d.dismiss(); }));
+  q.page.reload().catch(() => {});
+  assert.equal(await asked, 'beforeunload');
+  assert.ok((await q.page.inputValue('#ed-json')).includes('"seed": 77'), 'the page stayed, with the edit');
+  await noCrash(q.page, q.errors);
+  await q.ctx.close();
+});
+
+test('found by a review: a saved view with a good scenario text and a bad step or knob opens that scenario and says what was dropped', async () => {
+  const text = readFileSync(new globalThis.URL('../scenarios/retries.json', import.meta.url), 'utf8').replace('"retries"', '"my-precious-edit"');
+  const src = encodeURIComponent(text);
+  const s = await open('', { storage: `scenario=inline&file=mine.json&src=${src}&mode=seeded&seed=9&step=999999` });
+  assert.match(await s.page.textContent('#error-text'),
+    /^Your saved view \(local storage\) could not be restored as it was: Step 999999 is past the end of this run \(35 steps\)\. Its scenario, mine\.json, is open without step 999999, at step 0;/);
+  assert.equal(await s.page.getAttribute('#error', 'role'), 'alert');
+  assert.match(await s.page.textContent('.stage-title h2'), /Retries/);
+  assert.equal(await counter(s.page), 'step 0 / 35');
+  await s.page.locator('#error').screenshot({ path: `${SHOTS}73-saved-view-salvaged.png` });
+  // The scenario text stays in local storage, the view saved last until this one changes.
+  await s.page.waitForTimeout(800);
+  assert.ok((await s.page.evaluate(() => localStorage.getItem('flushscope.view'))).includes('my-precious-edit'));
+  await s.page.click('#step-btn');
+  await s.page.waitForFunction(() => /scenario=inline.*step=1/.test(localStorage.getItem('flushscope.view') ?? ''));
+  assert.ok((await s.page.evaluate(() => decodeURIComponent(localStorage.getItem('flushscope.view')))).includes('mine.json'));
+  await noCrash(s.page, s.errors);
+  await s.ctx.close();
+  const k = await open('', { storage: `scenario=inline&file=mine.json&src=${src}&knob=nope:x&mode=seeded&seed=9&step=1` });
+  assert.match(await k.page.textContent('#error-text'),
+    /could not be restored as it was: What-if: .* Its scenario, mine\.json, is open without step 1 and the what-if knob nope:x, at step 0;/);
+  assert.match(await k.page.textContent('.stage-title h2'), /Retries/);
+  assert.equal(await k.page.locator('#proposed').count(), 0, 'no knob set');
+  await noCrash(k.page, k.errors);
+  await k.ctx.close();
+});
+
+test('found by a review: upload messages show a file name with a bidi override or a newline escaped', async () => {
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1&step=5');
+  const said = async (name) => {
+    await page.waitForFunction((n) => document.querySelector('#error-text')?.textContent.includes(n), name);
+    const e = await page.textContent('#error-text');
+    assert.ok(!/[\u202E\n]/.test(e), `no raw bidi override or newline: ${JSON.stringify(e)}`);
+    return e;
+  };
+  // A parse error carries the name.
+  await page.setInputFiles('#upload', { name: 'report\u202Egpj.json', mimeType: 'application/json', buffer: Buffer.from('{"model":"flush-2021"}') });
+  assert.match(await said('report\\u{202e}gpj.json'), /^report\\u\{202e\}gpj\.json:1:\d+: .*The previous view is still loaded\.$/);
+  await page.locator('#error').screenshot({ path: `${SHOTS}74-upload-bidi-name.png` });
+  // Not UTF-8.
+  await page.setInputFiles('#upload', { name: 'a\nb.json', mimeType: 'application/json', buffer: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) });
+  assert.match(await said('a\\u{a}b.json'), /^a\\u\{a\}b\.json: not UTF-8 text/);
+  // Too big, refused before it is read.
+  const big = join(tmpdir(), `big\u202Egpj-${process.pid}.json`);
+  writeFileSync(big, '');
+  truncateSync(big, 9 * 1000 * 1000);
+  await page.setInputFiles('#upload', big);
+  assert.match(await said('big\\u{202e}gpj-'), /the file is 9\.0 MB; scenario files are limited to 8 MB/);
+  rmSync(big);
+  assert.equal(await counter(page), 'step 5 / 35', 'the view stays');
   await noCrash(page, errors);
   await ctx.close();
 });

@@ -30,21 +30,24 @@ fn storage() -> Option<web_sys::Storage> {
 }
 
 /// The view saved last (local storage), if any: built, or why it cannot be.
+/// One whose scenario opens but whose step, knob or another part does not is
+/// opened without that part, saying so ([`AppState::salvage`]).
 fn saved_view() -> Option<Result<AppState, String>> {
     let saved = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten())?;
     // Stored as a fragment, but no URL's: its messages name the stored view.
-    Some(
-        permalink::decode(&saved)
-            .map_err(|e| e.replacen("URL fragment: ", "the stored view: ", 1))
-            .and_then(|spec| AppState::opening(&spec, || None)),
-    )
+    let spec = match permalink::decode(&saved) {
+        Ok(spec) => spec,
+        Err(e) => return Some(Err(e.replacen("URL fragment: ", "the stored view: ", 1))),
+    };
+    Some(AppState::opening_saved(&spec))
 }
 
 /// The view the page opens on: the URL fragment, else the saved view, else the
 /// default. A broken link leaves a message and the saved view (a stale link
 /// must not cost the user an edited scenario: the saved view is written over
-/// at the first change), else the default; a broken saved view, a message and
-/// the default.
+/// at the first change), else the default; a saved view whose scenario opens
+/// but not all of it, that scenario and a message; a broken saved view, a
+/// message and the default.
 fn initial_state() -> AppState {
     let hash = gloo::utils::window().location().hash().unwrap_or_default();
     let frag = hash.trim_start_matches('#');
@@ -57,10 +60,14 @@ fn initial_state() -> AppState {
             Err(e) => {
                 let why = crate::state::sentence(&e);
                 match saved_view() {
-                    Some(Ok(s)) => AppState::instead_of_link_with(
-                        s,
-                        format!("{why} Showing the view you had open last instead."),
-                    ),
+                    Some(Ok(mut s)) => {
+                        // What the saved view itself lost, if anything, is said too.
+                        let more = s.error.take().map(|n| format!(" {n}")).unwrap_or_default();
+                        AppState::instead_of_link_with(
+                            s,
+                            format!("{why} Showing the view you had open last instead.{more}"),
+                        )
+                    }
                     _ => AppState::instead_of_link(format!(
                         "{why} Showing the default scenario instead."
                     )),
@@ -469,7 +476,9 @@ pub fn use_upload(d: Dispatch) -> Callback<Event> {
         };
         input.set_value("");
         let file = gloo::file::File::from(file);
-        let name = file.name();
+        // Every message shows the name escaped (a U+202E or a newline in it
+        // reversed or split the message: found by a review of the page).
+        let name = crate::permalink::file_name(&file.name());
         let limit = flush_core::scenario::MAX_SCENARIO_BYTES as u64;
         if file.size() > limit {
             d.dispatch(Action::Error(format!(
@@ -499,7 +508,7 @@ pub fn use_upload(d: Dispatch) -> Callback<Event> {
                     ))),
                     Ok(sc) => {
                         let source = Source::Inline {
-                            file: crate::permalink::file_name(&name),
+                            file: name,
                             text: text.into(),
                         };
                         d.dispatch(Action::Load(ViewSpec::fresh(source, &sc)));

@@ -18,7 +18,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use components::controls::{Header, Transport};
-use components::editor::Editor;
+use components::editor::{Editor, UnsavedEdits};
 use components::explore::{ExplorePanel, RaceLens};
 use components::glossary::Glossary;
 use components::intro::Intro;
@@ -100,6 +100,7 @@ pub fn app() -> Html {
                     if let Some(b) = &state.building { <BuildProgress building={b.clone()} dispatch={d.clone()} /> }
                     if let Some(e) = &state.error { {error_banner(e, &d)} }
                     if let Some(n) = &state.notice { {notice(n, &d)} }
+                    <UnsavedEdits source={state.source.clone()} editor={state.editor} dispatch={d.clone()} />
                     if state.editor { <Editor source={state.source.clone()} dispatch={d.clone()} /> }
                     if let Some((tour, stop)) = &state.tour {
                         <TourPanel tour={tour.clone()} stop={*stop} here={at_stop(&tour.stops[*stop], &state, h, cursor)}

@@ -394,6 +394,9 @@ pub struct Building {
     /// saved view, long): why, said again over the view once built, and the
     /// link held (see [`AppState::instead_of_link_with`]).
     instead: Option<String>,
+    /// The view is the one saved in local storage: a failure opens what of it
+    /// can be ([`AppState::salvage`]).
+    saved: bool,
 }
 
 impl Building {
@@ -437,6 +440,7 @@ impl Building {
             link: false,
             done: false,
             instead: None,
+            saved: false,
         })
     }
 
@@ -633,6 +637,54 @@ fn compare_version(run: &AnyRun, v: &str) -> Result<&'static str, String> {
     }
 }
 
+/// What a saved view loses when [`AppState::salvage`] opens `now` in its
+/// place: its step, schedule, comparison, search, matrix, tour, knobs and
+/// version, each named when it was there and is gone.
+fn dropped_words(was: &ViewSpec, now: &ViewSpec) -> Vec<String> {
+    use crate::permalink::short;
+    let mut w = Vec::new();
+    if was.step != now.step {
+        w.push(format!("step {}", was.step));
+    }
+    if was.schedule.is_some() && now.schedule.is_none() {
+        w.push("its manual schedule (it replays seeded)".to_owned());
+    }
+    if let Some(v) = was.compare.as_deref().filter(|_| now.compare.is_none()) {
+        w.push(format!("the comparison with version {}", short(v)));
+    }
+    if was.explore.is_some() && now.explore.is_none() {
+        w.push("the Explore search".to_owned());
+    }
+    if was.matrix && !now.matrix {
+        w.push("the policy matrix".to_owned());
+    }
+    if let Some((t, i)) = was.tour.as_ref().filter(|_| now.tour.is_none()) {
+        w.push(format!("stop {} of the tour {}", i + 1, short(t)));
+    }
+    if was.knobs != now.knobs {
+        let knobs: Vec<String> = was
+            .knobs
+            .iter()
+            .map(|(k, v)| format!("{}:{}", short(k), short(v)))
+            .collect();
+        let s = if knobs.len() == 1 { "" } else { "s" };
+        w.push(format!("the what-if knob{s} {}", knobs.join(", ")));
+    }
+    if let Some(v) = was.version.as_deref().filter(|_| now.version.is_none()) {
+        w.push(format!("version {}", short(v)));
+    }
+    w
+}
+
+/// `words` as an English list: "a", "a and b", "a, b and c".
+fn and_list(words: &[String]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 impl AppState {
     /// The state for a view, or the error that prevents it.
     pub fn from_spec(spec: &ViewSpec) -> Result<AppState, String> {
@@ -665,6 +717,24 @@ impl AppState {
         s.building = Some(Rc::new(RefCell::new(Some(b))));
         s.hold_link();
         Ok(s)
+    }
+
+    /// The state the page opens on for the view saved in local storage:
+    /// [`AppState::opening`], or when the view cannot be shown, as much of it
+    /// as can be ([`AppState::salvage`]), also when that is found only once
+    /// its run is built in slices.
+    pub fn opening_saved(spec: &ViewSpec) -> Result<AppState, String> {
+        match AppState::opening(spec, || None) {
+            Ok(s) => {
+                if let Some(b) = s.building.as_ref() {
+                    if let Some(b) = b.borrow_mut().as_mut() {
+                        b.saved = true;
+                    }
+                }
+                Ok(s)
+            }
+            Err(e) => AppState::salvage(spec, &e).ok_or(e),
+        }
     }
 
     /// The state for the view `b` built, or the error that prevents it.
@@ -747,6 +817,7 @@ impl AppState {
     /// The view `b` built, or this one with why it cannot be shown.
     fn finished(self: &Rc<Self>, mut b: Building) -> Rc<AppState> {
         let (link, instead) = (b.link, b.instead.take());
+        let saved = b.saved.then(|| b.spec.clone());
         match AppState::built(b) {
             Ok(mut s) => match instead {
                 Some(e) => self.loaded(AppState::instead_of_link_with(s, e)),
@@ -766,7 +837,10 @@ impl AppState {
                     self.loaded(s)
                 }
             },
-            Err(e) => self.kept(&e, link),
+            Err(e) => match saved.and_then(|spec| AppState::salvage(&spec, &e)) {
+                Some(s) => self.loaded(s),
+                None => self.kept(&e, link),
+            },
         }
     }
 
@@ -807,6 +881,55 @@ impl AppState {
         self.explore.filter(|e| {
             self.source == next.source && self.knobs == next.knobs && (e.versions || same_version())
         })
+    }
+
+    /// The saved view `spec`, which could not be restored (`why`), opened as
+    /// far as it can be (never losing a valid scenario text, uploaded or
+    /// edited: found by a review of the page): its scenario at step 0 without
+    /// its schedule, comparison, search, matrix and tour; failing that also
+    /// without its what-if knobs; failing that at its default version. The
+    /// state says what was dropped and why, and holds the saved view in local
+    /// storage until the view changes. None when not even its scenario opens.
+    pub fn salvage(spec: &ViewSpec, why: &str) -> Option<AppState> {
+        let step0 = ViewSpec {
+            step: 0,
+            schedule: None,
+            mode: match spec.mode {
+                Mode::Manual => Mode::Seeded,
+                m => m,
+            },
+            compare: None,
+            explore: None,
+            matrix: false,
+            tour: None,
+            ..spec.clone()
+        };
+        let bare = ViewSpec {
+            knobs: Vec::new(),
+            ..step0.clone()
+        };
+        let plain = ViewSpec {
+            version: None,
+            ..bare.clone()
+        };
+        let (s, now) = [step0, bare, plain]
+            .into_iter()
+            .find_map(|t| Some((AppState::opening(&t, || None).ok()?, t)))?;
+        let name = match &spec.source {
+            Source::Builtin(n) => crate::permalink::short(n),
+            Source::Inline { file, .. } => file.clone(),
+        };
+        let lost = match dropped_words(spec, &now) {
+            w if w.is_empty() => String::new(),
+            w => format!(" without {}", and_list(&w)),
+        };
+        Some(AppState::instead_of_link_with(
+            s,
+            format!(
+                "Your saved view (local storage) could not be restored as it was: {} Its scenario, {name}, is open{lost}, at step 0; the saved view stays in local storage until you change this one.",
+                sentence(why)
+            ),
+        ))
     }
 
     /// The default view with an error message on top (when the requested view is broken).
@@ -1605,6 +1728,52 @@ mod tests {
             other.reduce(Action::Jump(1)).error.is_some(),
             "another error stays"
         );
+    }
+
+    /// A saved view whose scenario text is good but whose step or knob is not
+    /// opens that scenario without the bad part, saying what was dropped (it
+    /// was cleared, text and all: found by a review of the page).
+    #[test]
+    fn a_saved_view_keeps_its_scenario_and_drops_only_what_fails() {
+        let text = builtin::text("retries")
+            .unwrap()
+            .replace("\"retries\"", "\"my-precious-edit\"");
+        let saved = |rest: &str| ViewSpec {
+            source: Source::Inline {
+                file: "mine.json".into(),
+                text: text.clone().into(),
+            },
+            ..crate::permalink::decode(&format!("scenario=handoff&{rest}")).unwrap()
+        };
+        let spec = saved("mode=seeded&seed=9&step=999999");
+        let s = AppState::opening_saved(&spec).unwrap();
+        assert_eq!(s.source, spec.source, "the scenario text is kept");
+        assert_eq!((cursor(&s), s.seed), (0, 9));
+        let e = s.error.clone().unwrap();
+        assert!(
+            e.contains("Step 999999 is past the end of this run")
+                && e.contains("Its scenario, mine.json, is open without step 999999, at step 0"),
+            "{e}"
+        );
+        // Held: local storage keeps the saved view until the view changes.
+        assert_eq!(s.link_to_write(), None);
+        let spec = saved("knob=nope:x&mode=seeded&seed=9&step=3");
+        let s = AppState::opening_saved(&spec).unwrap();
+        assert_eq!(s.source, spec.source);
+        assert!(s.knobs.is_empty());
+        let e = s.error.clone().unwrap();
+        assert!(
+            e.starts_with(
+                "Your saved view (local storage) could not be restored as it was: What-if:"
+            ) && e.contains("without step 3 and the what-if knob nope:x"),
+            "{e}"
+        );
+        // A scenario that cannot open at all is not salvaged.
+        let bad = ViewSpec {
+            source: Source::Builtin("nope".into()),
+            ..ViewSpec::default_view()
+        };
+        assert!(AppState::opening_saved(&bad).is_err());
     }
 
     #[test]

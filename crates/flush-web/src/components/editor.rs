@@ -50,6 +50,19 @@ struct Doc {
     draft: Option<Draft>,
     /// Why the last edit was refused (the size limit, a stale path).
     refused: Option<String>,
+    /// The version `shows` has (opened, or last run): the edits are unsaved
+    /// while the current version or a draft differs from it.
+    base: Rc<Value>,
+}
+
+impl Doc {
+    /// Whether the edits are unsaved: a draft, or a version that `shows` has not.
+    fn changed(&self) -> bool {
+        // By pointer first: this runs at every render, and a scenario may be
+        // hundreds of kilobytes of JSON.
+        let now = self.history.current();
+        self.draft.is_some() || !(Rc::ptr_eq(now, &self.base) || **now == *self.base)
+    }
 }
 
 /// The JSON view's text that the editor could not take: the text, why, and
@@ -62,18 +75,27 @@ struct Draft {
     at: Option<u32>,
 }
 
-/// Edits kept for this many sources (the most recent ones).
+/// Edits kept for this many sources (the most recent ones); unsaved edits are
+/// kept whatever their number, until run or discarded.
 const KEPT_SOURCES: usize = 3;
+/// Local storage key of the unsaved edits (see [`store_unsaved`]).
+pub const UNSAVED_KEY: &str = "flushscope.unsaved";
 
 thread_local! {
     /// The editor's edits per source they show, kept when it closes or another
     /// scenario is picked: opening it again on that source gives back the edits,
     /// the draft and the undo history. The most recent last.
     static KEPT: std::cell::RefCell<Vec<Doc>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Whether [`KEPT`] has been given the unsaved edits local storage kept.
+    static LOADED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Whether the unsaved edits are in local storage (else leaving the page
+    /// asks first: see [`use_leave_guard`]).
+    static STORED: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
 /// The kept edits of `source`, else `source` opened afresh.
 fn reopen(source: &Source) -> Result<Doc, String> {
+    load_unsaved();
     let kept = KEPT.with(|k| {
         k.borrow()
             .iter()
@@ -93,9 +115,129 @@ fn keep(was: &Source, doc: &Doc) {
         let mut k = k.borrow_mut();
         k.retain(|d| d.shows != *was && d.shows != doc.shows);
         k.push(doc.clone());
-        let over = k.len().saturating_sub(KEPT_SOURCES);
-        k.drain(..over);
+        // The oldest saved edits go; unsaved ones never do by themselves
+        // (found by a review of the page: picking another scenario, Back or a
+        // link dropped them from sight, and a reload for good).
+        while k.len() > KEPT_SOURCES {
+            let Some(i) = k.iter().position(|d| !d.changed()) else {
+                break;
+            };
+            k.remove(i);
+        }
+        store_unsaved(&k);
     });
+}
+
+/// An unsaved edit as local storage keeps it: the source it started from
+/// (a built-in's name, or a file's name and text), the editor's file name,
+/// the last version the editor took, and the JSON view's draft.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Stored {
+    builtin: Option<String>,
+    from_file: Option<String>,
+    from_text: Option<String>,
+    file: String,
+    text: String,
+    draft: Option<String>,
+}
+
+fn storage() -> Option<web_sys::Storage> {
+    gloo::utils::window().local_storage().ok().flatten()
+}
+
+/// Local storage follows the unsaved edits of `docs` (a reload offers them
+/// back); [`STORED`] says whether it took them.
+fn store_unsaved(docs: &[Doc]) {
+    let unsaved: Vec<Stored> = docs
+        .iter()
+        .filter(|d| d.changed())
+        .map(|d| {
+            let (builtin, from_file, from_text) = match &d.shows {
+                Source::Builtin(n) => (Some(n.clone()), None, None),
+                Source::Inline { file, text } => (None, Some(file.clone()), Some(text.to_string())),
+            };
+            Stored {
+                builtin,
+                from_file,
+                from_text,
+                file: d.file.clone(),
+                text: edit::text(d.history.current()),
+                draft: d.draft.as_ref().map(|d| d.text.clone()),
+            }
+        })
+        .collect();
+    let ok = storage().is_some_and(|s| match unsaved.is_empty() {
+        true => s.remove_item(UNSAVED_KEY).is_ok(),
+        false => serde_json::to_string(&unsaved).is_ok_and(|j| s.set_item(UNSAVED_KEY, &j).is_ok()),
+    });
+    STORED.with(|s| s.set(ok));
+}
+
+/// The unsaved edit local storage kept as `r`, as the editor holds it; none
+/// when it is not one (a stored text that is not JSON comes back as a draft).
+fn stored_doc(r: Stored) -> Option<Doc> {
+    let shows = match (r.builtin, r.from_file, r.from_text) {
+        (Some(n), _, _) => Source::Builtin(n),
+        (None, Some(file), Some(text)) => Source::Inline {
+            file: crate::permalink::file_name(&file),
+            text: text.into(),
+        },
+        _ => return None,
+    };
+    let base = source_text(&shows)
+        .ok()
+        .and_then(|(_, t)| edit::open(&t).ok())
+        .unwrap_or(Json::Null);
+    let (current, draft) = match take(&r.text) {
+        Ok(v) => (v, r.draft),
+        Err(_) => (base.clone(), Some(r.text)),
+    };
+    let draft = draft.map(|text| {
+        let (why, at) = take(&text).err().unwrap_or_default();
+        Draft { text, why, at }
+    });
+    Some(Doc {
+        shows,
+        file: crate::permalink::file_name(&r.file),
+        history: History::new(current),
+        draft,
+        refused: None,
+        base: Rc::new(base),
+    })
+}
+
+/// [`KEPT`] given the unsaved edits local storage kept (once, when the page
+/// opens): a reload loses none.
+fn load_unsaved() {
+    if LOADED.with(|l| l.replace(true)) {
+        return;
+    }
+    let Some(j) = storage().and_then(|s| s.get_item(UNSAVED_KEY).ok().flatten()) else {
+        return;
+    };
+    let docs: Vec<Doc> = serde_json::from_str::<Vec<Stored>>(&j)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(stored_doc)
+        .collect();
+    KEPT.with(|k| {
+        let mut k = k.borrow_mut();
+        k.retain(|d| docs.iter().all(|n| n.shows != d.shows));
+        k.splice(0..0, docs);
+    });
+}
+
+/// The unsaved edits kept, the most recent first, but the one the editor shows.
+fn unsaved_elsewhere(open: Option<&Source>) -> Vec<Doc> {
+    load_unsaved();
+    KEPT.with(|k| {
+        k.borrow()
+            .iter()
+            .rev()
+            .filter(|d| d.changed() && Some(&d.shows) != open)
+            .cloned()
+            .collect()
+    })
 }
 
 fn open_doc(source: &Source) -> Result<Doc, String> {
@@ -111,7 +253,17 @@ fn open_doc(source: &Source) -> Result<Doc, String> {
         history: History::new(edit::open(&text)?),
         draft: None,
         refused: None,
-    })
+        base: Rc::new(Json::Null),
+    }
+    .based())
+}
+
+impl Doc {
+    /// This doc with its current version as its base (nothing unsaved).
+    fn based(mut self) -> Doc {
+        self.base = self.history.current().clone();
+        self
+    }
 }
 
 /// Where a field's input lives in the page: an id from its path, one per path.
@@ -561,7 +713,11 @@ fn toolbar(
         let (d, u) = (d.clone(), update.clone());
         Callback::from(move |_: MouseEvent| {
             let s = source.clone();
-            u.emit(Box::new(move |doc: &mut Doc| doc.shows = s.clone()));
+            u.emit(Box::new(move |doc: &mut Doc| {
+                // Run: the edits are the view's now (its link carries them).
+                doc.shows = s.clone();
+                doc.base = doc.history.current().clone();
+            }));
             d.dispatch(Action::Load(spec.clone()))
         })
     });
@@ -606,6 +762,28 @@ fn status(
     }
 }
 
+/// The JSON view's text `t` as the editor takes it, or why it cannot (it does
+/// not parse, or is too big once laid out: it then stays in the box as a
+/// draft), and where its syntax error is (found once: a draft may be megabytes).
+fn take(t: &str) -> Result<Value, (String, Option<u32>)> {
+    match edit::parse(t) {
+        Err(_) if t.trim().is_empty() => Err(("The JSON view is empty; a scenario is a JSON object. The forms show the last version the editor took; Run waits for the text.".to_owned(), None)),
+        Err(j) => match edit::error_offset(t) {
+            // It parses, with a number the editor cannot write back exactly.
+            None => Err((format!("The JSON view is not taken: {j}. The forms show the last version the editor took; Run waits until it is fixed."), None)),
+            at => Err((format!("The JSON view does not parse: {j}. The forms show the last version that did; Run waits until it parses."), at)),
+        },
+        Ok(v) => match edit::too_big(&v) {
+            None => Ok(v),
+            Some(size) => Err((format!(
+                "This scenario is {} KB as the editor lays it out; the editor takes up to {} KB, so the JSON view keeps it as it is. Copy it into a file and load that with Upload (Download JSON saves the last version the editor took, not this text); the forms show that version.",
+                size / 1024,
+                edit::MAX_EDIT_BYTES / 1024
+            ), None)),
+        },
+    }
+}
+
 /// The JSON of the current version; edits there replace the tree once they parse.
 fn json_view(
     doc: &Doc,
@@ -622,26 +800,7 @@ fn json_view(
         let u = update.clone();
         Callback::from(move |e: Event| {
             let t = e.target_unchecked_into::<HtmlTextAreaElement>().value();
-            // Text the editor cannot take (it does not parse, or is too big once
-            // laid out) stays in the box as a draft, with why.
-            // The refusal, and where the syntax error is (once: a draft may be megabytes).
-            let refused = match edit::parse(&t) {
-                Err(_) if t.trim().is_empty() => Err(("The JSON view is empty; a scenario is a JSON object. The forms show the last version the editor took; Run waits for the text.".to_owned(), None)),
-                Err(j) => match edit::error_offset(&t) {
-                    // It parses, with a number the editor cannot write back exactly.
-                    None => Err((format!("The JSON view is not taken: {j}. The forms show the last version the editor took; Run waits until it is fixed."), None)),
-                    at => Err((format!("The JSON view does not parse: {j}. The forms show the last version that did; Run waits until it parses."), at)),
-                },
-                Ok(v) => match edit::too_big(&v) {
-                    None => Ok(v),
-                    Some(size) => Err((format!(
-                        "This scenario is {} KB as the editor lays it out; the editor takes up to {} KB, so the JSON view keeps it as it is. Copy it into a file and load that with Upload (Download JSON saves the last version the editor took, not this text); the forms show that version.",
-                        size / 1024,
-                        edit::MAX_EDIT_BYTES / 1024
-                    ), None)),
-                },
-            };
-            match refused {
+            match take(&t) {
                 Ok(v) => on_edit.emit(Edit::Replace(v)),
                 Err((msg, at)) => {
                     // Leaving the box for a form field, which the draft now
@@ -664,6 +823,108 @@ fn json_view(
             <textarea id="ed-json" spellcheck="false" value={shown} onchange={on_change} rows="30"
                       aria-invalid={doc.draft.is_some().then_some("true")}
                       aria-describedby={doc.draft.is_some().then_some("ed-status")} />
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct UnsavedProps {
+    /// The source the page shows.
+    pub source: Source,
+    /// The editor is open (on `source`).
+    pub editor: bool,
+    pub dispatch: Dispatch,
+}
+
+/// Leaving the page (reload, another address, closing the tab) asks first
+/// while an unsaved edit is not in local storage (it would be lost); one that
+/// is comes back with [`UnsavedEdits`].
+#[hook]
+fn use_leave_guard() {
+    use_effect_with((), |_| {
+        let opts = gloo::events::EventListenerOptions::enable_prevent_default();
+        let win = gloo::utils::window();
+        let l = gloo::events::EventListener::new_with_options(&win, "beforeunload", opts, |e| {
+            let unsaved = KEPT.with(|k| k.borrow().iter().any(Doc::changed));
+            if unsaved && !STORED.with(|s| s.get()) {
+                e.prevent_default();
+                let _ = js_sys::Reflect::set(e, &"returnValue".into(), &"".into());
+            }
+        });
+        move || drop(l)
+    });
+}
+
+/// What Restore does: the page shows the scenario the edit started from
+/// (a fresh view of it) with the editor open on the edit.
+fn restore(doc: &Doc, shown: &Source, d: &Dispatch) {
+    if doc.shows != *shown {
+        match crate::state::scenario_of(&doc.shows) {
+            Ok(sc) => d.dispatch(Action::Load(ViewSpec::fresh(doc.shows.clone(), &sc))),
+            Err(e) => {
+                return d.dispatch(Action::Error(format!(
+                    "The scenario your edit of {} started from cannot be opened: {} Download keeps the edit as a file.",
+                    doc.file,
+                    crate::state::sentence(&e)
+                )))
+            }
+        }
+    }
+    d.dispatch(Action::Editor(true));
+    crate::focus::to("editor-title");
+}
+
+/// The unsaved edits the editor does not show (another scenario was picked,
+/// Back, a link, a reload, or the editor closed), each offered back: Restore,
+/// Download, Discard. Nothing the user edited is lost without their word.
+#[function_component(UnsavedEdits)]
+pub fn unsaved_edits(p: &UnsavedProps) -> Html {
+    use_leave_guard();
+    let redraw = use_force_update();
+    let docs = unsaved_elsewhere(p.editor.then_some(&p.source));
+    let item = |(i, doc): (usize, Doc)| {
+        let file = doc.file.clone();
+        let on_restore = {
+            let (doc, shown, d) = (doc.clone(), p.source.clone(), p.dispatch.clone());
+            Callback::from(move |_: MouseEvent| restore(&doc, &shown, &d))
+        };
+        let on_download = {
+            let (file, text) = (
+                doc.file.clone(),
+                doc.draft
+                    .as_ref()
+                    .map_or_else(|| edit::text(doc.history.current()), |d| d.text.clone()),
+            );
+            Callback::from(move |_: MouseEvent| {
+                crate::export::download(&file, "application/json", &text)
+            })
+        };
+        let on_discard = {
+            let (shows, redraw) = (doc.shows.clone(), redraw.clone());
+            Callback::from(move |_: MouseEvent| {
+                KEPT.with(|k| {
+                    let mut k = k.borrow_mut();
+                    k.retain(|d| d.shows != shows);
+                    store_unsaved(&k);
+                });
+                redraw.force_update();
+                crate::focus::to("edit");
+            })
+        };
+        html! {
+            <div class="notice unsaved" id={format!("unsaved-{i}")}>
+                <span id={format!("unsaved-text-{i}")}>{format!("Your unsaved edit of {file} was kept (it is not in the view shown):")}</span>
+                <button id={format!("unsaved-restore-{i}")} onclick={on_restore} aria-label={format!("Restore your edit of {file}")}>{"Restore"}</button>
+                <button id={format!("unsaved-download-{i}")} onclick={on_download} aria-label={format!("Download your edit of {file}")}>{"Download"}</button>
+                <button id={format!("unsaved-discard-{i}")} onclick={on_discard} aria-label={format!("Discard your edit of {file}")}>{"Discard"}</button>
+            </div>
+        }
+    };
+    // Always in the page, empty or not: a live region must exist before its
+    // text changes.
+    html! {
+        <div id="unsaved" role="status">
+            {for docs.into_iter().enumerate().map(item)}
         </div>
     }
 }
