@@ -367,6 +367,9 @@ impl Mark {
 /// The records a model prints, split by process, with their keys.
 struct Wanted {
     seqs: [Vec<(usize, Key)>; 2],
+    /// Per process, each key's last place in `seqs` (whether the log has a
+    /// line later is one lookup: a step may print 100,000 lines).
+    last: [std::collections::HashMap<Key, u32, foldhash::fast::RandomState>; 2],
     not_modelled: Vec<usize>,
     /// Records logged at a line the model prints at another version, not at the
     /// scenario's: (record, the line this version logs it at). Their keys are
@@ -377,6 +380,7 @@ struct Wanted {
 fn wanted<M: Model>(sc: &M, log: &Parsed) -> Wanted {
     let mut w = Wanted {
         seqs: [Vec::new(), Vec::new()],
+        last: Default::default(),
         not_modelled: Vec::new(),
         other_version: Vec::new(),
     };
@@ -430,6 +434,11 @@ fn wanted<M: Model>(sc: &M, log: &Parsed) -> Wanted {
         dn[j..=to].rotate_left(1);
         j = to + 1;
     }
+    for p in 0..2 {
+        for (n, (_, k)) in w.seqs[p].iter().enumerate() {
+            w.last[p].insert(k.clone(), n as u32);
+        }
+    }
     w
 }
 
@@ -455,32 +464,27 @@ fn step_keys<M: Model>(sc: &M, facts: &[M::Fact], out: &mut Vec<(Key, String)>) 
 /// returned: the log says another line came first.
 ///
 /// A key with no subject (datacoord's "success to sync segments" names no
-/// partition) may be any request's: it matches the next log line only when
-/// the step's next line of its process matches the log's line after that, and
-/// it never ends a branch (a log that starts inside a request lacks an
-/// earlier request's lines, but has this line of the next one; found by
-/// replaying the real #34018 excerpt).
-fn advance<'k>(
-    seqs: &[Vec<(usize, Key)>; 2],
-    cur: &mut [u32; 2],
-    keys: &'k [(Key, String)],
-) -> Result<(), &'k Key> {
-    advance_with(seqs, cur, keys, |_, _| {})
+/// partition) may be any request's: it matches the next log line unless the
+/// step's next line of its process is about another partition's request than
+/// the log's line after it, and it never ends a branch (a log that starts
+/// inside a request lacks an earlier request's lines, but has this line of
+/// the next one; found by replaying the real #34018 excerpt).
+///
+/// Linear in the step's lines: one step may print a line per segment of a
+/// scenario of 100,000 (a helper's `logs --against` ran for minutes).
+fn advance<'k>(w: &Wanted, cur: &mut [u32; 2], keys: &'k [(Key, String)]) -> Result<(), &'k Key> {
+    advance_with(w, cur, keys, |_, _| {})
 }
 
 /// [`advance`], telling `matched(key, record)` each key that matched a record
 /// (the report's alignment, [`align`], matches as the search did).
 fn advance_with<'k>(
-    seqs: &[Vec<(usize, Key)>; 2],
+    w: &Wanted,
     cur: &mut [u32; 2],
     keys: &'k [(Key, String)],
     mut matched: impl FnMut(usize, usize),
 ) -> Result<(), &'k Key> {
-    let next_is = |cur: &[u32; 2], p: usize, ahead: u32, k: &Key| {
-        seqs[p]
-            .get((cur[p] + ahead) as usize)
-            .is_some_and(|(_, w)| w == k)
-    };
+    let seqs = &w.seqs;
     let mut i = 0;
     while i < keys.len() {
         let site = (&keys[i].0.file, &keys[i].0.message);
@@ -488,43 +492,53 @@ fn advance_with<'k>(
             .iter()
             .take_while(|(k, _)| (&k.file, &k.message) == site)
             .count();
-        let mut left: Vec<usize> = (i..i + run).collect();
-        while let Some(x) = left.iter().position(|&j| {
-            let k = &keys[j].0;
-            let p = k.process() as usize;
-            if !next_is(cur, p, 0, k) {
-                return false;
-            }
-            if !k.subject.is_empty() {
-                return true;
-            }
-            // Not when the step's next line of this process is about another
-            // partition's request than the log's line after it.
+        // One site, one process.
+        let p = keys[i].0.process() as usize;
+        let mut used = vec![false; run];
+        if run == 1 {
+            let k = &keys[i].0;
             let after = seqs[p].get(cur[p] as usize + 1).map(|(_, w)| w);
-            keys[i + run..]
-                .iter()
-                .find(|(n, _)| n.process() as usize == p)
-                .zip(after)
-                .is_none_or(|((n, _), w)| !other_request(n, w))
-        }) {
-            let j = left.swap_remove(x);
-            let p = keys[j].0.process() as usize;
-            matched(j, seqs[p][cur[p] as usize].0);
-            cur[p] += 1;
-        }
-        if let Some(&j) = left.iter().find(|&&j| {
-            let k = &keys[j].0;
-            let p = k.process() as usize;
-            !k.subject.is_empty()
-                && seqs[p][(cur[p] as usize).min(seqs[p].len())..]
+            let ambiguous_elsewhere = k.subject.is_empty()
+                && keys[i + 1..]
                     .iter()
-                    .any(|(_, w)| w == k)
-        }) {
+                    .find(|(n, _)| n.process() as usize == p)
+                    .zip(after)
+                    .is_some_and(|((n, _), w)| other_request(n, w));
+            if next_is(seqs, cur, p, k) && !ambiguous_elsewhere {
+                matched(i, seqs[p][cur[p] as usize].0);
+                cur[p] += 1;
+                used[0] = true;
+            }
+        } else {
+            // The run's keys by key: the log's next lines take them in its order.
+            let mut left: std::collections::HashMap<&Key, Vec<usize>, foldhash::fast::RandomState> =
+                Default::default();
+            for j in (i..i + run).rev() {
+                left.entry(&keys[j].0).or_default().push(j);
+            }
+            while let Some((rec, k)) = seqs[p].get(cur[p] as usize) {
+                let Some(j) = left.get_mut(k).and_then(|js| js.pop()) else {
+                    break;
+                };
+                matched(j, *rec);
+                cur[p] += 1;
+                used[j - i] = true;
+            }
+        }
+        let later = |k: &Key| w.last[p].get(k).is_some_and(|&n| n >= cur[p]);
+        if let Some(j) = (i..i + run)
+            .find(|&j| !used[j - i] && !keys[j].0.subject.is_empty() && later(&keys[j].0))
+        {
             return Err(&keys[j].0);
         }
         i += run;
     }
     Ok(())
+}
+
+/// Whether the next line of process `p`'s log is `k`.
+fn next_is(seqs: &[Vec<(usize, Key)>; 2], cur: &[u32; 2], p: usize, k: &Key) -> bool {
+    seqs[p].get(cur[p] as usize).is_some_and(|(_, w)| w == k)
 }
 
 /// Whether two lines of one site are about two requests: their subjects are
@@ -751,7 +765,7 @@ impl<'a, M: Model> Search<'a, M> {
                     self.printed_sites.insert(site_fingerprint(k));
                 }
                 let mut cur2 = cur;
-                if let Err(early) = advance(&self.w.seqs, &mut cur2, &keys) {
+                if let Err(early) = advance(self.w, &mut cur2, &keys) {
                     // The step printed a line out of the log's order; the lines it
                     // matched before that still count as how far the log is explained.
                     if cur2[0] + cur2[1] > self.best {
@@ -1053,7 +1067,7 @@ fn align<M: Model>(
         let mut used = vec![false; keys.len()];
         // The last step may print a line the log has later (the search's
         // stop): what it matched before that still counts.
-        let _ = advance_with(&w.seqs, &mut cur, &keys, |j, record| {
+        let _ = advance_with(w, &mut cur, &keys, |j, record| {
             used[j] = true;
             let at = log.records[record].at;
             c.matched.push(Matched { record, at, step });

@@ -1156,3 +1156,38 @@ fn the_real_34018_excerpt_is_explained_at_the_buggy_commit_only() {
         "{u:?}"
     );
 }
+
+/// One step may print a line per segment (UpdateSegmentView removing 5,000),
+/// in any order (Go ranges over a map): the log's lines, reversed, are all
+/// matched to that step. Matching such a run looked each line up in the rest
+/// of it (a helper's `logs --against` of 100,000 segments ran past a minute);
+/// it now takes the log's lines in turn from the run's keys.
+#[test]
+fn a_step_of_thousands_of_lines_matches_them_in_any_order() {
+    use flush_core::logs::conform::Options;
+    let n = 5_000;
+    let dn: Vec<String> = (0..n)
+        .map(|i| format!(r#"{{ "segment": {}, "partition": 1, "state": "Flushed", "level": "L1", "rows": 10 }}"#, 1000 + i))
+        .collect();
+    let text = format!(
+        r#"{{ "name": "many", "model": "sync-2024", "version": "ca7ef26e4b", "seed": 1,
+          "datacoord": [ {{ "segment": 7, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 10 }} ],
+          "datanode": [ {{ "segment": 7, "partition": 1, "state": "Flushed", "level": "L1", "rows": 10 }}, {} ],
+          "actors": [ {{ "name": "datacoord", "ops": [ {{ "op": "sync_segments", "partition": 1 }} ] }} ] }}"#,
+        dn.join(",")
+    );
+    let sc = flush_core::AnyScenario::parse(&text, "many.json").unwrap();
+    let mut run = sc.run(flush_core::Policy::Seeded(1));
+    run.run_to_end();
+    let printed = printed_log(&run);
+    let mut lines: Vec<&str> = printed.lines().collect();
+    let removals: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].contains("remove dropped segment"))
+        .collect();
+    assert_eq!(removals.len(), n);
+    lines[removals[0]..=removals[n - 1]].reverse();
+    let c = sc.conform(&parse(&lines.join("\n")), &Options::default());
+    assert!(c.complete, "{:?}", c.unexplained);
+    assert_eq!(c.matched.len(), c.wanted);
+    assert!(c.wanted > n);
+}
