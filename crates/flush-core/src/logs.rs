@@ -273,7 +273,11 @@ fn groups(line: &str) -> (Vec<String>, bool) {
             }
             keep(&mut g, c, &mut this_cut);
         }
-        if this_cut {
+        // A group the line ends inside (a log cut off mid-line) is cut short
+        // too: its list's last entry may be partial (a helper found a log
+        // that ended in `segments="[A,B,4505` read 4505 as a segment, and A
+        // not at all, its opening quote kept).
+        if this_cut || !closed {
             cut = true;
             drop_partial_entry(&mut g);
             // A quoted value cut short keeps its closing quote (it is unquoted then).
@@ -281,7 +285,15 @@ fn groups(line: &str) -> (Vec<String>, bool) {
                 g.push('"');
             }
         }
-        out.push(g);
+        // A field the line ends inside whose value is no list is dropped: an
+        // ID there may be partial (`segmentID=45057`), and would name a
+        // segment that is not in the log.
+        let partial_scalar = !closed
+            && g.split_once('=')
+                .is_some_and(|(_, v)| !v.trim_start_matches('"').starts_with('['));
+        if !partial_scalar {
+            out.push(g);
+        }
         if !closed || out.len() == MAX_GROUPS {
             return (out, closed && !cut && chars.all(char::is_whitespace));
         }
