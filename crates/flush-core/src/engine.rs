@@ -1036,6 +1036,13 @@ impl<M: Model> Run<M> {
         }
     }
 
+    /// The spacing of the run's snapshots (a world every this many steps,
+    /// wider for a run of large worlds, see [`SNAPSHOT_BUDGET`]): sampling at
+    /// multiples of it replays nothing.
+    pub fn snapshot_every(&self) -> u32 {
+        self.snapshots.every
+    }
+
     /// Calls `f(step, world)` for steps 0, `every`, 2·`every`, … and the last
     /// step, in order: each world replayed from the one before or from a
     /// snapshot, whichever is later (the figures sample a run of 145,740

@@ -359,13 +359,32 @@ pub const MAX_SERIES: usize = 6;
 /// series is 0 wherever it is not reported (before its queue exists, after it is
 /// gone); series appear in the order they are first reported, at most
 /// [`MAX_SERIES`] per plot.
+/// Points a long run's series keep at least when sampled at its snapshots.
+const MIN_SNAPSHOT_POINTS: u32 = 150;
+
+/// The spacing of a run's samples: [`MAX_POINTS`] of them, or, when the run
+/// has at least [`MIN_SNAPSHOT_POINTS`] snapshots `snapshot` steps apart, a
+/// multiple of that spacing, so that each sample is a snapshot and nothing is
+/// replayed (pairs-14500, 145,740 steps: 31 ms of replays natively, the long
+/// frame when the page shows such a run, against 2 ms at every other
+/// snapshot).
+fn sample_every(len: u32, snapshot: u32) -> u32 {
+    let every = (len / MAX_POINTS as u32).max(1);
+    let snapshot = snapshot.max(1);
+    if len / snapshot >= MIN_SNAPSHOT_POINTS {
+        every.div_ceil(snapshot) * snapshot
+    } else {
+        every
+    }
+}
+
 pub fn sample<M: Model>(
     run: &Run<M>,
     titles: &[&str],
     mut gauge: impl FnMut(&M::State, &mut Vec<(usize, String, f64)>),
 ) -> Vec<Plot> {
     let len = run.len();
-    let every = (len as usize / MAX_POINTS).max(1) as u32;
+    let every = sample_every(len, run.snapshot_every());
     let mut plots: Vec<Plot> = titles
         .iter()
         .map(|t| Plot {
@@ -402,4 +421,38 @@ pub fn sample<M: Model>(
         sampled.push(step);
     });
     plots
+}
+
+#[cfg(test)]
+mod sample_tests {
+    use super::*;
+
+    /// A long run is sampled at its snapshots (a multiple of their spacing),
+    /// keeping at least MIN_SNAPSHOT_POINTS points and at most MAX_POINTS; a
+    /// shorter one every len / MAX_POINTS steps, as before.
+    #[test]
+    fn long_runs_are_sampled_at_their_snapshots() {
+        for (len, snap) in [
+            (145_740, 256),
+            (38_400, 256),
+            (1_000_000, 256),
+            (10_000_000, 8192),
+        ] {
+            let e = sample_every(len, snap);
+            assert_eq!(e % snap, 0, "{len} {snap}: {e}");
+            let points = len / e;
+            assert!(
+                (MIN_SNAPSHOT_POINTS..=MAX_POINTS as u32).contains(&points),
+                "{len} {snap}: {points}"
+            );
+        }
+        assert_eq!(sample_every(145_740, 256), 512);
+        assert_eq!(sample_every(10_000, 256), 25);
+        assert_eq!(
+            sample_every(145_740, 8192),
+            364,
+            "17 snapshots: too few points"
+        );
+        assert_eq!(sample_every(3, 256), 1);
+    }
 }
