@@ -163,9 +163,13 @@ fn not_plain(f: f64) -> String {
 /// Why a whole float at the edge of an integer type's range is refused: the
 /// float cannot tell a number just inside the range from one just past it
 /// (`18446744073709551615.0` and `18446744073709551616.0` are both 2^64).
-fn at_edge() -> String {
-    "a very large number with a decimal point or an exponent cannot be read exactly (write it in plain digits)"
-        .to_owned()
+fn at_edge(edge: &str, range: &str) -> String {
+    // Plain digits just past the range read as the same float: the message
+    // covers both (found by a page review: 18446744073709551616, in plain
+    // digits, was told to write plain digits).
+    format!(
+        "a number that reads as {edge}: past the range ({range}), or written with a decimal point or an exponent that cannot be read exactly (write plain digits)"
+    )
 }
 
 /// A number for a message: integers as they are, others with up to six decimals
@@ -767,7 +771,14 @@ impl<'a, 't> Node<'a, 't> {
                 match whole_float(n) {
                     // Within ±2^63, strict: plain digits just past an i64 round to ±2^63.
                     Some(f) if f.abs() < 2f64.powi(63) => not_plain(f),
-                    Some(f) if f.abs() == 2f64.powi(63) => at_edge(),
+                    Some(f) if f.abs() == 2f64.powi(63) => at_edge(
+                        if f < 0.0 {
+                            "-9223372036854775808"
+                        } else {
+                            "9223372036854775808"
+                        },
+                        "from -9223372036854775808 to 9223372036854775807",
+                    ),
                     Some(_) => format!("{} is out of range", number(n)),
                     None => format!("{} is not a whole number", number(n)),
                 }
@@ -792,7 +803,9 @@ impl<'a, 't> Node<'a, 't> {
             Some(f) if f < 0.0 => format!("{} is negative", number(n)),
             // Below 2^64, strict: plain digits just past u64 round to 2^64.
             Some(f) if f < 2f64.powi(64) => not_plain(f),
-            Some(f) if f == 2f64.powi(64) => at_edge(),
+            Some(f) if f == 2f64.powi(64) => {
+                at_edge("18446744073709551616", "from 0 to 18446744073709551615")
+            }
             Some(_) => format!("{} is out of range", number(n)),
             None => format!("{} is not a whole number", number(n)),
         };

@@ -450,17 +450,31 @@ fn numbers_written_as_floats_are_named_for_what_they_are() {
     assert!(seg("-9.3e18").contains("segment: a very large negative number is out of range"));
     // At the very edge a float cannot tell inside from past: u64::MAX written
     // with `.0` is 2^64 as a float, as is 2^64 itself; so are an i64's ends.
-    let edge = "a very large number with a decimal point or an exponent cannot be read exactly (write it in plain digits)";
-    for v in ["18446744073709551615.0", "18446744073709551616.0"] {
+    // Plain digits just past the range read as that float too: the message
+    // names both (it told 18446744073709551616 to be written in plain digits).
+    let edge = |n: &str, range: &str| {
+        format!("a number that reads as {n}: past the range ({range}), or written with a decimal point or an exponent that cannot be read exactly (write plain digits)")
+    };
+    let u64s = edge("18446744073709551616", "from 0 to 18446744073709551615");
+    for v in [
+        "18446744073709551615.0",
+        "18446744073709551616.0",
+        "18446744073709551616",
+    ] {
         assert!(
-            seed(v).contains(&format!("seed: {edge}")),
+            seed(v).contains(&format!("seed: {u64s}")),
             "{v}: {}",
             seed(v)
         );
     }
-    for v in ["9223372036854775807.0", "-9223372036854775809.0"] {
+    let i64s = "from -9223372036854775808 to 9223372036854775807";
+    for (v, n) in [
+        ("9223372036854775807.0", "9223372036854775808"),
+        ("-9223372036854775809.0", "-9223372036854775808"),
+        ("-9223372036854775809", "-9223372036854775808"),
+    ] {
         assert!(
-            seg(v).contains(&format!("segment: {edge}")),
+            seg(v).contains(&format!("segment: {}", edge(n, i64s))),
             "{v}: {}",
             seg(v)
         );
