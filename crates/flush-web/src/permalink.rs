@@ -333,11 +333,14 @@ fn on_off(v: &str, k: &str, what: &str) -> Result<bool, String> {
     }
 }
 
-/// Why a link's `what` is no number: too large when it is all digits.
+/// Why a link's `what` is no number: too large when it is all digits,
+/// negative when it is digits after a minus (it was "not a number").
 fn not_a_number(what: &str, v: &str) -> String {
-    let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
-    let why = if digits {
+    let all_digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    let why = if all_digits(v) {
         "is too large"
+    } else if v.strip_prefix('-').is_some_and(all_digits) {
+        "is negative (it counts from 0)"
     } else {
         "is not a number"
     };
@@ -559,7 +562,10 @@ mod tests {
             "{e}"
         );
         let e = decode("scenario=handoff&seed=-1").unwrap_err();
-        assert!(e.ends_with("seed \"-1\" is not a number."), "{e}");
+        assert!(
+            e.ends_with("seed \"-1\" is negative (it counts from 0)."),
+            "{e}"
+        );
         let frag = encode(&spec(Source::Inline {
             file: made,
             text: "{}".into(),
@@ -785,7 +791,15 @@ mod tests {
         for (frag, want) in [
             ("", "names no scenario"),
             ("scenario=handoff&step=abc", "step \"abc\" is not a number"),
-            ("scenario=handoff&seed=-1", "seed \"-1\" is not a number"),
+            (
+                "scenario=handoff&seed=-1",
+                "seed \"-1\" is negative (it counts from 0)",
+            ),
+            (
+                "scenario=handoff&step=-1",
+                "step \"-1\" is negative (it counts from 0)",
+            ),
+            ("scenario=handoff&step=-", "step \"-\" is not a number"),
             (
                 "scenario=handoff&mode=fast",
                 "mode \"fast\" is not seeded, scripted or manual",
