@@ -171,14 +171,12 @@ impl World {
     /// policy moved a segment (a metacache call of its own before it).
     fn trigger_sync(&mut self, picked: Option<i64>, ev: &mut Vec<Ev>) -> Flow {
         let moved = self.sealed_policy(ev);
-        let mut selected: Vec<i64> = picked.into_iter().collect();
-        selected.extend(moved.iter().filter(|&&m| Some(m) != picked));
-        let Some((&first, rest)) = selected.split_first() else {
+        let Some(first) = picked.or_else(|| moved.first().copied()) else {
             return Flow::Returned;
         };
         debug_assert!(self.trigger.is_empty(), "one BufferData at a time");
         self.trigger.clear();
-        self.trigger.extend_from_slice(rest);
+        self.trigger.extend(moved.iter().filter(|&&m| m != first));
         if moved.is_empty() {
             self.get_sync_task(first, ev)
         } else {
