@@ -47,6 +47,20 @@ fn syntax_errors_name_line_and_column() {
     );
     let e = err("[1,2");
     assert!(e.contains("bad.json:1:"), "{e}");
+    // A file that is not JSON (YAML) is told so in plain words, at its first
+    // word, as a bare word (`hello`) is; so is a misspelt null or true.
+    for (text, at) in [
+        ("name: x\n", "1:1"),
+        ("hello", "1:1"),
+        ("{\"seed\": nul}", "1:10"),
+        ("[\n  tru,\n]", "2:3"),
+    ] {
+        assert_eq!(
+            err(text),
+            format!("bad.json:{at}: expected a JSON value here (an object, array, string, number, true, false or null)"),
+            "{text:?}"
+        );
+    }
     // A number too large for serde_json is refused before any path exists:
     // the key before it is named.
     let e = err(&OK_FLUSH.replace(r#""model""#, r#""seed":1e400,"model""#));
@@ -486,4 +500,27 @@ fn numbers_written_as_floats_are_named_for_what_they_are() {
     assert!(e.contains("actors[0].ops[0].fail: 100000000000 is out of range: expected a whole number from 0 to"), "{e}");
     let e = fail("1e0");
     assert!(e.contains("fail: a number with a decimal point or an exponent (it is 1; write it in plain digits): expected a whole number from 0 to"), "{e}");
+}
+
+/// `compacted` stands for the end of a successful compactor.compact, which
+/// always remaps (compactor.go:310-312, 452-463 at 891c202b73): a failed one, or
+/// one with no target, is refused and the message says why.
+#[test]
+fn a_compacted_inject_done_needs_success_and_a_target() {
+    let sc = |inj: &str, success: &str| {
+        format!(
+            r#"{{"name":"x","model":"flush-2021","injections":{{"c1":{{"segments":[1]{inj}}}}},"actors":[{{"name":"a","ops":[{{"op":"inject","id":"c1"}},{{"op":"wait_injected","id":"c1"}},{{"op":"inject_done","id":"c1","success":{success},"compacted":true}}]}}]}}"#
+        )
+    };
+    assert!(AnyScenario::parse(&sc(r#","remap_to":2"#, "true"), "ok.json").is_ok());
+    let e = err(&sc(r#","remap_to":2"#, "false"));
+    assert!(e.contains("needs \"success\": true"), "{e}");
+    assert!(e.contains("actors[0].ops[2]"), "{e}");
+    let e = err(&sc("", "true"));
+    assert!(
+        e.contains("needs a \"remap_to\" on injection \"c1\""),
+        "{e}"
+    );
+    let e = err(&sc(r#","remap_to":2"#, r#""yes""#));
+    assert!(e.contains("success"), "{e}");
 }

@@ -651,15 +651,19 @@ fn drop_mode_with_injection_remaps_packs() {
             packs.iter().all(|p| p.segment == 100),
             "seed {seed}: {packs:?}"
         );
-        // The request also carries the start positions of the new segments 1 and 2
-        // (listNewSegmentsStartPositions), and dropVirtualChannelFunc flushes them too.
-        assert!(
-            r.head()
-                .replica
-                .iter()
-                .all(|s| s.state == ReplicaState::Flushed),
-            "seed {seed}"
-        );
+        // c1's compactor removed segment 1 and added 100 as flushed; c2's found
+        // 100 there and only refreshed it (compactor.go:452-461), so segment 2
+        // is left. The request also carries the start position of the new
+        // segment 2 (listNewSegmentsStartPositions), and dropVirtualChannelFunc
+        // flushes it too.
+        let replica: Vec<_> = r
+            .head()
+            .replica
+            .iter()
+            .map(|s| (s.segment, s.state))
+            .collect();
+        let flushed = ReplicaState::Flushed;
+        assert_eq!(replica, [(2, flushed), (100, flushed)], "seed {seed}");
     }
 }
 
@@ -1771,4 +1775,71 @@ fn queues_taking_one_injection_in_either_order_reach_one_world() {
         }
     }
     assert!(checked >= 5, "{checked} pairs checked");
+}
+
+/// compactor.compact edits the Replica before `injectDone(true)`
+/// (compactor.go:452-461 at 891c202b73): a target the Replica lacks is added as
+/// flushed and the compacted segments are removed, so the notifies after it no
+/// longer list them as new; a target it has only gets its statistics
+/// refreshed. A bare `inject_done` (as Go's tests call it) leaves the Replica.
+#[test]
+fn a_finished_compaction_edits_the_replica_before_inject_done() {
+    let handoff = |compacted: &str, replica: &str| {
+        format!(
+            r#"{{"name":"c","model":"flush-2021",{replica}
+            "injections":{{"c1":{{"segments":[2,3],"remap_to":4}}}},
+            "actors":[{{"name":"flowgraph","ops":[{{"op":"flush_insert","segment":2,"pos":"a"}},
+              {{"op":"flush_insert","segment":3,"pos":"a"}},{{"op":"inject","id":"c1"}},
+              {{"op":"flush_delete","segment":2,"pos":"a"}},{{"op":"flush_delete","segment":3,"pos":"a"}}]}},
+             {{"name":"compactor","ops":[{{"op":"wait_injected","id":"c1"}},
+              {{"op":"inject_done","id":"c1","success":true{compacted}}}]}}]}}"#
+        )
+    };
+    let segments = |r: &flush_core::engine::Run<Scenario>| -> Vec<(i64, ReplicaState)> {
+        r.head()
+            .replica
+            .iter()
+            .map(|s| (s.segment, s.state))
+            .collect()
+    };
+    let sc = parse(&handoff(r#","compacted":true"#, ""));
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        assert_eq!(
+            segments(&r),
+            vec![(4, ReplicaState::Flushed)],
+            "seed {seed}"
+        );
+        let evs = events(&r);
+        let at = |want: fn(&Ev) -> bool| evs.iter().position(|(_, e)| want(e)).unwrap();
+        let added = at(|e| matches!(e, Ev::CompactorAddedFlushed { target: 4 }));
+        let done = at(|e| matches!(e, Ev::InjectDone { .. }));
+        assert!(added < done, "seed {seed}: the edit comes first");
+        assert_eq!(evs[added].0, evs[done].0, "seed {seed}: in one step");
+        // No notify after the edit lists 2 or 3 as new.
+        assert!(
+            evs[done..]
+                .iter()
+                .all(|(_, e)| !matches!(e, Ev::ReplicaNewToNormal { .. })),
+            "seed {seed}"
+        );
+    }
+    // The Replica has the target: only its statistics change; 3 stays.
+    let with = r#""replica":[{"segment":2,"state":"new","rows":1},{"segment":3,"state":"new","rows":1},{"segment":4,"state":"flushed","rows":0}],"#;
+    let r = flush_run(&parse(&handoff(r#","compacted":true"#, with)), seeded(3));
+    assert_eq!(kind(&r), OutcomeKind::Completed);
+    assert!(events(&r)
+        .iter()
+        .any(|(_, e)| matches!(e, Ev::CompactorRefreshed { target: 4 })));
+    assert_eq!(
+        segments(&r).iter().map(|s| s.0).collect::<Vec<_>>(),
+        vec![2, 3, 4]
+    );
+    // A bare injectDone, as Go's tests call it: the Replica keeps 2 and 3.
+    let r = flush_run(&parse(&handoff("", "")), seeded(3));
+    assert_eq!(
+        segments(&r).iter().map(|s| s.0).collect::<Vec<_>>(),
+        vec![2, 3]
+    );
 }

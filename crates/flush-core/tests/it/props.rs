@@ -18,7 +18,9 @@ fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {
         .map(|i| Injection {
             id: format!("c{i}"),
             segments: if i % 2 == 0 { vec![1] } else { vec![1, 2] },
-            remap_to: (i % 3 != 2).then_some(10 + i64::from(i)),
+            // Injection 1 compacts into segment 2, one of its own (as an inner
+            // compaction, compactor.go:293-294): the Replica may hold the target.
+            remap_to: (i % 3 != 2).then_some(if i == 1 { 2 } else { 10 + i64::from(i) }),
         })
         .collect();
     let mut done_used = vec![false; n_inj as usize];
@@ -69,9 +71,13 @@ fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {
                 6 => match inj {
                     Some(i) if !done_used[i as usize] => {
                         done_used[i as usize] = true;
+                        // The compactor's Replica edit (compactor.go:452-461)
+                        // on every other successful remapping one.
+                        let remaps = injections[i as usize].remap_to.is_some();
                         Op::InjectDone {
                             inj: i,
                             success: flag,
+                            compacted: flag && remaps && pos % 2 == 0,
                         }
                     }
                     _ => continue,

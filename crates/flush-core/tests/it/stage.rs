@@ -87,11 +87,11 @@ fn handoff_lanes_show_who_holds_the_injection() {
             }
         }
     }
-    assert_eq!(t.rows.len(), 2, "segments 2 and 3");
-    assert!(
-        flashes >= 2,
-        "the rows flash when the segments are reported and flushed"
-    );
+    // The compactor removed 2 and 3 and added 4 as flushed before its
+    // injectDone(true) (compactor.go:452-461 at 891c202b73).
+    let keys: Vec<&str> = t.rows.iter().map(|r| r.key.as_str()).collect();
+    assert_eq!(keys, ["4"], "only the compaction's target is left");
+    assert!(flashes >= 1, "the row flashes when the compaction adds it");
 }
 
 #[test]

@@ -163,7 +163,14 @@ impl World {
                 ev.push(Ev::Injected { inj });
                 Flow::Returned
             }
-            Op::InjectDone { inj, success } => {
+            Op::InjectDone {
+                inj,
+                success,
+                compacted,
+            } => {
+                if compacted {
+                    self.compactor_replica_edit(sc, inj, ev);
+                }
                 // ft:103-112 injectDone — false closes injectOver, true fills it with segmentCnt trues.
                 let n = sc.injections[inj as usize].segments.len() as u32;
                 self.injections[inj as usize].over = if success {

@@ -115,6 +115,19 @@ pub enum Ev {
         inj: InjId,
         success: bool,
     },
+    /// compactor.compact, before injectDone(true): the Replica has the target,
+    /// so only its statistics are refreshed (the model keeps none).
+    CompactorRefreshed {
+        target: i64,
+    },
+    /// compactor.compact: the target added to the Replica as flushed.
+    CompactorAddedFlushed {
+        target: i64,
+    },
+    /// compactor.compact: a compacted segment removed from the Replica.
+    CompactorRemoved {
+        segment: i64,
+    },
     StartDroppingStore,
     StartDropping {
         finaliser: Gid,
@@ -448,6 +461,9 @@ impl Ev {
             | FinishClosed { segment, .. }
             | ReplicaNewToNormal { segment, .. }
             | ReplicaFlushed { segment, .. }
+            | CompactorRemoved { segment }
+            | CompactorRefreshed { target: segment }
+            | CompactorAddedFlushed { target: segment }
             | HandlerTookInjection { segment, .. }
             | HandlerInjectOver { segment, .. }
             | HandlerLockNext { segment, .. }
@@ -503,6 +519,9 @@ impl Ev {
             InjectQueued { .. } | InjectChFull { .. } => go::ORDER_FLUSH_QUEUE_INJECT,
             Injected { .. } => go::TASK_INJECTION_INJECTED,
             InjectDone { .. } => go::TASK_INJECTION_INJECT_DONE,
+            CompactorRefreshed { .. } | CompactorAddedFlushed { .. } | CompactorRemoved { .. } => {
+                go::COMPACTOR_COMPACT
+            }
             StartDroppingStore | StartDropping { .. } => go::START_DROPPING,
             NotifyAllFlushed => go::NOTIFY_ALL_FLUSHED,
             ManagerClose { .. } | CloseNoHandler { .. } | CloseVisits { .. } => {
@@ -711,6 +730,9 @@ impl Ev {
             FinishClosed { segment, pos, .. } => write!(out, "close(finishSignal) of seg={segment} pos={}", p(*pos)),
             ReplicaNewToNormal { segment } => write!(out, "replica: segment {segment} new -> normal"),
             ReplicaFlushed { segment } => write!(out, "replica: segment {segment} -> flushed"),
+            CompactorRefreshed { target } => write!(out, "replica has segment {target}: only its statistics are refreshed"),
+            CompactorAddedFlushed { target } => write!(out, "replica: segment {target} added as flushed"),
+            CompactorRemoved { segment } => write!(out, "replica: segment {segment} removed"),
             HandlerTookInjection {
                 segment,
                 inj,

@@ -153,6 +153,12 @@ pub const SCENARIO_ACTOR_FINISHED: GoFn = GoFn {
     excerpt: "The actor returned from its last op: its goroutine is gone.",
 };
 
+pub const COMPACTOR_COMPACT: GoFn = GoFn {
+    file: "compactor.go",
+    func: "compactionTask.compact",
+    excerpt: "After CompleteCompaction: if the Replica has the target (new, normal or flushed), refresh its statistics; else addFlushedSegmentWithPKs(target) and removeSegment of every compacted segment. Then ti.injectDone(true).",
+};
+
 pub const SEGMENT_FLUSHED: GoFn = GoFn {
     file: "segment_replica.go",
     func: "segmentFlushed",

@@ -98,6 +98,10 @@ pub enum Op {
     InjectDone {
         inj: InjId,
         success: bool,
+        /// The op ends a real `compactor.compact`: before `injectDone(true)` it
+        /// edits the Replica (compactor.go:452-461 at 891c202b73). Go's tests
+        /// call `injectDone` bare, without it.
+        compacted: bool,
     },
     StartDropping,
     NotifyAllFlushed,
@@ -342,6 +346,29 @@ impl Scenario {
         }
     }
 
+    /// An `inject_done` with `compacted` stands for the end of a successful
+    /// `compactor.compact`, which always remaps: its injection's postInjection
+    /// sets `pack.segmentID = targetSegID` (compactor.go:310-312 at 891c202b73)
+    /// and `injectDone(true)` comes after the Replica edit (:452-463); a
+    /// failed compaction returns before it (`defer close(ti.injectOver)`, :313).
+    fn check_compacted(&self, inj: InjId, success: bool, compacted: bool) -> Result<(), String> {
+        if !compacted {
+            return Ok(());
+        }
+        let name = self.inj_name(inj);
+        if !success {
+            return Err(format!(
+                "\"compacted\": true needs \"success\": true: a compaction that fails returns before it edits the Replica (compactor.go:452-463), and injection \"{name}\" fails here"
+            ));
+        }
+        if self.injections[inj as usize].remap_to.is_none() {
+            return Err(format!(
+                "\"compacted\": true needs a \"remap_to\" on injection \"{name}\": compactor.compact always remaps packs to its target segment (compactor.go:310-312), which the Replica edit adds"
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks that need the whole scenario: each injection is injected and finished
     /// at most once, drop mode starts once, barriers can be reached.
     fn check_whole(&self, root: &Node) -> Res<()> {
@@ -354,7 +381,13 @@ impl Scenario {
         for (ai, a) in self.actors.iter().enumerate() {
             for (oi, op) in a.ops.iter().enumerate() {
                 match op {
-                    Op::InjectDone { inj, .. } => {
+                    Op::InjectDone {
+                        inj,
+                        success,
+                        compacted,
+                    } => {
+                        self.check_compacted(*inj, *success, *compacted)
+                            .map_err(|m| err(ai, oi, m))?;
                         if let Some((a0, o0)) = done_seen[*inj as usize].replace((ai, oi)) {
                             return Err(err(ai, oi, format!(
                                 "injection \"{}\" is already finished at {}: a second injectDone would close or fill injectOver twice",
@@ -592,10 +625,14 @@ fn read_op(o: &OpNode, injections: &[Injection], seen: &mut Vec<String>) -> Res<
             inj: inj(&o.fields(&["id"])?)?,
         },
         "inject_done" => {
-            let f = o.fields(&["id", "success"])?;
+            let f = o.fields(&["id", "success", "compacted"])?;
             Op::InjectDone {
                 inj: inj(&f)?,
                 success: f.req("success")?.bool("whether the compaction succeeded")?,
+                compacted: match f.get("compacted") {
+                    Some(n) => n.bool("whether the compactor's Replica edit runs")?,
+                    None => false,
+                },
             }
         }
         "start_dropping" => {
@@ -672,6 +709,7 @@ pub fn pairs(n: u32) -> Scenario {
             comp.push(Op::InjectDone {
                 inj: id,
                 success: true,
+                compacted: false,
             });
         }
     }

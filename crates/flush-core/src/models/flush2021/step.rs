@@ -225,6 +225,47 @@ impl World {
         }
     }
 
+    /// The end of a successful `compactor.compact`, before `injectDone(true)`
+    /// (compactor.go:452-461 at 891c202b73): when the Replica has the target
+    /// (`hasSegment(targetSegID, true)`: new, normal or flushed) only its
+    /// statistics change, which the model does not keep; else the target is
+    /// added as flushed (`addFlushedSegmentWithPKs`, segment_replica.go:678-712)
+    /// and every compacted segment is removed from the new, normal and flushed
+    /// maps (`removeSegment`, :531-538). Each call takes `segMu`. The target's
+    /// rows are the compaction's `numRows`, which the model does not know: 0.
+    pub(super) fn compactor_replica_edit(&mut self, sc: &Scenario, inj: InjId, ev: &mut Vec<Ev>) {
+        let injection = &sc.injections[inj as usize];
+        let target = injection
+            .remap_to
+            .expect("a compacted injection remaps (checked when read)");
+        self.replica_mutex();
+        let i = match self.replica.binary_search_by_key(&target, |s| s.segment) {
+            Ok(_) => {
+                ev.push(Ev::CompactorRefreshed { target });
+                return;
+            }
+            Err(i) => i,
+        };
+        self.replica.insert(
+            i,
+            ReplicaSeg {
+                segment: target,
+                state: ReplicaState::Flushed,
+                rows: 0,
+                checkpoint: None,
+            },
+        );
+        ev.push(Ev::CompactorAddedFlushed { target });
+        for &segment in &injection.segments {
+            let Ok(i) = self.replica.binary_search_by_key(&segment, |s| s.segment) else {
+                continue;
+            };
+            let gone = self.replica.remove(i);
+            self.replica_new -= u32::from(gone.state == ReplicaState::New);
+            ev.push(Ev::CompactorRemoved { segment });
+        }
+    }
+
     // ----- invariants ------------------------------------------------------------
 
     pub(super) fn violate(&mut self, v: Violation, ev: &mut Vec<Ev>) {
