@@ -324,6 +324,101 @@ test('bad input: a malformed upload, a tampered fragment and corrupted storage',
   await b.ctx.close();
 });
 
+test('a refused seed stays in its field, marked and described, until it is corrected; the run keeps the last good seed', async () => {
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1&step=0');
+  for (const typed of ['18446744073709551616', '-1']) {
+    await page.fill('#seed', typed);
+    await page.press('#seed', 'Enter');
+    await page.waitForFunction((t) => document.querySelector('#error-text')?.textContent.startsWith(`Seed "${t}"`), typed);
+    assert.equal(await page.textContent('#error-text'), `Seed "${typed}" is not a whole number from 0 to 18446744073709551615.`);
+    // The text typed stays, to be corrected (a render put 1 back).
+    assert.equal(await page.inputValue('#seed'), typed);
+    assert.equal(await page.getAttribute('#seed', 'aria-invalid'), 'true');
+    assert.equal(await page.getAttribute('#seed', 'aria-describedby'), 'error-text');
+    assert.match(await page.evaluate(() => location.hash), /&seed=1&/, 'the run keeps its seed');
+  }
+  await shot(page, '10a-seed-refused');
+  await page.fill('#seed', '5');
+  await page.press('#seed', 'Enter');
+  await page.waitForFunction(() => location.hash.includes('seed=5'));
+  assert.equal(await page.inputValue('#seed'), '5');
+  assert.equal(await page.getAttribute('#seed', 'aria-invalid'), null);
+  assert.equal(await page.getAttribute('#seed', 'aria-describedby'), null);
+  assert.equal(await page.locator('#error-text').count(), 0);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('a file that is not JSON (YAML) is told so in plain words, at its first word', async () => {
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1&step=5');
+  await page.setInputFiles('#upload', { name: 'scen.yaml', mimeType: 'application/yaml', buffer: Buffer.from('name: x\n') });
+  await page.waitForFunction(() => document.querySelector('#error-text')?.textContent.includes('scen.yaml'));
+  assert.equal(await page.textContent('#error-text'),
+    'scen.yaml:1:1: expected a JSON value here (an object, array, string, number, true, false or null). The previous view is still loaded.');
+  assert.equal(await counter(page), 'step 5 / 35');
+  await shot(page, '10b-yaml-upload');
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('a schedule entry that cannot run says why: no such goroutine, or a select case, and who can run there', async () => {
+  const { page, ctx, errors } = await open('scenario=segment-not-found&sched=0,0,0,99,3,3&step=6');
+  assert.equal(await page.textContent('#error-text'),
+    'The schedule\'s entry 4, "99", cannot run at step 4: g99 does not exist at that step; runnable there: g1 and g2. Showing the default scenario instead.');
+  await shot(page, '10c-schedule-no-such-goroutine');
+  await page.evaluate(() => { location.hash = 'scenario=segment-not-found&sched=0.5'; });
+  await page.waitForFunction(() => document.querySelector('#error-text')?.textContent.includes('"0.5"'));
+  assert.equal(await page.textContent('#error-text'),
+    'The schedule\'s entry 1, "0.5", cannot run at step 1: "0.5" is not a goroutine number but case 5 of a select in g0, which offers no case 5 there (g0 runs as 0); runnable there: g0 and g1. The previous view is still loaded.');
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('a link whose scenario is not its tour stop\'s is refused, naming both; a pasted one keeps the view', async () => {
+  const link = 'scenario=handoff&tour=issue-34018&stop=2&step=0';
+  const { page, ctx, errors } = await open(link);
+  assert.equal(await page.textContent('#error-text'),
+    'Stop 2 of the tour "issue-34018" is about the scenario segment-not-found, not handoff: its caption would describe another run. Showing the default scenario instead.');
+  assert.equal(await page.$('#tour'), null, 'no caption over another run');
+  await shot(page, '10d-tour-link-refused');
+  await page.evaluate(() => { location.hash = 'scenario=retries&mode=seeded&seed=9&step=1'; });
+  await page.waitForFunction(() => /Retries/.test(document.querySelector('.stage-title h2')?.textContent ?? ''));
+  await page.evaluate((l) => { location.hash = l; }, link);
+  await page.waitForFunction(() => document.querySelector('#error-text')?.textContent.startsWith('Stop 2 of the tour'));
+  assert.match(await page.textContent('#error-text'), /not handoff: its caption would describe another run\. The previous view is still loaded\.$/);
+  assert.match(await page.textContent('.stage-title h2'), /Retries/);
+  assert.equal(await page.$('#tour'), null);
+  // The stop's own scenario opens the stop.
+  await page.evaluate(() => { location.hash = 'scenario=segment-not-found&tour=issue-34018&stop=2&step=2'; });
+  await page.waitForSelector('#tour');
+  assert.match(await page.textContent('#tour-count'), /^Stop 2 of 14, step 2$/);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
+test('a log the reader refuses marks its box, as the editor marks a field', async () => {
+  const { page, ctx, errors } = await open('', { waitFor: '.lane' });
+  assert.equal(await page.getAttribute('#log-text', 'aria-invalid'), null);
+  await page.click('#log-read');
+  await page.waitForSelector('#log-error');
+  assert.match(await page.textContent('#log-error'), /Paste a Milvus log into the box first/);
+  assert.equal(await page.getAttribute('#log-text', 'aria-invalid'), 'true');
+  assert.equal(await page.getAttribute('#log-text', 'aria-describedby'), 'log-error');
+  await page.fill('#log-text', 'garbage\nmore garbage');
+  await page.click('#log-read');
+  await page.waitForFunction(() => /none of its 2 lines is a Go panic or a line of zap's text format/.test(document.querySelector('#log-error')?.textContent ?? ''));
+  assert.equal(await page.getAttribute('#log-text', 'aria-invalid'), 'true');
+  assert.equal(await page.getAttribute('#log-text', 'aria-describedby'), 'log-error');
+  await page.locator('#log-text').scrollIntoViewIfNeeded();
+  await shot(page, '10e-log-refused');
+  await page.click('#log-example');
+  await page.waitForSelector('#log-result');
+  assert.equal(await page.getAttribute('#log-text', 'aria-invalid'), null);
+  assert.equal(await page.getAttribute('#log-text', 'aria-describedby'), null);
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('a toy third model (tests/toy) runs in the page with no page code of its own', async () => {
   const { page, ctx, errors } = await open('', { waitFor: '.lane' });
   const toy = readFileSync(new globalThis.URL('../tests/toy/mutex-lost-update.json', import.meta.url));

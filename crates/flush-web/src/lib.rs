@@ -92,7 +92,8 @@ pub fn app() -> Html {
             {svg_defs()}
             <Header source={state.source.clone()} versions={run.scenario().versions()} version={h.version}
                     scripted={h.schedule.is_some()} mode={state.mode} seed={state.seed} dispatch={d.clone()}
-                    {on_upload} {on_export_json} {on_export_svg} {on_copy_link} editing={state.editor} />
+                    {on_upload} {on_export_json} {on_export_svg} {on_copy_link} editing={state.editor}
+                    seed_refused={state.error.as_deref().is_some_and(|e| e.starts_with(state::SEED_ERROR))} />
             <Transport {cursor} {len} outcome={run.outcome().cloned()} playing={state.playing} speed={state.speed}
                        manual={state.mode == Mode::Manual} dispatch={d.clone()} race_steps={races.steps} />
             <div class="main">

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use flush_core::tours::{self, Tour};
 use flush_core::view::Figures;
-use flush_core::{builtin, AnyRun, AnyScenario, Choice, Policy};
+use flush_core::{builtin, AnyRun, AnyScenario, Choice, Policy, Stop};
 use yew::{Reducible, UseReducerDispatcher};
 
 /// The scenario shown by default: the #34018 story.
@@ -20,6 +20,9 @@ pub const SPEEDS: [u32; 7] = [1, 2, 4, 8, 16, 30, 60];
 const DEFAULT_SPEED: u32 = 4;
 /// How the jump field's refusal starts (see [`Action::Jump`]).
 pub const JUMP_ERROR: &str = "Jump: ";
+/// How the seed field's refusal starts: while it shows, the field keeps the
+/// text refused (see `controls::Header`).
+pub const SEED_ERROR: &str = "Seed \"";
 
 /// Sends actions to the app's reducer; stable across renders (so props holding
 /// it compare equal).
@@ -322,6 +325,23 @@ pub fn tour_of(id: &str, stop: usize) -> Result<Tour, String> {
     Ok(t)
 }
 
+/// Whether `source` is the scenario of stop `i` of tour `t`, else why not: a
+/// tour's caption is about its stop's scenario, never another one (a link
+/// naming another showed it under the caption).
+fn stop_shows(t: &Tour, i: usize, source: &Source) -> Result<(), String> {
+    let want = &t.stops[i].scenario;
+    let shown = match source {
+        Source::Builtin(n) if n == want => return Ok(()),
+        Source::Builtin(n) => crate::permalink::short(n),
+        Source::Inline { file, .. } => format!("the file {file}"),
+    };
+    Err(format!(
+        "Stop {} of the tour \"{}\" is about the scenario {want}, not {shown}: its caption would describe another run.",
+        i + 1,
+        t.id
+    ))
+}
+
 /// The view of stop `i` of tour `t`: the built-in as `Stop::run` builds it (its
 /// own schedule when it has one, else its seed).
 pub fn stop_spec(t: &Tour, i: usize) -> ViewSpec {
@@ -344,6 +364,51 @@ pub fn stop_spec(t: &Tour, i: usize) -> ViewSpec {
         },
         schedule: None,
         step: s.step,
+    }
+}
+
+/// Why the manual schedule's entry `i`, `c`, cannot run at step `i`, where the
+/// choices `runnable` can: no goroutine `c.g` is alive there (`alive` false),
+/// `c` names a select case the goroutine does not offer (`5.1`, which reads as
+/// a goroutine number with a fraction), or the goroutine waits.
+fn unrunnable(i: usize, c: Choice, alive: bool, runnable: &[Choice]) -> String {
+    let g = c.g;
+    let offers: Vec<String> = runnable
+        .iter()
+        .filter(|r| r.g == g)
+        .map(Choice::to_string)
+        .collect();
+    let why = match (alive, c.alt) {
+        (false, _) => format!("g{g} does not exist at that step"),
+        (true, 0) if offers.is_empty() => format!("g{g} waits there"),
+        (true, 0) => format!("g{g} is at a select there: it runs as {}", or_list(&offers)),
+        (true, alt) if offers.is_empty() => format!(
+            "\"{c}\" is not a goroutine number but case {alt} of a select in g{g}, and g{g} waits there"
+        ),
+        (true, alt) => format!(
+            "\"{c}\" is not a goroutine number but case {alt} of a select in g{g}, which offers no case {alt} there (g{g} runs as {})",
+            or_list(&offers)
+        ),
+    };
+    let mut ids: Vec<String> = runnable.iter().map(|r| format!("g{}", r.g)).collect();
+    ids.dedup();
+    let more = ids.len().saturating_sub(8);
+    ids.truncate(8);
+    if more > 0 {
+        ids.push(format!("{more} more"));
+    }
+    let can = match ids.is_empty() {
+        true => "nothing can run there".to_owned(),
+        false => format!("runnable there: {}", and_list(&ids)),
+    };
+    format!("The schedule's entry {i}, \"{c}\", cannot run at step {i}: {why}; {can}.")
+}
+
+/// `words` as an English choice: "a", "a or b", "a, b or c".
+fn or_list(words: &[String]) -> String {
+    match words {
+        [rest @ .., last] if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => words.join(""),
     }
 }
 
@@ -429,7 +494,7 @@ impl Building {
             matrix_check(&run)?;
         }
         if let Some((id, stop)) = &spec.tour {
-            tour_of(id, *stop)?;
+            stop_shows(&tour_of(id, *stop)?, *stop, &spec.source)?;
         }
         Ok(Building {
             spec: spec.clone(),
@@ -479,9 +544,13 @@ impl Building {
             Ok(_) => true,
             Err(e) => {
                 let i = self.replayed;
-                self.failed = Some(format!(
-                    "The schedule's entry {i} (goroutine {c}) cannot run at step {i}: {e}."
-                ));
+                self.failed = Some(match e {
+                    Stop::NotRunnable(_) => {
+                        let alive = self.run.goroutines(&[c], 1).first().map(|v| v.id) == Some(c.g);
+                        unrunnable(i, c, alive, &self.run.runnable_here())
+                    }
+                    e => format!("The schedule's entry {i}, \"{c}\", cannot run at step {i}: {e}."),
+                });
                 false
             }
         }
@@ -1625,7 +1694,7 @@ mod tests {
         let e = building.reduce(Action::Built).error.clone().unwrap();
         assert!(
             e.starts_with(&format!(
-                "The schedule's entry {} (goroutine 999) cannot run at step {}: ",
+                "The schedule's entry {}, \"999\", cannot run at step {}: g999 does not exist at that step; runnable there: ",
                 n - 1,
                 n - 1
             )),
@@ -1957,6 +2026,44 @@ mod tests {
         );
     }
 
+    /// A manual schedule's entry that cannot run says why: no such goroutine
+    /// at that step, a select case its goroutine does not offer (`0.5` read
+    /// as a goroutine number), or a goroutine that waits; and which goroutines
+    /// can run there (found by an attack on the page: "goroutine 99 is not
+    /// runnable here", "goroutine 0.5 is not runnable here").
+    #[test]
+    fn a_schedule_entry_that_cannot_run_says_why() {
+        let refused = |frag: &str| {
+            AppState::from_spec(&crate::permalink::decode(frag).unwrap())
+                .err()
+                .unwrap()
+        };
+        assert_eq!(
+            refused("scenario=segment-not-found&sched=0,0,0,99,3,3"),
+            "The schedule's entry 4, \"99\", cannot run at step 4: g99 does not exist at that step; runnable there: g1 and g2."
+        );
+        assert_eq!(
+            refused("scenario=segment-not-found&sched=0.5"),
+            "The schedule's entry 1, \"0.5\", cannot run at step 1: \"0.5\" is not a goroutine number but case 5 of a select in g0, which offers no case 5 there (g0 runs as 0); runnable there: g0 and g1."
+        );
+        let c = |g, alt| Choice { g, alt };
+        let here = [c(0, 0), c(3, 1), c(3, 2)];
+        assert_eq!(
+            unrunnable(2, c(1, 0), true, &here),
+            "The schedule's entry 2, \"1\", cannot run at step 2: g1 waits there; runnable there: g0 and g3."
+        );
+        assert!(unrunnable(2, c(3, 0), true, &here).contains(
+            ": g3 is at a select there: it runs as 3.1 or 3.2; runnable there: g0 and g3."
+        ));
+        assert!(unrunnable(2, c(3, 5), true, &here)
+            .contains("which offers no case 5 there (g3 runs as 3.1 or 3.2)"));
+        assert!(unrunnable(2, c(1, 5), true, &here)
+            .contains("case 5 of a select in g1, and g1 waits there"));
+        let many: Vec<Choice> = (0..20).map(|g| c(g, 0)).collect();
+        assert!(unrunnable(1, c(99, 0), false, &many)
+            .ends_with("runnable there: g0, g1, g2, g3, g4, g5, g6, g7 and 12 more."));
+    }
+
     #[test]
     fn choosing_a_goroutine_branches_into_manual_mode() {
         let s = state("scenario=handoff&mode=seeded&seed=1&step=3");
@@ -2095,6 +2202,34 @@ mod tests {
         )
         .err();
         assert!(e.unwrap().contains("There is no tour"));
+    }
+
+    /// A tour's stop is shown only with its own scenario: a link naming another
+    /// is refused, naming both (found by an attack on the page: the handoff
+    /// scenario was shown under a caption about segment-not-found). A pasted
+    /// one leaves the view as it was.
+    #[test]
+    fn a_tour_stop_with_another_scenario_is_refused() {
+        let link = "scenario=handoff&tour=issue-34018&stop=2&step=0";
+        let e = AppState::from_spec(&crate::permalink::decode(link).unwrap()).err();
+        assert_eq!(
+            e.as_deref(),
+            Some("Stop 2 of the tour \"issue-34018\" is about the scenario segment-not-found, not handoff: its caption would describe another run.")
+        );
+        let before = state("scenario=retries&mode=seeded&seed=9&step=1");
+        let after = before
+            .clone()
+            .reduce(Action::LoadLink(crate::permalink::decode(link).unwrap()));
+        assert!(Rc::ptr_eq(&after.run, &before.run) && after.tour.is_none());
+        assert!(after
+            .error
+            .as_deref()
+            .unwrap()
+            .starts_with("Stop 2 of the tour"));
+        // Its own scenario, even at another step or version, is the stop.
+        let own =
+            state("scenario=segment-not-found&version=b5c9a7364b&tour=issue-34018&stop=2&step=5");
+        assert_eq!((own.tour.as_ref().map(|t| t.1), cursor(&own)), (Some(1), 5));
     }
 
     #[test]

@@ -362,11 +362,22 @@ pub fn parse(text: &str, file: &str) -> Result<Json, ScenarioError> {
         ));
     }
     serde_json::from_str::<Json>(text).map_err(|e| {
-        let (line, column) = (e.line(), e.column());
+        let (line, mut column) = (e.line(), e.column());
         let mut message = e.to_string();
         // serde_json appends " at line L column C"; the place is printed up front.
         if let Some(cut) = message.rfind(" at line ") {
             message.truncate(cut);
+        }
+        // A bare word (`name:` of a YAML file) stops serde_json at its first
+        // letter that does not spell true, false or null: the place is the word's.
+        if message == "expected ident" {
+            let at = byte_offset(text, line, column);
+            let word = text.as_bytes()[..at]
+                .iter()
+                .rev()
+                .take_while(|b| b.is_ascii_alphabetic())
+                .count();
+            column = column.saturating_sub(word).max(1);
         }
         if let Some(words) = syntax_words(&message) {
             message = words.to_owned();
@@ -482,7 +493,7 @@ fn path_before(text: &str, line: usize, column: usize) -> Option<String> {
 /// expected already, e.g. "expected `,` or `}`").
 fn syntax_words(message: &str) -> Option<&'static str> {
     Some(match message {
-        "expected value" => {
+        "expected value" | "expected ident" => {
             "expected a JSON value here (an object, array, string, number, true, false or null)"
         }
         "trailing characters" => {

@@ -7,7 +7,7 @@ use flush_core::Outcome;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::state::{Action, Dispatch, Mode, Source, ViewSpec, SPEEDS};
+use crate::state::{Action, Dispatch, Mode, Source, ViewSpec, SEED_ERROR, SPEEDS};
 
 #[derive(Properties, PartialEq)]
 pub struct HeaderProps {
@@ -25,14 +25,18 @@ pub struct HeaderProps {
     pub on_copy_link: Callback<MouseEvent>,
     /// The scenario editor is open.
     pub editing: bool,
+    /// The error shown is the seed field's refusal (it starts with
+    /// [`SEED_ERROR`]): the field keeps the text refused, marked invalid.
+    pub seed_refused: bool,
 }
 
 fn select_value(e: &Event) -> String {
     e.target_unchecked_into::<HtmlSelectElement>().value()
 }
 
-/// The pickers' change handlers: scenario, version, mode, seed.
-fn picker_callbacks(d: &Dispatch) -> [Callback<Event>; 4] {
+/// The pickers' change handlers: scenario, version, mode, seed. `typed`: the
+/// seed field's text at its last change.
+fn picker_callbacks(d: &Dispatch, typed: &UseStateHandle<String>) -> [Callback<Event>; 4] {
     let on_scenario = {
         let d = d.clone();
         Callback::from(move |e: Event| {
@@ -55,13 +59,14 @@ fn picker_callbacks(d: &Dispatch) -> [Callback<Event>; 4] {
         })
     };
     let on_seed = {
-        let d = d.clone();
+        let (d, typed) = (d.clone(), typed.clone());
         Callback::from(move |e: Event| {
             let input = e.target_unchecked_into::<HtmlInputElement>();
+            typed.set(input.value());
             match input.value().trim().parse::<u64>() {
                 Ok(seed) => d.dispatch(Action::Seed(seed)),
                 Err(_) => d.dispatch(Action::Error(format!(
-                    "Seed \"{}\" is not a whole number from 0 to {}.",
+                    "{SEED_ERROR}{}\" is not a whole number from 0 to {}.",
                     crate::permalink::short(&input.value()),
                     u64::MAX
                 ))),
@@ -101,10 +106,27 @@ fn mode_value(mode: Mode, scripted: bool) -> &'static str {
     }
 }
 
+/// The seed field: the seed run, except while its refusal shows: then the text
+/// refused (`typed`), marked invalid and described by the refusal, to be
+/// corrected (a render put the seed back, and the text was lost: found by an
+/// attack on the page).
+fn seed_field(p: &HeaderProps, typed: &str, on_seed: Callback<Event>) -> Html {
+    let text = match p.seed_refused {
+        true => typed.to_owned(),
+        false => p.seed.to_string(),
+    };
+    html! {
+        <label>{"Seed "}<input id="seed" type="number" min="0" value={text} onchange={on_seed}
+            aria-invalid={p.seed_refused.then_some("true")}
+            aria-describedby={p.seed_refused.then_some("error-text")} /></label>
+    }
+}
+
 #[function_component(Header)]
 pub fn header(p: &HeaderProps) -> Html {
     let d = p.dispatch.clone();
-    let [on_scenario, on_version, on_mode, on_seed] = picker_callbacks(&d);
+    let typed = use_state(String::new);
+    let [on_scenario, on_version, on_mode, on_seed] = picker_callbacks(&d, &typed);
     let edit = {
         let (d, open) = (d.clone(), !p.editing);
         Callback::from(move |_: MouseEvent| d.dispatch(Action::Editor(open)))
@@ -159,7 +181,7 @@ pub fn header(p: &HeaderProps) -> Html {
                         <option value="manual" selected={mode == "manual"}>{"manual (you pick)"}</option>
                     </select>
                 </label>
-                <label>{"Seed "}<input id="seed" type="number" min="0" value={p.seed.to_string()} onchange={on_seed} /></label>
+                {seed_field(p, &typed, on_seed)}
             </div>
             <div class="actions">
                 <label class="button" title="Load a scenario file (JSON)">{"Upload…"}

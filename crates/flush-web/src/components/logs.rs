@@ -108,7 +108,18 @@ enum Target {
     Shown(Shown),
 }
 
-type Outcome = UseStateHandle<Option<Rc<Result<Imported, String>>>>;
+/// Why an import gave no result, and whether the log pasted is what is wrong
+/// (the box is then marked invalid), not the worker that reads it.
+#[derive(Clone, PartialEq)]
+struct Failure {
+    why: String,
+    in_text: bool,
+}
+
+/// An import's outcome.
+type Read = Result<Imported, Failure>;
+
+type Outcome = UseStateHandle<Option<Rc<Read>>>;
 /// Versions searched, of how many (`of` 0: the log is still being read).
 type Busy = UseStateHandle<Option<(u32, u32)>>;
 
@@ -128,7 +139,7 @@ type Slot = Rc<RefCell<Reader>>;
 
 impl Reader {
     /// Shows `r` and forgets the import under way.
-    fn end(&mut self, r: Result<Imported, String>) {
+    fn end(&mut self, r: Read) {
         keep_focus();
         self.running = None;
         self.busy.set(None);
@@ -151,7 +162,10 @@ impl Reader {
                 }
             }
             FromWorker::Failed { id, why } if id == self.id && self.running.is_some() => {
-                self.end(Err(escape_unsafe(&why, false).into_owned()))
+                self.end(Err(Failure {
+                    why: escape_unsafe(&why, false).into_owned(),
+                    in_text: true,
+                }))
             }
             FromWorker::Broken { why } => self.broke(&why),
             _ => {}
@@ -163,10 +177,13 @@ impl Reader {
     fn broke(&mut self, why: &str) {
         self.worker = None;
         if self.running.is_some() {
-            self.end(Err(format!(
-                "The log is read in a Web Worker, which failed: {}. Try again (a new worker starts), or use `flushscope logs FILE`.",
-                escape_unsafe(why, false).trim_end_matches('.')
-            )));
+            self.end(Err(Failure {
+                why: format!(
+                    "The log is read in a Web Worker, which failed: {}. Try again (a new worker starts), or use `flushscope logs FILE`.",
+                    escape_unsafe(why, false).trim_end_matches('.')
+                ),
+                in_text: false,
+            }));
         }
     }
 
@@ -252,15 +269,18 @@ fn worker(slot: &Slot) -> Option<()> {
 /// Starts importing `text` (stopping any import under way), or shows why not.
 fn launch(text: &str, target: Target, sc: &AnyScenario, slot: &Slot) {
     slot.borrow_mut().stop();
-    if let Some(e) = refuse(text) {
-        return slot.borrow_mut().end(Err(e));
+    if let Some(why) = refuse(text) {
+        return slot.borrow_mut().end(Err(Failure { why, in_text: true }));
     }
     let against = match &target {
         Target::Inferred => None,
         Target::Shown(shown) => Some(Box::new(import::against(&shown.source, sc, &shown.knobs))),
     };
     if worker(slot).is_none() {
-        return slot.borrow_mut().end(Err("The log is read in a Web Worker, which this page could not start (it needs module workers, and the page served as `cargo xtask serve` serves it). `flushscope logs FILE` reads it on the command line.".to_owned()));
+        return slot.borrow_mut().end(Err(Failure {
+            why: "The log is read in a Web Worker, which this page could not start (it needs module workers, and the page served as `cargo xtask serve` serves it). `flushscope logs FILE` reads it on the command line.".to_owned(),
+            in_text: false,
+        }));
     }
     let mut r = slot.borrow_mut();
     r.id = r.id.wrapping_add(1);
@@ -271,9 +291,10 @@ fn launch(text: &str, target: Target, sc: &AnyScenario, slot: &Slot) {
     };
     if !r.worker.as_ref().is_some_and(|w| w.send(&m)) {
         r.worker = None;
-        return r.end(Err(
-            "The log could not be handed to the Web Worker that reads it.".to_owned(),
-        ));
+        return r.end(Err(Failure {
+            why: "The log could not be handed to the Web Worker that reads it.".to_owned(),
+            in_text: false,
+        }));
     }
     r.running = Some(target);
     r.busy.set(Some((0, 0)));
@@ -284,7 +305,7 @@ fn launch(text: &str, target: Target, sc: &AnyScenario, slot: &Slot) {
 /// looked at again only when the run, its mode, the view or the result change,
 /// not at every step (`is` reads the run's whole schedule).
 #[hook]
-fn use_shown_here(p: &Props, result: Option<&Rc<Result<Imported, String>>>) -> bool {
+fn use_shown_here(p: &Props, result: Option<&Rc<Read>>) -> bool {
     *use_memo(
         (
             p.rev,
@@ -347,6 +368,8 @@ pub fn log_panel(p: &Props) -> Html {
         })
     };
     let shown_here = use_shown_here(p, result.as_ref());
+    // A log the reader refuses marks its box, as the editor's fields are marked.
+    let invalid = matches!(result.as_deref(), Some(Err(f)) if f.in_text);
     let now = if shown_here { p.cursor } else { 0 };
     {
         // The records are drawn once per result (up to 2,000 of them: redrawing
@@ -361,6 +384,7 @@ pub fn log_panel(p: &Props) -> Html {
             <p class="hint">{"A datanode or datacoord log (zap text lines, panics with their goroutine dumps; other lines are kept). \"Read the log\" infers the sync-2024 scenario it shows and finds a schedule that prints its lines in order; \"Replay against the scenario shown\" searches the scenario on screen instead (how a flush-2021 log is read). Then replay it in the stepper."}</p>
             <label for="log-text">{"Milvus log"}</label>
             <textarea id="log-text" ref={area} rows="6" spellcheck="false" autocomplete="off"
+                      aria-invalid={invalid.then_some("true")} aria-describedby={invalid.then_some("log-error")}
                       placeholder="[2024/07/02 08:15:42.032 +00:00] [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=300]" />
             <div class="row">
                 <button id="log-read" onclick={on_read}>{"Read the log"}</button>
@@ -370,7 +394,7 @@ pub fn log_panel(p: &Props) -> Html {
             {progress_view(*busy, *stopped, result.as_ref().map(|r| r.as_ref()), on_stop)}
             {match result.as_ref().map(|r| r.as_ref()) {
                 None => html! {},
-                Some(Err(e)) => html! { <p id="log-error" class="error" role="alert">{e.clone()}</p> },
+                Some(Err(f)) => html! { <p id="log-error" class="error" role="alert">{f.why.clone()}</p> },
                 Some(Ok(i)) => result_view(i, result.as_ref().map(Rc::clone), shown_here, &p.dispatch, &list),
             }}
         </section>
@@ -382,7 +406,7 @@ pub fn log_panel(p: &Props) -> Html {
 fn progress_view(
     busy: Option<(u32, u32)>,
     stopped: bool,
-    result: Option<&Result<Imported, String>>,
+    result: Option<&Read>,
     on_stop: Callback<MouseEvent>,
 ) -> Html {
     html! {
@@ -448,7 +472,7 @@ fn mark_now(list: &NodeRef, now: u32) {
 
 fn result_view(
     i: &Imported,
-    shown: Option<Rc<Result<Imported, String>>>,
+    shown: Option<Rc<Read>>,
     shown_here: bool,
     d: &Dispatch,
     list: &NodeRef,
@@ -549,7 +573,7 @@ fn versions_table(v: &ImportView, source: &Source) -> Html {
 
 #[derive(Properties)]
 struct RecordsProps {
-    result: Rc<Result<Imported, String>>,
+    result: Rc<Read>,
     list: NodeRef,
 }
 
