@@ -867,8 +867,10 @@ fn a_drop_task_past_run_counts_for_the_missing_segment_invariant() {
     let names = |r: &flush_core::Run<Scenario>| -> Vec<&'static str> {
         r.head().violations.iter().map(|v| v.name()).collect()
     };
-    // The task passes Run's lookup (step 3), the handler removes 200 (step 5):
-    // reported there, a step before writeMeta's lookup panics.
+    // The insert's triggerSync selects the Dropped 200 (the dropped-segment
+    // policy) and submits its drop task (step 2). The task passes Run's lookup
+    // (step 3), the handler removes 200 (step 5): reported there, a step
+    // before writeMeta's lookup panics.
     let mut r = manual::<Scenario>(&parse(TEXT));
     for c in [0, 0, 2, 1, 3] {
         r.advance_with(flush_core::Choice::new(c, 0))
@@ -878,8 +880,9 @@ fn a_drop_task_past_run_counts_for_the_missing_segment_invariant() {
     assert_eq!(names(&r), ["sync-task-segment-present"]);
     r.advance_with(flush_core::Choice::new(2, 0)).unwrap();
     assert_eq!(kind(&r), OutcomeKind::Panic);
-    // Removed before Run's lookup, the drop task is discarded: nothing to report.
-    let r = sync_run(&parse(TEXT), script("0,0,1,1,1", 1));
+    // Removed before Run's lookup (step 4), the drop task is discarded (step
+    // 5): nothing to report; the `sync` op then finds no 200 to sync.
+    let r = sync_run(&parse(TEXT), script("0,0,1,3,2", 1));
     assert_eq!(kind(&r), OutcomeKind::Completed);
     assert!(events(&r)
         .iter()
@@ -1137,5 +1140,44 @@ fn every_insert_flushes_what_the_datanode_sealed() {
     assert!(yielded(400) < yielded(500), "{evs:#?}");
     for s in [400, 500] {
         assert_eq!(r.world().metacache.get(s).unwrap().state, SegState::Flushed);
+    }
+}
+
+/// triggerSync's last policy, GetDroppedSegmentPolicy (sync_policy.go:42-48,
+/// options.go:40-45, the same at all six commits), selects every segment the
+/// datanode holds Dropped: any insert syncs it as a drop, and the drop task
+/// removes it from the metacache (task.go Run). Before, only a `sync` op of
+/// that very segment did.
+#[test]
+fn every_insert_syncs_what_the_datanode_holds_dropped() {
+    const TEXT: &str = r#"{ "name": "dropped-then-insert", "model": "sync-2024", "version": "VERSION", "seed": 1,
+      "datacoord": [ { "segment": 300, "partition": 2, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 },
+                     { "segment": 500, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 } ],
+      "datanode":  [ { "segment": 300, "partition": 2, "state": "Dropped", "level": "L1", "rows": 0 } ],
+      "actors": [
+        { "name": "flowgraph", "ops": [ { "op": "insert", "segment": 500, "partition": 1, "rows": 10 } ] } ] }"#;
+    for v in Version::ALL {
+        let sc = parse(&TEXT.replace("VERSION", v.as_str()));
+        let mut r = manual::<Scenario>(&sc);
+        while run_holding(&mut r, &[], |_| false) {}
+        let evs = events(&r);
+        let selected = pos_of(&evs, |e| matches!(e, Ev::DroppedPolicy { segment: 300 }));
+        let yielded = pos_of(&evs, |e| {
+            matches!(
+                e,
+                Ev::BufferYielded {
+                    segment: 300,
+                    drop: true,
+                    ..
+                }
+            )
+        });
+        assert!(selected.is_some() && yielded > selected, "{v:?}: {evs:#?}");
+        let w = r.world();
+        assert!(
+            w.metacache.get(300).is_none(),
+            "{v:?}: the drop task removed it"
+        );
+        assert_eq!(w.buffered(500), 10, "{v:?}: 500 itself is not picked");
     }
 }

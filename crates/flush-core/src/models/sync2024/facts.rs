@@ -44,6 +44,10 @@ pub enum Ev {
         segment: i64,
         moved: bool,
     },
+    /// GetDroppedSegmentPolicy selected a segment the metacache holds Dropped.
+    DroppedPolicy {
+        segment: i64,
+    },
     SyncSkipped {
         segment: i64,
     },
@@ -506,6 +510,7 @@ impl Ev {
             DatacoordDroppedIgnored { .. } => go::SERVER_SAVE_BINLOG_PATHS,
             Seal { .. } => go::WRITE_BUFFER_BASE_SEAL_SEGMENTS,
             SealedPolicy { .. } => go::GET_SEALED_SEGMENTS_POLICY,
+            DroppedPolicy { .. } => go::GET_DROPPED_SEGMENT_POLICY,
             SyncSkipped { .. } => go::WRITE_BUFFER_BASE_GET_SYNC_TASK,
             BufferYielded { .. } => go::WRITE_BUFFER_BASE_GET_SYNC_TASK,
             MergedStatsSegmentMissing { .. } | MergedStatsEmpty { .. } => {
@@ -593,6 +598,7 @@ impl Ev {
             }
             Seal { segment, sealed: true } => write!(out, "segment {segment} Growing -> Sealed"),
             Seal { segment, .. } => write!(out, "segment {segment} is not Growing in the metacache: nothing to seal"),
+            DroppedPolicy { segment } => write!(out, "segment {segment} is Dropped: selected to sync (as a drop)"),
             SealedPolicy { segment, moved: true } => write!(out, "segment {segment} Sealed -> Flushing, selected to sync"),
             SealedPolicy { segment, .. } => {
                 write!(out, "segment {segment} is not Sealed: the sealed-segment policy does not pick it; synced without flush")

@@ -27,6 +27,12 @@ pub const GET_SEALED_SEGMENTS_POLICY: GoFn = GoFn {
     excerpt: "Every Sealed segment becomes Flushing and is selected for sync.",
 };
 
+pub const GET_DROPPED_SEGMENT_POLICY: GoFn = GoFn {
+    file: "sync_policy.go",
+    func: "GetDroppedSegmentPolicy",
+    excerpt: "Every Dropped segment of the metacache is selected for sync; getSyncTask makes its task a drop.",
+};
+
 pub const KEY_LOCK_DISPATCHER_SUBMIT: GoFn = GoFn {
     file: "key_lock_dispatcher.go",
     func: "keyLockDispatcher.Submit",

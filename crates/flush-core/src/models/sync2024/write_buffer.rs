@@ -170,14 +170,15 @@ impl World {
     /// `picked`, then by id. Each `getSyncTask` is a step of its own when the
     /// policy moved a segment (a metacache call of its own before it).
     fn trigger_sync(&mut self, picked: Option<i64>, ev: &mut Vec<Ev>) -> Flow {
-        let moved = self.sealed_policy(ev);
-        let Some(first) = picked.or_else(|| moved.first().copied()) else {
+        let mut chosen = self.sealed_policy(ev);
+        self.dropped_policy(&mut chosen, ev);
+        let Some(first) = picked.or_else(|| chosen.first().copied()) else {
             return Flow::Returned;
         };
         debug_assert!(self.trigger.is_empty(), "one BufferData at a time");
         self.trigger.clear();
-        self.trigger.extend(moved.iter().filter(|&&m| m != first));
-        if moved.is_empty() {
+        self.trigger.extend(chosen.iter().filter(|&&m| m != first));
+        if chosen.is_empty() {
             self.get_sync_task(first, ev)
         } else {
             Flow::At(ActorAt::GetSyncTask { segment: first })
@@ -210,6 +211,27 @@ impl World {
             });
         }
         ids
+    }
+
+    /// sync_policy.go:42-48 GetDroppedSegmentPolicy, the last of triggerSync's
+    /// policies (options.go:40-45; the same at all six commits):
+    /// `GetSegmentIDsBy(Dropped)`, a read, so every segment the datanode holds
+    /// Dropped (its partition dropped, `dropPartitions`, write_buffer.go:321-327)
+    /// is synced as a drop at each BufferData until its drop task removes it.
+    /// Adds them to `ids` (the sealed policy's, a set: Go's `typeutil.Set`),
+    /// by id. The sealed policy's `mc_all` has recorded the read of every entry.
+    fn dropped_policy(&mut self, ids: &mut Vec<i64>, ev: &mut Vec<Ev>) {
+        let before = ids.len();
+        for s in self.metacache.segments() {
+            if s.state == SegState::Dropped {
+                ids.push(s.segment);
+                ev.push(Ev::DroppedPolicy { segment: s.segment });
+            }
+        }
+        // Sealed and Dropped are two states: no segment is in both lists.
+        if ids.len() > before {
+            ids.sort_unstable();
+        }
     }
 
     /// write_buffer.go:565-626 getSyncTask → storage_serializer.go:75-141 EncodeBuffer →
