@@ -513,6 +513,26 @@ fn asked(sc: &crate::models::AnyScenario, v: &str) -> Result<&'static str, Impor
     Ok(sc.header().version.unwrap_or(""))
 }
 
+/// Where and why reading stopped before the end of the log (a budget of
+/// [`parse`]), and how to read the rest, for an error that says what the log
+/// lacks: "" when it was read to its end. (With more than a million junk
+/// lines before the real log, the error said that none of its lines was a
+/// log line, and nothing of the limit; found by a review helper.)
+fn stopped(log: &Parsed) -> String {
+    let Some(cut) = &log.cut else {
+        return String::new();
+    };
+    // At the record limit line `lines` was read whole, and the next was not;
+    // at the byte limit the last line read may be cut.
+    let next = match log.records.len() >= MAX_RECORDS {
+        true => log.lines + 1,
+        false => log.lines.max(1),
+    };
+    format!(
+        ". Reading stopped before the end of the log: {cut}; to read the rest, give FlushScope the log from line {next} on (for example `tail -n +{next} FILE`), or only its Milvus lines"
+    )
+}
+
 /// An import under way, one version at a time: the page's worker searches one
 /// version per slice and reports after each, so that a Stop is heard between them.
 pub struct Importing {
@@ -549,15 +569,18 @@ impl Importing {
             .iter()
             .all(|r| matches!(r.kind, Kind::Unmatched { .. }))
         {
-            let lines = match log.lines {
-                1 => "its one line is not".to_owned(),
-                n => format!("none of its {n} lines is"),
+            let lines = match (log.lines, &log.cut) {
+                (1, None) => "its one line is not".to_owned(),
+                (n, None) => format!("none of its {n} lines is"),
+                (n, Some(_)) => format!("none of the {n} lines read is"),
             };
             return Err(ImportError::NotALog(format!(
-                "no log FlushScope reads: {lines} a Go panic or a line of zap's text format, `[time] [LEVEL] [file.go:line] [\"message\"] [key=value]...` (Milvus's JSON log format is not read)"
+                "no log FlushScope reads: {lines} a Go panic or a line of zap's text format, `[time] [LEVEL] [file.go:line] [\"message\"] [key=value]...` (Milvus's JSON log format is not read){}",
+                stopped(&log)
             )));
         }
-        let inferred = AnyScenario::infer_from_log(&log).map_err(ImportError::Unknown)?;
+        let inferred = AnyScenario::infer_from_log(&log)
+            .map_err(|e| ImportError::Unknown(format!("{e}{}", stopped(&log))))?;
         let base = AnyScenario::parse(&inferred.json, "the inferred scenario")
             .map_err(|e| ImportError::Bug(format!("the inferred scenario does not check: {e}")))?;
         let versions = match version {

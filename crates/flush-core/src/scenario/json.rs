@@ -30,7 +30,14 @@ impl Json {
         match self {
             Json::Null => "null".to_owned(),
             Json::Bool(b) => format!("{b}"),
-            Json::Num(n) => format!("the number {}", number(n)),
+            // `number` gives words ("a very large number") for what it cannot
+            // write exactly: "the number a very large number" read garbled.
+            Json::Num(n) => match number(n) {
+                s if s.starts_with(|c: char| c.is_ascii_digit() || c == '-') => {
+                    format!("the number {s}")
+                }
+                words => words,
+            },
             Json::Str(s) => format!("the string \"{}\"", short(s)),
             Json::Arr(_) => "an array".to_owned(),
             Json::Obj(_) => "an object".to_owned(),

@@ -280,11 +280,25 @@ fn schedule(n: &Node) -> Res<Vec<Choice>> {
             parsed.ok_or_else(|| {
                 item.err(format!(
                     "a schedule entry is a goroutine number (3) or goroutine.case (\"5.1\"), not {}",
-                    item.json.describe()
+                    schedule_entry(item.json)
                 ))
             })
         })
         .collect()
+}
+
+/// A schedule entry that is none, in words ([`json::Json::describe`]); a
+/// whole number past a goroutine's range says that range.
+fn schedule_entry(j: &json::Json) -> String {
+    let what = j.describe();
+    let json::Json::Num(n) = j else {
+        return what;
+    };
+    let too_big = n.as_u64().is_some() || n.as_f64().is_some_and(|f| f >= 1e15);
+    match too_big {
+        true => format!("{what}: a goroutine number is at most {}", u32::MAX),
+        false => what,
+    }
 }
 
 /// One op of an actor, for the model to read: its name and its object.

@@ -524,3 +524,32 @@ fn a_compacted_inject_done_needs_success_and_a_target() {
     let e = err(&sc(r#","remap_to":2"#, r#""yes""#));
     assert!(e.contains("success"), "{e}");
 }
+
+/// A schedule entry past a goroutine's range reads as words (it said "not the
+/// number a very large number", a review helper's finding).
+#[test]
+fn a_schedule_entry_out_of_range_reads_as_words() {
+    let with = |entry: &str| {
+        err(&OK_FLUSH.replacen(
+            r#""model""#,
+            &format!(r#""schedule":[0,{entry}],"model""#),
+            1,
+        ))
+    };
+    let e = with("99999999999999999999");
+    assert!(
+        e.ends_with("a schedule entry is a goroutine number (3) or goroutine.case (\"5.1\"), not a very large number: a goroutine number is at most 4294967295"),
+        "{e}"
+    );
+    let e = with("4294967296");
+    assert!(
+        e.ends_with("not the number 4294967296: a goroutine number is at most 4294967295"),
+        "{e}"
+    );
+    assert!(with("-1").ends_with("not the number -1"), "{}", with("-1"));
+    assert!(
+        with("1.5").ends_with("not the number 1.5"),
+        "{}",
+        with("1.5")
+    );
+}

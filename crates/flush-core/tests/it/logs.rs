@@ -1220,3 +1220,185 @@ fn a_log_that_ends_inside_a_list_loses_only_its_partial_id() {
         (None, "remove dropped segment")
     );
 }
+
+/// The sync task's lines: their `level` field (SyncTask.getLogger,
+/// syncmgr/task.go:95-103@ca7ef26e4b; datacoord's SaveBinlogPaths logger too,
+/// services.go:451-456) makes up no SyncSegments request (it did: "The
+/// metacache changed with no request line", a review helper's F4), and the
+/// "SaveBinlogPath" line's partition, `ParitionID` (sic,
+/// syncmgr/meta_writer.go:72-75 at all six versions), is read (it fell back
+/// to partition 1; F8).
+#[test]
+fn a_sync_tasks_lines_make_no_request_and_give_their_partition() {
+    use flush_core::logs::{conform::Options, import};
+    let submit = "[2024/06/19 10:09:59.079 +00:00] [INFO] [syncmgr/sync_manager.go:129] [\"sync mgr sumbit task with key\"] [key=300]\n";
+    let save = "[2024/06/19 10:09:59.079 +00:00] [INFO] [syncmgr/meta_writer.go:72] [\"SaveBinlogPath\"] [SegmentID=300] [CollectionID=5] [ParitionID=77] [startPos=\"[]\"] [checkPoints=\"[]\"] [binlogNum=1] [statslogNum=1] [deltalogNum=0] [vChannelName=ch]\n";
+    let done = "[2024/06/19 10:09:59.079 +00:00] [INFO] [syncmgr/task.go:184] [\"task done\"] [collectionID=5] [partitionID=77] [segmentID=300] [channel=ch] [level=L1] [flushedSize=100]\n";
+    let i = import(&format!("{submit}{save}{done}"), None, &Options::default()).unwrap();
+    let inferred = i.inferred.as_ref().unwrap();
+    assert!(
+        !inferred.json.contains("sync_segments"),
+        "{}",
+        inferred.json
+    );
+    assert!(
+        !inferred.notes.iter().any(|n| n.contains("no request line")),
+        "{:#?}",
+        inferred.notes
+    );
+    assert!(i.conformance.complete);
+    // Only the SaveBinlogPath line names the partition.
+    let i = import(&format!("{submit}{save}"), None, &Options::default()).unwrap();
+    let json = &i.inferred.as_ref().unwrap().json;
+    assert!(
+        json.contains(r#"{ "segment": 300, "partition": 77, "state": "Growing""#),
+        "{json}"
+    );
+    assert!(
+        json.contains(r#"{ "op": "insert", "segment": 300, "partition": 77"#),
+        "{json}"
+    );
+    // An unreadable ParitionID is named like any other ID.
+    let bad = save.replace("ParitionID=77", "ParitionID=7x");
+    let notes = import(&format!("{submit}{bad}"), None, &Options::default())
+        .unwrap()
+        .inferred
+        .unwrap()
+        .notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("ParitionID=7x is not an ID")),
+        "{notes:#?}"
+    );
+}
+
+/// The handler's lines that only 2e434e4453 and later print
+/// (datanode/services.go:317,319,322@2e434e4453) narrow the version; with a
+/// line only older versions print, the log fits no single version, and the
+/// notes say so (it inferred ca7ef26e4b..c65f41dc60, none of which prints
+/// "segment loading PKs"; F7).
+#[test]
+fn lines_only_2e434e4453_prints_narrow_the_version() {
+    use flush_core::logs::{conform::Options, import};
+    let recv =
+        "[INFO] [datanode/services.go:284] [\"DataNode receives SyncSegments\"] [partitionID=1]\n";
+    let pks = "[INFO] [datanode/services.go:322] [\"segment loading PKs\"] [segmentID=103]\n";
+    let add = "[INFO] [metacache/meta_cache.go:289] [\"metacache does not have segment, add it\"] [segmentID=103]\n";
+    let l0 = "[WARN] [datanode/services.go:317] [\"segment level is L0, may be the channel has not been successfully watched yet\"] [segmentID=104]\n";
+    let legacy = "[WARN] [datanode/services.go:319] [\"segment level is legacy, please check\"] [segmentID=105]\n";
+    for line in [pks, l0, legacy] {
+        let i = import(&format!("{line}{add}"), None, &Options::default()).unwrap();
+        let inferred = i.inferred.unwrap();
+        assert_eq!(inferred.versions, ["2e434e4453", "439fb24b32"], "{line}");
+        assert!(
+            inferred.notes.iter().any(|n| n.starts_with(
+                "Version: 2e434e4453 or 439fb24b32 (from line 1: datanode/services.go:"
+            )),
+            "{:#?}",
+            inferred.notes
+        );
+    }
+    let i = import(&format!("{recv}{pks}{add}"), None, &Options::default()).unwrap();
+    let inferred = i.inferred.unwrap();
+    assert_eq!(inferred.versions.len(), 6);
+    assert!(
+        inferred.notes.iter().any(|n| n.starts_with(
+            "The log's lines fit no single version: line 2 (datanode/services.go:322 \"segment loading PKs\") is logged there only by 2e434e4453 or 439fb24b32, and the lines before it only by ca7ef26e4b or b5c9a7364b or c65f41dc60 (line 1: datanode/services.go:284)."
+        )),
+        "{:#?}",
+        inferred.notes
+    );
+    // At another version's line number it is no modelled version's.
+    let other = format!("{}{add}", pks.replace(":322", ":321"));
+    let i = import(&other, None, &Options::default()).unwrap();
+    assert!(i.inferred.unwrap().notes[0].starts_with("No modelled version logs"));
+}
+
+/// Past the record limit the log is not read on, and an error that says the
+/// log has no line FlushScope reads says where reading stopped, why, and how
+/// to read the rest (it said "none of its 1000000 lines" and nothing of the
+/// limit, though the real log began after it; F5).
+#[test]
+fn a_log_read_to_the_record_limit_says_where_reading_stopped() {
+    use flush_core::logs::{conform::Options, import, MAX_RECORDS};
+    let text = "x\n".repeat(MAX_RECORDS + 5) + &report_log();
+    let e = import(&text, None, &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("no log FlushScope reads: none of the 1000000 lines read is a Go panic"),
+        "{e}"
+    );
+    assert!(
+        e.ends_with(". Reading stopped before the end of the log: more than 1000000 records; the log was read to line 1000000; to read the rest, give FlushScope the log from line 1000001 on (for example `tail -n +1000001 FILE`), or only its Milvus lines"),
+        "{e}"
+    );
+    // A log read whole says nothing of it.
+    let e = import("x\ny\n", None, &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("none of its 2 lines is") && !e.contains("stopped"),
+        "{e}"
+    );
+}
+
+/// A line the model knows whose segment field comes after the groups the
+/// reader keeps (64) is named, with the cut (the log "had no line the model
+/// knows"; F6); so is one the log ends inside.
+#[test]
+fn a_known_line_cut_before_its_segment_is_named() {
+    use flush_core::logs::{conform::Options, import};
+    let line = format!(
+        "[2024/06/19 10:09:59.079 +00:00] [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] {}[segmentID=6]\n",
+        "[k=v] ".repeat(1000)
+    );
+    let e = import(&line, None, &Options::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("Line 1 (metacache/meta_cache.go:299 \"remove dropped segment\"), a line the model knows, is cut short after its first 64 bracketed groups (FlushScope reads no more of a line), before any field naming its segment or partition"),
+        "{e}"
+    );
+    let e = import(
+        "[INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=45057",
+        None,
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("is cut short where the log ends inside it"),
+        "{e}"
+    );
+    // A known line without IDs (session_manager.go:256) is not named for it.
+    let e = import(
+        "[INFO] [datacoord/session_manager.go:256] [\"success to sync segments\"] [nodeID=1",
+        None,
+        &Options::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(!e.contains("cut short"), "{e}");
+}
+
+/// A stand-in segment's ID is one no line names: past i64::MAX it took
+/// `max - 1_000_000` unchecked, the segment line 3 removes, and replaced it
+/// (F9).
+#[test]
+fn a_stand_in_takes_an_id_no_line_names() {
+    use flush_core::logs::{conform::Options, import};
+    let log = "[INFO] [datanode/services.go:284] [\"DataNode receives SyncSegments\"] [partitionID=1]\n\
+        [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=9223372036854775807]\n\
+        [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=9223372036853775807]\n";
+    let i = import(log, Some("ca7ef26e4b"), &Options::default()).unwrap();
+    let notes = &i.inferred.as_ref().unwrap().notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("segment 9223372036854775806, not in the log, stands for them")),
+        "{notes:#?}"
+    );
+    assert!(i.conformance.complete, "{:?}", i.conformance.unexplained);
+}

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use super::facts::{line_of, LOG_SITES};
 use super::setup::{Level, SegState, Version};
 use crate::logs::conform::{knows, short_caller};
-use crate::logs::{Inferred, Kind, LogLine, Parsed};
+use crate::logs::{Inferred, Kind, LogLine, Parsed, MAX_GROUPS};
 
 /// Segments an inferred scenario keeps (a log may name thousands).
 pub const MAX_SEGMENTS: usize = 64;
@@ -103,6 +103,34 @@ struct Seen {
     before_log: Option<i64>,
 }
 
+/// The fields the inference reads an ID from (the model's lines carry no others).
+const ID_KEYS: [&str; 8] = [
+    "segmentID",
+    "SegmentID",
+    "key",
+    "partitionID",
+    "ParitionID",
+    "segments",
+    "id",
+    "panic",
+];
+
+/// The model's lines that carry no ID field: session_manager.go:256 and
+/// syncmgr/meta_writer.go:119@ca7ef26e4b.
+const NO_ID: [&str; 2] = [
+    "success to sync segments",
+    "meta error found, skip sync and start to drop virtual channel",
+];
+
+/// An id past `max`, the largest in use; when `max` is i64::MAX, the largest
+/// free one below it (it took `max - 1_000_000` unchecked, which a line of the
+/// log may name: the stand-in then replaced that segment).
+fn free_id(max: i64, used: impl Fn(i64) -> bool) -> i64 {
+    max.checked_add(1)
+        .or_else(|| (i64::MIN..max).rev().find(|&i| !used(i)))
+        .unwrap_or(i64::MIN)
+}
+
 /// Lines whose unreadable IDs the notes name (see `Seen::unread_ids`).
 const TOLD: usize = 3;
 
@@ -112,6 +140,17 @@ fn id(s: &str) -> Option<i64> {
 
 /// The fields that name a line's own segment, in the order they are read.
 const SEGMENT_KEYS: [&str; 3] = ["segmentID", "SegmentID", "key"];
+
+/// The fields that name a line's partition, in the order they are read: the
+/// sync task's "SaveBinlogPath" line spells it `ParitionID` (sic,
+/// internal/datanode/syncmgr/meta_writer.go:72-75@ca7ef26e4b, the same at
+/// b5c9a7364b, c65f41dc60, 4cf1a358ba, 2e434e4453 and 439fb24b32).
+const PARTITION_KEYS: [&str; 2] = ["partitionID", "ParitionID"];
+
+/// A line's partition, from the first of [`PARTITION_KEYS`] it has readable.
+fn partition_of(l: &LogLine) -> Option<i64> {
+    PARTITION_KEYS.iter().find_map(|k| l.field(k).and_then(id))
+}
 
 /// The entries of a list value, `[1,2]` or `[1 2]`, as the log has them.
 fn list_entries(v: &str) -> impl Iterator<Item = &str> {
@@ -229,13 +268,12 @@ impl Seen {
             .find(|r| r.succeeded.is_none() && r.partition.is_some())
             .and_then(|r| r.partition);
         let partition = unlisted.unwrap_or_else(|| {
-            let named = self.requests.iter().filter_map(|r| r.partition);
-            let max = named
-                .chain(self.segs.values().filter_map(|s| s.partition))
-                .max();
-            let p = max.map_or(1, |m| {
-                m.checked_add(1).unwrap_or(m.saturating_sub(1_000_000))
-            });
+            let named: Vec<i64> = (self.requests.iter().map(|r| r.partition))
+                .chain(self.segs.values().map(|s| s.partition))
+                .flatten()
+                .collect();
+            let max = named.iter().max();
+            let p = max.map_or(1, |&m| free_id(m, |p| named.contains(&p)));
             self.before_log = Some(p);
             p
         });
@@ -271,10 +309,11 @@ impl Seen {
         notes.push(format!("Segment {ids}: no logged list of datacoord's names it, though {} lists a growing segment, so it is in none of the logged requests' partitions: partition {partition}, not in the log, stands for its own, whose SyncSegments request came before the log starts; segment {id}, not in the log either, stands for what that request carried (flushed, with a PK statslog, in datacoord and the datanode).", version.as_str()));
     }
 
-    /// An id the log does not name, for a segment standing in for one.
+    /// An id the log does not name, for a segment standing in for one (every
+    /// segment a line the model knows names is in `segs`).
     fn new_id(&self) -> i64 {
         let max = self.segs.keys().next_back().copied().unwrap_or(0);
-        max.checked_add(1).unwrap_or(max.saturating_sub(1_000_000))
+        free_id(max, |i| self.segs.contains_key(&i))
     }
 
     /// A nil-pointer panic of the stats pool while request `k` is handled: the
@@ -321,7 +360,10 @@ impl Seen {
         match kind {
             // Only lines the model prints (its sites, at their line numbers) infer anything.
             Kind::Log(l) if !knows(LOG_SITES, file(l), &l.message, l.line) => {}
-            Kind::Log(l) => self.read_line(at, l),
+            Kind::Log(l) => {
+                self.cut_short(at, l);
+                self.read_line(at, l)
+            }
             Kind::Panic { message, .. } => {
                 if let Some(s) = panic_segment(message) {
                     self.synced(s, at, false);
@@ -437,6 +479,35 @@ impl Seen {
         }
     }
 
+    /// Says (for the first [`TOLD`] lines, counted with `unread_ids`') that
+    /// line `at`, one the model knows, was cut short before any of its ID
+    /// fields: the reader keeps [`MAX_GROUPS`] bracketed groups of a line, and
+    /// one whose `segmentID` came after them read as no line the model knows.
+    fn cut_short(&mut self, at: u32, l: &LogLine) {
+        use crate::scenario::json::{escape_unsafe, short};
+        if !l.truncated
+            || NO_ID.contains(&l.message.as_str())
+            || ID_KEYS.iter().any(|k| l.field(k).is_some())
+        {
+            return;
+        }
+        // The level, the caller and the message, the time when it has one.
+        let groups = 3 + usize::from(l.time.is_some()) + l.fields.len();
+        let why = match groups >= MAX_GROUPS {
+            true => format!("after its first {MAX_GROUPS} bracketed groups (FlushScope reads no more of a line)"),
+            false => "where the log ends inside it".to_owned(),
+        };
+        self.unread += 1;
+        if self.unread <= TOLD {
+            self.notes.push(format!(
+                "Line {at} ({}:{} \"{}\"), a line the model knows, is cut short {why}, before any field naming its segment or partition; the line is read without them.",
+                escape_unsafe(&short(&l.file), false),
+                l.line.unwrap_or_default(),
+                escape_unsafe(&short(&l.message), false),
+            ));
+        }
+    }
+
     /// Says (for the first [`TOLD`] lines) which ID fields of line `at` are not
     /// IDs the model reads: the line is read without them, and a reader who
     /// sees it unexplained learns why. The rest are counted (see [`infer`]).
@@ -445,7 +516,7 @@ impl Seen {
         const NAMED: usize = 5;
         let mut bad = SEGMENT_KEYS
             .iter()
-            .chain(&["partitionID"])
+            .chain(&PARTITION_KEYS)
             .filter_map(|k| l.field(k).filter(|v| id(v).is_none()).map(|v| (*k, v)))
             .chain(l.field("segments").into_iter().flat_map(|v| {
                 list_entries(v)
@@ -490,7 +561,7 @@ impl Seen {
     fn read_line(&mut self, at: u32, l: &LogLine) {
         self.unread_ids(at, l);
         let seg = SEGMENT_KEYS.iter().find_map(|k| l.field(k).and_then(id));
-        let partition = l.field("partitionID").and_then(id);
+        let partition = partition_of(l);
         match (file(l), l.message.as_str(), seg) {
             ("datanode/services.go", "DataNode receives SyncSegments", _) => {
                 self.requests.push(Req {
@@ -564,42 +635,87 @@ impl Seen {
     }
 }
 
-/// The versions whose line numbers fit every line whose number moved between
-/// the modelled commits; all of them when no such line is in the log.
+/// The handler's lines that only 2e434e4453 and later print, with their line
+/// numbers: internal/datanode/services.go:317,319,322@2e434e4453 (the same
+/// @439fb24b32). At ca7ef26e4b, b5c9a7364b, c65f41dc60 and 4cf1a358ba the
+/// handler loads every missing segment without a word (services.go:314-330
+/// @ca7ef26e4b logs only its load failures, :323 and :328). `line_of`
+/// names only the sites whose number moved.
+const SINCE_2E434E4453: [(&str, u32); 3] = [
+    (
+        "segment level is L0, may be the channel has not been successfully watched yet",
+        317,
+    ),
+    ("segment level is legacy, please check", 319),
+    ("segment loading PKs", 322),
+];
+
+/// Where version `v` logs `message` of `file`, for a line that tells versions
+/// apart: [`line_of`]'s sites and [`SINCE_2E434E4453`]'s.
+fn versioned_line(v: Version, file: &str, message: &str) -> Option<u32> {
+    line_of(v, file, message).or_else(|| {
+        let (_, n) = SINCE_2E434E4453
+            .iter()
+            .find(|(m, _)| file == "datanode/services.go" && *m == message)?;
+        matches!(v, Version::V2e434e4453 | Version::V439fb24b32).then_some(*n)
+    })
+}
+
+fn or_list(vs: &[Version]) -> String {
+    vs.iter()
+        .map(|v| v.as_str())
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+/// The versions whose line numbers fit every line that tells versions apart
+/// (see [`versioned_line`]); all of them when no such line is in the log, or
+/// when the lines fit no single version (a note says which do not).
 fn versions(log: &Parsed, notes: &mut Vec<String>) -> Vec<Version> {
     let mut fit: Vec<Version> = Version::ALL.to_vec();
     let mut told = Vec::new();
     for r in &log.records {
         let Kind::Log(l) = &r.kind else { continue };
         let Some(n) = l.line else { continue };
-        let before = fit.len();
-        // `line_of` names the model's own sites by package and file: another
-        // package's file of the same name says nothing of the version.
-        let known = Version::ALL
-            .iter()
-            .any(|&v| line_of(v, file(l), &l.message).is_some());
-        if !known {
+        // The model's own sites by package and file: another package's file
+        // of the same name says nothing of the version.
+        let at = |v: &Version| versioned_line(*v, file(l), &l.message);
+        if !Version::ALL.iter().any(|v| at(v).is_some()) {
             continue;
         }
-        fit.retain(|&v| line_of(v, file(l), &l.message) == Some(n));
-        if fit.len() < before {
-            told.push(format!("line {}: {}:{n}", r.at, l.file));
-        }
-        if fit.is_empty() {
+        let alone: Vec<Version> = Version::ALL
+            .into_iter()
+            .filter(|v| at(v) == Some(n))
+            .collect();
+        let both: Vec<Version> = fit.iter().copied().filter(|v| alone.contains(v)).collect();
+        if alone.is_empty() {
             notes.push(format!(
                 "No modelled version logs \"{}\" at {}:{n} (line {}); every version is tried.",
                 l.message, l.file, r.at
             ));
             return Version::ALL.to_vec();
         }
+        if both.is_empty() {
+            notes.push(format!(
+                "The log's lines fit no single version: line {} ({}:{n} \"{}\") is logged there only by {}, and the lines before it only by {} ({}). Every version is tried; each leaves some line unexplained (is the log two processes' of different versions, or one across an upgrade?).",
+                r.at,
+                l.file,
+                l.message,
+                or_list(&alone),
+                or_list(&fit),
+                told.join(", ")
+            ));
+            return Version::ALL.to_vec();
+        }
+        if both.len() < fit.len() {
+            told.push(format!("line {}: {}:{n}", r.at, l.file));
+        }
+        fit = both;
     }
     if fit.len() < Version::ALL.len() {
         notes.push(format!(
             "Version: {} (from {}).",
-            fit.iter()
-                .map(|v| v.as_str())
-                .collect::<Vec<_>>()
-                .join(" or "),
+            or_list(&fit),
             told.join(", ")
         ));
     } else {
