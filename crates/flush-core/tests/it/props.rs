@@ -18,8 +18,8 @@ fn flush_scenario(actors: Vec<Vec<(u8, u8, u8, bool)>>, n_inj: u8) -> Scenario {
         .map(|i| Injection {
             id: format!("c{i}"),
             segments: if i % 2 == 0 { vec![1] } else { vec![1, 2] },
-            // Injection 1 compacts into segment 2, one of its own (as an inner
-            // compaction, compactor.go:293-294): the Replica may hold the target.
+            // Injection 1 compacts into segment 2, one of its own: the Replica
+            // may hold the target (compactor.go:452-461's refresh branch).
             remap_to: (i % 3 != 2).then_some(if i == 1 { 2 } else { 10 + i64::from(i) }),
         })
         .collect();

@@ -228,11 +228,22 @@ impl World {
     /// The end of a successful `compactor.compact`, before `injectDone(true)`
     /// (compactor.go:452-461 at 891c202b73): when the Replica has the target
     /// (`hasSegment(targetSegID, true)`: new, normal or flushed) only its
-    /// statistics change, which the model does not keep; else the target is
-    /// added as flushed (`addFlushedSegmentWithPKs`, segment_replica.go:678-712)
-    /// and every compacted segment is removed from the new, normal and flushed
-    /// maps (`removeSegment`, :531-538). Each call takes `segMu`. The target's
-    /// rows are the compaction's `numRows`, which the model does not know: 0.
+    /// statistics are refreshed (`numRows` becomes the compaction's, which the
+    /// model does not know: its `rows` stay); else the target is added as
+    /// flushed (`addFlushedSegmentWithPKs`, segment_replica.go:678-712, with
+    /// `rows` 0) and every compacted segment is removed from the new, normal
+    /// and flushed maps (`removeSegment`, :531-538).
+    ///
+    /// Simplified: Go takes `segMu` once per call (2 + N sections); the model
+    /// makes the edit one step, so another queue's notify lists the new
+    /// segments before or after all removals, never between two. The final
+    /// Replica is the same; only such a SaveBinlogPaths' start positions could
+    /// differ. Nor does the model check that the compaction could start:
+    /// compact() returns before injecting when `getSegmentMeta(segIDs[0])`
+    /// finds no segment (compactor.go:303-307), which a scenario may ignore.
+    /// And `defer close(ti.injectOver)` (:313) after `injectDone(true)` is left
+    /// out: no holder reads injectOver past its segmentCnt trues unless the
+    /// `injection-taken-once` invariant has already broken.
     pub(super) fn compactor_replica_edit(&mut self, sc: &Scenario, inj: InjId, ev: &mut Vec<Ev>) {
         let injection = &sc.injections[inj as usize];
         let target = injection

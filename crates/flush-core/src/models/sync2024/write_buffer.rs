@@ -213,8 +213,11 @@ impl World {
         ids
     }
 
-    /// sync_policy.go:42-48 GetDroppedSegmentPolicy, the last of triggerSync's
-    /// policies (options.go:40-45; the same at all six commits):
+    /// sync_policy.go:42-48 GetDroppedSegmentPolicy, the last of the default
+    /// policies (options.go:40-45; the same at all six commits; the flush-ts
+    /// policy newWriteBufferBase appends after them, write_buffer.go:151-153,
+    /// selects nothing until a FlushChannels call sets a flush timestamp, which
+    /// no op of the model makes):
     /// `GetSegmentIDsBy(Dropped)`, a read, so every segment the datanode holds
     /// Dropped (its partition dropped, `dropPartitions`, write_buffer.go:321-327)
     /// is synced as a drop at each BufferData until its drop task removes it.
