@@ -419,7 +419,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             page,
             json,
         } => {
-            let max_bytes = max_memory_of(max_memory)?;
+            let max_bytes = max_memory_of(max_memory, None)?;
             let (sc, text) = load_source(&file)?;
             let page = (page != "none").then_some(PageLink {
                 base: &page,
@@ -457,7 +457,7 @@ fn explore_cmd(a: ExploreArgs) -> Result<ExitCode, Failure> {
     } = a;
     let (mut sc, text) = load_source(&file)?;
     apply_version(&mut sc, &at)?;
-    let max_bytes = max_memory_of(max_memory)?;
+    let max_bytes = max_memory_of(max_memory, None)?;
     let o = Options {
         max_steps,
         max_states,
@@ -970,18 +970,29 @@ fn usable_memory() -> Option<u64> {
 /// The byte budget of a search: `--max-memory` as given, or the default. A
 /// budget above what the process may use is refused: the search would not stop
 /// at it but abort on an allocation, with nothing printed.
-fn max_memory_of(given: Option<u64>) -> Result<u64, Failure> {
-    check_max_memory(given, usable_memory()).map_err(Failure::Input)
+/// `cap`: the command's own default where that is less than a quarter of the
+/// usable memory (`logs`: 256M).
+fn max_memory_of(given: Option<u64>, cap: Option<u64>) -> Result<u64, Failure> {
+    check_max_memory(given, usable_memory(), cap).map_err(Failure::Input)
 }
 
-fn check_max_memory(given: Option<u64>, usable: Option<u64>) -> Result<u64, String> {
+fn check_max_memory(
+    given: Option<u64>,
+    usable: Option<u64>,
+    cap: Option<u64>,
+) -> Result<u64, String> {
+    let default = |usable| default_of(usable).min(cap.unwrap_or(u64::MAX));
     match (given, usable) {
-        (None, _) => Ok(default_of(usable)),
+        (None, _) => Ok(default(usable)),
         (Some(bytes), Some(usable)) if bytes > usable => Err(format!(
-            "--max-memory {}: more than this process may use (~{}, the least of the machine's memory, its cgroup's limit and `ulimit -v`); a search that outgrew it would abort on an allocation instead of stopping with a report. Give less than that (the default is a quarter of it, {})",
+            "--max-memory {}: more than this process may use (~{}, the least of the machine's memory, its cgroup's limit and `ulimit -v`); a search that outgrew it would abort on an allocation instead of stopping with a report. Give less than that (the default is {}, {})",
             bytes_words(bytes),
             bytes_words(usable),
-            bytes_words(default_of(Some(usable)))
+            match cap {
+                Some(c) => format!("the less of {} and a quarter of it", bytes_words(c)),
+                None => "a quarter of it".to_owned(),
+            },
+            bytes_words(default(Some(usable))),
         )),
         (Some(bytes), _) => Ok(bytes),
     }
@@ -1192,10 +1203,7 @@ fn logs_cmd(a: &LogsArgs) -> Result<ExitCode, Failure> {
     // Given, it is checked against what the process may use; by default 256M,
     // or a quarter of what the process may use where that is less (`ulimit -v`
     // of 150M aborted the search on an allocation, found by a CLI attack).
-    o.max_bytes = match a.max_memory {
-        Some(_) => max_memory_of(a.max_memory)?,
-        None => o.max_bytes.min(max_memory_of(None)?),
-    };
+    o.max_bytes = max_memory_of(a.max_memory, Some(o.max_bytes))?;
     o.check()?;
     let against = a.against.as_deref().map(load_source).transpose()?;
     let page = (a.page != "none").then_some(PageLink {
@@ -1240,10 +1248,26 @@ fn read_log(file: &str) -> Result<String, Failure> {
     let (source, shown, _) = open_input(file, "a log file")?;
     let mut buf = Vec::new();
     let limit = flush_core::logs::MAX_LOG_BYTES as u64;
-    source
-        .take(limit + 1)
-        .read_to_end(&mut buf)
-        .map_err(|e| format!("{shown}: {}", io_words(&e)))?;
+    let mut source = source.take(limit + 1);
+    // A chunk at a time: a NUL byte stops the reading there (a binary file or
+    // /dev/urandom read all 64 MB first, found by a review), and a pipe that
+    // sends one and stays open is answered at once.
+    loop {
+        let start = buf.len();
+        let n = (&mut source)
+            .take(1 << 16)
+            .read_to_end(&mut buf)
+            .map_err(|e| format!("{shown}: {}", io_words(&e)))?;
+        if let Some(at) = buf[start..].iter().position(|&b| b == 0) {
+            return Err(Failure::Input(format!(
+                "{shown}: not a text log (a NUL byte at byte {}); zap writes UTF-8 text lines",
+                start + at
+            )));
+        }
+        if n == 0 {
+            break;
+        }
+    }
     let text = String::from_utf8_lossy(&buf).into_owned();
     // Bad input (exit 2), not a log that no replay explains (exit 1).
     if text.trim().is_empty() {
@@ -1529,20 +1553,35 @@ mod tests {
     #[test]
     fn a_budget_above_the_usable_memory_is_refused() {
         let usable = Some(4u64 << 30);
-        let why = check_max_memory(Some(5 << 30), usable).unwrap_err();
+        let why = check_max_memory(Some(5 << 30), usable, None).unwrap_err();
         assert!(
             why.starts_with("--max-memory 5.0 GiB: more than this process may use (~4.0 GiB"),
             "{why}"
         );
         assert!(
-            why.contains("the default is a quarter of it, 1.0 GiB"),
+            why.contains("(the default is a quarter of it, 1.0 GiB)"),
             "{why}"
         );
-        assert_eq!(check_max_memory(Some(4 << 30), usable), Ok(4 << 30));
-        assert_eq!(check_max_memory(None, usable), Ok(1 << 30));
+        assert_eq!(check_max_memory(Some(4 << 30), usable, None), Ok(4 << 30));
+        assert_eq!(check_max_memory(None, usable, None), Ok(1 << 30));
         // Nothing known: the budget given stands.
-        assert_eq!(check_max_memory(Some(1 << 50), None), Ok(1 << 50));
-        assert_eq!(check_max_memory(None, None), Ok(2 << 30));
+        assert_eq!(check_max_memory(Some(1 << 50), None, None), Ok(1 << 50));
+        assert_eq!(check_max_memory(None, None, None), Ok(2 << 30));
+        // `logs` names its own default, 256M, not explore's (found by a
+        // review: it said "a quarter of it, 5.9 GiB").
+        let why = check_max_memory(Some(5 << 30), usable, Some(256 << 20)).unwrap_err();
+        assert!(
+            why.contains("(the default is the less of 256 MiB and a quarter of it, 256 MiB)"),
+            "{why}"
+        );
+        assert_eq!(
+            check_max_memory(None, usable, Some(256 << 20)),
+            Ok(256 << 20)
+        );
+        assert_eq!(
+            check_max_memory(None, Some(512 << 20), Some(256 << 20)),
+            Ok(128 << 20)
+        );
     }
 
     /// The default budget reads the limits as Linux writes them.

@@ -2245,3 +2245,46 @@ fn a_deadlock_names_the_op_after_a_passed_wait() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A NUL byte ends the reading of a log where it comes (found by a review:
+/// /dev/urandom was read to its 64 MB first): a pipe that sends one and stays
+/// open is refused at once, naming the byte, instead of being waited on.
+#[test]
+fn logs_refuses_a_nul_without_reading_on() {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_flushscope"))
+        .args(["logs", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut chunk = b"[2024/07/02 08:00:00.000 +00:00] [INFO] [x.go:1] [\"hi\"]\n".repeat(3000);
+    // Two of the reader's 64 KiB chunks, the second with a NUL: all of it is
+    // written before the reader can stop (a write after would fail).
+    chunk.truncate(2 << 16);
+    chunk[100_000] = 0;
+    stdin.write_all(&chunk).unwrap();
+    stdin.flush().unwrap();
+    // The pipe stays open: reading to its end would wait for good.
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(status.and_then(|s| s.code()), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("<stdin>: not a text log (a NUL byte at byte 100000)"),
+        "{}",
+        stderr(&o)
+    );
+}
