@@ -406,10 +406,7 @@ fn unrunnable(i: usize, c: Choice, alive: bool, runnable: &[Choice]) -> String {
 
 /// `words` as an English choice: "a", "a or b", "a, b or c".
 fn or_list(words: &[String]) -> String {
-    match words {
-        [rest @ .., last] if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-        _ => words.join(""),
-    }
+    word_list(words, "or")
 }
 
 /// The policy a mode asks for.
@@ -747,10 +744,15 @@ fn dropped_words(was: &ViewSpec, now: &ViewSpec) -> Vec<String> {
 
 /// `words` as an English list: "a", "a and b", "a, b and c".
 fn and_list(words: &[String]) -> String {
+    word_list(words, "and")
+}
+
+/// `words` joined by commas, the last by `conjunction`: "a, b and c".
+fn word_list(words: &[String], conjunction: &str) -> String {
     match words {
         [] => String::new(),
         [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        [rest @ .., last] => format!("{} {conjunction} {last}", rest.join(", ")),
     }
 }
 

@@ -455,11 +455,24 @@ struct Lines {
 }
 
 /// The line version `v` logs `message` of `file` (named as [`LOG_SITES`] name
-/// it) at, for the lines whose number moved between the modelled commits (the
-/// others say nothing of the version).
+/// it) at, for the lines that tell the modelled commits apart (the others say
+/// nothing of the version): those whose number moved, and those only some
+/// commits print (`None` at the others).
 pub fn line_of(v: Version, file: &str, message: &str) -> Option<u32> {
     let l = lines(v);
+    // The handler's lines 2e434e4453 added (services.go:317,319,322@2e434e4453,
+    // the same @439fb24b32); before it the handler loads every missing segment
+    // without a word (services.go:314-330@ca7ef26e4b logs only load failures).
+    let since_2e434e4453 = matches!(v, Version::V2e434e4453 | Version::V439fb24b32);
     Some(match (file, message) {
+        (
+            "datanode/services.go",
+            "segment level is L0, may be the channel has not been successfully watched yet",
+        ) => return since_2e434e4453.then_some(317),
+        ("datanode/services.go", "segment level is legacy, please check") => {
+            return since_2e434e4453.then_some(319)
+        }
+        ("datanode/services.go", "segment loading PKs") => return since_2e434e4453.then_some(322),
         ("datacoord/sync_segments_scheduler.go", "sync segments success") => l.scheduler_success,
         ("datacoord/session_manager.go", "success to sync segments") => l.session_success,
         ("datanode/services.go", "DataNode receives SyncSegments") => l.receives,

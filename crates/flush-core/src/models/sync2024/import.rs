@@ -635,32 +635,6 @@ impl Seen {
     }
 }
 
-/// The handler's lines that only 2e434e4453 and later print, with their line
-/// numbers: internal/datanode/services.go:317,319,322@2e434e4453 (the same
-/// @439fb24b32). At ca7ef26e4b, b5c9a7364b, c65f41dc60 and 4cf1a358ba the
-/// handler loads every missing segment without a word (services.go:314-330
-/// @ca7ef26e4b logs only its load failures, :323 and :328). `line_of`
-/// names only the sites whose number moved.
-const SINCE_2E434E4453: [(&str, u32); 3] = [
-    (
-        "segment level is L0, may be the channel has not been successfully watched yet",
-        317,
-    ),
-    ("segment level is legacy, please check", 319),
-    ("segment loading PKs", 322),
-];
-
-/// Where version `v` logs `message` of `file`, for a line that tells versions
-/// apart: [`line_of`]'s sites and [`SINCE_2E434E4453`]'s.
-fn versioned_line(v: Version, file: &str, message: &str) -> Option<u32> {
-    line_of(v, file, message).or_else(|| {
-        let (_, n) = SINCE_2E434E4453
-            .iter()
-            .find(|(m, _)| file == "datanode/services.go" && *m == message)?;
-        matches!(v, Version::V2e434e4453 | Version::V439fb24b32).then_some(*n)
-    })
-}
-
 fn or_list(vs: &[Version]) -> String {
     vs.iter()
         .map(|v| v.as_str())
@@ -669,7 +643,7 @@ fn or_list(vs: &[Version]) -> String {
 }
 
 /// The versions whose line numbers fit every line that tells versions apart
-/// (see [`versioned_line`]); all of them when no such line is in the log, or
+/// (see [`line_of`]); all of them when no such line is in the log, or
 /// when the lines fit no single version (a note says which do not).
 fn versions(log: &Parsed, notes: &mut Vec<String>) -> Vec<Version> {
     let mut fit: Vec<Version> = Version::ALL.to_vec();
@@ -679,7 +653,7 @@ fn versions(log: &Parsed, notes: &mut Vec<String>) -> Vec<Version> {
         let Some(n) = l.line else { continue };
         // The model's own sites by package and file: another package's file
         // of the same name says nothing of the version.
-        let at = |v: &Version| versioned_line(*v, file(l), &l.message);
+        let at = |v: &Version| line_of(*v, file(l), &l.message);
         if !Version::ALL.iter().any(|v| at(v).is_some()) {
             continue;
         }
