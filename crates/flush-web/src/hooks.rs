@@ -68,7 +68,13 @@ fn initial_state() -> AppState {
                             format!("{why} Showing the view you had open last instead.{more}"),
                         )
                     }
-                    _ => AppState::instead_of_link(format!(
+                    // Why the saved view was passed over too (a review
+                    // found only the link's fault said).
+                    Some(Err(e)) => AppState::instead_of_link(format!(
+                        "{why} Your saved view (local storage) could not be restored either: {} Showing the default scenario instead.",
+                        crate::state::sentence(&e)
+                    )),
+                    None => AppState::instead_of_link(format!(
                         "{why} Showing the default scenario instead."
                     )),
                 }
@@ -501,19 +507,30 @@ pub fn use_upload(d: Dispatch) -> Callback<Event> {
                 Err(e) => d.dispatch(Action::Error(format!(
                     "{name}: {e}. The previous view is still loaded."
                 ))),
-                Ok(text) => match flush_core::AnyScenario::parse(&text, &name) {
-                    Err(e) => d.dispatch(Action::Error(format!(
-                        "{} The previous view is still loaded.",
-                        crate::state::sentence(&e.to_string())
-                    ))),
-                    Ok(sc) => {
-                        let source = Source::Inline {
-                            file: name,
-                            text: text.into(),
-                        };
-                        d.dispatch(Action::Load(ViewSpec::fresh(source, &sc)));
+                Ok(text) => {
+                    let source = Source::Inline {
+                        file: name,
+                        text: text.into(),
+                    };
+                    // Read here (the view's build finds it read: see
+                    // `state::scenario_of`), and loaded in a task of its own:
+                    // reading a large file and the build's first slice in one
+                    // task held the page for one long frame.
+                    match crate::state::scenario_of(&source) {
+                        Err(e) => d.dispatch(Action::Error(format!(
+                            "{} The previous view is still loaded.",
+                            crate::state::sentence(&e)
+                        ))),
+                        Ok(sc) => {
+                            let spec = ViewSpec::fresh(source, &sc);
+                            let d = d.clone();
+                            gloo::timers::callback::Timeout::new(0, move || {
+                                d.dispatch(Action::Load(spec));
+                            })
+                            .forget();
+                        }
                     }
-                },
+                }
             }
         });
         *reader.borrow_mut() = Some(task);
