@@ -108,7 +108,8 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Read a Milvus log (zap's text format; panics and goroutine dumps; other
+    /// Read a Milvus log (zap's text format; panics and goroutine dumps; alone
+    /// or after a `docker compose logs` or CRI (kubelet) log file prefix; other
     /// lines kept as unmatched), infer the sync-2024 scenario and version it
     /// shows, and search for a schedule that prints its lines in order. Exit 0
     /// when a replay matches every line the model knows, 1 when none does.

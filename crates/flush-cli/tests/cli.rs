@@ -2288,3 +2288,71 @@ fn logs_refuses_a_nul_without_reading_on() {
         stderr(&o)
     );
 }
+
+/// `logs` reads a log behind a container's prefix (`docker compose logs`, a
+/// kubelet CRI file with a line split in partial records) as the plain log,
+/// each record at its line of the file given; text with no whole prefix is
+/// still no log (exit 2). Both were refused with exit 2 (F12).
+#[test]
+fn logs_reads_a_log_behind_a_container_prefix() {
+    let plain = std::fs::read_to_string(report_log()).unwrap();
+    let dir = tempdir();
+    let compose = dir.join("compose.log");
+    std::fs::write(
+        &compose,
+        plain
+            .lines()
+            .map(|l| format!("milvus-standalone  | {l}\n"))
+            .collect::<String>(),
+    )
+    .unwrap();
+    let time = "2024-07-02T08:15:41.902123456Z";
+    let cri = dir.join("cri.log");
+    let mut text = String::new();
+    for (n, l) in plain.lines().enumerate() {
+        match n {
+            // "DataNode receives SyncSegments", in two records.
+            3 => {
+                let (a, b) = l.split_at(50);
+                text += &format!("{time} stdout P {a}\n{time} stderr F\n{time} stdout F {b}\n");
+            }
+            _ => text += &format!("{time} stdout F {l}\n"),
+        }
+    }
+    std::fs::write(&cri, text).unwrap();
+    let plain_out = stdout(&flushscope(&["logs", &report_log()]));
+    let body = |s: &str| s.split_once('\n').unwrap().1.to_owned();
+    let o = flushscope(&["logs", compose.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(body(&stdout(&o)), body(&plain_out));
+    let o = flushscope(&["logs", cri.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("ca7ef26e4b: 10 of 10 modelled lines matched (every one)"));
+    let o = flushscope(&["logs", cri.to_str().unwrap(), "--records"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("23 lines, 11 log lines, 1 panics, 0 unmatched"),
+        "{out}"
+    );
+    assert!(
+        out.contains("     4  INFO  datanode/services.go:284 \"DataNode receives SyncSegments\"")
+            && out.contains("     7  INFO  metacache/meta_cache.go:289"),
+        "{out}"
+    );
+    let junk = dir.join("junk.log");
+    std::fs::write(
+        &junk,
+        plain
+            .lines()
+            .map(|l| format!("node-1: {l}\n"))
+            .collect::<String>(),
+    )
+    .unwrap();
+    let o = flushscope(&["logs", junk.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no log FlushScope reads: none of its 21 lines is a Go panic or a line of zap's text format"),
+        "{}",
+        stderr(&o)
+    );
+}

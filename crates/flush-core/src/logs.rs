@@ -2,7 +2,9 @@
 //! `[2024/06/19 10:09:59.079 +00:00] [INFO] [metacache/meta_cache.go:299]
 //! ["remove dropped segment"] [segmentID=300] [segments="[1,2]"]`, the lines the
 //! models print (the same without the time), Go panics with their goroutine dumps,
-//! and everything else kept as unmatched text. Sans-IO and bounded: at most
+//! each alone or after a container's prefix (`prefix`: `docker compose logs`,
+//! CRI log files, whose partial records are joined), and everything else kept
+//! as unmatched text. Sans-IO and bounded: at most
 //! [`MAX_LOG_BYTES`] are read, [`MAX_RECORDS`] records made, and each line is
 //! scanned once, so 50 MB of log takes time and memory in proportion.
 
@@ -141,23 +143,10 @@ pub fn parse(text: &str) -> Parsed {
         ));
         text = &text[..end];
     }
-    let mut in_dump = false;
+    let mut reader = Reader::default();
     for (i, line) in text.lines().enumerate() {
         out.lines = i as u32 + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        if in_dump && is_dump_line(line) {
-            if let Some(Record {
-                kind: Kind::Panic { dump_lines, .. },
-                ..
-            }) = out.records.last_mut()
-            {
-                *dump_lines += 1;
-            }
-            continue;
-        }
-        if out.records.len() >= MAX_RECORDS {
+        if !reader.line(&mut out, i as u32 + 1, line) {
             out.cut = Some(format!(
                 "more than {MAX_RECORDS} records; the log was read to line {i}"
             ));
@@ -165,14 +154,89 @@ pub fn parse(text: &str) -> Parsed {
             out.lines = i as u32;
             break;
         }
-        let kind = read_line(line);
-        in_dump = matches!(kind, Kind::Panic { .. });
-        out.records.push(Record {
-            at: i as u32 + 1,
-            kind,
-        });
     }
+    reader.finish(&mut out);
     out
+}
+
+/// What [`parse`] carries from one line to the next.
+#[derive(Default)]
+struct Reader {
+    /// The panic whose goroutine dump is being read (its record's index).
+    dump: Option<usize>,
+    /// Per CRI stream (stdout, stderr), a line read so far from its partial
+    /// (`P`) records: its record's index (kept in the log's order, at its
+    /// first part's line) and its text.
+    partial: [Option<(usize, String)>; 2],
+}
+
+impl Reader {
+    /// Reads input line `at`; `false` when it would make a record past
+    /// [`MAX_RECORDS`] (it is not read).
+    fn line(&mut self, out: &mut Parsed, at: u32, raw: &str) -> bool {
+        let (line, slot): (std::borrow::Cow<str>, _) = match prefix::content(raw) {
+            prefix::Content::Text(t) => (t.into(), None),
+            prefix::Content::Cri(c) => match self.partial[c.stream].take() {
+                Some((slot, mut text)) => {
+                    text.push_str(c.content);
+                    if c.partial {
+                        self.partial[c.stream] = Some((slot, text));
+                        return true;
+                    }
+                    (text.into(), Some(slot))
+                }
+                None if c.partial => {
+                    if out.records.len() >= MAX_RECORDS {
+                        return false;
+                    }
+                    // Its kind is read when its last part comes (or the log ends).
+                    self.partial[c.stream] = Some((out.records.len(), c.content.to_owned()));
+                    out.records.push(Record {
+                        at,
+                        kind: Kind::Unmatched {
+                            text: String::new(),
+                            why: "",
+                        },
+                    });
+                    return true;
+                }
+                None => (prefix::zap_start(c.content).into(), None),
+            },
+        };
+        if let Some(slot) = slot {
+            out.records[slot].kind = read_line(prefix::zap_start(&line));
+            return true;
+        }
+        if line.trim().is_empty() {
+            return true;
+        }
+        if let Some(p) = self.dump.filter(|_| is_dump_line(&line)) {
+            if let Kind::Panic { dump_lines, .. } = &mut out.records[p].kind {
+                *dump_lines += 1;
+            }
+            return true;
+        }
+        if out.records.len() >= MAX_RECORDS {
+            return false;
+        }
+        let kind = read_line(&line);
+        match kind {
+            Kind::Panic { .. } => self.dump = Some(out.records.len()),
+            // Other goroutines log on while the runtime writes the dump (the
+            // real #34018 log has a zap line inside it): the dump goes on.
+            Kind::Log(_) => {}
+            Kind::Unmatched { .. } => self.dump = None,
+        }
+        out.records.push(Record { at, kind });
+        true
+    }
+
+    /// The CRI lines the log ends inside, read as far as they go.
+    fn finish(self, out: &mut Parsed) {
+        for (slot, text) in self.partial.into_iter().flatten() {
+            out.records[slot].kind = read_line(prefix::zap_start(&text));
+        }
+    }
 }
 
 /// A line of a Go goroutine dump: `goroutine 7 [running]:`, a function, a
@@ -208,7 +272,7 @@ fn read_line(line: &str) -> Kind {
     if !line.starts_with('[') {
         return Kind::Unmatched {
             text: short_text(line),
-            why: "not a Milvus log line (they start with [)",
+            why: "not a Milvus log line (they start with [, alone or after a docker compose or CRI prefix)",
         };
     }
     match log_line(line) {
@@ -384,6 +448,7 @@ fn log_line(line: &str) -> Option<LogLine> {
 }
 
 pub mod conform;
+mod prefix;
 
 /// A scenario inferred from a log and how it was inferred.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -575,7 +640,7 @@ impl Importing {
                 (n, Some(_)) => format!("none of the {n} lines read is"),
             };
             return Err(ImportError::NotALog(format!(
-                "no log FlushScope reads: {lines} a Go panic or a line of zap's text format, `[time] [LEVEL] [file.go:line] [\"message\"] [key=value]...` (Milvus's JSON log format is not read){}",
+                "no log FlushScope reads: {lines} a Go panic or a line of zap's text format, `[time] [LEVEL] [file.go:line] [\"message\"] [key=value]...`, alone or after a container's prefix (`docker compose logs`' `NAME  | `, a CRI log file's `TIME stdout|stderr F|P `, `docker logs -t`'s `TIME `); Milvus's JSON log format is not read{}",
                 stopped(&log)
             )));
         }
@@ -639,30 +704,11 @@ impl Importing {
         }
         let mut c = sc.conform(&self.log, o);
         if let Some(u) = &mut c.unexplained {
-            // A line of a segment the scenario lacks is printed by no
-            // schedule, however far a search goes: that is the cause, before
-            // a budget the search reached (it blamed the memory budget, which
-            // raised explained nothing more).
-            let record = &self.log.records[u.record];
-            let lacked = match &self.inferred {
-                Some(i) => segment_named(record, |id| i.left_out.contains(&id)).map(|id| {
-                    format!(
-                        "segment {id} is not in the scenario: the log names more segments than the model holds (see the notes)"
-                    )
-                }),
-                None => self
-                    .base
-                    .segments()
-                    .and_then(|has| segment_named(record, |id| !has.contains(&id)))
-                    .map(|id| {
-                    format!("segment {id} is not in the scenario: no schedule of it prints this line")
-                }),
-            };
-            if let Some(why) = lacked {
+            if let Some((why, short)) = self.cause(&self.log.records[u.record]) {
                 // The budget's note would have the user raise it for nothing.
                 if let Some(stopped) = &mut c.stopped {
                     stopped.push_str(&format!(
-                        "; raising it would not explain line {}, whose segment is not in the scenario",
+                        "; raising it would not explain line {}, {short}",
                         u.at
                     ));
                 }
@@ -681,6 +727,41 @@ impl Importing {
             self.best = Some((score, v, sc, c));
         }
         Ok(true)
+    }
+
+    /// Why no schedule prints `record`, however far a search goes, where the
+    /// log says so: an ID that is no ID, a segment the scenario lacks. That is
+    /// the cause, before a budget the search reached (it blamed the memory
+    /// budget, which raised explained nothing more) or the model. The reason
+    /// in full, and in a few words.
+    fn cause(&self, record: &Record) -> Option<(String, String)> {
+        if let Some((k, v)) = conform::unreadable_id(&record.kind) {
+            use crate::scenario::json::{escape_unsafe, short};
+            let v = short(v);
+            let v = escape_unsafe(&v, false);
+            return Some((
+                format!(
+                    "line {}'s {k}={v} is not an ID FlushScope reads (a whole number from -9223372036854775808 to 9223372036854775807), and the model's lines name only such IDs: no schedule prints this line",
+                    record.at
+                ),
+                format!("whose {k}={v} is not an ID"),
+            ));
+        }
+        let lacked = match &self.inferred {
+            Some(i) => segment_named(record, |id| i.left_out.contains(&id)).map(|id| {
+                format!(
+                    "segment {id} is not in the scenario: the log names more segments than the model holds (see the notes)"
+                )
+            }),
+            None => self
+                .base
+                .segments()
+                .and_then(|has| segment_named(record, |id| !has.contains(&id)))
+                .map(|id| {
+                    format!("segment {id} is not in the scenario: no schedule of it prints this line")
+                }),
+        };
+        lacked.map(|why| (why, "whose segment is not in the scenario".to_owned()))
     }
 
     /// Searches what is left and gives the import: the version shown is the

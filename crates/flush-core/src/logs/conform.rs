@@ -101,6 +101,39 @@ impl Key {
     }
 }
 
+/// The first ID of a record's subject (as [`Key::of`] makes it: its segment
+/// field, else its list's entries and partition, else its partition) that is
+/// not an ID a model holds (an i64): no schedule prints such a line, whatever
+/// the model does (`partitionID=99999999999999999999999` was put down to "the
+/// model never takes the path that logs it").
+pub fn unreadable_id(kind: &Kind) -> Option<(&'static str, &str)> {
+    let Kind::Log(l) = kind else {
+        return None;
+    };
+    let bad = |v: &&str| v.trim().parse::<i64>().is_err();
+    if let Some((k, v)) = SUBJECT_FIELDS
+        .iter()
+        .find_map(|&f| l.field(f).map(|v| (f, v)))
+    {
+        // A panic's subject is its message.
+        return (k != "panic" && bad(&v)).then_some((k, v));
+    }
+    let entries = l
+        .field("segments")
+        .into_iter()
+        .flat_map(|v| {
+            v.trim()
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .split([',', ' '])
+        })
+        .filter(|t| !t.trim().is_empty())
+        .map(|v| ("segments", v));
+    entries
+        .chain(l.field("partitionID").map(|v| ("partitionID", v)))
+        .find(|(_, v)| bad(v))
+}
+
 /// A place where Go logs, as a model prints it: the file (named as [`Key`] names
 /// it), the message, every line number it has at the versions the model runs
 /// (none for a panic's first line), and whether the model prints its error

@@ -1312,7 +1312,13 @@ fn lines_only_2e434e4453_prints_narrow_the_version() {
     // At another version's line number it is no modelled version's.
     let other = format!("{}{add}", pks.replace(":322", ":321"));
     let i = import(&other, None, &Options::default()).unwrap();
-    assert!(i.inferred.unwrap().notes[0].starts_with("No modelled version logs"));
+    let notes = i.inferred.unwrap().notes;
+    assert!(
+        notes.iter().any(|n| n.starts_with(
+            "Line 1 logs \"segment loading PKs\" at datanode/services.go:321, where no modelled version logs it (they log it at :322)"
+        )),
+        "{notes:#?}"
+    );
 }
 
 /// Past the record limit the log is not read on, and an error that says the
@@ -1401,4 +1407,195 @@ fn a_stand_in_takes_an_id_no_line_names() {
         "{notes:#?}"
     );
     assert!(i.conformance.complete, "{:?}", i.conformance.unexplained);
+}
+
+/// The report's log as `docker compose logs` prints it (`NAME  | `), as a
+/// kubelet CRI log file holds it (`TIME stderr F `, a long line split in
+/// partial `P` records with the other stream's records between them), and
+/// with spaces before a line: read as the plain log, each record at its
+/// line (the first part's) of the file given, and replayed as far (they were
+/// refused as "no log FlushScope reads"; F12).
+#[test]
+fn container_log_prefixes_are_taken_whole() {
+    use flush_core::logs::{conform::Options, import};
+    let plain = report_log();
+    let compose: String = plain
+        .lines()
+        .map(|l| format!("milvus-standalone  | {l}\n"))
+        .collect();
+    let time = "2024-07-02T08:15:41.902123456Z";
+    // Line 4 split in three parts, a stdout record between the first two.
+    let mut cri = String::new();
+    let mut at = Vec::new();
+    for (n, l) in plain.lines().enumerate() {
+        at.push(cri.lines().count() as u32 + 1);
+        match n {
+            3 => {
+                let (a, rest) = l.split_at(40);
+                let (b, c) = rest.split_at(60);
+                cri += &format!("{time} stderr P {a}\n{time} stdout F\n{time} stderr P:x {b}\n{time} stderr F {c}\n");
+            }
+            _ => cri += &format!("{time} stderr F {l}\n"),
+        }
+    }
+    let spaced: String = plain
+        .lines()
+        .map(|l| match l.starts_with('[') {
+            true => format!("  {l}\n"),
+            false => format!("{l}\n"),
+        })
+        .collect();
+    let timestamped: String = plain.lines().map(|l| format!("{time} {l}\n")).collect();
+    let want = import(&plain, None, &Options::default()).unwrap();
+    let kinds =
+        |p: &flush_core::logs::Parsed| p.records.iter().map(|r| r.kind.clone()).collect::<Vec<_>>();
+    for (name, text, lines) in [
+        ("compose", &compose, None),
+        ("cri", &cri, Some(&at)),
+        ("spaces", &spaced, None),
+        ("docker logs -t", &timestamped, None),
+    ] {
+        let got = import(text, None, &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(kinds(&got.log), kinds(&want.log), "{name}");
+        let ats: Vec<u32> = got.log.records.iter().map(|r| r.at).collect();
+        let want_at: Vec<u32> = match lines {
+            Some(at) => want
+                .log
+                .records
+                .iter()
+                .map(|r| at[r.at as usize - 1])
+                .collect(),
+            None => want.log.records.iter().map(|r| r.at).collect(),
+        };
+        assert_eq!(ats, want_at, "{name}: the file's own line numbers");
+        assert_eq!(
+            got.conformance.complete, want.conformance.complete,
+            "{name}"
+        );
+        assert_eq!(got.version, want.version, "{name}");
+    }
+    // A partial record the log ends inside is read as far as it goes.
+    let cut = format!("{time} stdout P [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] \n{time} stdout P [segmentID=7");
+    let p = parse(&cut);
+    assert_eq!(p.records.len(), 1);
+    let l = log(&p.records[0].kind);
+    assert!(l.truncated && l.fields.is_empty(), "{l:?}");
+    // No prefix but a whole one: text before a log line is still no log.
+    for junk in [
+        "note: [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=7]\n",
+        "milvus| [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=7]\n",
+        "2024-07-02 08:15:41 stderr F [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=7]\n",
+        "2024-07-02T08:15:41Z stdin F [INFO] [metacache/meta_cache.go:299] [\"remove dropped segment\"] [segmentID=7]\n",
+    ] {
+        let e = import(junk, None, &Options::default()).err().map(|e| e.to_string());
+        assert!(
+            e.as_deref().is_some_and(|e| e.starts_with("no log FlushScope reads: its one line is not a Go panic or a line of zap's text format")),
+            "{junk}: {e:?}"
+        );
+    }
+}
+
+/// An ID that is no number makes the line unexplained, and the verdict says
+/// which field, value and line (it said "the model never takes the path that
+/// logs it").
+#[test]
+fn an_unreadable_id_is_named_as_the_cause() {
+    use flush_core::logs::{conform::Options, import, import_against};
+    let text = report_log().replace(
+        "[partitionID=451000000000000002] [channel",
+        "[partitionID=99999999999999999999999] [channel",
+    );
+    let i = import(&text, Some("ca7ef26e4b"), &Options::default()).unwrap();
+    let u = i.conformance.unexplained.as_ref().expect("unexplained");
+    assert_eq!(u.at, 4);
+    assert!(
+        u.why.starts_with(
+            "line 4's partitionID=99999999999999999999999 is not an ID FlushScope reads"
+        ),
+        "{u:?}"
+    );
+    let sc = import(&report_log(), Some("ca7ef26e4b"), &Options::default())
+        .unwrap()
+        .scenario;
+    let text = report_log().replace("[segmentID=451000000000000103]", "[segmentID=1_03]");
+    let i = import_against(&text, &sc, None, &Options::default()).unwrap();
+    let u = i.tried[0].unexplained.as_ref().expect("unexplained");
+    assert!(
+        u.why.starts_with("line 5's segmentID=1_03 is not an ID"),
+        "{u:?}"
+    );
+}
+
+/// A line at a number no modelled version logs it at (`meta_cache.go:0`) is
+/// named and says nothing of the version: the other lines still narrow it
+/// (it made every version tried).
+#[test]
+fn a_line_at_no_versions_number_keeps_what_the_others_tell() {
+    use flush_core::logs::{conform::Options, import};
+    let text = report_log().replacen("meta_cache.go:299", "meta_cache.go:0", 1);
+    let i = import(&text, None, &Options::default()).unwrap();
+    let inferred = i.inferred.as_ref().unwrap();
+    assert_eq!(
+        inferred.versions,
+        ["ca7ef26e4b", "b5c9a7364b"],
+        "{:#?}",
+        inferred.notes
+    );
+    assert!(
+        inferred.notes.iter().any(|n| n.starts_with(
+            "Line 6 logs \"remove dropped segment\" at metacache/meta_cache.go:0, where no modelled version logs it (they log it at :299 or :301): it says nothing of the version"
+        )),
+        "{:#?}",
+        inferred.notes
+    );
+    // Many such lines: three named, the rest counted.
+    let many: String = (0..10)
+        .map(|_| "[INFO] [metacache/meta_cache.go:1] [\"remove dropped segment\"] [segmentID=451000000000000099]\n")
+        .collect::<String>()
+        + &report_log();
+    let i = import(&many, None, &Options::default()).unwrap();
+    let inferred = i.inferred.unwrap();
+    assert_eq!(inferred.versions, ["ca7ef26e4b", "b5c9a7364b"]);
+    let n = inferred
+        .notes
+        .iter()
+        .find(|n| n.starts_with("Line 1 logs"))
+        .unwrap();
+    assert!(
+        n.contains("; line 3 logs") && n.contains("; and 7 more lines: each says nothing"),
+        "{n}"
+    );
+}
+
+/// Goroutine-dump lines after a zap line that another goroutine wrote inside
+/// the dump stay the panic's (the real #34018 log: they were listed one by
+/// one as no log line).
+#[test]
+fn a_dump_goes_on_past_a_log_line_inside_it() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/logs/issue-34018-excerpt.log"
+    ))
+    .unwrap();
+    let p = parse(&text);
+    assert!(
+        p.records
+            .iter()
+            .all(|r| !matches!(r.kind, Kind::Unmatched { .. })),
+        "{:#?}",
+        p.records
+    );
+    let dump = p.records.iter().find_map(|r| match r.kind {
+        Kind::Panic { dump_lines, .. } => Some(dump_lines),
+        _ => None,
+    });
+    assert_eq!(dump, Some(7));
+    // A line that is neither ends the dump.
+    let p = parse("panic: x\n\ngoroutine 1 [running]:\n[INFO] [a/b.go:1] [\"m\"]\nhello\nf(0x1)\n");
+    let kinds: Vec<_> = p.records.iter().map(|r| &r.kind).collect();
+    assert!(
+        matches!(kinds[0], Kind::Panic { dump_lines: 1, .. }),
+        "{kinds:?}"
+    );
+    assert_eq!(kinds.len(), 4, "{kinds:?}");
 }

@@ -648,6 +648,9 @@ fn or_list(vs: &[Version]) -> String {
 fn versions(log: &Parsed, notes: &mut Vec<String>) -> Vec<Version> {
     let mut fit: Vec<Version> = Version::ALL.to_vec();
     let mut told = Vec::new();
+    // Lines at a number no modelled version logs them at: the first TOLD,
+    // and how many in all.
+    let mut nowhere: (Vec<(u32, &LogLine)>, usize) = (Vec::new(), 0);
     for r in &log.records {
         let Kind::Log(l) = &r.kind else { continue };
         let Some(n) = l.line else { continue };
@@ -663,11 +666,13 @@ fn versions(log: &Parsed, notes: &mut Vec<String>) -> Vec<Version> {
             .collect();
         let both: Vec<Version> = fit.iter().copied().filter(|v| alone.contains(v)).collect();
         if alone.is_empty() {
-            notes.push(format!(
-                "No modelled version logs \"{}\" at {}:{n} (line {}); every version is tried.",
-                l.message, l.file, r.at
-            ));
-            return Version::ALL.to_vec();
+            // One odd line (`meta_cache.go:0`) made every version tried,
+            // whatever the other lines said: it now says nothing of the version.
+            if nowhere.0.len() < TOLD {
+                nowhere.0.push((r.at, l));
+            }
+            nowhere.1 += 1;
+            continue;
         }
         if both.is_empty() {
             notes.push(format!(
@@ -697,7 +702,45 @@ fn versions(log: &Parsed, notes: &mut Vec<String>) -> Vec<Version> {
             "Version: the log's line numbers do not tell; every version is tried.".to_owned(),
         );
     }
+    notes.extend(at_no_version(&nowhere.0, nowhere.1));
     fit
+}
+
+/// Says which lines (`lines`, the first [`TOLD`] of `all`, then how many
+/// more) are at a line number no modelled version logs them at: each says
+/// nothing of the version, and the replay takes it for a line the model does
+/// not print.
+fn at_no_version(lines: &[(u32, &LogLine)], all: usize) -> Option<String> {
+    use crate::scenario::json::{escape_unsafe, short};
+    let named: Vec<String> = lines
+        .iter()
+        .map(|(at, l)| {
+            let site = |v: Version| line_of(v, file(l), &l.message);
+            let mut theirs: Vec<u32> = Version::ALL.into_iter().filter_map(site).collect();
+            theirs.sort_unstable();
+            theirs.dedup();
+            format!(
+                "line {at} logs \"{}\" at {}:{}, where no modelled version logs it (they log it at :{})",
+                escape_unsafe(&short(&l.message), false),
+                escape_unsafe(&short(&l.file), false),
+                l.line.unwrap_or_default(),
+                theirs.iter().map(u32::to_string).collect::<Vec<_>>().join(" or :")
+            )
+        })
+        .collect();
+    let (first, more) = (named.first()?, all - named.len());
+    Some(format!(
+        "{}{}{}: {} says nothing of the version, and the replay takes {} for a line the model does not print.",
+        first[..1].to_uppercase(),
+        &first[1..],
+        named[1..].iter().map(|n| format!("; {n}")).collect::<String>()
+            + &match more {
+                0 => String::new(),
+                n => format!("; and {n} more lines"),
+            },
+        if all == 1 { "it" } else { "each" },
+        if all == 1 { "it" } else { "them" },
+    ))
 }
 
 /// Infers a sync-2024 scenario from `log`; an error when the log has no line the
