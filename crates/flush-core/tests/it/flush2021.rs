@@ -1843,3 +1843,214 @@ fn a_finished_compaction_edits_the_replica_before_inject_done() {
         vec![2, 3]
     );
 }
+
+/// compactionTask.compact asks the Replica for its first segment
+/// (`getSegmentMeta(segIDs[0])` → `getCollectionAndPartitionID`,
+/// compactor.go:303-307, segment_replica.go:207-224 at 891c202b73) before
+/// `newTaskInjection` and `injectFlush`; when the Replica lacks it, compact
+/// logs "compact wrong" and returns. The compactor actor here injects nothing,
+/// skips its wait and its injectDone, and ends: the run completes in every
+/// interleaving, and a `wait_for` on a skipped op passes.
+#[test]
+fn a_compaction_whose_first_segment_the_replica_lacks_injects_nothing() {
+    let text = |replica: &str| {
+        format!(
+            r#"{{"name":"c","model":"flush-2021","replica":[{replica}],
+            "injections":{{"c1":{{"segments":[2,3],"remap_to":4}}}},
+            "actors":[{{"name":"compactor","ops":[{{"op":"inject","id":"c1"}},
+              {{"op":"wait_injected","id":"c1"}},{{"op":"inject_done","id":"c1","success":true,"compacted":true}}]}},
+             {{"name":"flowgraph","ops":[{{"op":"flush_insert","segment":3,"pos":"a","flushed":true}},
+              {{"op":"flush_delete","segment":3,"pos":"a"}}]}},
+             {{"name":"after","ops":[{{"op":"wait_for","actor":"compactor","index":1}},
+              {{"op":"flush_insert","segment":3,"pos":"b"}},{{"op":"flush_delete","segment":3,"pos":"b"}}]}}]}}"#
+        )
+    };
+    let sc = parse(&text(r#"{"segment":3,"state":"new","rows":1}"#));
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let evs = events(&r);
+        let wrong = pos_of(&evs, |e| matches!(e, Ev::CompactWrong { segment: 2, .. }))
+            .unwrap_or_else(|| panic!("seed {seed}: no compact wrong"));
+        // Nothing of the compaction ran: no injectFlush, no Injected, no
+        // injectDone, no Replica edit.
+        assert!(
+            evs.iter().all(|(_, e)| !matches!(
+                e,
+                Ev::InjectFlush { .. }
+                    | Ev::InjectQueued { .. }
+                    | Ev::Injected { .. }
+                    | Ev::InjectDone { .. }
+                    | Ev::CompactorAddedFlushed { .. }
+                    | Ev::CompactorRefreshed { .. }
+                    | Ev::CompactorRemoved { .. }
+            )),
+            "seed {seed}"
+        );
+        // The compactor's only step: the check, then it is gone.
+        let step = evs[wrong].0;
+        let of_step: Vec<_> = evs.iter().filter(|(s, _)| *s == step).collect();
+        assert!(
+            matches!(
+                of_step[..],
+                [(_, Ev::CompactWrong { .. }), (_, Ev::ActorDone)]
+            ),
+            "seed {seed}: {of_step:?}"
+        );
+        let replica: Vec<_> = r.head().replica.iter().map(|s| s.segment).collect();
+        assert_eq!(replica, [3], "seed {seed}");
+    }
+    let r = flush_run(&sc, seeded(1));
+    let evs = events(&r);
+    let (_, e) = evs
+        .iter()
+        .find(|(_, e)| matches!(e, Ev::CompactWrong { .. }))
+        .unwrap();
+    assert_eq!(e.go_fn().func, "compactionTask.compact");
+    let mut line = String::new();
+    e.render(&sc, &mut line);
+    assert!(
+        line.starts_with("compact wrong: segment 2 not in the Replica"),
+        "{line}"
+    );
+    // Every interleaving ends cleanly: no deadlock for the compactor.
+    let x = flush_core::explore::explore(&*sc, 200, 1_000_000);
+    assert!(
+        !x.truncated && x.violations.is_empty(),
+        "{:?}",
+        x.violations
+    );
+
+    // Segment 2 present (flushed counts, as getCollectionAndPartitionID looks
+    // in the flushed map too): the compaction runs as before, its check made
+    // within the injectFlush step (no step of its own).
+    let sc = parse(&text(
+        r#"{"segment":2,"state":"flushed","rows":1},{"segment":3,"state":"new","rows":1}"#,
+    ));
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let evs = events(&r);
+        assert!(
+            evs.iter()
+                .all(|(_, e)| !matches!(e, Ev::CompactWrong { .. })),
+            "seed {seed}"
+        );
+        let flush = pos_of(&evs, |e| matches!(e, Ev::InjectFlush { .. })).unwrap();
+        assert!(pos_of(&evs, |e| matches!(e, Ev::InjectDone { success: true, .. })).is_some());
+        // The compactor's first step starts with injectFlush.
+        assert!(
+            evs[..flush].iter().all(|(s, _)| *s != evs[flush].0),
+            "seed {seed}"
+        );
+        let replica: Vec<_> = r.head().replica.iter().map(|s| s.segment).collect();
+        assert_eq!(replica, [4], "seed {seed}");
+    }
+}
+
+/// The check reads the Replica as it is at the injection's step: a second
+/// compaction of a segment the first one removed cannot start, and the actor
+/// goes on with the ops after that compaction. Injections no actor stands for
+/// as a compaction (a bare inject_done, as Go's tests call it, or an inject
+/// made by another actor) are not checked: they inject as before.
+#[test]
+fn the_compaction_start_check_reads_the_replica_at_its_step() {
+    let sc = parse(
+        r#"{"name":"c","model":"flush-2021",
+        "injections":{"c1":{"segments":[1],"remap_to":100},"c2":{"segments":[1,2],"remap_to":200}},
+        "actors":[{"name":"compactor","ops":[{"op":"inject","id":"c1"},{"op":"wait_injected","id":"c1"},
+          {"op":"inject_done","id":"c1","success":true,"compacted":true},
+          {"op":"inject","id":"c2"},{"op":"wait_injected","id":"c2"},
+          {"op":"inject_done","id":"c2","success":true,"compacted":true},
+          {"op":"flush_insert","segment":2,"pos":"z"},{"op":"flush_delete","segment":2,"pos":"z"}]},
+         {"name":"flowgraph","ops":[{"op":"flush_insert","segment":1,"pos":"a"},{"op":"flush_delete","segment":1,"pos":"a"}]}]}"#,
+    );
+    for seed in SEEDS {
+        let r = flush_run(&sc, seeded(seed));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");
+        let evs = events(&r);
+        let c1_done = pos_of(&evs, |e| matches!(e, Ev::InjectDone { .. })).unwrap();
+        let wrong = pos_of(&evs, |e| matches!(e, Ev::CompactWrong { segment: 1, .. })).unwrap();
+        assert!(c1_done < wrong, "seed {seed}");
+        let flushes = evs
+            .iter()
+            .filter(|(_, e)| matches!(e, Ev::InjectFlush { .. }))
+            .count();
+        assert_eq!(flushes, 1, "seed {seed}: c2 is never injected");
+        // The compactor went on past c2 to its flush of segment 2 at z.
+        assert!(notified(&r).iter().any(|p| p.segment == 2), "seed {seed}");
+    }
+    // Segment 9 is in no Replica: a bare inject_done (Go's test shape), or an
+    // inject made by another actor than the compactor (handoff's shape), inject.
+    for (inject_by_other, compacted) in [(false, ""), (true, r#","compacted":true"#)] {
+        let (first, second) = (
+            r#"{"op":"inject","id":"c1"},"#,
+            format!(
+                r#"{{"op":"wait_injected","id":"c1"}},{{"op":"inject_done","id":"c1","success":true{compacted}}}"#
+            ),
+        );
+        let (a, b) = if inject_by_other {
+            (first.to_owned(), second)
+        } else {
+            (String::new(), format!("{first}{second}"))
+        };
+        let text = format!(
+            r#"{{"name":"c","model":"flush-2021","injections":{{"c1":{{"segments":[9],"remap_to":4}}}},
+            "actors":[{{"name":"other","ops":[{a}{{"op":"flush_insert","segment":5,"pos":"a"}},{{"op":"flush_delete","segment":5,"pos":"a"}}]}},
+              {{"name":"compactor","ops":[{b}]}}]}}"#
+        );
+        let r = flush_run(&parse(&text), seeded(2));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "{text}");
+        let evs = events(&r);
+        assert!(
+            pos_of(&evs, |e| matches!(e, Ev::InjectFlush { .. })).is_some(),
+            "{text}"
+        );
+        assert!(
+            pos_of(&evs, |e| matches!(e, Ev::CompactWrong { .. })).is_none(),
+            "{text}"
+        );
+    }
+}
+
+/// What the compaction marking allows: `compacted` goes on the inject_done
+/// only; a compaction's inject comes before its inject_done, with only waits
+/// between (compact does nothing else with the flush manager, and skips them
+/// all when it cannot start). Each refusal names the op.
+#[test]
+fn a_compactions_ops_are_checked_when_read() {
+    let sc = |ops: &str| {
+        format!(
+            r#"{{"name":"x","model":"flush-2021","injections":{{"c1":{{"segments":[1],"remap_to":2}}}},"actors":[{{"name":"a","ops":[{ops}]}}]}}"#
+        )
+    };
+    let err = |ops: &str| match AnyScenario::parse(&sc(ops), "bad.json") {
+        Ok(_) => panic!("accepted: {ops}"),
+        Err(e) => e.to_string(),
+    };
+    const INJECT: &str = r#"{"op":"inject","id":"c1"}"#;
+    const WAIT: &str = r#"{"op":"wait_injected","id":"c1"}"#;
+    const DONE: &str = r#"{"op":"inject_done","id":"c1","success":true,"compacted":true}"#;
+    let ok = format!(
+        r#"{INJECT},{WAIT},{{"op":"wait_notified","count":1}},{{"op":"flush_insert","segment":1,"pos":"p"}},{DONE}"#
+    );
+    let e = err(&ok);
+    assert!(e.contains("actors[0].ops[3]"), "{e}");
+    assert!(
+        e.contains("op flush_insert comes between the inject of \"c1\""),
+        "{e}"
+    );
+    let ok = format!(
+        r#"{{"op":"flush_insert","segment":1,"pos":"p"}},{INJECT},{WAIT},{{"op":"wait_notified","count":1}},{DONE}"#
+    );
+    assert!(AnyScenario::parse(&sc(&ok), "ok.json").is_ok());
+    let e = err(&format!("{WAIT},{DONE},{INJECT}"));
+    assert!(e.contains("actors[0].ops[1]"), "{e}");
+    assert!(e.contains("its inject comes after it"), "{e}");
+    let e = err(r#"{"op":"inject","id":"c1","compacted":true}"#);
+    assert!(e.contains("actors[0].ops[0].compacted"), "{e}");
+    assert!(
+        e.contains("\"compacted\" does not apply to op inject"),
+        "{e}"
+    );
+}

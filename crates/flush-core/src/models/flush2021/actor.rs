@@ -14,6 +14,11 @@ pub(super) enum Flow {
     Returned,
     /// Nothing to write back: a Go panic, or the actor returned from its last op.
     Halt,
+    /// The op and every op after it up to `last` returned at once: a
+    /// compaction that could not start (`compactor.compact` returned its
+    /// error before injecting) skips the rest of its ops, `last` being its
+    /// `inject_done`.
+    ReturnedThrough { last: u32 },
 }
 
 impl World {
@@ -44,6 +49,14 @@ impl World {
         match flow {
             Flow::At(at) => self.set_role(g, Role::Actor { actor, pc, at }),
             Flow::Returned => self.op_done(sc, g, actor, pc, ev),
+            Flow::ReturnedThrough { last } => {
+                // Each skipped op's message goes out too (a `wait_for` on one of
+                // them passes, as on any op the actor is past).
+                for k in pc..last {
+                    self.sync_pair(footprint::obj::FLOWGRAPH, (actor.into(), k.into()), true);
+                }
+                self.op_done(sc, g, actor, last, ev)
+            }
             Flow::Halt => {}
         }
     }
@@ -151,6 +164,15 @@ impl World {
                 self.flush_mode_read(g, actor, pc, op, HalfKind::Delete, ev)
             }
             Op::Inject { inj } => {
+                // An actor that stands for a compaction (its compacted inject_done
+                // of `inj` comes later) checks the Replica first
+                // (compactor.go:303-307): when that fails, compact returns, and
+                // none of its ops up to that inject_done runs.
+                if let Some(last) = sc.compaction_end(actor, pc, inj) {
+                    if !self.compaction_starts(sc, inj, ev) {
+                        return Flow::ReturnedThrough { last };
+                    }
+                }
                 // fm:441-446 injectFlush — go waitForInjected(), then each queue's inject.
                 self.injections[inj as usize].started = true;
                 let w = self.spawn(Role::WaitInjected { inj });

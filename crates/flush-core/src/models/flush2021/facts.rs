@@ -115,6 +115,12 @@ pub enum Ev {
         inj: InjId,
         success: bool,
     },
+    /// compactor.compact's start: the Replica lacks the first compacted
+    /// segment, so compact logs "compact wrong" and returns before injecting.
+    CompactWrong {
+        inj: InjId,
+        segment: i64,
+    },
     /// compactor.compact, before injectDone(true): the Replica has the target,
     /// so only its statistics are refreshed (the model keeps none).
     CompactorRefreshed {
@@ -462,6 +468,7 @@ impl Ev {
             | ReplicaNewToNormal { segment, .. }
             | ReplicaFlushed { segment, .. }
             | CompactorRemoved { segment }
+            | CompactWrong { segment, .. }
             | CompactorRefreshed { target: segment }
             | CompactorAddedFlushed { target: segment }
             | HandlerTookInjection { segment, .. }
@@ -519,9 +526,10 @@ impl Ev {
             InjectQueued { .. } | InjectChFull { .. } => go::ORDER_FLUSH_QUEUE_INJECT,
             Injected { .. } => go::TASK_INJECTION_INJECTED,
             InjectDone { .. } => go::TASK_INJECTION_INJECT_DONE,
-            CompactorRefreshed { .. } | CompactorAddedFlushed { .. } | CompactorRemoved { .. } => {
-                go::COMPACTOR_COMPACT
-            }
+            CompactWrong { .. }
+            | CompactorRefreshed { .. }
+            | CompactorAddedFlushed { .. }
+            | CompactorRemoved { .. } => go::COMPACTOR_COMPACT,
             StartDroppingStore | StartDropping { .. } => go::START_DROPPING,
             NotifyAllFlushed => go::NOTIFY_ALL_FLUSHED,
             ManagerClose { .. } | CloseNoHandler { .. } | CloseVisits { .. } => {
@@ -730,6 +738,7 @@ impl Ev {
             FinishClosed { segment, pos, .. } => write!(out, "close(finishSignal) of seg={segment} pos={}", p(*pos)),
             ReplicaNewToNormal { segment } => write!(out, "replica: segment {segment} new -> normal"),
             ReplicaFlushed { segment } => write!(out, "replica: segment {segment} -> flushed"),
+            CompactWrong { inj, segment } => write!(out, "compact wrong: segment {segment} not in the Replica (getCollectionAndPartitionID); compaction {} returns before injectFlush: nothing injected", i(*inj)),
             CompactorRefreshed { target } => write!(out, "replica has segment {target}: only its statistics are refreshed"),
             CompactorAddedFlushed { target } => write!(out, "replica: segment {target} added as flushed"),
             CompactorRemoved { segment } => write!(out, "replica: segment {segment} removed"),

@@ -159,9 +159,13 @@ pub mod obj {
     /// A runner's `insertOnce` / `deleteOnce` (ft:53-54): by runner.
     pub const INSERT_ONCE: &str = "flushTaskRunner.insertOnce";
     pub const DELETE_ONCE: &str = "flushTaskRunner.deleteOnce";
-    /// The Replica's `segMu` (segment_replica.go), taken by every method the
-    /// model calls on it.
+    /// The Replica's `segMu` (segment_replica.go, a `sync.RWMutex`), taken by
+    /// every method the model calls on it: `Lock` by those that write,
+    /// `RLock` by `getCollectionAndPartitionID` (compactor.compact's start check).
     pub const REPLICA: &str = "SegmentReplica.segMu";
+    /// What the Replica's readers' `RUnlock`s publish, which the next `Lock`
+    /// takes in (two readers are not ordered by it, as in Go's race detector).
+    pub const REPLICA_READERS: &str = "SegmentReplica.segMu readers";
     /// What-if `runner_creation_locked`: the queue's creation mutex, by segment.
     pub const CREATE_MUT: &str = "orderFlushQueue.createMut";
 }
@@ -196,10 +200,19 @@ impl World {
         self.sync(obj::DROP_HANDLER, 0, true);
     }
 
-    /// A Replica method: `segMu` taken and released within it.
+    /// A Replica method that writes: `segMu.Lock()` and `Unlock()` within it
+    /// (after every reader's `RUnlock` and every writer's `Unlock` before it).
     pub(super) fn replica_mutex(&mut self) {
         self.sync(obj::REPLICA, 0, false);
+        self.sync(obj::REPLICA_READERS, 0, false);
         self.sync(obj::REPLICA, 0, true);
+    }
+
+    /// A Replica method that only reads: `segMu.RLock()` and `RUnlock()` within
+    /// it (after every writer's `Unlock` before it; before the next writer).
+    pub(super) fn replica_rlock(&mut self) {
+        self.sync(obj::REPLICA, 0, false);
+        self.sync(obj::REPLICA_READERS, 0, true);
     }
 
     /// What passing the blocking point of `role` takes in: the receive, `Wait` or

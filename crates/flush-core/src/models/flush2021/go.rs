@@ -156,7 +156,7 @@ pub const SCENARIO_ACTOR_FINISHED: GoFn = GoFn {
 pub const COMPACTOR_COMPACT: GoFn = GoFn {
     file: "compactor.go",
     func: "compactionTask.compact",
-    excerpt: "After CompleteCompaction: if the Replica has the target (new, normal or flushed), refresh its statistics; else addFlushedSegmentWithPKs(target) and removeSegment of every compacted segment. Then ti.injectDone(true).",
+    excerpt: "First getSegmentMeta(segIDs[0]): when the Replica lacks that segment (not new, normal or flushed), log \"compact wrong\" and return: nothing is injected. Then injectFlush and <-ti.Injected(). After CompleteCompaction: if the Replica has the target (new, normal or flushed), refresh its statistics; else addFlushedSegmentWithPKs(target) and removeSegment of every compacted segment. Then ti.injectDone(true).",
 };
 
 pub const SEGMENT_FLUSHED: GoFn = GoFn {

@@ -99,8 +99,11 @@ pub enum Op {
         inj: InjId,
         success: bool,
         /// The op ends a real `compactor.compact`: before `injectDone(true)` it
-        /// edits the Replica (compactor.go:452-461 at 891c202b73). Go's tests
-        /// call `injectDone` bare, without it.
+        /// edits the Replica (compactor.go:452-461 at 891c202b73). When the
+        /// same actor injected `inj` before it, that `inject` is the
+        /// compaction's start and checks the Replica first (:303-307, see
+        /// `Scenario::compaction_end`). Go's tests call `injectDone` bare,
+        /// without it.
         compacted: bool,
     },
     StartDropping,
@@ -314,6 +317,7 @@ impl Scenario {
         })?;
         sc.intern_positions(seen);
         sc.check_whole(top.node())?;
+        sc.check_compactions(top.node())?;
         Ok(sc)
     }
 
@@ -346,6 +350,21 @@ impl Scenario {
         }
     }
 
+    /// When actor `actor`'s `inject` of `inj` at `pc` starts a compaction, the
+    /// index of its compacted `inject_done` of `inj`, later in the same actor:
+    /// the actor stands for `compactionTask.compact`, which checks the Replica
+    /// before it injects (compactor.go:303-307 at 891c202b73). `None` for an
+    /// injection Go's tests make by hand (no compacted `inject_done`), or
+    /// finished by another actor.
+    pub fn compaction_end(&self, actor: u16, pc: u32, inj: InjId) -> Option<u32> {
+        let ops = &self.actors[actor as usize].ops;
+        let after = ops.get(pc as usize + 1..)?;
+        let k = after.iter().position(
+            |op| matches!(op, Op::InjectDone { inj: i, compacted: true, .. } if *i == inj),
+        )?;
+        Some(pc + 1 + k as u32)
+    }
+
     /// An `inject_done` with `compacted` stands for the end of a successful
     /// `compactor.compact`, which always remaps: its injection's postInjection
     /// sets `pack.segmentID = targetSegID` (compactor.go:310-312 at 891c202b73)
@@ -365,6 +384,55 @@ impl Scenario {
             return Err(format!(
                 "\"compacted\": true needs a \"remap_to\" on injection \"{name}\": compactor.compact always remaps packs to its target segment (compactor.go:310-312), which the Replica edit adds"
             ));
+        }
+        Ok(())
+    }
+
+    /// An actor with a compacted `inject_done` and its injection's `inject`
+    /// stands for one `compactionTask.compact`: it injects first (compactor.go:315
+    /// at 891c202b73), then only waits until `injectDone` (:316-463), and skips
+    /// all of that when its start check fails (:303-307). So the `inject` comes
+    /// before the `inject_done`, and only waits (`wait_injected`, `wait_for`,
+    /// `wait_notified`) come between them. An injection injected by another
+    /// actor (as a test may call injectFlush) makes no start check.
+    fn check_compactions(&self, root: &Node) -> Res<()> {
+        let err = |ai, oi, msg: String| root.src.err(&op_path(ai, oi), msg);
+        for (ai, a) in self.actors.iter().enumerate() {
+            for (d, op) in a.ops.iter().enumerate() {
+                let Op::InjectDone {
+                    inj,
+                    compacted: true,
+                    ..
+                } = *op
+                else {
+                    continue;
+                };
+                let name = self.inj_name(inj);
+                let at = |i| matches!(a.ops[i], Op::Inject { inj: j } if j == inj);
+                if let Some(i) = (d + 1..a.ops.len()).find(|&i| at(i)) {
+                    return Err(err(ai, d, format!(
+                        "inject_done of \"{name}\" has \"compacted\": true, but its inject comes after it, at {}: compactionTask.compact injects (compactor.go:315) before it calls injectDone (:463)",
+                        op_path(ai, i)
+                    )));
+                }
+                let Some(i) = (0..d).find(|&i| at(i)) else {
+                    continue;
+                };
+                let waits = |o: &Op| {
+                    matches!(
+                        o,
+                        Op::WaitInjected { .. } | Op::WaitFor(_) | Op::WaitNotified { .. }
+                    )
+                };
+                if let Some(k) = (i + 1..d).find(|&k| !waits(&a.ops[k])) {
+                    return Err(err(ai, k, format!(
+                        "op {} comes between the inject of \"{name}\" ({}) and its compacted inject_done ({}): compactionTask.compact only waits between injectFlush and injectDone (compactor.go:316-463), and returns before all of them when the Replica lacks its first segment (:303-307); give this op to another actor",
+                        a.ops[k].name(),
+                        op_path(ai, i),
+                        op_path(ai, d)
+                    )));
+                }
+            }
         }
         Ok(())
     }
@@ -618,9 +686,16 @@ fn read_op(o: &OpNode, injections: &[Injection], seen: &mut Vec<String>) -> Res<
                 fail: fail(&f)?,
             }
         }
-        "inject" => Op::Inject {
-            inj: inj(&o.fields(&["id"])?)?,
-        },
+        "inject" => {
+            if let Some(n) = o.node.object("an op")?.get("compacted") {
+                return Err(n.err(
+                    "\"compacted\" does not apply to op inject: mark the compaction's inject_done with \"compacted\": true, and the inject of its injection in the same actor, before it, checks the Replica first (compactor.go:303-307)",
+                ));
+            }
+            Op::Inject {
+                inj: inj(&o.fields(&["id"])?)?,
+            }
+        }
         "wait_injected" => Op::WaitInjected {
             inj: inj(&o.fields(&["id"])?)?,
         },

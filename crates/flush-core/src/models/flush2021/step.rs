@@ -225,6 +225,41 @@ impl World {
         }
     }
 
+    /// The start of `compactionTask.compact`, in the step of its `injectFlush`
+    /// (compactor.go:303-316 at 891c202b73): `getSegmentMeta(segIDs[0])` asks
+    /// the Replica for the first segment's collection and partition
+    /// (`getCollectionAndPartitionID`, segment_replica.go:207-224, under
+    /// `segMu.RLock`: the new, normal and flushed maps). When the Replica lacks
+    /// it, compact logs "compact wrong" and returns its error (:304-307) before
+    /// `newTaskInjection` and `injectFlush`: false, and nothing is injected.
+    /// The collection's schema (`getCollectionSchema`, a meta service call)
+    /// and a merge compaction's `allocID` (:286-291) are taken to succeed.
+    ///
+    /// Simplified: in Go the read and `injectFlush` are two sections (the
+    /// RLock is released before the injection starts), so another goroutine's
+    /// Replica edit could come between them; the model makes them one step,
+    /// reading the Replica as it is at that step. Only a compactor's Replica
+    /// edit adds or removes segments, so the two differ only when another
+    /// compaction's edit lands in that gap.
+    pub(super) fn compaction_starts(
+        &mut self,
+        sc: &Scenario,
+        inj: InjId,
+        ev: &mut Vec<Ev>,
+    ) -> bool {
+        let segment = sc.injections[inj as usize].segments[0];
+        self.replica_rlock();
+        if self
+            .replica
+            .binary_search_by_key(&segment, |s| s.segment)
+            .is_ok()
+        {
+            return true;
+        }
+        ev.push(Ev::CompactWrong { inj, segment });
+        false
+    }
+
     /// The end of a successful `compactor.compact`, before `injectDone(true)`
     /// (compactor.go:452-461 at 891c202b73): when the Replica has the target
     /// (`hasSegment(targetSegID, true)`: new, normal or flushed) only its
@@ -238,10 +273,9 @@ impl World {
     /// makes the edit one step, so another queue's notify lists the new
     /// segments before or after all removals, never between two. The final
     /// Replica is the same; only such a SaveBinlogPaths' start positions could
-    /// differ. Nor does the model check that the compaction could start:
-    /// compact() returns before injecting when `getSegmentMeta(segIDs[0])`
-    /// finds no segment (compactor.go:303-307), which a scenario may ignore.
-    /// And `defer close(ti.injectOver)` (:313) after `injectDone(true)` is left
+    /// differ. The compaction's start is checked where its actor injects
+    /// ([`World::compaction_starts`]). `defer close(ti.injectOver)` (:313)
+    /// after `injectDone(true)` is left
     /// out: no holder reads injectOver past its segmentCnt trues unless the
     /// `injection-taken-once` invariant has already broken.
     pub(super) fn compactor_replica_edit(&mut self, sc: &Scenario, inj: InjId, ev: &mut Vec<Ev>) {
