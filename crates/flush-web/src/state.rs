@@ -1849,10 +1849,10 @@ mod tests {
             AnyScenario::Flush(s) => std::sync::Arc::as_ptr(s) as usize,
             _ => unreachable!("retries is a flush-2021 scenario"),
         };
-        let first = scenario_of(&inline("a.json", &text)).unwrap();
-        let again = scenario_of(&inline("a.json", &text)).unwrap();
+        let first = scenario_of(&inline("a.json", text)).unwrap();
+        let again = scenario_of(&inline("a.json", text)).unwrap();
         assert_eq!(ptr(&first), ptr(&again), "the same text was read again");
-        let other_name = scenario_of(&inline("b.json", &text)).unwrap();
+        let other_name = scenario_of(&inline("b.json", text)).unwrap();
         assert_ne!(ptr(&first), ptr(&other_name));
         let other = text.replace("\"seed\": 9", "\"seed\": 10");
         assert_ne!(other, text);
