@@ -385,6 +385,33 @@ test('a 270 KB upload is read once: its frames, and a seed change that does not 
   await ctx.close();
 });
 
+test('found by a helper: a key pressed while an upload is read steps the uploaded view', async () => {
+  // The key's task is queued as the file's load handler starts: it runs right
+  // after the handler. When the upload was loaded from a later task, the key
+  // went to the view being replaced, and was lost.
+  const init = () => {
+    const add = FileReader.prototype.addEventListener;
+    FileReader.prototype.addEventListener = function (t, f, o) {
+      const g = t === 'load' ? function (...a) {
+        setTimeout(() => document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true })), 0);
+        return f.apply(this, a);
+      } : f;
+      return add.call(this, t, g, o);
+    };
+  };
+  const { page, ctx, errors } = await open('scenario=handoff&mode=seeded&seed=1&step=0', { init });
+  const retries = readFileSync(new globalThis.URL('../scenarios/retries.json', import.meta.url));
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.setInputFiles('#upload', { name: 'retries.json', mimeType: 'application/json', buffer: retries });
+  await page.waitForFunction(() => /Retries/.test(document.querySelector('.stage-title h2')?.textContent ?? ''));
+  await built(page);
+  await waitStep(page, 1);
+  await page.waitForTimeout(300);
+  assert.equal(await page.getAttribute('.app', 'data-step'), '1', 'the key stepped the uploaded view');
+  await noCrash(page, errors);
+  await ctx.close();
+});
+
 test('a bad link over a saved view that cannot be restored says why of both', async () => {
   const { page, ctx, errors } = await open('scenario=handoff&step=zz', { storage: 'scenario=nope&step=0' });
   const e = await page.textContent('#error-text');

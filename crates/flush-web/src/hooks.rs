@@ -512,23 +512,16 @@ pub fn use_upload(d: Dispatch) -> Callback<Event> {
                         file: name,
                         text: text.into(),
                     };
-                    // Read here (the view's build finds it read: see
-                    // `state::scenario_of`), and loaded in a task of its own:
-                    // reading a large file and the build's first slice in one
-                    // task held the page for one long frame.
+                    // Read once: the view's build finds it read (see
+                    // `state::scenario_of`). Loaded in this task, not a later
+                    // one: a key or click between the two went to the view
+                    // being replaced, and was lost (found by a helper).
                     match crate::state::scenario_of(&source) {
                         Err(e) => d.dispatch(Action::Error(format!(
                             "{} The previous view is still loaded.",
                             crate::state::sentence(&e)
                         ))),
-                        Ok(sc) => {
-                            let spec = ViewSpec::fresh(source, &sc);
-                            let d = d.clone();
-                            gloo::timers::callback::Timeout::new(0, move || {
-                                d.dispatch(Action::Load(spec));
-                            })
-                            .forget();
-                        }
+                        Ok(sc) => d.dispatch(Action::Load(ViewSpec::fresh(source, &sc))),
                     }
                 }
             }

@@ -671,9 +671,11 @@ pub fn native_slice(checks: u32) {
     NATIVE_SLICE.with(|c| c.set(checks));
 }
 
-/// How long the build of a view may hold the page, reading its scenario
-/// included, before it goes on in slices between frames (most views are built
-/// within it, in one go).
+/// How long the build of a view may hold the page after reading its scenario,
+/// before it goes on in slices between frames (most views are built within it,
+/// in one go). Counting the reading in it was tried: a scenario that took
+/// longer to read than this left no time for a short run, whose view then
+/// opened behind "Building…" (on the default view, for a saved one).
 pub const FIRST_SLICE_MS: f64 = 40.0;
 /// Each later slice of a build (a frame is 16 ms).
 pub const SLICE_MS: f64 = 10.0;
@@ -797,10 +799,8 @@ impl AppState {
         spec: &ViewSpec,
         base: impl FnOnce() -> Option<AppState>,
     ) -> Result<AppState, String> {
-        // The first slice's time counts reading the scenario (see `begin`).
-        let first = for_ms(FIRST_SLICE_MS);
         let mut b = Building::start(spec)?;
-        if b.grow(first) {
+        if b.grow(for_ms(FIRST_SLICE_MS)) {
             return AppState::built(b);
         }
         b.link = true;
@@ -894,16 +894,12 @@ impl AppState {
                 }
             }),
         };
-        // The first slice's time counts reading the scenario and copying it:
-        // a large one read and then stepped for a whole slice held the page
-        // for one long frame.
-        let first = for_ms(FIRST_SLICE_MS);
         let mut b = match Building::start(spec) {
             Ok(b) => b,
             Err(e) => return this.kept(&e, link),
         };
         b.link = link;
-        if b.grow(first) {
+        if b.grow(for_ms(FIRST_SLICE_MS)) {
             return this.finished(b);
         }
         this.with(|s| {
