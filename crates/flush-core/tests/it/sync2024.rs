@@ -1181,3 +1181,130 @@ fn every_insert_syncs_what_the_datanode_holds_dropped() {
         assert_eq!(w.buffered(500), 10, "{v:?}: 500 itself is not picked");
     }
 }
+
+/// SyncSegments adds segment 300 between bufferInsert's lookup and its
+/// AddSegment(Growing) (write_buffer.go:532-545): Go's addSegment overwrites
+/// `segmentInfos[300]` and leaves the Sealed info in `stateSegments[Sealed]`
+/// (meta_cache.go:132-136@ca7ef26e4b, the same at all six commits). The same
+/// BufferData's sealed policy ranges that map (sync_policy.go:73-75,
+/// meta_cache.go:221-224) and swaps the stale info's clone in as Flushing, so
+/// 300 is flushed with the rows datacoord counted (100) plus the batch.
+const STALE_SEALED: &str = r#"{ "name": "stale-sealed-entry", "model": "sync-2024", "version": "ca7ef26e4b", "seed": 1,
+  "datacoord": [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 },
+                 { "segment": 300, "partition": 1, "state": "Sealed", "level": "L1", "statslog": true, "rows": 100 } ],
+  "datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ],
+  "actors": [
+    { "name": "flowgraph", "ops": [ { "op": "insert", "segment": 300, "partition": 1, "rows": 10 } ] },
+    { "name": "datacoord", "ops": [ { "op": "sync_segments", "partition": 1 } ] } ] }"#;
+
+/// The first five steps of [`STALE_SEALED`]'s double add, goroutine by goroutine.
+fn double_add(sc: &Scenario) -> flush_core::Run<Scenario> {
+    let mut r = manual::<Scenario>(sc);
+    for c in flush_core::Choice::parse_list("0,1,2,2,0").unwrap() {
+        r.advance_with(c).expect("runnable");
+    }
+    r
+}
+
+#[test]
+fn a_stale_sealed_entry_is_flushed_by_the_sealed_policy() {
+    // The versions whose handler adds a missing Sealed segment it is sent.
+    for v in [
+        Version::Ca7ef26e4b,
+        Version::B5c9a7364b,
+        Version::V4cf1a358ba,
+    ] {
+        let sc = with_version(parse(STALE_SEALED), v);
+        // Lookup miss, tick, handler (load), UpdateSegmentView adds 300 Sealed,
+        // then AddSegment(Growing) and triggerSync.
+        let r = double_add(&sc);
+        let evs = events(&r);
+        let added = pos_of(&evs, |e| {
+            matches!(
+                e,
+                Ev::MetacacheAdded {
+                    segment: 300,
+                    state: SegState::Sealed
+                }
+            )
+        })
+        .unwrap_or_else(|| panic!("{v:?}: {evs:#?}"));
+        let moved = pos_of(&evs, |e| {
+            matches!(
+                e,
+                Ev::SealedPolicy {
+                    segment: 300,
+                    moved: true
+                }
+            )
+        })
+        .unwrap_or_else(|| panic!("{v:?}: the sealed policy skips 300: {evs:#?}"));
+        assert!(added < moved);
+        let w = r.world();
+        let s = w.metacache.get(300).unwrap();
+        assert_eq!(
+            (s.state, s.flushed_rows, s.buffer_rows, s.start_pos_recorded),
+            (SegState::Flushing, 100, 0, true),
+            "{v:?}: the stale Sealed info's clone, not bufferInsert's"
+        );
+        // bufferInsert's Growing info is stale now, its start position unrecorded.
+        let stale = w.metacache.stale();
+        assert_eq!(stale.len(), 1, "{v:?}");
+        assert_eq!(
+            (
+                stale[0].segment,
+                stale[0].state,
+                stale[0].start_pos_recorded
+            ),
+            (300, SegState::Growing, false)
+        );
+        // The rest, seeded: the flush reaches datacoord.
+        let r = sync_run(&sc, script("0,1,2,2,0", 1));
+        assert_eq!(kind(&r), OutcomeKind::Completed, "{v:?}");
+        let evs = events(&r);
+        assert!(
+            pos_of(&evs, |e| matches!(
+                e,
+                Ev::SaveBinlogPathsCall {
+                    segment: 300,
+                    rows: 110,
+                    flush: true,
+                    drop: false
+                }
+            ))
+            .is_some(),
+            "{v:?}: {evs:#?}"
+        );
+        assert_eq!(r.head().dc(300).unwrap().state, SegState::Flushed);
+    }
+}
+
+/// The stale entries c65f41dc60 to 439fb24b32 can make are Flushing or Flushed
+/// (their handlers add only what their requests carry: Flushing and Flushed at
+/// c65f41dc60, Flushed L1 from 2e434e4453 on), and SyncSegments' infos have
+/// startPosRecorded=true (meta_cache.go:284): no range of the model's paths
+/// picks them (the start positions filter them out, meta_writer.go:64-65).
+#[test]
+fn stale_flushing_and_flushed_entries_change_nothing() {
+    for (v, state) in [
+        (Version::C65f41dc60, "Flushing"),
+        (Version::V4cf1a358ba, "Flushing"),
+        (Version::V2e434e4453, "Flushed"),
+        (Version::V439fb24b32, "Flushed"),
+    ] {
+        let text = STALE_SEALED.replace(
+            r#""state": "Sealed", "level": "L1", "statslog": true, "rows": 100"#,
+            &format!(r#""state": "{state}", "level": "L1", "statslog": true, "rows": 100"#),
+        );
+        let sc = with_version(parse(&text), v);
+        let r = double_add(&sc);
+        let w = r.world();
+        assert_eq!(w.metacache.stale().len(), 1, "{v:?}");
+        assert_eq!(w.metacache.get(300).unwrap().state, SegState::Growing);
+        let evs = events(&r);
+        assert!(
+            pos_of(&evs, |e| matches!(e, Ev::StaleEntryPicked { .. })).is_none(),
+            "{v:?}"
+        );
+    }
+}

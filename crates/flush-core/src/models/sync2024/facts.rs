@@ -44,6 +44,15 @@ pub enum Ev {
         segment: i64,
         moved: bool,
     },
+    /// A state-filtered range (`rangeWithFilter` over `stateSegments[state]`,
+    /// meta_cache.go:221-224) found a stale entry of the segment: the info an
+    /// `AddSegment` overwrote under another state (`current`: the state of the
+    /// segment's info, if the metacache has it).
+    StaleEntryPicked {
+        segment: i64,
+        state: SegState,
+        current: Option<SegState>,
+    },
     /// GetDroppedSegmentPolicy selected a segment the metacache holds Dropped.
     DroppedPolicy {
         segment: i64,
@@ -523,7 +532,16 @@ impl Ev {
             DatacoordDroppedIgnored { .. } => go::SERVER_SAVE_BINLOG_PATHS,
             Seal { .. } => go::WRITE_BUFFER_BASE_SEAL_SEGMENTS,
             SealedPolicy { .. } => go::GET_SEALED_SEGMENTS_POLICY,
-            DroppedPolicy { .. } => go::GET_DROPPED_SEGMENT_POLICY,
+            DroppedPolicy { .. }
+            | StaleEntryPicked {
+                state: SegState::Dropped,
+                ..
+            } => go::GET_DROPPED_SEGMENT_POLICY,
+            StaleEntryPicked {
+                state: SegState::Growing,
+                ..
+            } => go::WRITE_BUFFER_BASE_SEAL_SEGMENTS,
+            StaleEntryPicked { .. } => go::GET_SEALED_SEGMENTS_POLICY,
             SyncSkipped { .. } => go::WRITE_BUFFER_BASE_GET_SYNC_TASK,
             BufferYielded { .. } => go::WRITE_BUFFER_BASE_GET_SYNC_TASK,
             MergedStatsSegmentMissing { .. } | MergedStatsEmpty { .. } => {
@@ -611,6 +629,15 @@ impl Ev {
             }
             Seal { segment, sealed: true } => write!(out, "segment {segment} Growing -> Sealed"),
             Seal { segment, .. } => write!(out, "segment {segment} is not Growing in the metacache: nothing to seal"),
+            StaleEntryPicked { segment, state, current } => write!(
+                out,
+                "stateSegments[{}] still holds the info of segment {segment} that AddSegment overwrote ({}; meta_cache.go:132-136 leaves the old state's entry): the range over that state finds it",
+                state.as_str(),
+                match current {
+                    Some(c) => format!("the metacache holds it {}", c.as_str()),
+                    None => "the metacache no longer holds it".to_owned(),
+                }
+            ),
             DroppedPolicy { segment } => write!(out, "segment {segment} is Dropped: selected to sync (as a drop)"),
             SealedPolicy { segment, moved: true } => write!(out, "segment {segment} Sealed -> Flushing, selected to sync"),
             SealedPolicy { segment, .. } => {

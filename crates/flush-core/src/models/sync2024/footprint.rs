@@ -146,6 +146,11 @@ impl World {
             let id = self.metacache.segments()[k].segment;
             self.mc(site, id);
         }
+        // The stale entries of `stateSegments` a state-filtered range finds too.
+        for k in 0..self.metacache.stale().len() {
+            let id = self.metacache.stale()[k].segment;
+            self.mc(site, id);
+        }
         self.order(key::MC_MEMBERS, 0, 0);
     }
 

@@ -87,17 +87,45 @@ impl Action {
     }
 }
 
-/// The metacache: `segmentInfos` and `stateSegments` are one sorted vector here;
-/// the per-state index is derived ([`MetaCache::ids_in_state`]), so the two can
-/// never disagree. Go's can: an `AddSegment` that overwrites a segment under
-/// another state leaves its old `stateSegments` entry (meta_cache.go:132-136), and a
-/// policy ranging over a state could pick that stale entry up. Reaching it needs
-/// SyncSegments to add a segment between bufferInsert's lookup and its AddSegment
-/// and the sealed policy to run then: not modelled.
+/// The metacache: `segmentInfos` (`segs`, sorted by id) and what Go's per-state
+/// index `stateSegments` holds besides them (`stale`).
+///
+/// Go's `stateSegments[state][id]` normally holds `segmentInfos[id]` under its
+/// state, but `addSegment` (meta_cache.go:132-136@ca7ef26e4b, the same at all six
+/// commits) overwrites `segmentInfos[id]` and sets `stateSegments[new][id]`
+/// without deleting `stateSegments[old][id]` when the segment was there under
+/// another state: that entry keeps the old `*SegmentInfo`, stale. The model
+/// reaches it when SyncSegments' `UpdateSegmentView` adds a segment (meta_cache.go:
+/// 275-290) between bufferInsert's `GetSegmentByID` miss and its `AddSegment(Growing)`
+/// (write_buffer.go:532-545). `stale` holds those entries, at most one per (id,
+/// state) and never at the current info's own (id, state); Go consults them
+/// exactly where it ranges a state map: `rangeWithFilter` (:214-250) with a state
+/// filter, whose `criterion.Match` checks only the other filters, on the stale
+/// info's own fields. On the model's paths these are the sealed policy
+/// (sync_policy.go:73-75, [`MetaCache::ids_in_state`], [`MetaCache::update`]),
+/// the dropped policy (:45), sealSegments (write_buffer.go:315-317) and the meta
+/// writer's start positions (meta_writer.go:64, [`MetaCache::start_pos_not_recorded`]).
+/// `GetSegmentByID`, `DetectMissingSegments`, `UpdateSegmentView` and every
+/// `UpdateSegments`/`RemoveSegments` by ids alone range `segmentInfos` and never
+/// clean a stale entry; only a later write at the same (id, state) key replaces it.
+/// An entry SyncSegments added is stale with `startPosRecorded=true` (:284), so the
+/// start positions never list it; a stale Sealed one is picked by the next sealed
+/// policy, which swaps its clone in as Flushing (the segment's buffered-row count
+/// and Growing state are lost) and leaves bufferInsert's Growing info stale in
+/// turn, with `startPosRecorded=false`: every later SaveBinlogPaths of the channel
+/// lists its start position. Stale Flushing and Flushed entries (the only ones
+/// c65f41dc60 to 439fb24b32 can make, as their handlers add only what their
+/// requests hold) are ranged only by the delete path's `PredictSegments`
+/// (bf_write_buffer.go:59-60), which the model has no op for.
 #[derive(Debug, Default, PartialEq, Eq, Hash)]
 pub struct MetaCache {
     /// Shared between states until a step writes it (see [`Shared`]).
     segs: Shared<MetaSeg>,
+    /// The stale `stateSegments` entries, sorted by (id, state); `None` (not an
+    /// empty list: one pointer, so the world's size stays as it was) unless a
+    /// segment was overwritten under another state.
+    #[allow(clippy::box_collection)] // A thin pointer: 8 bytes, a `Vec` 24.
+    stale: Option<Box<Vec<MetaSeg>>>,
 }
 
 /// By hand, so that `clone_from` reuses the vector (a derived one allocates a
@@ -106,10 +134,12 @@ impl Clone for MetaCache {
     fn clone(&self) -> MetaCache {
         MetaCache {
             segs: self.segs.clone(),
+            stale: self.stale.clone(),
         }
     }
     fn clone_from(&mut self, o: &MetaCache) {
         self.segs.clone_from(&o.segs);
+        self.stale.clone_from(&o.stale);
     }
 }
 
@@ -123,7 +153,10 @@ impl MetaCache {
             .iter()
             .map(|d| MetaSeg::declared(d, dc))
             .collect::<Vec<_>>();
-        let mut m = MetaCache { segs: segs.into() };
+        let mut m = MetaCache {
+            segs: segs.into(),
+            stale: None,
+        };
         if !m.segs.is_sorted_by_key(|s| s.segment) {
             // Not from a checked scenario: sort, the last of equal ids winning as `add` would.
             let segs = std::mem::take(&mut *m.segs);
@@ -147,52 +180,166 @@ impl MetaCache {
         self.index(id).ok().map(|i| &self.segs[i])
     }
 
-    /// `AddSegment` / `addSegment`: inserts or overwrites.
-    pub fn add(&mut self, seg: MetaSeg) {
-        match self.index(seg.segment) {
-            Ok(i) => self.segs[i] = seg,
-            Err(i) => self.segs.insert(i, seg),
+    /// The stale `stateSegments` entries (see [`MetaCache`]), by (id, state).
+    pub fn stale(&self) -> &[MetaSeg] {
+        self.stale.as_deref().map_or(&[], |v| v.as_slice())
+    }
+
+    fn stale_at(&self, id: i64, state: SegState) -> Result<usize, usize> {
+        self.stale()
+            .binary_search_by_key(&(id, state), |s| (s.segment, s.state))
+    }
+
+    /// Takes out the stale entry `k`, the list `None` once empty.
+    fn take_stale(&mut self, k: usize) -> MetaSeg {
+        let v = self.stale.as_mut().expect("a stale entry");
+        let s = v.remove(k);
+        if v.is_empty() {
+            self.stale = None;
+        }
+        s
+    }
+
+    /// `c.stateSegments[state][id] = ...` or `delete(...)`: whatever stale entry
+    /// that key held is gone.
+    fn clear_stale(&mut self, id: i64, state: SegState) {
+        if let Ok(k) = self.stale_at(id, state) {
+            self.take_stale(k);
         }
     }
 
-    /// `UpdateSegments(action, WithSegmentIDs(id), [WithSegmentState(states...)])`:
-    /// applies to the segment if present (and in one of `states`, when given).
-    /// Returns whether it applied.
-    pub fn update(&mut self, id: i64, states: Option<&[SegState]>, actions: &[Action]) -> bool {
-        let Ok(i) = self.index(id) else { return false };
-        if let Some(st) = states {
-            if !st.contains(&self.segs[i].state) {
-                return false;
+    /// `old` is no longer `segmentInfos[id]` but stays in `stateSegments[old.state]`.
+    fn leave_stale(&mut self, old: MetaSeg) {
+        let at = self.stale_at(old.segment, old.state);
+        let v = self.stale.get_or_insert_with(Box::default);
+        match at {
+            Ok(k) => v[k] = old,
+            Err(k) => v.insert(k, old),
+        }
+    }
+
+    /// `AddSegment` / `addSegment` (meta_cache.go:132-136): `segmentInfos[id] = seg`
+    /// and `stateSegments[seg.state][id] = seg`; a segment there under another
+    /// state leaves its old info stale in that state's map.
+    pub fn add(&mut self, seg: MetaSeg) {
+        match self.index(seg.segment) {
+            Ok(i) => {
+                let old = std::mem::replace(&mut self.segs[i], seg);
+                if old.state != seg.state {
+                    self.leave_stale(old);
+                }
             }
+            Err(i) => self.segs.insert(i, seg),
         }
+        if self.stale.is_some() {
+            self.clear_stale(seg.segment, seg.state);
+        }
+    }
+
+    /// `UpdateSegments(action, WithSegmentIDs(id), [WithSegmentState(states...)])`
+    /// (meta_cache.go:189-200): without states it ranges `segmentInfos`; with them,
+    /// `stateSegments[state]` for each (:221-224), a stale entry included: its clone,
+    /// acted on, becomes `segmentInfos[id]` (the segment comes back if it had
+    /// gone), the stale key is deleted (:197), and the info it replaces stays in
+    /// its own state's map, stale. Returns whether it applied.
+    pub fn update(&mut self, id: i64, states: Option<&[SegState]>, actions: &[Action]) -> bool {
+        let Some(states) = states else {
+            let Ok(i) = self.index(id) else { return false };
+            return self.update_entry(id, Ok(i), actions);
+        };
+        let mut applied = false;
+        for &st in states {
+            let at = match self.index(id) {
+                Ok(i) if self.segs[i].state == st => Ok(i),
+                _ => match self.stale_at(id, st) {
+                    Ok(k) => Err(k),
+                    Err(_) => continue,
+                },
+            };
+            applied |= self.update_entry(id, at, actions);
+        }
+        applied
+    }
+
+    /// One entry `UpdateSegments` ranges over: `Ok(i)`, `segs[i]`; `Err(k)`, `stale[k]`.
+    fn update_entry(&mut self, id: i64, at: Result<usize, usize>, actions: &[Action]) -> bool {
+        let info = match at {
+            Ok(i) => self.segs[i],
+            Err(k) => self.take_stale(k),
+        };
         // An update that changes nothing leaves a shared list shared.
-        let mut s = self.segs[i];
+        let mut n = info;
         for a in actions {
-            a.apply(&mut s);
+            a.apply(&mut n);
         }
-        if s != self.segs[i] {
-            self.segs[i] = s;
+        match self.index(id) {
+            Ok(i) if at.is_ok() => {
+                if n != self.segs[i] {
+                    self.segs[i] = n;
+                }
+            }
+            Ok(i) => {
+                let old = std::mem::replace(&mut self.segs[i], n);
+                if old.state != n.state {
+                    self.leave_stale(old);
+                }
+            }
+            Err(i) => self.segs.insert(i, n),
+        }
+        if self.stale.is_some() {
+            self.clear_stale(id, n.state);
         }
         true
     }
 
-    /// Feeds `h` what tells the segments apart (see [`Shared::hash_fingerprint`]).
+    /// Feeds `h` what tells the segments apart (see [`Shared::hash_fingerprint`]);
+    /// stale entries only when there are some.
     pub fn hash_fingerprint<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.segs.hash_fingerprint(h)
+        use std::hash::Hash;
+        self.segs.hash_fingerprint(h);
+        if let Some(v) = &self.stale {
+            v.hash(h);
+        }
     }
 
-    /// `RemoveSegments(WithSegmentIDs(id))`.
+    /// `RemoveSegments(WithSegmentIDs(id))` (meta_cache.go:138-154): ranges
+    /// `segmentInfos`, so a stale entry of the id stays.
     pub fn remove(&mut self, id: i64) -> Option<MetaSeg> {
         self.index(id).ok().map(|i| self.segs.remove(i))
     }
 
-    /// `GetSegmentIDsBy(WithSegmentState(state))`.
+    /// `GetSegmentIDsBy(WithSegmentState(state))`: `stateSegments[state]`, stale
+    /// entries included, by id.
     pub fn ids_in_state(&self, state: SegState) -> Vec<i64> {
-        self.segs
+        let mut ids: Vec<i64> = self
+            .segs
             .iter()
+            .chain(self.stale())
             .filter(|s| s.state == state)
             .map(|s| s.segment)
-            .collect()
+            .collect();
+        if self.stale.is_some() {
+            ids.sort_unstable();
+        }
+        ids
+    }
+
+    /// `GetSegmentsBy(WithSegmentState(states...), WithStartPosNotRecorded())`
+    /// (meta_writer.go:64-65): the ids of the entries of those state maps, stale
+    /// ones included, whose own `startPosRecorded` is false, by id (an id twice if
+    /// two of its entries qualify, as Go's list would hold it twice).
+    pub fn start_pos_not_recorded(&self, states: &[SegState]) -> Vec<i64> {
+        let mut ids: Vec<i64> = self
+            .segs
+            .iter()
+            .chain(self.stale())
+            .filter(|s| states.contains(&s.state) && !s.start_pos_recorded)
+            .map(|s| s.segment)
+            .collect();
+        if self.stale.is_some() {
+            ids.sort_unstable();
+        }
+        ids
     }
 
     /// `UpdateSegmentView(partition, newSegments, _, allSegments)` under `knobs`:
@@ -222,6 +369,11 @@ impl MetaCache {
         crate::order::sort_by_key(&mut fresh, |s| s.segment);
         fresh.dedup_by_key(|s| s.segment);
         let added: Vec<i64> = fresh.iter().map(|s| s.segment).collect();
+        let added_states: Vec<(i64, SegState)> = if self.stale.is_none() {
+            Vec::new()
+        } else {
+            fresh.iter().map(|s| (s.segment, s.state)).collect()
+        };
         // One merge of the two sorted lists instead of an insert each.
         if !fresh.is_empty() {
             let mut merged = Vec::with_capacity(self.segs.len() + fresh.len());
@@ -240,6 +392,14 @@ impl MetaCache {
                 merged.extend(next);
             }
             self.segs = merged.into();
+            // :288 `c.stateSegments[state][id] = segInfo` replaces a stale entry
+            // of that key; the removals below (:300-301) delete only the key of
+            // the info in `segmentInfos`, and a stale one stays.
+            if self.stale.is_some() {
+                for s in &added_states {
+                    self.clear_stale(s.0, s.1);
+                }
+            }
         }
         // Read first, write only when a segment goes: a view that removes nothing
         // leaves the list shared with the states before.
@@ -412,6 +572,98 @@ mod tests {
         let (added, _) = m.update_segment_view(Knobs::of(Version::Ca7ef26e4b), 1, &new, &[6]);
         assert!(added.is_empty());
         assert_eq!(m.get(6).unwrap().state, SegState::Growing);
+    }
+
+    /// meta_cache.go:132-136: an AddSegment that overwrites a segment under
+    /// another state leaves the old info in the old state's map; ranges by id
+    /// never see or clean it, ranges by state do (:214-250).
+    #[test]
+    fn an_overwrite_under_another_state_leaves_a_stale_entry() {
+        let mut m = MetaCache::default();
+        // UpdateSegmentView added 300 Sealed; bufferInsert's AddSegment(Growing).
+        m.add(seg(300, SegState::Sealed));
+        m.add(MetaSeg {
+            start_pos_recorded: false,
+            ..seg(300, SegState::Growing)
+        });
+        assert_eq!(m.get(300).unwrap().state, SegState::Growing);
+        assert_eq!(m.stale(), &[seg(300, SegState::Sealed)]);
+        assert_eq!(m.ids_in_state(SegState::Sealed), vec![300]);
+        assert_eq!(m.ids_in_state(SegState::Growing), vec![300]);
+        // By id (UpdateBufferedRows, write_buffer.go:550-551): the stale entry stays.
+        assert!(m.update(300, None, &[Action::UpdateBufferedRows(20)]));
+        assert_eq!(m.stale(), &[seg(300, SegState::Sealed)]);
+        // The start positions (meta_writer.go:64-65): the stale Sealed entry has
+        // its own startPosRecorded=true, so only the current one counts.
+        let g_s_f = [SegState::Growing, SegState::Sealed, SegState::Flushing];
+        assert_eq!(m.start_pos_not_recorded(&g_s_f), vec![300]);
+        // The sealed policy (sync_policy.go:73-75) finds the stale entry: its clone,
+        // made Flushing, becomes the info; the Growing one is stale in turn.
+        assert!(m.update(
+            300,
+            Some(&[SegState::Sealed]),
+            &[Action::UpdateState(SegState::Flushing)]
+        ));
+        assert_eq!(m.get(300), Some(&seg(300, SegState::Flushing)));
+        let growing = MetaSeg {
+            start_pos_recorded: false,
+            buffer_rows: 20,
+            ..seg(300, SegState::Growing)
+        };
+        assert_eq!(m.stale(), &[growing]);
+        assert_eq!(m.ids_in_state(SegState::Sealed), Vec::<i64>::new());
+        // Its startPosRecorded=false is never set by the meta writer's update by id.
+        assert!(m.update(300, None, &[Action::SetStartPosRecorded(true)]));
+        assert_eq!(m.start_pos_not_recorded(&g_s_f), vec![300]);
+        // RemoveSegments by id ranges segmentInfos: the stale entry outlives it,
+        // and sealSegments' range over Growing (write_buffer.go:315-317) brings
+        // the segment back from it.
+        assert!(m.remove(300).is_some());
+        assert!(m.get(300).is_none());
+        assert_eq!(m.stale(), &[growing]);
+        assert!(m.update(
+            300,
+            Some(&[SegState::Growing]),
+            &[Action::UpdateState(SegState::Sealed)]
+        ));
+        assert_eq!(m.get(300).unwrap().state, SegState::Sealed);
+        assert!(m.stale().is_empty());
+    }
+
+    /// A write at the stale entry's own (id, state) key replaces it: an AddSegment
+    /// back under that state, UpdateSegmentView's add (:288), an update that moves
+    /// the segment into that state (:198).
+    #[test]
+    fn a_write_at_the_same_key_replaces_the_stale_entry() {
+        let stale_of = |m: &mut MetaCache| {
+            m.add(seg(5, SegState::Flushed));
+            m.add(seg(5, SegState::Growing));
+            assert_eq!(m.stale().len(), 1);
+        };
+        let mut m = MetaCache::default();
+        stale_of(&mut m);
+        m.add(seg(5, SegState::Flushed));
+        assert_eq!(m.stale(), &[seg(5, SegState::Growing)]);
+        let mut m = MetaCache::default();
+        stale_of(&mut m);
+        m.update(5, None, &[Action::UpdateState(SegState::Flushed)]);
+        assert!(m.stale().is_empty());
+        // UpdateSegmentView removes the Growing info (ca7ef26e4b), then adds 5 back
+        // Flushed: the stale Flushed entry survives the removal, the add replaces it.
+        let mut m = MetaCache::default();
+        stale_of(&mut m);
+        let k = Knobs::of(Version::Ca7ef26e4b);
+        let (_, absent) = m.update_segment_view(k, 1, &[], &[]);
+        assert_eq!(absent.len(), 1);
+        assert!(m.get(5).is_none());
+        assert_eq!(m.stale(), &[seg(5, SegState::Flushed)]);
+        let new = [MetaSeg {
+            flushed_rows: 9,
+            ..seg(5, SegState::Flushed)
+        }];
+        let (added, _) = m.update_segment_view(k, 1, &new, &[5]);
+        assert_eq!(added, vec![5]);
+        assert!(m.stale().is_empty());
     }
 
     #[test]

@@ -230,5 +230,5 @@ impl crate::engine::Model for Scenario {
     }
     const FOOTPRINTS: bool = true;
     const REDUCIBLE: bool = true;
-    const STATE_SIZE_64: usize = 456;
+    const STATE_SIZE_64: usize = 464;
 }

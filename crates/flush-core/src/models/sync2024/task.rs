@@ -106,21 +106,14 @@ impl World {
             return None;
         };
         // meta_writer.go:58-70 — checkpoint rows, start positions not recorded
-        // yet: a range over the whole metacache.
+        // yet: a range over three state maps (:64-65), stale entries included
+        // (see [`MetaCache`](super::MetaCache)).
         self.mc_all(Site::Get);
         let checkpoint_rows = flushed_rows + t.batch;
         let start_pos: Ids = self
             .metacache
-            .segments()
-            .iter()
-            .filter(|s| {
-                matches!(
-                    s.state,
-                    SegState::Growing | SegState::Sealed | SegState::Flushing
-                ) && !s.start_pos_recorded
-            })
-            .map(|s| s.segment)
-            .collect();
+            .start_pos_not_recorded(&[SegState::Growing, SegState::Sealed, SegState::Flushing])
+            .into();
         ev.push(Ev::SaveBinlogPathsCall {
             segment,
             rows: checkpoint_rows,

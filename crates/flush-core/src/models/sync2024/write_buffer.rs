@@ -67,8 +67,17 @@ impl World {
     /// write_buffer.go:220-225 SealSegments (under `wb.mut.RLock`), from the
     /// datanode's FlushSegments RPC (datanode/services.go:99), then sealSegments
     /// (:313-319): Growing -> Sealed in the metacache (:315-317@ca7ef26e4b).
+    /// The range is over `stateSegments[Growing]` (meta_cache.go:221-224), a stale
+    /// entry included (see [`super::MetaCache`]).
     pub(super) fn seal_datanode(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
         self.mc(Site::Update, segment);
+        if self
+            .metacache
+            .ids_in_state(SegState::Growing)
+            .contains(&segment)
+        {
+            self.stale_pick(segment, SegState::Growing, ev);
+        }
         let sealed = self.metacache.update(
             segment,
             Some(&[SegState::Growing]),
@@ -188,18 +197,15 @@ impl World {
     /// sync_policy.go:71-77 GetSealedSegmentsPolicy: `GetSegmentIDsBy(Sealed)`,
     /// then `UpdateSegments(UpdateState(Flushing), ..., WithSegmentState(Sealed))`
     /// (one step: a segment removed between them is skipped by getSyncTask's
-    /// lookup either way). Returns the segments moved, by id.
+    /// lookup either way). Both range `stateSegments[Sealed]` (meta_cache.go:221-224),
+    /// a stale entry included: its clone, made Flushing, becomes the segment's
+    /// info (see [`super::MetaCache`]). Returns the segments moved, by id.
     fn sealed_policy(&mut self, ev: &mut Vec<Ev>) -> Vec<i64> {
         // It reads every entry's state, and which entries there are.
         self.mc_all(Site::Update);
-        let ids: Vec<i64> = self
-            .metacache
-            .segments()
-            .iter()
-            .filter(|s| s.state == SegState::Sealed)
-            .map(|s| s.segment)
-            .collect();
+        let ids = self.metacache.ids_in_state(SegState::Sealed);
         for &segment in &ids {
+            self.stale_pick(segment, SegState::Sealed, ev);
             self.metacache.update(
                 segment,
                 Some(&[SegState::Sealed]),
@@ -213,27 +219,43 @@ impl World {
         ids
     }
 
+    /// Says so when the entry of `stateSegments[state]` a state-filtered range
+    /// finds for `segment` is stale (not the segment's info).
+    fn stale_pick(&mut self, segment: i64, state: SegState, ev: &mut Vec<Ev>) {
+        let current = self.metacache.get(segment).map(|s| s.state);
+        if current != Some(state) {
+            // A stale entry may bring the segment back into `segmentInfos`.
+            self.order(footprint::key::MC_MEMBERS, 0, 0);
+            ev.push(Ev::StaleEntryPicked {
+                segment,
+                state,
+                current,
+            });
+        }
+    }
+
     /// sync_policy.go:42-48 GetDroppedSegmentPolicy, the last of the default
     /// policies (options.go:40-45; the same at all six commits; the flush-ts
     /// policy newWriteBufferBase appends after them, write_buffer.go:151-153,
     /// selects nothing until a FlushChannels call sets a flush timestamp, which
     /// no op of the model makes):
-    /// `GetSegmentIDsBy(Dropped)`, a read, so every segment the datanode holds
+    /// `GetSegmentIDsBy(Dropped)`, a read of `stateSegments[Dropped]` (a stale
+    /// entry included), so every segment the datanode holds
     /// Dropped (its partition dropped, `dropPartitions`, write_buffer.go:321-327)
     /// is synced as a drop at each BufferData until its drop task removes it.
     /// Adds them to `ids` (the sealed policy's, a set: Go's `typeutil.Set`),
     /// by id. The sealed policy's `mc_all` has recorded the read of every entry.
     fn dropped_policy(&mut self, ids: &mut Vec<i64>, ev: &mut Vec<Ev>) {
         let before = ids.len();
-        for s in self.metacache.segments() {
-            if s.state == SegState::Dropped {
-                ids.push(s.segment);
-                ev.push(Ev::DroppedPolicy { segment: s.segment });
-            }
+        for segment in self.metacache.ids_in_state(SegState::Dropped) {
+            self.stale_pick(segment, SegState::Dropped, ev);
+            ids.push(segment);
+            ev.push(Ev::DroppedPolicy { segment });
         }
-        // Sealed and Dropped are two states: no segment is in both lists.
         if ids.len() > before {
             ids.sort_unstable();
+            // A set: with stale entries one id may be in both lists.
+            ids.dedup();
         }
     }
 
