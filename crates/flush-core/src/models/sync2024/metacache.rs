@@ -272,22 +272,18 @@ impl MetaCache {
         for a in actions {
             a.apply(&mut n);
         }
-        match self.index(id) {
-            Ok(i) if at.is_ok() => {
+        match (at, self.index(id)) {
+            // The segment's own info: its old state's key is deleted (:197).
+            (Ok(_), Ok(i)) => {
                 if n != self.segs[i] {
                     self.segs[i] = n;
                 }
-            }
-            Ok(i) => {
-                let old = std::mem::replace(&mut self.segs[i], n);
-                if old.state != n.state {
-                    self.leave_stale(old);
+                if self.stale.is_some() {
+                    self.clear_stale(id, n.state);
                 }
             }
-            Err(i) => self.segs.insert(i, n),
-        }
-        if self.stale.is_some() {
-            self.clear_stale(id, n.state);
+            // A stale entry's clone: written as `addSegment` writes it.
+            _ => self.add(n),
         }
         true
     }
