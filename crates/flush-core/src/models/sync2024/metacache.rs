@@ -307,17 +307,7 @@ impl MetaCache {
     /// `GetSegmentIDsBy(WithSegmentState(state))`: `stateSegments[state]`, stale
     /// entries included, by id.
     pub fn ids_in_state(&self, state: SegState) -> Vec<i64> {
-        let mut ids: Vec<i64> = self
-            .segs
-            .iter()
-            .chain(self.stale())
-            .filter(|s| s.state == state)
-            .map(|s| s.segment)
-            .collect();
-        if self.stale.is_some() {
-            ids.sort_unstable();
-        }
-        ids
+        self.ids_where(|s| s.state == state)
     }
 
     /// `GetSegmentsBy(WithSegmentState(states...), WithStartPosNotRecorded())`
@@ -325,11 +315,21 @@ impl MetaCache {
     /// ones included, whose own `startPosRecorded` is false, by id (an id twice if
     /// two of its entries qualify, as Go's list would hold it twice).
     pub fn start_pos_not_recorded(&self, states: &[SegState]) -> Vec<i64> {
+        self.ids_where(|s| states.contains(&s.state) && !s.start_pos_recorded)
+    }
+
+    /// Whether `stateSegments[state]` holds a stale entry of `id` (see [`MetaCache`]).
+    pub fn is_stale(&self, id: i64, state: SegState) -> bool {
+        self.stale.is_some() && self.stale_at(id, state).is_ok()
+    }
+
+    /// The ids of the entries, current and stale, that `keep` keeps, by id.
+    fn ids_where(&self, keep: impl Fn(&MetaSeg) -> bool) -> Vec<i64> {
         let mut ids: Vec<i64> = self
             .segs
             .iter()
             .chain(self.stale())
-            .filter(|s| states.contains(&s.state) && !s.start_pos_recorded)
+            .filter(|s| keep(s))
             .map(|s| s.segment)
             .collect();
         if self.stale.is_some() {

@@ -71,11 +71,7 @@ impl World {
     /// entry included (see [`super::MetaCache`]).
     pub(super) fn seal_datanode(&mut self, segment: i64, ev: &mut Vec<Ev>) -> Flow {
         self.mc(Site::Update, segment);
-        if self
-            .metacache
-            .ids_in_state(SegState::Growing)
-            .contains(&segment)
-        {
+        if self.metacache.is_stale(segment, SegState::Growing) {
             self.stale_pick(segment, SegState::Growing, ev);
         }
         let sealed = self.metacache.update(
