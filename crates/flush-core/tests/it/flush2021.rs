@@ -1482,7 +1482,10 @@ fn log_of(r: &flush_core::engine::Run<Scenario>) -> Vec<String> {
 
 /// flushNotifyFunc logs "SaveBinlogPath" with the pack's segment (after any
 /// postInjection remap) once per notified pack (flush_manager.go:703@891c202b73),
-/// and every line a flush-2021 built-in prints is one LOG_SITES lists.
+/// and every line a flush-2021 built-in prints is one LOG_SITES lists. No
+/// built-in has a compaction that cannot start: the one of
+/// [`compaction_of_2_and_3`] without segment 2 stands in, its "compact wrong"
+/// (compactor.go:305@891c202b73) checked the same way.
 #[test]
 fn save_binlog_path_is_logged_per_notified_pack() {
     let sc = builtin("handoff");
@@ -1513,6 +1516,16 @@ fn save_binlog_path_is_logged_per_notified_pack() {
             assert_eq!(saves, calls, "{name} seed {seed}");
             assert!(saves >= notified(&r).len(), "{name} seed {seed}");
         }
+    }
+    let sc = parse(&compaction_of_2_and_3(COMPACTION_REPLICA_LACKS_2));
+    for seed in 0..5 {
+        let log = log_of(&flush_run(&sc, seeded(seed)));
+        let wrong = "[ERROR] [datanode/compactor.go:305] [\"compact wrong\"] [error=\"cannot find segment, id = 2\"]";
+        assert_eq!(
+            log.iter().filter(|l| *l == wrong).count(),
+            1,
+            "seed {seed}: {log:?}"
+        );
     }
 }
 
@@ -1844,6 +1857,26 @@ fn a_finished_compaction_edits_the_replica_before_inject_done() {
     );
 }
 
+/// A compactor compacting segments 2 and 3 into 4 (then the flowgraph's flush
+/// of 3, and one after the compaction), over the Replica `replica` (the JSON
+/// entries of the scenario's "replica").
+pub(crate) fn compaction_of_2_and_3(replica: &str) -> String {
+    format!(
+        r#"{{"name":"c","model":"flush-2021","replica":[{replica}],
+        "injections":{{"c1":{{"segments":[2,3],"remap_to":4}}}},
+        "actors":[{{"name":"compactor","ops":[{{"op":"inject","id":"c1"}},
+          {{"op":"wait_injected","id":"c1"}},{{"op":"inject_done","id":"c1","success":true,"compacted":true}}]}},
+         {{"name":"flowgraph","ops":[{{"op":"flush_insert","segment":3,"pos":"a","flushed":true}},
+          {{"op":"flush_delete","segment":3,"pos":"a"}}]}},
+         {{"name":"after","ops":[{{"op":"wait_for","actor":"compactor","index":1}},
+          {{"op":"flush_insert","segment":3,"pos":"b"}},{{"op":"flush_delete","segment":3,"pos":"b"}}]}}]}}"#
+    )
+}
+
+/// The Replica of [`compaction_of_2_and_3`] that lacks segment 2, its first:
+/// the compaction cannot start.
+pub(crate) const COMPACTION_REPLICA_LACKS_2: &str = r#"{"segment":3,"state":"new","rows":1}"#;
+
 /// compactionTask.compact asks the Replica for its first segment
 /// (`getSegmentMeta(segIDs[0])` → `getCollectionAndPartitionID`,
 /// compactor.go:303-307, segment_replica.go:207-224 at 891c202b73) before
@@ -1853,19 +1886,8 @@ fn a_finished_compaction_edits_the_replica_before_inject_done() {
 /// interleaving, and a `wait_for` on a skipped op passes.
 #[test]
 fn a_compaction_whose_first_segment_the_replica_lacks_injects_nothing() {
-    let text = |replica: &str| {
-        format!(
-            r#"{{"name":"c","model":"flush-2021","replica":[{replica}],
-            "injections":{{"c1":{{"segments":[2,3],"remap_to":4}}}},
-            "actors":[{{"name":"compactor","ops":[{{"op":"inject","id":"c1"}},
-              {{"op":"wait_injected","id":"c1"}},{{"op":"inject_done","id":"c1","success":true,"compacted":true}}]}},
-             {{"name":"flowgraph","ops":[{{"op":"flush_insert","segment":3,"pos":"a","flushed":true}},
-              {{"op":"flush_delete","segment":3,"pos":"a"}}]}},
-             {{"name":"after","ops":[{{"op":"wait_for","actor":"compactor","index":1}},
-              {{"op":"flush_insert","segment":3,"pos":"b"}},{{"op":"flush_delete","segment":3,"pos":"b"}}]}}]}}"#
-        )
-    };
-    let sc = parse(&text(r#"{"segment":3,"state":"new","rows":1}"#));
+    let text = compaction_of_2_and_3;
+    let sc = parse(&text(COMPACTION_REPLICA_LACKS_2));
     for seed in SEEDS {
         let r = flush_run(&sc, seeded(seed));
         assert_eq!(kind(&r), OutcomeKind::Completed, "seed {seed}");

@@ -1599,3 +1599,35 @@ fn a_dump_goes_on_past_a_log_line_inside_it() {
     );
     assert_eq!(kinds.len(), 4, "{kinds:?}");
 }
+
+/// flush-2021: a compaction whose first segment the Replica lacks logs "compact
+/// wrong" with getCollectionAndPartitionID's error (compactor.go:305,
+/// segment_replica.go:223 at 891c202b73); `logs --against` the scenario of
+/// such a compaction explains a real line of it, whose planID (the model
+/// knows none) is no part of what is compared, but not one naming another
+/// segment, nor one of compact's other "compact wrong" lines (:289, allocID's).
+#[test]
+fn a_compaction_that_cannot_start_explains_its_compact_wrong_line() {
+    use crate::flush2021::{compaction_of_2_and_3, COMPACTION_REPLICA_LACKS_2};
+    use flush_core::logs::{conform::Options, import_against};
+    let sc = crate::common::parse(&compaction_of_2_and_3(COMPACTION_REPLICA_LACKS_2));
+    let o = Options::default();
+    let line = |segment: i64| {
+        format!("[2021/11/02 10:00:00.000 +00:00] [ERROR] [datanode/compactor.go:305] [\"compact wrong\"] [planID=437] [error=\"cannot find segment, id = {segment}\"]\n")
+    };
+    let i = import_against(&line(2), &sc, None, &o).unwrap();
+    let c = &i.conformance;
+    assert!(c.complete && c.not_modelled.is_empty(), "{c:?}");
+    assert_eq!((c.wanted, c.matched.len()), (1, 1), "{c:?}");
+    let i = import_against(&line(3), &sc, None, &o).unwrap();
+    let c = &i.conformance;
+    assert!(!c.complete && c.matched.is_empty(), "{c:?}");
+    let u = c.unexplained.as_ref().unwrap();
+    assert_eq!(u.at, 1);
+    assert!(u.why.contains("with another level or error"), "{u:?}");
+    // allocID's failure (compactor.go:289) is a path the model never takes.
+    let alloc =
+        "[ERROR] [datanode/compactor.go:289] [\"compact wrong\"] [error=\"alloc failed\"]\n";
+    let i = import_against(alloc, &sc, None, &o).unwrap();
+    assert_eq!(i.conformance.not_modelled, [0], "{:?}", i.conformance);
+}

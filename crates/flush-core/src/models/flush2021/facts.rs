@@ -844,8 +844,8 @@ impl Ev {
 
     /// The Milvus log lines (zap's text format, without the time) Go printed at
     /// this fact, at 891c202b73; several lines are joined with `\n`. Only the fields
-    /// the model knows are given (it knows no collection, channel or path, nor the
-    /// text of an error that retry.Do collected).
+    /// the model knows are given (it knows no collection, channel, path or
+    /// compaction plan ID, nor the text of an error that retry.Do collected).
     pub fn log_line(&self) -> Option<String> {
         use Ev::*;
         Some(match self {
@@ -868,6 +868,14 @@ impl Ev {
             RunnerStarted { err: true, .. } | RunnerTookInjection { err: true, .. } => {
                 "[WARN] [datanode/flush_task.go:211] [\"flush task error detected\"]".to_owned()
             }
+            // compactor.go:305@891c202b73 (compactionTask.compact): getSegmentMeta
+            // (compactor.go:623-627) returns getCollectionAndPartitionID's
+            // `fmt.Errorf("cannot find segment, id = %v", segID)`
+            // (segment_replica.go:223@891c202b73). Go also logs the plan's
+            // planID, which the model does not know.
+            CompactWrong { segment, .. } => format!(
+                "[ERROR] [datanode/compactor.go:305] [\"compact wrong\"] [error=\"cannot find segment, id = {segment}\"]"
+            ),
             GoPanic { message } => return panic_log(message),
             _ => return None,
         })
@@ -876,7 +884,7 @@ impl Ev {
 
 /// Every place [`Ev::log_line`] prints, with its line at 891c202b73, the file
 /// named as `logs::conform::Key` names it. A test checks it against every line
-/// the flush-2021 built-ins print.
+/// the flush-2021 built-ins print, and a compaction that cannot start prints.
 pub const LOG_SITES: &[LogSite] = &[
     LogSite::new("datanode/flush_manager.go", "SaveBinlogPath", &[703]),
     LogSite::with_error(
@@ -899,6 +907,9 @@ pub const LOG_SITES: &[LogSite] = &[
         "flush task error detected",
         &[211],
     ),
+    // Only :305 (the segment check) of compactor.go's four "compact wrong"
+    // lines at 891c202b73 (:289, :305, :405, :411): the model takes no other.
+    LogSite::with_error("datanode/compactor.go", "compact wrong", &[305]),
     LogSite::new(PANIC, PANIC, &[]),
 ];
 
