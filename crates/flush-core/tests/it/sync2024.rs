@@ -1308,3 +1308,220 @@ fn stale_flushing_and_flushed_entries_change_nothing() {
         );
     }
 }
+
+/// A `"retried"` SyncSegments op (session_manager.go:240-250@ca7ef26e4b): the
+/// flow graph adds segment 300 only once datacoord's op has returned, so the
+/// one attempt of an op without the mark has been applied before (no
+/// interleaving removes 300). Marked, the first attempt times out at datacoord,
+/// the retry's handler applies the same request and the op returns, while the
+/// first attempt's handler still runs: it applies its request late, after 300
+/// was added. Datacoord does not know 300 has rows (no PK statslog), so the
+/// request leaves it out.
+const RETRIED: &str = r#"{ "name": "retried-late", "model": "sync-2024", "version": "ca7ef26e4b", "seed": 1,
+  "datacoord": [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 },
+                 { "segment": 300, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 } ],
+  "datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ],
+  "actors": [
+    { "name": "datacoord", "ops": [ { "op": "sync_segments", "partition": 1, "retried": true } ] },
+    { "name": "flowgraph", "ops": [ { "op": "wait_for", "actor": "datacoord", "index": 0 },
+                                    { "op": "insert", "segment": 300, "partition": 1, "rows": 10 },
+                                    { "op": "sync", "segment": 300 } ] } ] }"#;
+
+fn retried_at(v: Version, retried: bool) -> Scenario {
+    let text = if retried {
+        RETRIED.to_owned()
+    } else {
+        RETRIED.replace(r#", "retried": true"#, "")
+    };
+    with_version(parse(&text), v)
+}
+
+/// At ca7ef26e4b the late handler removes the Growing L1 segment 300 and its
+/// sync task panics (#34018's panic, reached only through the retry); at
+/// b5c9a7364b and c65f41dc60 UpdateSegmentView keeps every Growing segment:
+/// nothing breaks, though the retry adds interleavings.
+/// The shortest schedule shows the order: the deadline, the retry applied, the
+/// op returned, 300 added, then the first handler's view removes it.
+#[test]
+fn a_retried_request_is_applied_after_a_new_growing_segment() {
+    let plain = retried_at(Version::Ca7ef26e4b, false);
+    assert!(panic_kinds(&plain, Version::Ca7ef26e4b).is_empty());
+    let sc = retried_at(Version::Ca7ef26e4b, true);
+    assert_eq!(sc.retried, vec![(0, 0)]);
+    assert_eq!(
+        panic_kinds(&sc, Version::Ca7ef26e4b),
+        vec!["segment not found".to_owned()]
+    );
+    let x = flush_core::explore::explore(&sc, 100, 1_000_000);
+    let p = x
+        .violations
+        .iter()
+        .find(|f| f.kind == OutcomeKind::Panic)
+        .expect("the panic");
+    let r = sync_run(&sc, script(&p.schedule, 1));
+    assert_eq!(kind(&r), OutcomeKind::Panic);
+    let evs = events(&r);
+    let at = |f: &dyn Fn(&Ev) -> bool| pos_of(&evs, f).expect("the event");
+    let timed_out = at(&|e| matches!(e, Ev::AttemptTimedOut { running: true, .. }));
+    let returned = at(&|e| matches!(e, Ev::SyncSegmentsSuccess { .. }));
+    let added = at(&|e| {
+        matches!(
+            e,
+            Ev::BufferInsert {
+                segment: 300,
+                added: true,
+                ..
+            }
+        )
+    });
+    let removed = at(&|e| matches!(e, Ev::MetacacheRemoved { segment: 300, .. }));
+    assert!(timed_out < returned && returned < added && added < removed);
+    // Two handlers received the one request.
+    let received = evs
+        .iter()
+        .filter(|(_, e)| matches!(e, Ev::DatanodeReceives { partition: 1 }))
+        .count();
+    assert_eq!(received, 2);
+    // (4cf1a358ba sends 300 without a statslog: its own nil-statslog crash,
+    // with or without the retry.)
+    for v in &Version::ALL[1..3] {
+        let sc = retried_at(*v, true);
+        let x = flush_core::explore::explore(&sc, 100, 1_000_000);
+        assert!(!x.truncated);
+        assert!(x.violations.is_empty(), "{v:?}: {:?}", x.violations);
+        assert!(x.states > explore_states(&retried_at(*v, false)), "{v:?}");
+    }
+}
+
+fn explore_states(sc: &Scenario) -> u64 {
+    let x = flush_core::explore::explore(sc, 100, 1_000_000);
+    assert!(!x.truncated);
+    x.states
+}
+
+/// A handler whose attempt timed out before it loaded the PK stats of a
+/// missing segment: `LoadStats(ctx, ..)` fails under the done ctx and the
+/// handler returns without UpdateSegmentView (services.go:326,337-340@ca7ef26e4b);
+/// the retry's handler adds the segment.
+#[test]
+fn a_timed_out_handler_fails_to_load_stats() {
+    let text = RETRIED.replace(
+        r#""datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ]"#,
+        r#""datanode": []"#,
+    );
+    let sc = with_version(parse(&text), Version::B5c9a7364b);
+    // g0 datacoord: tick (handler g2); g2 receives (101 missing, loads);
+    // g0: deadline (retry handler g3); g2: the load fails; g3 receives, loads.
+    let r = sync_run(&sc, script("0,2,0,2,3,3,0", 1));
+    let evs = events(&r);
+    assert!(
+        pos_of(&evs, |e| matches!(e, Ev::LoadStatsCtxDone { .. })).is_some(),
+        "{evs:?}"
+    );
+    let added: Vec<_> = evs
+        .iter()
+        .filter(|(_, e)| matches!(e, Ev::MetacacheAdded { segment: 101, .. }))
+        .collect();
+    assert_eq!(added.len(), 1);
+    assert!(r.head().metacache.get(101).is_some());
+}
+
+/// #34226 (before 2e434e4453) calls without a per-attempt deadline
+/// (session_manager.go:240-242@2e434e4453): no attempt times out, the mark has
+/// no effect, and the run says so where the request is sent. The reduction's
+/// independence holds for the new steps: a sleep-set search agrees.
+#[test]
+fn retried_has_no_effect_without_a_per_attempt_deadline() {
+    for v in [Version::V2e434e4453, Version::V439fb24b32] {
+        assert!(!v.attempt_deadline());
+        let sc = retried_at(v, true);
+        let r = sync_run(&sc, seeded(1));
+        let evs = events(&r);
+        let said = pos_of(
+            &evs,
+            |e| matches!(e, Ev::RetryWithoutDeadline { version } if *version == v),
+        )
+        .expect("the run explains the mark");
+        let mut text = String::new();
+        evs[said].1.render(&sc, &mut text);
+        assert!(text.contains("has no effect at this version"), "{text}");
+        assert!(!evs
+            .iter()
+            .any(|(_, e)| matches!(e, Ev::AttemptTimedOut { .. })));
+        assert_eq!(
+            explore_states(&sc),
+            explore_states(&retried_at(v, false)),
+            "{v:?}"
+        );
+    }
+    for v in &Version::ALL[..4] {
+        assert!(v.attempt_deadline());
+        let r = sync_run(&retried_at(*v, true), seeded(1));
+        assert!(!events(&r)
+            .iter()
+            .any(|(_, e)| matches!(e, Ev::RetryWithoutDeadline { .. })));
+    }
+    // A flag, on sync_segments only.
+    let bad = RETRIED.replace(r#""retried": true"#, r#""retried": 2"#);
+    assert!(flush_core::AnyScenario::parse(&bad, "bad.json").is_err());
+    let bad = RETRIED.replace(
+        r#""sync", "segment": 300"#,
+        r#""sync", "segment": 300, "retried": true"#,
+    );
+    assert!(flush_core::AnyScenario::parse(&bad, "bad.json").is_err());
+    // Sleep sets over the new steps' footprints visit what a full search does.
+    for v in &Version::ALL[..2] {
+        let sc = retried_at(*v, true);
+        let o = flush_core::explore::Options {
+            ids: true,
+            ..flush_core::explore::Options::exhaustive(100, 1_000_000)
+        };
+        let full = flush_core::explore::explore_with(&sc, &o, &mut |_| true);
+        let reduced = flush_core::explore::explore_with(
+            &sc,
+            &flush_core::explore::Options { reduce: true, ..o },
+            &mut |_| true,
+        );
+        assert!(reduced.reduced);
+        assert_eq!(full.states, reduced.states, "{v:?}");
+        let msgs = |x: &flush_core::explore::Exploration| -> Vec<String> {
+            x.violations.iter().map(|f| f.message.clone()).collect()
+        };
+        assert_eq!(msgs(&full), msgs(&reduced), "{v:?}");
+    }
+}
+
+/// A built-in with its SyncSegments op marked `"retried": false` explores as
+/// the built-in does: the same states, transitions and violations.
+#[test]
+fn an_unmarked_builtin_explores_as_before() {
+    let text = flush_core::builtin::text("segment-not-found").expect("the built-in");
+    let marked = text.replacen(
+        r#""sync_segments", "partition": 1"#,
+        r#""sync_segments", "partition": 1, "retried": false"#,
+        1,
+    );
+    assert_ne!(marked, text);
+    let marked = parse(&marked);
+    assert!(marked.retried.is_empty());
+    for v in Version::ALL {
+        let a = flush_core::explore::explore(
+            &with_version(builtin("segment-not-found"), v),
+            100,
+            1_000_000,
+        );
+        let b = flush_core::explore::explore(&with_version(marked.clone(), v), 100, 1_000_000);
+        assert_eq!(
+            (a.states, a.transitions),
+            (b.states, b.transitions),
+            "{v:?}"
+        );
+        let msgs = |x: &flush_core::explore::Exploration| -> Vec<String> {
+            x.violations
+                .iter()
+                .map(|f| f.schedule.clone() + &f.message)
+                .collect()
+        };
+        assert_eq!(msgs(&a), msgs(&b), "{v:?}");
+    }
+}

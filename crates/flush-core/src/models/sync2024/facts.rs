@@ -186,6 +186,22 @@ pub enum Ev {
         version: Version,
     },
     RpcSucceeded,
+    /// A `"retried"` op at a version whose SyncSegments call has no
+    /// per-attempt deadline: sent once, as any.
+    RetryWithoutDeadline {
+        version: Version,
+    },
+    /// A `"retried"` op's first attempt timed out at datacoord; `running`: its
+    /// handler (goroutine `handler`) still runs on the datanode.
+    AttemptTimedOut {
+        handler: super::Gid,
+        running: bool,
+    },
+    /// A handler whose attempt timed out reached `LoadStats`: the read under
+    /// its done ctx fails, it returns an error without UpdateSegmentView.
+    LoadStatsCtxDone {
+        load: Ids,
+    },
     SyncSegmentsSuccess {
         partition: i64,
         /// The list the datacoord actor holds (shared: a request may select
@@ -574,7 +590,9 @@ impl Ev {
             SyncSegmentsRequest { .. } | SyncSegmentsSuccess { .. } => {
                 go::SYNC_SEGMENTS_SCHEDULER_SYNC_SEGMENTS
             }
-            RpcSucceeded => go::SESSION_MANAGER_IMPL_SYNC_SEGMENTS,
+            RpcSucceeded | RetryWithoutDeadline { .. } => go::SESSION_MANAGER_IMPL_SYNC_SEGMENTS,
+            AttemptTimedOut { .. } => go::SESSION_MANAGER_IMPL_SYNC_SEGMENTS_RETRY,
+            LoadStatsCtxDone { .. } => go::LOAD_STATS_CTX_DONE,
             DatanodeReceives { .. }
             | SyncSegmentsEmpty { .. }
             | MissingSkipped { .. }
@@ -743,6 +761,24 @@ impl Ev {
                 level.as_str()
             ),
             RpcSucceeded => write!(out, "SyncSegments RPC returned success"),
+            RetryWithoutDeadline { version } => write!(
+                out,
+                "[{}] \"retried\" has no effect at this version: SessionManagerImpl.SyncSegments calls the datanode under context.Background() (session_manager.go:240-242, #34226), so no attempt times out; the request is sent once",
+                version.as_str()
+            ),
+            AttemptTimedOut { handler, running: true } => write!(
+                out,
+                "attempt 1 timed out (10 s CompactionRPCTimeout: context deadline exceeded) while its handler g{handler} still runs on the datanode, its ctx done; retry.Do sleeps, then sends the same request again"
+            ),
+            AttemptTimedOut { handler, .. } => write!(
+                out,
+                "attempt 1 timed out (10 s CompactionRPCTimeout: context deadline exceeded) after its handler g{handler} returned (the reply came late); retry.Do sleeps, then sends the same request again"
+            ),
+            LoadStatsCtxDone { load } => write!(
+                out,
+                "loading the PK stats of {} under a done ctx: LoadStats fails (context deadline exceeded); the handler returns the error, UpdateSegmentView is not called",
+                ids_short(load.iter().copied())
+            ),
             SyncSegmentsSuccess { selected, .. } => write!(out, "sync segments success (selected {})", ids_short(selected.iter().copied())),
             FlowgraphDelivered { actor, index } => write!(
                 out,
@@ -867,20 +903,32 @@ pub(super) fn waits_on(sc: &Scenario, w: &World, g: &Goroutine) -> (String, GoFn
                 go::SYNC_TASK_RUN,
             ),
         },
-        Role::Handler { at, .. } => match at {
-            HandlerAt::Receive => (
-                "nothing: the RPC has arrived".to_owned(),
-                go::DATA_NODE_SYNC_SEGMENTS,
-            ),
-            HandlerAt::LoadStats { load } => (
-                format!(
-                    "PK stats of {} missing segment(s) (conc.AwaitAll)",
-                    load.len()
-                ),
-                go::DATA_NODE_SYNC_SEGMENTS,
-            ),
-        },
+        Role::Handler { at, .. } => handler_waits(at),
         Role::FlushLoop => ("<-flushCh".to_owned(), go::SERVER_START_FLUSH_LOOP),
+    }
+}
+
+fn handler_waits(at: &HandlerAt) -> (String, GoFn) {
+    match at {
+        HandlerAt::Attempt { at, ctx_done: true } => {
+            let (what, go) = handler_waits(at);
+            (
+                format!("{what}; its attempt timed out, its ctx is done"),
+                go,
+            )
+        }
+        HandlerAt::Attempt { at, .. } => handler_waits(at),
+        HandlerAt::Receive => (
+            "nothing: the RPC has arrived".to_owned(),
+            go::DATA_NODE_SYNC_SEGMENTS,
+        ),
+        HandlerAt::LoadStats { load } => (
+            format!(
+                "PK stats of {} missing segment(s) (conc.AwaitAll)",
+                load.len()
+            ),
+            go::DATA_NODE_SYNC_SEGMENTS,
+        ),
     }
 }
 
@@ -955,7 +1003,19 @@ fn actor_waits(
             ),
             go::KEY_LOCK_DISPATCHER_SUBMIT,
         ),
-        ActorAt::SyncSegmentsRpc { handler, .. } => (
+        ActorAt::SyncSegmentsDeadline { handler, .. }
+        | ActorAt::SyncSegmentsRpc { handler, .. } => rpc_waits(at, *handler),
+    }
+}
+
+/// What datacoord's SyncSegments call waits for (`handler` serves its attempt).
+fn rpc_waits(at: &ActorAt, handler: super::Gid) -> (String, GoFn) {
+    match at {
+        ActorAt::SyncSegmentsDeadline { .. } => (
+            format!("nothing: the first attempt's deadline passes next (its handler g{handler} may run first)"),
+            go::SESSION_MANAGER_IMPL_SYNC_SEGMENTS_RETRY,
+        ),
+        _ => (
             format!("the datanode's SyncSegments handler g{handler} to return"),
             go::SESSION_MANAGER_IMPL_SYNC_SEGMENTS,
         ),

@@ -110,6 +110,10 @@ pub mod key {
     /// ends an insert or a sync (`BufferData`), or seals in the datanode
     /// (`SealSegments`' read lock): one actor inside keeps the others out.
     pub const WB_MUT: &str = "wb.mut";
+    /// The ctx of the SyncSegments attempt a handler serves (by the handler's
+    /// goroutine id): the step where datacoord's deadline passes cancels it, and
+    /// the handler's steps run with it live or done (only `"retried"` ops).
+    pub const ATTEMPT_CTX: &str = "SyncSegments attempt ctx";
 }
 
 impl World {

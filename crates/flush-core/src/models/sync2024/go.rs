@@ -93,6 +93,18 @@ pub const SESSION_MANAGER_IMPL_SYNC_SEGMENTS: GoFn = GoFn {
     excerpt: "The datacoord side of the RPC: call the datanode (with retries), log \"success to sync segments\".",
 };
 
+pub const SESSION_MANAGER_IMPL_SYNC_SEGMENTS_RETRY: GoFn = GoFn {
+    file: "session_manager.go",
+    func: "SessionManagerImpl.SyncSegments (retry.Do)",
+    excerpt: "Each attempt calls the datanode under a 10 s CompactionRPCTimeout (until #34226, before 2e434e4453); one that times out is retried after a sleep with the same request, while the datanode's handler of the first may still run.",
+};
+
+pub const LOAD_STATS_CTX_DONE: GoFn = GoFn {
+    file: "datanode/util/load_stats.go",
+    func: "LoadStats (ctx done)",
+    excerpt: "Reads the PK stats with chunkManager.MultiRead(ctx, ...): under a ctx whose deadline passed the read fails, conc.AwaitAll returns the error and DataNode.SyncSegments returns it without UpdateSegmentView.",
+};
+
 pub const STORAGE_V1_SERIALIZER_ENCODE_BUFFER: GoFn = GoFn {
     file: "storage_serializer.go",
     func: "storageV1Serializer.EncodeBuffer",

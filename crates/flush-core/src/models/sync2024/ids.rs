@@ -38,6 +38,11 @@ pub(super) fn role_key(r: &Role) -> u64 {
             pc,
             at: ActorAt::SyncSegmentsRpc { selected, .. },
         } => fingerprint(&("SyncSegmentsRpc", actor, pc, selected)),
+        Role::Actor {
+            actor,
+            pc,
+            at: ActorAt::SyncSegmentsDeadline { req, selected, .. },
+        } => fingerprint(&("SyncSegmentsDeadline", actor, pc, req, selected)),
         r => fingerprint(r),
     }
 }
@@ -83,7 +88,9 @@ impl World {
     fn handler_of(r: &Role) -> Option<Gid> {
         match r {
             Role::Actor {
-                at: ActorAt::SyncSegmentsRpc { handler, .. },
+                at:
+                    ActorAt::SyncSegmentsRpc { handler, .. }
+                    | ActorAt::SyncSegmentsDeadline { handler, .. },
                 ..
             } => Some(*handler),
             _ => None,
@@ -161,7 +168,9 @@ impl World {
                 .map(|(rank, &(_, _, i))| {
                     let mut role = self.goroutines[i as usize].role.clone();
                     if let Role::Actor {
-                        at: ActorAt::SyncSegmentsRpc { handler, .. },
+                        at:
+                            ActorAt::SyncSegmentsRpc { handler, .. }
+                            | ActorAt::SyncSegmentsDeadline { handler, .. },
                         ..
                     } = &mut role
                     {

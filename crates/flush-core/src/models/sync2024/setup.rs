@@ -123,6 +123,18 @@ impl Version {
         self.info().summary
     }
 
+    /// Whether datacoord's `SessionManagerImpl.SyncSegments` calls the datanode
+    /// under a per-attempt deadline, so that an attempt can time out while the
+    /// datanode's handler runs and `retry.Do` sends the same request again:
+    /// `context.WithTimeout(.., CompactionRPCTimeout)` (10 s) inside the retry
+    /// closure at session_manager.go:240-250@ca7ef26e4b (the same lines at
+    /// b5c9a7364b, c65f41dc60, 4cf1a358ba); #34226 calls with
+    /// `context.Background()` instead (session_manager.go:240-242@2e434e4453,
+    /// and at 439fb24b32), so no attempt times out there.
+    pub fn attempt_deadline(self) -> bool {
+        !matches!(self, Version::V2e434e4453 | Version::V439fb24b32)
+    }
+
     /// Accepts the short hash or any longer prefix of the full hash (7 characters at least).
     pub fn parse(s: &str) -> Option<Version> {
         let s = s.trim().to_ascii_lowercase();
@@ -267,6 +279,10 @@ pub struct Scenario {
     /// The knobs set apart from the version's preset (`"policy"`), each `None` to
     /// follow the version.
     pub policy: Policy,
+    /// The `sync_segments` ops marked `"retried": true`, as (actor, op index),
+    /// sorted: their first attempt times out at datacoord and is retried with
+    /// the same request ([`Version::attempt_deadline`]).
+    pub retried: Vec<(u16, u32)>,
 }
 
 /// A scenario's `"policy"`: knobs set independently of the version.
@@ -278,6 +294,11 @@ pub struct Policy {
 }
 
 impl Scenario {
+    /// Whether op `pc` of `actor` is a `sync_segments` op marked `"retried"`.
+    pub fn is_retried(&self, actor: u16, pc: u32) -> bool {
+        self.retried.binary_search(&(actor, pc)).is_ok()
+    }
+
     /// Runs the scenario at another version.
     pub fn at_version(&mut self, v: Version) {
         self.version = v;
@@ -313,7 +334,15 @@ impl Scenario {
             })
         })?;
         consistent(&datacoord, &datanode)?;
-        let actors = scenario::actors(&top, &FORMAT, formats, read_op)?;
+        let mut retried = Vec::new();
+        let actors = scenario::actors(&top, &FORMAT, formats, |o| {
+            let (op, marked) = read_op(o)?;
+            if marked {
+                retried.push(op_place(o));
+            }
+            Ok(op)
+        })?;
+        retried.sort_unstable();
         let sc = Scenario {
             head,
             version,
@@ -321,6 +350,7 @@ impl Scenario {
             datanode: datanode.into_iter().map(|x| x.value).collect(),
             actors,
             policy,
+            retried,
         };
         sc.check_whole(top.node())?;
         Ok(sc)
@@ -548,7 +578,18 @@ fn consistent(dc: &[Listed<DcSegment>], dn: &[Listed<DnSegment>]) -> Res<()> {
     Ok(())
 }
 
-fn read_op(o: &OpNode) -> Res<Op> {
+/// (actor, op index) of an op, from its path (`actors[a].ops[o]`).
+fn op_place(o: &OpNode) -> (u16, u32) {
+    let mut at = o.node.path.0.iter().filter_map(|s| match s {
+        crate::scenario::locate::Seg::Index(i) => Some(*i),
+        crate::scenario::locate::Seg::Key(_) => None,
+    });
+    let (a, i) = (at.next().unwrap_or(0), at.next().unwrap_or(0));
+    (a as u16, i as u32)
+}
+
+/// An op, and for `sync_segments` whether it is marked `"retried": true`.
+fn read_op(o: &OpNode) -> Res<(Op, bool)> {
     let id = |f: &scenario::OpFields, key: &str| {
         f.req(key)?.i64(if key == "segment" {
             "a segment id"
@@ -556,7 +597,14 @@ fn read_op(o: &OpNode) -> Res<Op> {
             "a partition id"
         })
     };
-    Ok(match o.name {
+    if o.name == "sync_segments" {
+        let f = o.fields(&["partition", "retried"])?;
+        let op = Op::SyncSegments {
+            partition: id(&f, "partition")?,
+        };
+        return Ok((op, f.flag("retried")?));
+    }
+    let op = match o.name {
         "insert" => {
             let f = o.fields(&["segment", "partition", "rows"])?;
             let rows_node = f.req("rows")?;
@@ -580,11 +628,9 @@ fn read_op(o: &OpNode) -> Res<Op> {
                 flush: f.flag("flush")?,
             }
         }
-        "sync_segments" => Op::SyncSegments {
-            partition: id(&o.fields(&["partition"])?, "partition")?,
-        },
         other => unreachable!("op {other} is not in FORMAT.ops"),
-    })
+    };
+    Ok((op, false))
 }
 
 /// The listed scaled #34018 scenario (see [`scaled_json`]).

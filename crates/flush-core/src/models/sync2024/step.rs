@@ -93,7 +93,8 @@ impl World {
                     }
                     pc += 1;
                 }
-                (pc, self.start_op(&ops[pc as usize], ev))
+                let retried = sc.is_retried(actor, pc);
+                (pc, self.start_op(&ops[pc as usize], retried, ev))
             }
             ActorAt::InsertAdd {
                 segment,
@@ -110,6 +111,11 @@ impl World {
                 self.submit(task, ev);
                 (pc, Flow::Returned)
             }
+            ActorAt::SyncSegmentsDeadline {
+                handler,
+                req,
+                selected,
+            } => (pc, self.attempt_deadline(handler, req, selected, ev)),
             ActorAt::SyncSegmentsRpc { selected, .. } => {
                 // session_manager.go:256 "success to sync segments", then
                 // sync_segments_scheduler.go:145 "sync segments success" (@ca7ef26e4b).
@@ -177,7 +183,8 @@ impl World {
         true
     }
 
-    fn start_op(&mut self, op: &Op, ev: &mut Vec<Ev>) -> Flow {
+    /// Starts op `op` (`retried`: a `sync_segments` op marked `"retried"`).
+    fn start_op(&mut self, op: &Op, retried: bool, ev: &mut Vec<Ev>) -> Flow {
         match *op {
             Op::Insert {
                 segment,
@@ -186,7 +193,7 @@ impl World {
             } => self.buffer_insert(segment, partition, rows, ev),
             Op::Seal { segment } => self.seal_datacoord(segment, ev),
             Op::Sync { segment, flush } => self.sync_segment(segment, flush, ev),
-            Op::SyncSegments { partition } => self.sync_segments_tick(partition, ev),
+            Op::SyncSegments { partition } => self.sync_segments_tick(partition, retried, ev),
             // Passed before the op after them (`step_actor`).
             Op::WaitFor(_) => Flow::Returned,
         }

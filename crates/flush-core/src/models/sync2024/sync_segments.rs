@@ -10,7 +10,12 @@ impl World {
     /// sync_segments_scheduler.go:114-147@ca7ef26e4b (the filter per version) — select
     /// the partition's segments, build the request, `sessions.SyncSegments` (the
     /// handler is the datanode's goroutine; the actor waits for its reply).
-    pub(super) fn sync_segments_tick(&mut self, partition: i64, ev: &mut Vec<Ev>) -> Flow {
+    pub(super) fn sync_segments_tick(
+        &mut self,
+        partition: i64,
+        retried: bool,
+        ev: &mut Vec<Ev>,
+    ) -> Flow {
         let mut selected = Vec::new();
         let mut segments = Vec::new();
         // A range over datacoord's segments of the partition.
@@ -56,6 +61,78 @@ impl World {
             left_out: Few::of(&left_out),
             version: self.version,
         });
+        self.send(req, selected, retried, ev)
+    }
+
+    /// session_manager.go:227-257@ca7ef26e4b `SessionManagerImpl.SyncSegments(nodeID,
+    /// req)`: `retry.Do` calls the datanode with the one `req` the scheduler built
+    /// (the closure captures it). A `"retried"` op's first attempt runs under its
+    /// deadline (`context.WithTimeout(.., CompactionRPCTimeout)`, :241) and times
+    /// out ([`World::attempt_deadline`]); at a version without that deadline
+    /// (`context.Background()`, session_manager.go:242@2e434e4453) the mark has
+    /// no effect, and the run says so.
+    fn send(&mut self, req: SyncRequest, selected: Ids, retried: bool, ev: &mut Vec<Ev>) -> Flow {
+        if retried && !self.version.attempt_deadline() {
+            ev.push(Ev::RetryWithoutDeadline {
+                version: self.version,
+            });
+        }
+        if retried && self.version.attempt_deadline() {
+            let at = HandlerAt::Attempt {
+                at: Box::new(HandlerAt::Receive),
+                ctx_done: false,
+            };
+            let handler = self.spawn(Role::Handler {
+                req: req.clone(),
+                at,
+            });
+            return Flow::At(ActorAt::SyncSegmentsDeadline {
+                handler,
+                req,
+                selected,
+            });
+        }
+        let h = self.spawn(Role::Handler {
+            req,
+            at: HandlerAt::Receive,
+        });
+        Flow::At(ActorAt::SyncSegmentsRpc {
+            handler: h,
+            selected,
+        })
+    }
+
+    /// session_manager.go:240-250@ca7ef26e4b — the first attempt's deadline
+    /// passes: `cli.SyncSegments(ctx, req)` returns DeadlineExceeded (the gRPC
+    /// client's own retries stop at the done ctx, grpcclient/client.go:470-538),
+    /// a recoverable error, so `retry.Do` sleeps (200 ms, retry.go:69-71,
+    /// options.go:25-27) and calls the closure again with the same `req`: a
+    /// second handler, waited for as any. The handler of the first attempt, if
+    /// it still runs, runs on with its ctx done (services.go:275-347 checks no
+    /// ctx; only `LoadStats` reads under it). The sleep is part of this step:
+    /// it touches nothing another goroutine sees.
+    pub(super) fn attempt_deadline(
+        &mut self,
+        handler: Gid,
+        req: SyncRequest,
+        selected: Ids,
+        ev: &mut Vec<Ev>,
+    ) -> Flow {
+        self.order(footprint::key::ATTEMPT_CTX, handler.into(), 0);
+        let running = self.goroutine(handler).is_some();
+        if running {
+            let i = self.gi(handler);
+            self.role_mut(i, |r| {
+                if let Role::Handler {
+                    at: HandlerAt::Attempt { ctx_done, .. },
+                    ..
+                } = r
+                {
+                    *ctx_done = true;
+                }
+            });
+        }
+        ev.push(Ev::AttemptTimedOut { handler, running });
         let h = self.spawn(Role::Handler {
             req,
             at: HandlerAt::Receive,
@@ -117,6 +194,27 @@ impl World {
         at: HandlerAt,
         ev: &mut Vec<Ev>,
     ) -> Option<HandlerAt> {
+        let HandlerAt::Attempt { at, ctx_done } = at else {
+            return self.step_handler_at(g, req, at, false, ev);
+        };
+        // The deadline step writes this handler's ctx: ordered against it.
+        self.order(footprint::key::ATTEMPT_CTX, g.into(), 0);
+        let at = self.step_handler_at(g, req, *at, ctx_done, ev)?;
+        Some(HandlerAt::Attempt {
+            at: Box::new(at),
+            ctx_done,
+        })
+    }
+
+    /// The handler from point `at`, its ctx done (`ctx_done`) or not.
+    fn step_handler_at(
+        &mut self,
+        g: Gid,
+        req: &SyncRequest,
+        at: HandlerAt,
+        ctx_done: bool,
+        ev: &mut Vec<Ev>,
+    ) -> Option<HandlerAt> {
         match at {
             HandlerAt::Receive => {
                 // services.go:275-346@ca7ef26e4b DataNode.SyncSegments.
@@ -147,29 +245,54 @@ impl World {
                 Some(HandlerAt::LoadStats { load })
             }
             HandlerAt::LoadStats { load } => {
-                // services.go:318-335 — each load runs in the stats pool:
-                // binlog.DecompressBinLog over []*FieldBinlog{seg.GetPkStatsLog()}.
-                if let Some(nil) = load
-                    .iter()
-                    .copied()
-                    .find(|id| req.get(*id).is_some_and(|s| !s.statslog))
-                {
-                    // A nil PkStatsLog: binlog.go:143 dereferences it; the stats pool
-                    // re-panics (conc/pool.go:74) and its handler logs "Conc pool
-                    // panicked" and panics again (conc/options.go:54-56): the datanode exits.
-                    ev.push(Ev::NilStatslog { segment: nil });
-                    self.go_panic(
-                        g,
-                        format!("runtime error: invalid memory address or nil pointer dereference (binlog.DecompressBinLog on the nil PkStatsLog of segment {nil}, in the datanode's stats pool)"),
-                        ev,
-                    );
-                    return None;
-                }
-                self.update_segment_view(req, &load, ev);
-                self.finish(g);
+                self.load_stats(g, req, &load, ctx_done, ev);
                 None
             }
+            HandlerAt::Attempt { at, .. } => self.step_handler_at(g, req, *at, ctx_done, ev),
         }
+    }
+
+    /// The handler's `conc.AwaitAll` on the stats pool, then `UpdateSegmentView`;
+    /// it returns (or the datanode panics).
+    fn load_stats(
+        &mut self,
+        g: Gid,
+        req: &SyncRequest,
+        load: &Ids,
+        ctx_done: bool,
+        ev: &mut Vec<Ev>,
+    ) {
+        // services.go:318-335 — each load runs in the stats pool:
+        // binlog.DecompressBinLog over []*FieldBinlog{seg.GetPkStatsLog()}.
+        if let Some(nil) = load
+            .iter()
+            .copied()
+            .find(|id| req.get(*id).is_some_and(|s| !s.statslog))
+        {
+            // A nil PkStatsLog: binlog.go:143 dereferences it; the stats pool
+            // re-panics (conc/pool.go:74) and its handler logs "Conc pool
+            // panicked" and panics again (conc/options.go:54-56): the datanode exits.
+            ev.push(Ev::NilStatslog { segment: nil });
+            self.go_panic(
+                g,
+                format!("runtime error: invalid memory address or nil pointer dereference (binlog.DecompressBinLog on the nil PkStatsLog of segment {nil}, in the datanode's stats pool)"),
+                ev,
+            );
+            return;
+        }
+        if ctx_done {
+            // services.go:326 `util.LoadStats(ctx, ..)` reads the stats
+            // with `chunkManager.MultiRead(ctx, ..)` (load_stats.go:76@ca7ef26e4b;
+            // the remote chunk manager's getObject takes ctx,
+            // remote_chunk_manager.go:226-250): the deadline has passed, so
+            // it fails; AwaitAll returns the error (:337-340) and the
+            // handler returns it without UpdateSegmentView.
+            ev.push(Ev::LoadStatsCtxDone { load: load.clone() });
+            self.finish(g);
+            return;
+        }
+        self.update_segment_view(req, load, ev);
+        self.finish(g);
     }
 
     /// Which missing segments the handler loads and adds (the version's load rule).

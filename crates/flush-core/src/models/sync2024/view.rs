@@ -227,6 +227,17 @@ fn task_lane(w: &World) -> Lane {
     }
 }
 
+/// Datacoord's card of a SyncSegments call in flight (goroutine `g`).
+fn rpc_card(g: super::Gid, line: String) -> Card {
+    Card {
+        key: format!("rpc-{g}"),
+        class: "rpc".to_owned(),
+        data: Vec::new(),
+        title: format!("datacoord g{g}"),
+        lines: vec![Line::plain(line)],
+    }
+}
+
 fn sync_segments_lane(w: &World) -> Lane {
     // The RPC's card first, then the handler's, whatever their goroutine ids.
     let (mut cards, mut handlers) = (Vec::new(), Vec::new());
@@ -235,15 +246,19 @@ fn sync_segments_lane(w: &World) -> Lane {
             Role::Actor {
                 at: ActorAt::SyncSegmentsRpc { handler, .. },
                 ..
-            } => cards.push(Card {
-                key: format!("rpc-{}", g.id),
-                class: "rpc".to_owned(),
-                data: Vec::new(),
-                title: format!("datacoord g{}", g.id),
-                lines: vec![Line::plain(format!(
-                    "waits for the datanode's handler g{handler} to return"
-                ))],
-            }),
+            } => cards.push(rpc_card(
+                g.id,
+                format!("waits for the datanode's handler g{handler} to return"),
+            )),
+            Role::Actor {
+                at: ActorAt::SyncSegmentsDeadline { handler, .. },
+                ..
+            } => cards.push(rpc_card(
+                g.id,
+                format!(
+                    "attempt 1 (handler g{handler}) under its 10 s deadline, which passes next"
+                ),
+            )),
             Role::Handler { req, at } => handlers.push(Card {
                 key: format!("handler-{}", g.id),
                 class: "handler".to_owned(),
@@ -269,6 +284,14 @@ fn sync_segments_lane(w: &World) -> Lane {
                                 crate::scenario::join_ids(load.iter().copied())
                             ),
                             HandlerAt::Receive => "arrived".to_owned(),
+                            HandlerAt::Attempt { ctx_done, .. } => format!(
+                                "serving a first attempt{}",
+                                if *ctx_done {
+                                    " that timed out (ctx done)"
+                                } else {
+                                    " under its deadline"
+                                }
+                            ),
                         },
                     ),
                 ],

@@ -114,6 +114,16 @@ pub enum ActorAt {
     KeyLock(SyncTask),
     /// Datacoord in `sessions.SyncSegments`, waiting for the handler `handler`.
     SyncSegmentsRpc { handler: Gid, selected: Ids },
+    /// Datacoord in the first attempt of a `"retried"` op (`retry.Do`'s closure
+    /// under its 10 s deadline, session_manager.go:240-250@ca7ef26e4b): the
+    /// deadline passes next, whatever `handler` (serving that attempt) does.
+    /// `req` is the one request object the scheduler built: the retry sends it
+    /// again.
+    SyncSegmentsDeadline {
+        handler: Gid,
+        req: SyncRequest,
+        selected: Ids,
+    },
 }
 
 /// Whether an actor standing at `at` is inside the write buffer's
@@ -158,6 +168,10 @@ pub enum HandlerAt {
     Receive,
     /// Loading PK stats of missing segments (`conc.AwaitAll` on the stats pool).
     LoadStats { load: Ids },
+    /// At `at`, serving an attempt datacoord made under a deadline (a
+    /// `"retried"` op's first attempt); `ctx_done` once the deadline has passed
+    /// (gRPC cancels the handler's ctx with the client's deadline).
+    Attempt { at: Box<HandlerAt>, ctx_done: bool },
 }
 
 pub struct Goroutine {
@@ -535,6 +549,8 @@ impl World {
                 },
                 ActorAt::KeyLock(t) => !locked.has(t.segment),
                 ActorAt::SyncSegmentsRpc { handler, .. } => self.goroutine(*handler).is_none(),
+                // The deadline passes whether or not the handler still runs.
+                ActorAt::SyncSegmentsDeadline { .. } => true,
                 ActorAt::SealDatanode { .. } => !wb,
                 ActorAt::InsertAdd { .. }
                 | ActorAt::GetSyncTask { .. }
