@@ -1424,6 +1424,34 @@ fn a_timed_out_handler_fails_to_load_stats() {
         .collect();
     assert_eq!(added.len(), 1);
     assert!(r.head().metacache.get(101).is_some());
+    // Its log: datacoord's "failed to sync segments" (session_manager.go:246)
+    // and the handler's "failed to load segment stats log" (services.go:328;
+    // :327 at 4cf1a358ba, where this request crashes the stats pool first),
+    // which `logs --against` explains in full.
+    for (v, line) in [(Version::B5c9a7364b, 328), (Version::C65f41dc60, 328)] {
+        let r = sync_run(&with_version(parse(&text), v), script("0,2,0,2,3,3,0", 1));
+        let log: String = events(&r)
+            .iter()
+            .filter_map(|(_, e)| e.log_line(v))
+            .map(|l| l + "\n")
+            .collect();
+        assert!(
+            log.contains(
+                "[WARN] [datacoord/session_manager.go:246] [\"failed to sync segments\"]\n"
+            ),
+            "{log}"
+        );
+        let failed = format!("[WARN] [datanode/services.go:{line}] [\"failed to load segment stats log\"] [partitionID=1]\n");
+        assert!(log.contains(&failed), "{log}");
+        let any = common::parse(&text);
+        let o = flush_core::logs::conform::Options::default();
+        let i = flush_core::logs::import_against(&log, &any, Some(v.as_str()), &o).unwrap();
+        let c = &i.conformance;
+        assert!(
+            c.complete && c.not_modelled.is_empty(),
+            "{v:?}: {c:?}\n{log}"
+        );
+    }
 }
 
 /// #34226 (before 2e434e4453) calls without a per-attempt deadline

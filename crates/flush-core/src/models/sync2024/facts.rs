@@ -200,6 +200,7 @@ pub enum Ev {
     /// A handler whose attempt timed out reached `LoadStats`: the read under
     /// its done ctx fails, it returns an error without UpdateSegmentView.
     LoadStatsCtxDone {
+        partition: i64,
         load: Ids,
     },
     SyncSegmentsSuccess {
@@ -392,6 +393,16 @@ pub const LOG_SITES: &[LogSite] = &[
         &[145, 146, 149],
     ),
     LogSite::new(
+        "datacoord/session_manager.go",
+        "failed to sync segments",
+        &[246],
+    ),
+    LogSite::new(
+        "datanode/services.go",
+        "failed to load segment stats log",
+        &[328, 327],
+    ),
+    LogSite::new(
         "writebuffer/write_buffer.go",
         "segment info not found in meta cache",
         &[571],
@@ -477,6 +488,8 @@ struct Lines {
     get_segment: u32,
     /// datacoord's SaveBinlogPaths: "save to dropped segment, ignore this request".
     dropped_ignored: u32,
+    /// The handler's "failed to load segment stats log" (services.go).
+    load_failed: u32,
 }
 
 /// The line version `v` logs `message` of `file` (named as [`LOG_SITES`] name
@@ -498,6 +511,15 @@ pub fn line_of(v: Version, file: &str, message: &str) -> Option<u32> {
             return since_2e434e4453.then_some(319)
         }
         ("datanode/services.go", "segment loading PKs") => return since_2e434e4453.then_some(322),
+        // Printed where an attempt may time out (the model's only way to
+        // them); 2e434e4453 logs them at other lines (:244, services.go:334),
+        // on failures the model does not take.
+        ("datacoord/session_manager.go", "failed to sync segments") => {
+            return v.attempt_deadline().then_some(246)
+        }
+        ("datanode/services.go", "failed to load segment stats log") => {
+            return v.attempt_deadline().then_some(l.load_failed)
+        }
         ("datacoord/sync_segments_scheduler.go", "sync segments success") => l.scheduler_success,
         ("datacoord/session_manager.go", "success to sync segments") => l.session_success,
         ("datanode/services.go", "DataNode receives SyncSegments") => l.receives,
@@ -536,6 +558,7 @@ fn lines(v: Version) -> Lines {
         // datacoord/services.go:489,494@ca7ef26e4b..c65f41dc60; :490,495@4cf1a358ba and later.
         get_segment: if old_services { 489 } else { 490 },
         dropped_ignored: if old_services { 494 } else { 495 },
+        load_failed: if old_services { 328 } else { 327 },
     }
 }
 
@@ -774,7 +797,7 @@ impl Ev {
                 out,
                 "attempt 1 timed out (10 s CompactionRPCTimeout: context deadline exceeded) after its handler g{handler} returned (the reply came late); retry.Do sleeps, then sends the same request again"
             ),
-            LoadStatsCtxDone { load } => write!(
+            LoadStatsCtxDone { load, .. } => write!(
                 out,
                 "loading the PK stats of {} under a done ctx: LoadStats fails (context deadline exceeded); the handler returns the error, UpdateSegmentView is not called",
                 ids_short(load.iter().copied())
@@ -827,6 +850,23 @@ impl Ev {
                 "[INFO] [datacoord/session_manager.go:{}] [\"success to sync segments\"]",
                 l.session_success
             ),
+            // session_manager.go:246@ca7ef26e4b..4cf1a358ba: retry.Do's closure
+            // logs the attempt's error (DeadlineExceeded; its text is gRPC's,
+            // not compared) on the logger of nodeID and planID.
+            AttemptTimedOut { .. } => {
+                "[WARN] [datacoord/session_manager.go:246] [\"failed to sync segments\"]".to_owned()
+            }
+            // services.go:328@ca7ef26e4b (:327@4cf1a358ba): each stats-pool
+            // future whose LoadStats fails logs on the handler's logger, which
+            // carries the partition (:276-282).
+            LoadStatsCtxDone { partition, load } => load
+                .iter()
+                .map(|_| format!(
+                    "[WARN] [datanode/services.go:{}] [\"failed to load segment stats log\"] [partitionID={partition}]",
+                    l.load_failed
+                ))
+                .collect::<Vec<_>>()
+                .join("\n"),
             SyncSegmentsSuccess { partition, selected, .. } => format!(
                 "[INFO] [datacoord/sync_segments_scheduler.go:{}] [\"sync segments success\"] [partitionID={partition}] [segments=\"{}\"]",
                 l.scheduler_success,

@@ -287,7 +287,10 @@ impl World {
             // remote_chunk_manager.go:226-250): the deadline has passed, so
             // it fails; AwaitAll returns the error (:337-340) and the
             // handler returns it without UpdateSegmentView.
-            ev.push(Ev::LoadStatsCtxDone { load: load.clone() });
+            ev.push(Ev::LoadStatsCtxDone {
+                partition: req.partition,
+                load: load.clone(),
+            });
             self.finish(g);
             return;
         }
