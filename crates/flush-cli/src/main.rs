@@ -1261,8 +1261,8 @@ fn read_log(file: &str) -> Result<String, Failure> {
             .map_err(|e| format!("{shown}: {}", io_words(&e)))?;
         if let Some(at) = buf[start..].iter().position(|&b| b == 0) {
             return Err(Failure::Input(format!(
-                "{shown}: not a text log (a NUL byte at byte {}); zap writes UTF-8 text lines",
-                start + at
+                "{shown}: not a text log ({}); zap writes UTF-8 text lines",
+                nul_words(&buf, start + at)
             )));
         }
         if n == 0 {
@@ -1287,7 +1287,7 @@ fn read_log(file: &str) -> Result<String, Failure> {
 /// damaged bytes is read, each replaced.
 fn not_text(buf: &[u8], text: &str) -> Option<String> {
     if let Some(at) = buf.iter().position(|&b| b == 0) {
-        return Some(format!("a NUL byte at byte {at}"));
+        return Some(nul_words(buf, at));
     }
     let bad = text
         .chars()
@@ -1295,6 +1295,34 @@ fn not_text(buf: &[u8], text: &str) -> Option<String> {
         .count();
     (bad > 8 && bad * 100 > buf.len())
         .then(|| format!("{bad} of its {} bytes are not UTF-8", buf.len()))
+}
+
+/// The records the log ends inside, where that leaves them unjudged.
+fn cut_short_words(i: &flush_core::logs::Import) -> String {
+    let mut out = String::new();
+    for &n in &i.conformance.cut_short {
+        if let flush_core::logs::Kind::Log(l) = &i.log.records[n].kind {
+            out.push_str(&format!(
+                "  line {} is cut short inside its {}: which line of the model it is cannot be told, so it is not judged\n",
+                i.log.records[n].at,
+                match l.cut_in.as_deref() {
+                    Some("message") | None => "message".to_owned(),
+                    Some(f) => format!("{f} field"),
+                }
+            ));
+        }
+    }
+    out
+}
+
+/// Where a NUL byte at `at` is, and what the file may be instead: a gzip
+/// file (`1f 8b`) is named, with the way to read it.
+fn nul_words(buf: &[u8], at: usize) -> String {
+    if buf.starts_with(&[0x1f, 0x8b]) {
+        return "gzip-compressed: `zcat FILE | flushscope logs -` reads it".to_owned();
+    }
+    let line = buf[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    format!("a NUL byte at byte {at}, on line {line}")
 }
 
 fn shown_name(file: &str) -> &str {
@@ -1438,6 +1466,7 @@ fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
             ));
         }
     }
+    out.push_str(&cut_short_words(i));
     out.push_str(&format!(
         "\n# The log, replayed under {} (schedule {}; {} states searched)\n",
         version_words(i.version),

@@ -1821,12 +1821,16 @@ fn logs_says_what_it_cannot_read_or_explain() {
     std::fs::write(&empty, " \n\n").unwrap();
     let binary = dir.join("core.bin");
     std::fs::write(&binary, [0x7fu8, b'E', b'L', b'F', 2, 1, 1, 0, 0xff, 0xfe]).unwrap();
+    // A gzip file's header (RFC 1952: 1f 8b, deflate, no flags, a zero mtime).
+    let gzip = dir.join("milvus.log.gz");
+    std::fs::write(&gzip, [0x1fu8, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x4b, 4, 0]).unwrap();
     // Text without one log line or panic: a scenario file given by mistake.
     let scenario = dir.join("handoff.json");
     std::fs::write(&scenario, flush_core::builtin::text("handoff").unwrap()).unwrap();
     for (file, why) in [
         (&empty, "the log is empty"),
-        (&binary, "not a text log (a NUL byte at byte 7)"),
+        (&binary, "not a text log (a NUL byte at byte 7, on line 1)"),
+        (&gzip, "not a text log (gzip-compressed: `zcat FILE | flushscope logs -` reads it)"),
         (&scenario, "handoff.json: no log FlushScope reads: none of its 19 lines is a Go panic or a line of zap's text format"),
     ] {
         let o = flushscope(&["logs", file.to_str().unwrap()]);
@@ -2283,7 +2287,7 @@ fn logs_refuses_a_nul_without_reading_on() {
     let o = child.wait_with_output().unwrap();
     assert_eq!(status.and_then(|s| s.code()), Some(2), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("<stdin>: not a text log (a NUL byte at byte 100000)"),
+        stderr(&o).contains("<stdin>: not a text log (a NUL byte at byte 100000, on line "),
         "{}",
         stderr(&o)
     );
@@ -2354,5 +2358,75 @@ fn logs_reads_a_log_behind_a_container_prefix() {
         stderr(&o).contains("no log FlushScope reads: none of its 21 lines is a Go panic or a line of zap's text format"),
         "{}",
         stderr(&o)
+    );
+}
+
+/// A log that ends inside what says which line of the model a line is (its
+/// message, its segment ID, a request's list) leaves that line unjudged, and
+/// says so; one cut after those fields is judged (helper-95's attack: each cut
+/// line was "not explained ... the model never takes the path", and the
+/// partition stood in for the segment the cut dropped).
+#[test]
+fn logs_leaves_a_line_cut_inside_its_subject_unjudged() {
+    let plain = std::fs::read_to_string(report_log()).unwrap();
+    let lines: Vec<&str> = plain.lines().collect();
+    let dir = tempdir();
+    let cut = |n: usize, at: &str, keep: usize| {
+        let l = lines[n - 1];
+        let end = l.find(at).unwrap_or_else(|| panic!("{at} in line {n}")) + keep;
+        let text = format!("{}\n{}", lines[..n - 1].join("\n"), &l[..end]);
+        let path = dir.join(format!("cut{n}-{keep}.log"));
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    for (path, field) in [
+        (cut(10, "[segmentID=", 15), "segmentID field"),
+        (cut(9, "[segments=", 32), "segments field"),
+        (cut(6, "[\"remove dropped", 9), "message"),
+    ] {
+        let o = flushscope(&["logs", path.to_str().unwrap(), "--page", "none"]);
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{}\n{out}", path.display());
+        assert!(
+            out.contains(&format!("is cut short inside its {field}: which line")),
+            "{out}"
+        );
+        assert!(out.contains("(every one)"), "{out}");
+    }
+    // Cut inside the error's stack, after its panic field: judged, and matched.
+    let o = flushscope(&[
+        "logs",
+        cut(11, "[stack=", 20).to_str().unwrap(),
+        "--page",
+        "none",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(!out.contains("is cut short inside"), "{out}");
+    assert!(
+        out.contains("9 of 9 modelled lines matched (every one)"),
+        "{out}"
+    );
+}
+
+/// A line the log repeats where the model prints it once is named as a
+/// repeat of the line before it (helper-95's attack: the reason given was
+/// that "in the model these lines come out in another order").
+#[test]
+fn logs_names_a_repeated_line() {
+    let plain = std::fs::read_to_string(report_log()).unwrap();
+    let lines: Vec<&str> = plain.lines().collect();
+    let dir = tempdir();
+    let path = dir.join("repeat.log");
+    // "remove dropped segment" 300 (line 6) twice.
+    let mut text: Vec<&str> = lines[..6].to_vec();
+    text.extend_from_slice(&lines[5..]);
+    std::fs::write(&path, text.join("\n")).unwrap();
+    let o = flushscope(&["logs", path.to_str().unwrap(), "--page", "none"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("line 7 is not explained: INFO metacache/meta_cache.go \"remove dropped segment\" (451000000000000300)\n      the log has this line again (line 6 has it, explained already)"),
+        "{out}"
     );
 }

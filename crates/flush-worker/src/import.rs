@@ -138,7 +138,7 @@ pub struct RecordView {
     pub at: u32,
     pub text: String,
     /// What the replay made of it: `"step"` (with `step`), `"unexplained"`,
-    /// `"not-modelled"`, `"foreign"` or `"not-reached"`.
+    /// `"not-modelled"`, `"cut-short"`, `"foreign"` or `"not-reached"`.
     pub mark: &'static str,
     pub step: u32,
 }
@@ -150,6 +150,7 @@ impl RecordView {
             "step" => Mark::Step(self.step),
             "unexplained" => Mark::Unexplained,
             "not-modelled" => Mark::NotModelled,
+            "cut-short" => Mark::CutShort,
             "foreign" => Mark::NotALogLine,
             _ => Mark::NotReached,
         }
@@ -157,10 +158,11 @@ impl RecordView {
 }
 
 /// The names of [`RecordView::mark`], read back.
-const MARKS: [&str; 5] = [
+const MARKS: [&str; 6] = [
     "step",
     "unexplained",
     "not-modelled",
+    "cut-short",
     "foreign",
     "not-reached",
 ];
@@ -170,6 +172,7 @@ fn mark_name(m: Mark) -> (&'static str, u32) {
         Mark::Step(s) => ("step", s),
         Mark::Unexplained => ("unexplained", 0),
         Mark::NotModelled => ("not-modelled", 0),
+        Mark::CutShort => ("cut-short", 0),
         Mark::NotALogLine => ("foreign", 0),
         Mark::NotReached => ("not-reached", 0),
     }
@@ -540,13 +543,14 @@ mod tests {
         };
         let back = FromWorker::read(&serde_json::to_string(&m).unwrap()).unwrap();
         assert_eq!(back, m);
-        let marks: Vec<_> = v.listed.iter().take(5).map(RecordView::mark).collect();
+        let marks: Vec<_> = v.listed.iter().take(6).map(RecordView::mark).collect();
         assert_eq!(
             marks,
             [
                 Mark::Step(v.listed[0].step),
                 Mark::Unexplained,
                 Mark::NotModelled,
+                Mark::CutShort,
                 Mark::NotALogLine,
                 Mark::NotReached
             ]

@@ -38,6 +38,12 @@ pub struct Key {
 /// The fields that name what a line is about, most specific first.
 const SUBJECT_FIELDS: [&str; 6] = ["segmentID", "SegmentID", "key", "id", "segment", "panic"];
 
+/// Whether [`Key::of`] reads field `f` (for the subject: a log cut inside it
+/// leaves a key that names another subject, or a list without its last ID).
+fn keyed_by(f: &str) -> bool {
+    SUBJECT_FIELDS.contains(&f) || f == "segments" || f == "partitionID"
+}
+
 impl Key {
     /// The key of a record; `None` for text that is no log line.
     pub fn of(kind: &Kind) -> Option<Key> {
@@ -335,6 +341,11 @@ pub struct Conformance {
     pub matched: Vec<Matched>,
     /// Records the model has no line for (other components, other code paths).
     pub not_modelled: Vec<usize>,
+    /// Records the log ends inside, in their message or a field that says
+    /// what the line is about (its subject, partition or error): which line
+    /// of the model each would be cannot be told, so they are not judged.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cut_short: Vec<usize>,
     pub extra: Vec<Extra>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unexplained: Option<Unexplained>,
@@ -363,6 +374,8 @@ impl Conformance {
             Mark::Unexplained
         } else if self.not_modelled.binary_search(&n).is_ok() {
             Mark::NotModelled
+        } else if self.cut_short.binary_search(&n).is_ok() {
+            Mark::CutShort
         } else if matches!(r.kind, Kind::Unmatched { .. }) {
             Mark::NotALogLine
         } else {
@@ -380,6 +393,8 @@ pub enum Mark {
     Unexplained,
     /// The model has no line like it.
     NotModelled,
+    /// The log ends inside what tells which line it is ([`Conformance::cut_short`]).
+    CutShort,
     NotALogLine,
     /// After the unexplained record: not tried.
     NotReached,
@@ -391,6 +406,7 @@ impl Mark {
             Mark::Step(n) => format!("step {n}"),
             Mark::Unexplained => "UNEXPLAINED".to_owned(),
             Mark::NotModelled => "not modelled".to_owned(),
+            Mark::CutShort => "cut short".to_owned(),
             Mark::NotALogLine => "not a log line".to_owned(),
             Mark::NotReached => "not reached".to_owned(),
         }
@@ -404,6 +420,8 @@ struct Wanted {
     /// line later is one lookup: a step may print 100,000 lines).
     last: [std::collections::HashMap<Key, u32, foldhash::fast::RandomState>; 2],
     not_modelled: Vec<usize>,
+    /// [`Conformance::cut_short`].
+    cut_short: Vec<usize>,
     /// Records logged at a line the model prints at another version, not at the
     /// scenario's: (record, the line this version logs it at). Their keys are
     /// made unmatchable, so the search stops at the first of them.
@@ -415,6 +433,7 @@ fn wanted<M: Model>(sc: &M, log: &Parsed) -> Wanted {
         seqs: [Vec::new(), Vec::new()],
         last: Default::default(),
         not_modelled: Vec::new(),
+        cut_short: Vec::new(),
         other_version: Vec::new(),
     };
     for (i, r) in log.records.iter().enumerate() {
@@ -425,12 +444,25 @@ fn wanted<M: Model>(sc: &M, log: &Parsed) -> Wanted {
             Kind::Log(l) => l.line,
             _ => None,
         };
+        let cut_in = match &r.kind {
+            Kind::Log(l) => l.cut_in.as_deref(),
+            _ => None,
+        };
+        if cut_in == Some("message") {
+            w.cut_short.push(i);
+            continue;
+        }
         if !sc.log_known(&k.file, &k.message, line) {
             w.not_modelled.push(i);
             continue;
         }
-        if !sc.log_keeps_error(&k.file, &k.message) {
+        let keeps_error = sc.log_keeps_error(&k.file, &k.message);
+        if !keeps_error {
             k.error = None;
+        }
+        if cut_in.is_some_and(|f| keyed_by(f) || (keeps_error && f == "error")) {
+            w.cut_short.push(i);
+            continue;
         }
         if let (Some(here), Some(got)) = (sc.log_line_at(&k.file, &k.message), line) {
             if here != got {
@@ -688,6 +720,7 @@ pub fn conform<M: Model>(sc: &M, log: &Parsed, o: &Options) -> Conformance {
     schedule.extend(s.tail.as_ref().map(|t| t.0));
     let (mut c, end) = align(sc, &w, &schedule, log);
     c.not_modelled = w.not_modelled.clone();
+    c.cut_short = w.cut_short.clone();
     c.wanted = (goal[0] + goal[1]) as usize;
     c.explained = s.best as usize;
     c.states = s.states;
@@ -926,10 +959,21 @@ impl<'a, M: Model> Search<'a, M> {
                 if self.printed.contains(fingerprint(k))
                     || prints_anywhere(self.sc, k, self.o) == Some(Prints::Yes) =>
             {
-                format!(
-                    "the step that prints the line(s) before it also prints {}, which the log has only later: in the model these lines come out in another order",
-                    early.words()
-                )
+                // The same line explained before it: the log repeats it.
+                let again = self.w.seqs[p][..before as usize]
+                    .iter()
+                    .rfind(|(_, w)| w == k)
+                    .map(|(j, _)| log.records[*j].at);
+                match again {
+                    Some(at) => format!(
+                        "the log has this line again (line {at} has it, explained already); no schedule prints it a second time here: the step that prints the line(s) before it prints {} next, which the log has only later",
+                        early.words()
+                    ),
+                    None => format!(
+                        "the step that prints the line(s) before it also prints {}, which the log has only later: in the model these lines come out in another order",
+                        early.words()
+                    ),
+                }
             }
             (stopped, None, _) => self.why(k, stopped, before, process),
         };
@@ -1087,6 +1131,7 @@ fn align<M: Model>(
         schedule: schedule.to_vec(),
         matched: Vec::new(),
         not_modelled: Vec::new(),
+        cut_short: Vec::new(),
         extra: Vec::new(),
         unexplained: None,
         states: 0,

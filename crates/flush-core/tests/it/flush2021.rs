@@ -2069,6 +2069,20 @@ fn a_compactions_ops_are_checked_when_read() {
     let e = err(&format!("{WAIT},{DONE},{INJECT}"));
     assert!(e.contains("actors[0].ops[1]"), "{e}");
     assert!(e.contains("its inject comes after it"), "{e}");
+    // compact() waits on <-ti.Injected() before it edits the Replica, and
+    // injects before that (helper-95's attack: both were run, the first
+    // editing the Replica before a queue took the injection).
+    let e = err(&format!("{INJECT},{DONE}"));
+    assert!(e.contains("actors[0].ops[1]"), "{e}");
+    assert!(
+        e.contains("its actor does not wait_injected \"c1\" before it"),
+        "{e}"
+    );
+    let e = err(&format!("{WAIT},{INJECT},{DONE}"));
+    assert!(e.contains("does not wait_injected"), "{e}");
+    let e = err(DONE);
+    assert!(e.contains("actors[0].ops[0]"), "{e}");
+    assert!(e.contains("no actor injects \"c1\""), "{e}");
     let e = err(r#"{"op":"inject","id":"c1","compacted":true}"#);
     assert!(e.contains("actors[0].ops[0].compacted"), "{e}");
     assert!(

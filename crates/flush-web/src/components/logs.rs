@@ -606,6 +606,7 @@ fn records(p: &RecordsProps) -> Html {
                     Mark::Step(s) => ("matched", s.to_string()),
                     Mark::Unexplained => ("unexplained", String::new()),
                     Mark::NotModelled => ("not-modelled", String::new()),
+                    Mark::CutShort => ("cut-short", String::new()),
                     Mark::NotALogLine => ("foreign", String::new()),
                     Mark::NotReached => ("not-reached", String::new()),
                 };

@@ -393,8 +393,10 @@ impl Scenario {
     /// at 891c202b73), then only waits until `injectDone` (:316-463), and skips
     /// all of that when its start check fails (:303-307). So the `inject` comes
     /// before the `inject_done`, and only waits (`wait_injected`, `wait_for`,
-    /// `wait_notified`) come between them. An injection injected by another
-    /// actor (as a test may call injectFlush) makes no start check.
+    /// `wait_notified`) come between them. Some actor injects it, and the
+    /// actor waits for it (`wait_injected`, :316) before the `inject_done`. An
+    /// injection injected by another actor (as a test may call injectFlush)
+    /// makes no start check.
     fn check_compactions(&self, root: &Node) -> Res<()> {
         let err = |ai, oi, msg: String| root.src.err(&op_path(ai, oi), msg);
         for (ai, a) in self.actors.iter().enumerate() {
@@ -409,6 +411,22 @@ impl Scenario {
                 };
                 let name = self.inj_name(inj);
                 let at = |i| matches!(a.ops[i], Op::Inject { inj: j } if j == inj);
+                let injects = |o: &Op| matches!(o, Op::Inject { inj: j } if *j == inj);
+                if !self.actors.iter().any(|b| b.ops.iter().any(injects)) {
+                    return Err(err(ai, d, format!(
+                        "inject_done of \"{name}\" has \"compacted\": true, but no actor injects \"{name}\": compactionTask.compact injects (compactor.go:315) before it calls injectDone (:463)"
+                    )));
+                }
+                // Back to its own inject, if it made one: the wait is after it.
+                let waited = (0..d)
+                    .rev()
+                    .take_while(|&i| !at(i))
+                    .any(|i| matches!(a.ops[i], Op::WaitInjected { inj: j } if j == inj));
+                if !waited {
+                    return Err(err(ai, d, format!(
+                        "inject_done of \"{name}\" has \"compacted\": true, but its actor does not wait_injected \"{name}\" before it: compactionTask.compact waits on <-ti.Injected() (compactor.go:316) before it compacts and edits the Replica (:452-463)"
+                    )));
+                }
                 if let Some(i) = (d + 1..a.ops.len()).find(|&i| at(i)) {
                     return Err(err(ai, d, format!(
                         "inject_done of \"{name}\" has \"compacted\": true, but its inject comes after it, at {}: compactionTask.compact injects (compactor.go:315) before it calls injectDone (:463)",
