@@ -1631,3 +1631,66 @@ fn a_compaction_that_cannot_start_explains_its_compact_wrong_line() {
     let i = import_against(alloc, &sc, None, &o).unwrap();
     assert_eq!(i.conformance.not_modelled, [0], "{:?}", i.conformance);
 }
+
+/// sync-2024 at ca7ef26e4b: datacoord holds segment 500 Sealed with a PK
+/// statslog; the flow graph's insert looks it up before SyncSegments adds it
+/// Sealed, then adds it Growing, and the stale Sealed entry that leaves makes
+/// its sealed-segment policy flush it. The log (a flush of an added segment:
+/// "flush segment complete", or a failed merged-stats serialization after a
+/// re-seal) is explained by the scenario inferred from it, which holds 500
+/// Sealed in datacoord, not Flushed (found by an attack).
+#[test]
+fn an_added_segment_flushed_through_its_stale_sealed_entry_is_explained() {
+    use flush_core::logs::{conform::Options, import};
+    let scenario = |fg: &str, requests: usize| {
+        let sync_segments = vec![r#"{ "op": "sync_segments", "partition": 1 }"#; requests];
+        format!(
+            r#"{{ "name": "stale-sealed", "model": "sync-2024", "version": "ca7ef26e4b", "seed": 1,
+  "datacoord": [
+    {{ "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 }},
+    {{ "segment": 500, "partition": 1, "state": "Sealed", "level": "L1", "statslog": true, "rows": 50 }} ],
+  "datanode": [ {{ "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 }} ],
+  "actors": [
+    {{ "name": "flowgraph", "ops": [ {fg} ] }},
+    {{ "name": "datacoord", "ops": [ {} ] }} ] }}"#,
+            sync_segments.join(", ")
+        )
+    };
+    let insert = r#"{ "op": "insert", "segment": 500, "partition": 1, "rows": 10 }"#;
+    let twice = scenario(
+        &format!(r#"{insert}, {insert}, {{ "op": "sync", "segment": 500 }}"#),
+        2,
+    );
+    let reseal = scenario(
+        &format!(
+            r#"{insert}, {{ "op": "seal", "segment": 500 }}, {{ "op": "sync", "segment": 500, "flush": true }}"#
+        ),
+        1,
+    );
+    let mut checked = 0;
+    for (name, file) in [("twice", &twice), ("reseal", &reseal)] {
+        let sc = crate::common::parse(file);
+        for seed in [1, 5] {
+            let mut run = sc.run(flush_core::Policy::Seeded(seed));
+            run.run_to_end();
+            let text = printed_log(&run);
+            if !text.contains("metacache does not have segment, add it") {
+                continue;
+            }
+            let i = import(&text, None, &Options::default()).unwrap();
+            let notes = i.inferred.as_ref().map(|i| i.notes.clone());
+            assert!(
+                i.conformance.complete,
+                "{name} seed {seed}: {:?}\n{text}{notes:#?}",
+                i.conformance.unexplained
+            );
+            let json = i.inferred.map(|i| i.json).unwrap_or_default();
+            assert!(
+                json.contains(r#""segment": 500, "partition": 1, "state": "Sealed""#),
+                "{json}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4);
+}

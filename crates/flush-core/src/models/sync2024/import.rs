@@ -64,6 +64,10 @@ struct Seg {
     /// Datacoord selected it for a request the datanode found empty ("sync
     /// segments is empty, skip it", services.go:291@ca7ef26e4b): it was not sent.
     unsent: bool,
+    /// SyncSegments added it and its sync was a flush: datacoord holds it
+    /// Sealed with a PK statslog, and the flow graph's insert looked it up
+    /// before the handler added it (see [`Seen::stale_sealed`]).
+    stale_sealed: bool,
 }
 
 /// One SyncSegments request, as the two sides log it. Datacoord's scheduler
@@ -346,6 +350,39 @@ impl Seen {
             notes.push(format!(
                 "Line {at}: the stats pool panicked on a nil pointer while SyncSegments request {k} loaded the segments the datanode lacks: binlog.DecompressBinLog dereferences a missing PK statslog (services.go:314-321@c65f41dc60). The log does not name the segment; segment {id}, not in the log, stands for it: Flushed and L1 in datacoord without a PK statslog, not in the datanode (datacoord sends such a segment from c65f41dc60 on, and every version loads it; ca7ef26e4b and b5c9a7364b send only segments with a PK statslog)."
             ));
+        }
+    }
+
+    /// A segment SyncSegments added ("metacache does not have segment, add
+    /// it") whose sync the log shows was a flush. An added segment is held
+    /// Flushed in datacoord (`rows`), but a Flushed one is never sealed (the
+    /// `seal` op, like FlushSegments, takes only a segment datacoord holds
+    /// Sealed), so this one was Sealed with a PK statslog, which the versions
+    /// that send and load those send (ca7ef26e4b, b5c9a7364b, 4cf1a358ba).
+    /// The flow graph's insert looked it up before the handler added it and
+    /// then added it Growing: `addSegment` leaves the Sealed info in
+    /// `stateSegments` (meta_cache.go:132-136@ca7ef26e4b), and the insert's
+    /// sealed-segment policy finds that stale entry and flushes the segment
+    /// (sync_policy.go:71-77@ca7ef26e4b). So the insert stands for its first
+    /// sync (see `flowgraph_ops`).
+    fn stale_sealed(&mut self, version: Version) {
+        let k = super::knobs::Knobs::of(version);
+        for (&id, s) in self.segs.iter_mut() {
+            let level = s.level.unwrap_or(Level::L1);
+            let dc = super::setup::DcSegment {
+                segment: id,
+                partition: 0,
+                state: SegState::Sealed,
+                level,
+                statslog: true,
+                rows: 1000,
+            };
+            s.stale_sealed = s.added
+                && s.flush.is_some()
+                && level != Level::L0
+                && !(s.removed || s.skipped || s.dc_missing || s.dc_dropped || s.stand_in)
+                && super::knobs::request_includes(k, &dc)
+                && super::knobs::loads(k, level, SegState::Sealed);
         }
     }
 
@@ -788,6 +825,7 @@ pub fn infer(log: &Parsed) -> Result<Inferred, String> {
     seen.nil_stand_ins(&mut notes);
     seen.stand_in(&mut notes);
     seen.place_new_growing(versions[0], &mut notes);
+    seen.stale_sealed(versions[0]);
     let mut left_out = Vec::new();
     let json = scenario_json(&seen, versions[0], (&mut notes, &mut left_out))?;
     Ok(Inferred {
@@ -826,6 +864,9 @@ fn rows(id: i64, s: &Seg, partition: i64) -> (Option<String>, Option<String>) {
     } else if s.synced && !s.added {
         // A new growing segment: datacoord allocated it, the flow graph's insert adds it.
         (dc(SegState::Growing, false, 0), None)
+    } else if s.stale_sealed {
+        // Added by SyncSegments and flushed: Sealed, sent with a PK statslog.
+        (dc(SegState::Sealed, true, 1000), None)
     } else if s.added || s.skipped {
         // Missing from the metacache, sent with a PK statslog.
         (dc(SegState::Flushed, true, 1000), None)
@@ -1039,7 +1080,14 @@ fn flowgraph_ops(
                 "Segment {s} is synced (line {at}) but was never added by SyncSegments: a new growing segment the flow graph inserts into."
             ));
         }
-        if flush == Some(*n) {
+        if *n == 0 && seg.stale_sealed {
+            // The insert's sealed-segment policy flushes it: its first sync.
+            let p = seg.partition.unwrap_or(partition);
+            ops.push(format!(
+                r#"{{ "op": "insert", "segment": {s}, "partition": {p}, "rows": 10 }}"#
+            ));
+            notes.push(stale_note(s, at, seg.flush));
+        } else if flush == Some(*n) {
             ops.push(format!(r#"{{ "op": "seal", "segment": {s} }}"#));
             ops.push(format!(
                 r#"{{ "op": "sync", "segment": {s}, "flush": true }}"#
@@ -1061,6 +1109,15 @@ fn flush_note(s: i64, (at, from): (u32, FlushFrom)) -> String {
     };
     format!(
         "Segment {s} (line {at}): {why}. So datacoord and the datanode sealed it (FlushSegments) and the sealed-segment policy made it Flushing and flushed it (sync_policy.go:71-77@ca7ef26e4b): the flow graph seals it before that sync."
+    )
+}
+
+/// Why segment `s`, which SyncSegments added, is Sealed in datacoord and
+/// inserted into (see [`Seen::stale_sealed`]); its first sync at line `at`.
+fn stale_note(s: i64, at: u32, flush: Option<(u32, FlushFrom)>) -> String {
+    let by = flush.map_or(String::new(), |(l, _)| format!(" (line {l})"));
+    format!(
+        "Segment {s} is added by SyncSegments and its sync is a flush{by}, which datacoord's seal (FlushSegments) gives only a segment it holds Sealed: so it is Sealed there, with a PK statslog, and sent. The flow graph's insert looked it up before the handler added it and then added it Growing, which leaves the Sealed info in stateSegments (meta_cache.go:132-136@ca7ef26e4b): that insert's sealed-segment policy finds the stale entry and flushes the segment (sync_policy.go:71-77@ca7ef26e4b), the sync of line {at}."
     )
 }
 
