@@ -92,14 +92,17 @@ impl World {
                 selected,
             });
         }
-        let h = self.spawn(Role::Handler {
+        self.call(req, selected)
+    }
+
+    /// `cli.SyncSegments(.., req)`: the datanode's handler goroutine gets the
+    /// request, and datacoord waits for its reply.
+    fn call(&mut self, req: SyncRequest, selected: Ids) -> Flow {
+        let handler = self.spawn(Role::Handler {
             req,
             at: HandlerAt::Receive,
         });
-        Flow::At(ActorAt::SyncSegmentsRpc {
-            handler: h,
-            selected,
-        })
+        Flow::At(ActorAt::SyncSegmentsRpc { handler, selected })
     }
 
     /// session_manager.go:240-250@ca7ef26e4b — the first attempt's deadline
@@ -133,14 +136,7 @@ impl World {
             });
         }
         ev.push(Ev::AttemptTimedOut { handler, running });
-        let h = self.spawn(Role::Handler {
-            req,
-            at: HandlerAt::Receive,
-        });
-        Flow::At(ActorAt::SyncSegmentsRpc {
-            handler: h,
-            selected,
-        })
+        self.call(req, selected)
     }
 
     /// The request's segments and the ids datacoord selected, as lists shared
