@@ -779,6 +779,16 @@ impl Ticker {
         let _ = std::io::stderr().flush();
     }
 
+    /// Shows `line` on a line of its own, where progress is shown at all.
+    fn note(&mut self, line: &str) {
+        if self.every_ms == u128::MAX {
+            return;
+        }
+        self.done();
+        self.shown = false;
+        say(line);
+    }
+
     /// Clears a terminal line.
     fn done(&self) {
         if self.shown {
@@ -808,7 +818,13 @@ fn explore(
     page: Option<(PageLink, Vec<(String, String)>)>,
 ) -> Result<ExitCode, Failure> {
     let mut ticker = Ticker::new(plain_secs);
+    let mut last = 0;
     let mut report = sc.explore_with(o, &mut |p: &Progress| {
+        // Only a search that starts again counts fewer states.
+        if p.states < last {
+            ticker.note("the threads gave way to one, which searches again from the start (the report says why)");
+        }
+        last = p.states;
         ticker.tick(|secs| search_line("exploring", p, secs));
         true
     });

@@ -2430,3 +2430,45 @@ fn logs_names_a_repeated_line() {
         "{out}"
     );
 }
+
+/// Depth first on two threads, a search that finds a violation gives way to
+/// one thread, which searches again from the start: the report says so and
+/// why (a 6x4 search counted 48.8 million states on two threads, then started
+/// again from 2.6 million with no word of it), and the result is one thread's.
+#[test]
+fn explore_says_when_its_threads_gave_way_to_one() {
+    let args = |t: &str| {
+        [
+            "explore",
+            "builtin:segment-not-found",
+            "--order",
+            "dfs",
+            "--all",
+            "--threads",
+            t,
+            "--progress",
+            "0",
+            "--page",
+            "none",
+        ]
+        .map(str::to_owned)
+    };
+    let two = flushscope(&args("2").each_ref().map(String::as_str));
+    let one = flushscope(&args("1").each_ref().map(String::as_str));
+    let out = stdout(&two);
+    assert!(
+        out.contains("threads: 2 threads searched depth first to about ")
+            && out.contains(
+                "then gave way to one, which searched again from the start: they found a violation"
+            ),
+        "{out}"
+    );
+    let body = |s: &str| -> String {
+        s.lines()
+            .filter(|l| !l.starts_with("threads: ") && !l.starts_with("time: "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(body(&out), body(&stdout(&one)));
+    assert!(!stdout(&one).contains("threads: "));
+}

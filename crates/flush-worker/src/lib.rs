@@ -1223,6 +1223,7 @@ mod tests {
                 found(None, Some(cut_of(None))),
                 found(None, None),
             ],
+            gave_way: Some("2 threads gave way".into()),
             time_ms: Some(17),
             options: Some(o),
         }

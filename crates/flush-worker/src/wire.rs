@@ -228,6 +228,7 @@ pub(crate) fn exploration(o: Obj) -> Read<Exploration> {
         violations: each(o.arr("violations")?, "violations", |j| {
             found(Obj::of(j, "a finding")?)
         })?,
+        gave_way: o.opt("gave_way").map(|_| o.str("gave_way")).transpose()?,
         time_ms: o.opt("time_ms").map(|_| o.u64("time_ms")).transpose()?,
         options: None,
     })

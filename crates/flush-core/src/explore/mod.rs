@@ -44,7 +44,7 @@ pub use races::{races_at, races_here, run_races, Race, RaceSide, RunRace, RunRac
 pub use search::Explorer;
 pub use shrink::{reaches, replay, shrink, Shrinking};
 #[cfg(not(target_arch = "wasm32"))]
-pub use swarm::explore_swarm;
+pub use swarm::{explore_swarm, GaveWay};
 
 use crate::engine::{blocked_words, End, Model, OutcomeKind};
 use crate::sched::Choice;
@@ -369,6 +369,10 @@ pub struct Exploration {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub depth_first_from: Option<u32>,
     pub violations: Vec<Found>,
+    /// Depth first on several threads, which gave way to one thread (that
+    /// searched again from the start): how far they went and why, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gave_way: Option<String>,
     /// Wall time, filled in by the caller (the core has no clock).
     pub time_ms: Option<u64>,
     /// The budgets, to say which to raise.
@@ -407,6 +411,9 @@ impl Exploration {
         ));
         if let Some(w) = self.depth_first_words() {
             s.push_str(&format!("order: {w}; --max-memory raises the budget\n"));
+        }
+        if let Some(g) = &self.gave_way {
+            s.push_str(&format!("threads: {g}\n"));
         }
         match self.time_ms {
             // Below 10 ms a rate says more about the clock than the search.
@@ -734,6 +741,7 @@ pub(crate) fn report<M: Model>(
         ids_merged: o.merges_ids::<M>(),
         depth_first_from: None,
         violations,
+        gave_way: None,
         time_ms: None,
         options: Some(o.clone()),
     }

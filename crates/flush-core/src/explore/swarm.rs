@@ -146,11 +146,27 @@ pub fn explore_swarm<M>(
     o: &Options,
     threads: usize,
     progress: &mut dyn FnMut(&Progress) -> bool,
-) -> Option<Exploration>
+) -> Result<Exploration, GaveWay>
 where
     M: Model + Send + Sync,
 {
-    swarm(sc, o, threads, progress).ok()
+    let mut states = 0;
+    let mut told = |p: &Progress| {
+        states = p.states;
+        progress(p)
+    };
+    swarm(sc, o, threads, &mut told).map_err(|n| GaveWay {
+        states,
+        why: n.words(),
+    })
+}
+
+/// Why several threads gave nothing, and about how many states they had
+/// visited (as of the last progress report) before they did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GaveWay {
+    pub states: u64,
+    pub why: &'static str,
 }
 
 /// Why several threads gave nothing (see [`explore_swarm`]).
@@ -164,6 +180,17 @@ enum Nothing {
     Ungraded,
     /// One thread might not have had the memory for the visited set.
     Memory,
+}
+
+impl Nothing {
+    fn words(&self) -> &'static str {
+        match self {
+            Nothing::Stirred => "they found a violation or reached a budget, and which schedule or stop a search reports depends on the order it visits states in",
+            Nothing::Cut => "a path was cut at the depth budget, and which states a cut leaves unexplored depends on the order states are visited in",
+            Nothing::Ungraded => "a state is reached by paths of two lengths, so the deepest level depends on the order states are visited in",
+            Nothing::Memory => "one thread might not have had the memory for the states they visited",
+        }
+    }
 }
 
 fn swarm<M>(

@@ -311,14 +311,21 @@ impl AnyScenario {
         // searches again). The race check and sleep sets (where the model
         // allows them) run on one.
         #[cfg(not(target_arch = "wasm32"))]
+        let mut gave_way = None;
+        #[cfg(not(target_arch = "wasm32"))]
         if o.threads > 1 && o.order == explore::Order::Dfs && !o.races {
             let t = o.threads as usize;
             let swarm = each_scenario!(self, s => match reduces(&**s, o) {
                 true => None,
-                false => explore::explore_swarm(&**s, o, t, progress),
+                false => Some(explore::explore_swarm(&**s, o, t, progress)),
             });
-            if let Some(x) = swarm {
-                return x;
+            match swarm {
+                Some(Ok(x)) => return x,
+                Some(Err(g)) => gave_way = Some(format!(
+                    "{t} threads searched depth first to about {} states, then gave way to one, which searched again from the start: {}",
+                    g.states, g.why
+                )),
+                None => {}
             }
         }
         #[cfg(not(target_arch = "wasm32"))]
@@ -333,7 +340,13 @@ impl AnyScenario {
                 false => explore::explore_threads(&**s, &full, t, progress),
             });
         }
-        each_scenario!(self, s => explore::explore_with(&**s, o, progress))
+        #[allow(unused_mut)]
+        let mut x = each_scenario!(self, s => explore::explore_with(&**s, o, progress));
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            x.gave_way = gave_way;
+        }
+        x
     }
 }
 
