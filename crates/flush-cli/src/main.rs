@@ -161,7 +161,9 @@ struct ExploreArgs {
     /// Threads of the search (default: every core); the result is the same for
     /// any count. Depth first runs on them while nothing it finds could depend
     /// on its order (no violation, budget or cut; every path to a state one
-    /// length), else on one. The race check and --reduce run on one.
+    /// length), else one thread searches again from the start (the report's
+    /// `threads:` line says how far they went and why). The race check and
+    /// --reduce run on one.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
     threads: Option<u32>,
     /// Try steps that commute in one order only (sleep sets): the same states
