@@ -2383,6 +2383,8 @@ fn logs_leaves_a_line_cut_inside_its_subject_unjudged() {
         (cut(10, "[segmentID=", 15), "segmentID field"),
         (cut(9, "[segments=", 32), "segments field"),
         (cut(6, "[\"remove dropped", 9), "message"),
+        // The request's partition is its subject: it has no segment field.
+        (cut(4, "[partitionID=", 20), "partitionID field"),
     ] {
         let o = flushscope(&["logs", path.to_str().unwrap(), "--page", "none"]);
         let out = stdout(&o);
@@ -2393,20 +2395,20 @@ fn logs_leaves_a_line_cut_inside_its_subject_unjudged() {
         );
         assert!(out.contains("(every one)"), "{out}");
     }
-    // Cut inside the error's stack, after its panic field: judged, and matched.
-    let o = flushscope(&[
-        "logs",
-        cut(11, "[stack=", 20).to_str().unwrap(),
-        "--page",
-        "none",
-    ]);
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}");
-    assert!(!out.contains("is cut short inside"), "{out}");
-    assert!(
-        out.contains("9 of 9 modelled lines matched (every one)"),
-        "{out}"
-    );
+    // Cut inside the error's stack, after its panic field, or inside the
+    // request's channel, after its partition: judged, and matched.
+    for (path, matched) in [(cut(11, "[stack=", 20), 9), (cut(4, "[channel=", 12), 2)] {
+        let o = flushscope(&["logs", path.to_str().unwrap(), "--page", "none"]);
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(0), "{out}");
+        assert!(!out.contains("is cut short inside"), "{out}");
+        assert!(
+            out.contains(&format!(
+                "{matched} of {matched} modelled lines matched (every one)"
+            )),
+            "{out}"
+        );
+    }
 }
 
 /// A line the log repeats where the model prints it once is named as a

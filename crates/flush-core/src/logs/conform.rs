@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use super::{Kind, Parsed, Record};
+use super::{Kind, LogLine, Parsed, Record};
 use crate::engine::Model;
 use crate::explore::fingerprint::{fingerprint, model_state_bytes, FpSet};
 use crate::sched::{format_schedule, Choice};
@@ -38,10 +38,17 @@ pub struct Key {
 /// The fields that name what a line is about, most specific first.
 const SUBJECT_FIELDS: [&str; 6] = ["segmentID", "SegmentID", "key", "id", "segment", "panic"];
 
-/// Whether [`Key::of`] reads field `f` (for the subject: a log cut inside it
-/// leaves a key that names another subject, or a list without its last ID).
-fn keyed_by(f: &str) -> bool {
-    SUBJECT_FIELDS.contains(&f) || f == "segments" || f == "partitionID"
+/// Whether [`Key::of`] would have read the subject from field `f` of `l`, had
+/// the log not ended inside it: a key made without it (or with a list short
+/// of its last ID) names another subject. The partition and a request's list
+/// count only where the line has no subject field; a subject field only where
+/// none it comes after in [`SUBJECT_FIELDS`] is there.
+fn keyed_by(l: &LogLine, f: &str) -> bool {
+    let present = |fields: &[&str]| fields.iter().any(|g| l.field(g).is_some());
+    match SUBJECT_FIELDS.iter().position(|g| *g == f) {
+        Some(at) => !present(&SUBJECT_FIELDS[..at]),
+        None => (f == "segments" || f == "partitionID") && !present(&SUBJECT_FIELDS),
+    }
 }
 
 impl Key {
@@ -444,10 +451,11 @@ fn wanted<M: Model>(sc: &M, log: &Parsed) -> Wanted {
             Kind::Log(l) => l.line,
             _ => None,
         };
-        let cut_in = match &r.kind {
-            Kind::Log(l) => l.cut_in.as_deref(),
+        let logged = match &r.kind {
+            Kind::Log(l) => Some(l),
             _ => None,
         };
+        let cut_in = logged.and_then(|l| l.cut_in.as_deref());
         if cut_in == Some("message") {
             w.cut_short.push(i);
             continue;
@@ -460,7 +468,8 @@ fn wanted<M: Model>(sc: &M, log: &Parsed) -> Wanted {
         if !keeps_error {
             k.error = None;
         }
-        if cut_in.is_some_and(|f| keyed_by(f) || (keeps_error && f == "error")) {
+        let keyed = |f: &str| logged.is_some_and(|l| keyed_by(l, f));
+        if cut_in.is_some_and(|f| keyed(f) || (keeps_error && f == "error")) {
             w.cut_short.push(i);
             continue;
         }
