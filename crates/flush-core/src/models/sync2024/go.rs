@@ -99,10 +99,13 @@ pub const SESSION_MANAGER_IMPL_SYNC_SEGMENTS_RETRY: GoFn = GoFn {
     excerpt: "Each attempt calls the datanode under a 10 s CompactionRPCTimeout (until #34226, before 2e434e4453); one that times out is retried after a sleep with the same request, while the datanode's handler of the first may still run.",
 };
 
+/// `util.LoadStats` (datanode/util/load_stats.go:76@ca7ef26e4b, b5c9a7364b,
+/// c65f41dc60); `compaction.LoadStats` (datanode/compaction/load_stats.go) at
+/// 4cf1a358ba.
 pub const LOAD_STATS_CTX_DONE: GoFn = GoFn {
-    file: "datanode/util/load_stats.go",
+    file: "load_stats.go",
     func: "LoadStats (ctx done)",
-    excerpt: "Reads the PK stats with chunkManager.MultiRead(ctx, ...): under a ctx whose deadline passed the read fails, conc.AwaitAll returns the error and DataNode.SyncSegments returns it without UpdateSegmentView.",
+    excerpt: "Reads the PK stats with chunkManager.MultiRead(ctx, ...) (util.LoadStats; compaction.LoadStats at 4cf1a358ba): under a ctx whose deadline passed the read fails, conc.AwaitAll returns the error and DataNode.SyncSegments returns it without UpdateSegmentView.",
 };
 
 pub const STORAGE_V1_SERIALIZER_ENCODE_BUFFER: GoFn = GoFn {
