@@ -159,7 +159,10 @@ fn sync_scenario(ops: Vec<(u8, u8, i64, bool)>, version: usize) -> sync2024::Sce
                 flush: flag,
             }),
             2 => fg.push(sync2024::Op::Seal { segment }),
-            _ => dc.push(sync2024::Op::SyncSegments { partition: 1 }),
+            _ => dc.push(sync2024::Op::SyncSegments {
+                partition: 1,
+                retried: false,
+            }),
         }
     }
     sc.actors = vec![
@@ -200,7 +203,13 @@ fn sync_flow_graphs(
     if ticks > 0 {
         sc.actors.push(Actor {
             name: "dc".into(),
-            ops: vec![sync2024::Op::SyncSegments { partition: 1 }; ticks],
+            ops: vec![
+                sync2024::Op::SyncSegments {
+                    partition: 1,
+                    retried: false,
+                };
+                ticks
+            ],
         });
     }
     sc

@@ -1347,7 +1347,10 @@ fn a_retried_request_is_applied_after_a_new_growing_segment() {
     let plain = retried_at(Version::Ca7ef26e4b, false);
     assert!(panic_kinds(&plain, Version::Ca7ef26e4b).is_empty());
     let sc = retried_at(Version::Ca7ef26e4b, true);
-    assert_eq!(sc.retried, vec![(0, 0)]);
+    assert!(matches!(
+        sc.actors[0].ops[..],
+        [Op::SyncSegments { retried: true, .. }]
+    ));
     assert_eq!(
         panic_kinds(&sc, Version::Ca7ef26e4b),
         vec!["segment not found".to_owned()]
@@ -1531,7 +1534,11 @@ fn an_unmarked_builtin_explores_as_before() {
     );
     assert_ne!(marked, text);
     let marked = parse(&marked);
-    assert!(marked.retried.is_empty());
+    assert!(marked
+        .actors
+        .iter()
+        .flat_map(|a| &a.ops)
+        .all(|op| !matches!(op, Op::SyncSegments { retried: true, .. })));
     for v in Version::ALL {
         let a = flush_core::explore::explore(
             &with_version(builtin("segment-not-found"), v),

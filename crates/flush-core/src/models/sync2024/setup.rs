@@ -216,6 +216,9 @@ pub enum Op {
     },
     SyncSegments {
         partition: i64,
+        /// `"retried": true`: the first attempt times out at datacoord and is
+        /// sent again with the same request ([`Version::attempt_deadline`]).
+        retried: bool,
     },
     WaitFor(WaitFor),
 }
@@ -279,10 +282,6 @@ pub struct Scenario {
     /// The knobs set apart from the version's preset (`"policy"`), each `None` to
     /// follow the version.
     pub policy: Policy,
-    /// The `sync_segments` ops marked `"retried": true`, as (actor, op index),
-    /// sorted: their first attempt times out at datacoord and is retried with
-    /// the same request ([`Version::attempt_deadline`]).
-    pub retried: Vec<(u16, u32)>,
 }
 
 /// A scenario's `"policy"`: knobs set independently of the version.
@@ -294,11 +293,6 @@ pub struct Policy {
 }
 
 impl Scenario {
-    /// Whether op `pc` of `actor` is a `sync_segments` op marked `"retried"`.
-    pub fn is_retried(&self, actor: u16, pc: u32) -> bool {
-        self.retried.binary_search(&(actor, pc)).is_ok()
-    }
-
     /// Runs the scenario at another version.
     pub fn at_version(&mut self, v: Version) {
         self.version = v;
@@ -334,15 +328,7 @@ impl Scenario {
             })
         })?;
         consistent(&datacoord, &datanode)?;
-        let mut retried = Vec::new();
-        let actors = scenario::actors(&top, &FORMAT, formats, |o| {
-            let (op, marked) = read_op(o)?;
-            if marked {
-                retried.push(op_place(o));
-            }
-            Ok(op)
-        })?;
-        retried.sort_unstable();
+        let actors = scenario::actors(&top, &FORMAT, formats, read_op)?;
         let sc = Scenario {
             head,
             version,
@@ -350,7 +336,6 @@ impl Scenario {
             datanode: datanode.into_iter().map(|x| x.value).collect(),
             actors,
             policy,
-            retried,
         };
         sc.check_whole(top.node())?;
         Ok(sc)
@@ -578,18 +563,7 @@ fn consistent(dc: &[Listed<DcSegment>], dn: &[Listed<DnSegment>]) -> Res<()> {
     Ok(())
 }
 
-/// (actor, op index) of an op, from its path (`actors[a].ops[o]`).
-fn op_place(o: &OpNode) -> (u16, u32) {
-    let mut at = o.node.path.0.iter().filter_map(|s| match s {
-        crate::scenario::locate::Seg::Index(i) => Some(*i),
-        crate::scenario::locate::Seg::Key(_) => None,
-    });
-    let (a, i) = (at.next().unwrap_or(0), at.next().unwrap_or(0));
-    (a as u16, i as u32)
-}
-
-/// An op, and for `sync_segments` whether it is marked `"retried": true`.
-fn read_op(o: &OpNode) -> Res<(Op, bool)> {
+fn read_op(o: &OpNode) -> Res<Op> {
     let id = |f: &scenario::OpFields, key: &str| {
         f.req(key)?.i64(if key == "segment" {
             "a segment id"
@@ -597,14 +571,7 @@ fn read_op(o: &OpNode) -> Res<(Op, bool)> {
             "a partition id"
         })
     };
-    if o.name == "sync_segments" {
-        let f = o.fields(&["partition", "retried"])?;
-        let op = Op::SyncSegments {
-            partition: id(&f, "partition")?,
-        };
-        return Ok((op, f.flag("retried")?));
-    }
-    let op = match o.name {
+    Ok(match o.name {
         "insert" => {
             let f = o.fields(&["segment", "partition", "rows"])?;
             let rows_node = f.req("rows")?;
@@ -628,9 +595,15 @@ fn read_op(o: &OpNode) -> Res<(Op, bool)> {
                 flush: f.flag("flush")?,
             }
         }
+        "sync_segments" => {
+            let f = o.fields(&["partition", "retried"])?;
+            Op::SyncSegments {
+                partition: id(&f, "partition")?,
+                retried: f.flag("retried")?,
+            }
+        }
         other => unreachable!("op {other} is not in FORMAT.ops"),
-    };
-    Ok((op, false))
+    })
 }
 
 /// The listed scaled #34018 scenario (see [`scaled_json`]).

@@ -93,8 +93,7 @@ impl World {
                     }
                     pc += 1;
                 }
-                let retried = sc.is_retried(actor, pc);
-                (pc, self.start_op(&ops[pc as usize], retried, ev))
+                (pc, self.start_op(&ops[pc as usize], ev))
             }
             ActorAt::InsertAdd {
                 segment,
@@ -119,7 +118,7 @@ impl World {
             ActorAt::SyncSegmentsRpc { selected, .. } => {
                 // session_manager.go:256 "success to sync segments", then
                 // sync_segments_scheduler.go:145 "sync segments success" (@ca7ef26e4b).
-                if let Op::SyncSegments { partition } = ops[pc as usize] {
+                if let Op::SyncSegments { partition, .. } = ops[pc as usize] {
                     ev.push(Ev::RpcSucceeded);
                     ev.push(Ev::SyncSegmentsSuccess {
                         partition,
@@ -183,8 +182,7 @@ impl World {
         true
     }
 
-    /// Starts op `op` (`retried`: a `sync_segments` op marked `"retried"`).
-    fn start_op(&mut self, op: &Op, retried: bool, ev: &mut Vec<Ev>) -> Flow {
+    fn start_op(&mut self, op: &Op, ev: &mut Vec<Ev>) -> Flow {
         match *op {
             Op::Insert {
                 segment,
@@ -193,7 +191,9 @@ impl World {
             } => self.buffer_insert(segment, partition, rows, ev),
             Op::Seal { segment } => self.seal_datacoord(segment, ev),
             Op::Sync { segment, flush } => self.sync_segment(segment, flush, ev),
-            Op::SyncSegments { partition } => self.sync_segments_tick(partition, retried, ev),
+            Op::SyncSegments { partition, retried } => {
+                self.sync_segments_tick(partition, retried, ev)
+            }
             // Passed before the op after them (`step_actor`).
             Op::WaitFor(_) => Flow::Returned,
         }
