@@ -2437,6 +2437,59 @@ fn logs_names_a_repeated_line() {
 /// one thread, which searches again from the start: the report says so and
 /// why (a 6x4 search counted 48.8 million states on two threads, then started
 /// again from 2.6 million with no word of it), and the result is one thread's.
+/// Depth first on two threads, a state budget that stops the threads before
+/// they find anything ends the search with their report: one thread would
+/// only reach the same budget after as long again (sync-scaled-6x4 passed 50
+/// million states on two threads in 6 minutes, then one thread started over).
+#[test]
+fn explore_on_threads_stopped_by_a_budget_reports_their_search() {
+    let o = flushscope(&[
+        "explore",
+        "builtin:sync-scaled-4x3",
+        "--version",
+        "b5c9a7364b",
+        "--order",
+        "dfs",
+        "--all",
+        "--threads",
+        "2",
+        "--max-states",
+        "20000",
+        "--progress",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["stopped"], "max_states", "{v}");
+    assert_eq!(v["budget_on_threads"], 2, "{v}");
+    assert!(v.get("gave_way").is_none(), "{v}");
+    let states = v["states"].as_u64().unwrap();
+    assert!((20_000..20_064).contains(&states), "{states} states");
+    let text = flushscope(&[
+        "explore",
+        "builtin:sync-scaled-4x3",
+        "--version",
+        "b5c9a7364b",
+        "--order",
+        "dfs",
+        "--all",
+        "--threads",
+        "2",
+        "--max-states",
+        "20000",
+        "--progress",
+        "0",
+    ]);
+    let out = stdout(&text);
+    assert!(
+        out.contains("threads: 2 searched depth first until a budget stopped them")
+            && out.contains("raise --max-states to go on")
+            && out.contains("violations: none found so far"),
+        "{out}"
+    );
+}
+
 #[test]
 fn explore_says_when_its_threads_gave_way_to_one() {
     let args = |t: &str| {

@@ -1224,6 +1224,7 @@ mod tests {
                 found(None, None),
             ],
             gave_way: Some("2 threads gave way".into()),
+            budget_on_threads: Some(2),
             time_ms: Some(17),
             options: Some(o),
         }

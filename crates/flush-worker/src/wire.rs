@@ -229,6 +229,10 @@ pub(crate) fn exploration(o: Obj) -> Read<Exploration> {
             found(Obj::of(j, "a finding")?)
         })?,
         gave_way: o.opt("gave_way").map(|_| o.str("gave_way")).transpose()?,
+        budget_on_threads: o
+            .opt("budget_on_threads")
+            .map(|_| o.u32("budget_on_threads"))
+            .transpose()?,
         time_ms: o.opt("time_ms").map(|_| o.u64("time_ms")).transpose()?,
         options: None,
     })

@@ -430,6 +430,8 @@ pub struct SharedFpSet {
     /// Some state was reached at a depth other than the one it was first
     /// visited at: paths of two lengths lead to it.
     ungraded: std::sync::atomic::AtomicBool,
+    /// States the searches have visited, as they tell ([`SharedFpSet::add_states`]).
+    states: std::sync::atomic::AtomicU64,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -444,7 +446,20 @@ impl SharedFpSet {
             tables,
             bytes: Default::default(),
             ungraded: Default::default(),
+            states: Default::default(),
         }
+    }
+
+    /// Counts `n` more states visited (a search tells a few at a time, so
+    /// that the threads do not take turns at one line per state).
+    pub fn add_states(&self, n: u64) {
+        self.states
+            .fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The states visited, as told so far.
+    pub fn states(&self) -> u64 {
+        self.states.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The shard of `fp`: by its low bits, as stored (0 as 1, as [`FpSet`]

@@ -211,6 +211,11 @@ pub const DEFAULT_MAX_BYTES: u64 = 512 << 20;
 /// How often (in visited states) the progress callback runs and memory is checked.
 pub const PROGRESS_EVERY: u64 = 4096;
 
+/// Depth first on several threads, each tells the others the states it
+/// visited this many at a time; each stops at the state budget as told, so
+/// they may pass it by this many less one each but one.
+pub(crate) const TELL_STATES: u64 = 64;
+
 impl Options {
     /// The search the CLI runs by default: breadth first, stop at the first
     /// violation, shrink.
@@ -373,6 +378,11 @@ pub struct Exploration {
     /// searched again from the start): how far they went and why, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gave_way: Option<String>,
+    /// Depth first on this many threads, which a budget stopped (and nothing
+    /// found): the report is theirs, as which states a stopped search covered
+    /// depends on the order it visits them in, whatever the threads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_on_threads: Option<u32>,
     /// Wall time, filled in by the caller (the core has no clock).
     pub time_ms: Option<u64>,
     /// The budgets, to say which to raise.
@@ -414,6 +424,12 @@ impl Exploration {
         }
         if let Some(g) = &self.gave_way {
             s.push_str(&format!("threads: {g}\n"));
+        }
+        if let Some(t) = self.budget_on_threads {
+            s.push_str(&format!(
+                "threads: {t} searched depth first until a budget stopped them (they tell each other their counts {TELL_STATES} states at a time, so theirs may pass the state budget by up to {}); which states a stopped search covers depends on the order it visits them in, so another thread count covers others (--threads 1 gives one thread's report)\n",
+                (TELL_STATES - 1) * u64::from(t.saturating_sub(1))
+            ));
         }
         match self.time_ms {
             // Below 10 ms a rate says more about the clock than the search.
@@ -742,6 +758,7 @@ pub(crate) fn report<M: Model>(
         depth_first_from: None,
         violations,
         gave_way: None,
+        budget_on_threads: None,
         time_ms: None,
         options: Some(o.clone()),
     }

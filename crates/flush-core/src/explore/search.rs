@@ -10,7 +10,7 @@ use super::races::races_at;
 use super::reduce::Touched;
 use super::{
     findings_new, is_invariant_key, wants_shrink, Exploration, Found, Options, Order, Progress,
-    Shrinking, Stopped, SHRINK_REPLAYS,
+    Shrinking, Stopped, SHRINK_REPLAYS, TELL_STATES,
 };
 use crate::engine::{Model, OutcomeKind};
 use crate::sched::Choice;
@@ -98,6 +98,27 @@ impl Seen {
             Seen::Own(s) => s.insert(fp),
             #[cfg(not(target_arch = "wasm32"))]
             Seen::Shared(s) => s.insert(fp, _depth()),
+        }
+    }
+
+    /// The states visited by every search that shares this set, `mine` of
+    /// them this one's not told yet ([`TELL_STATES`]).
+    fn states(&self, mine: u64) -> u64 {
+        match self {
+            Seen::Own(_) => mine,
+            #[cfg(not(target_arch = "wasm32"))]
+            Seen::Shared(s) => s.states() + mine % TELL_STATES,
+        }
+    }
+
+    /// Counts one more state visited by a search that has now visited `mine`.
+    #[inline]
+    fn visited(&self, _mine: u64) {
+        #[cfg(not(target_arch = "wasm32"))]
+        if let Seen::Shared(s) = self {
+            if _mine % TELL_STATES == 0 {
+                s.add_states(TELL_STATES);
+            }
         }
     }
 
@@ -199,8 +220,12 @@ impl<S> Frontier<S> {
 pub(super) struct Counts {
     pub stats: Progress,
     pub depth_cut: u64,
-    /// It stopped (a budget, the first violation) or found a violation.
-    pub stopped_or_found: bool,
+    /// Why it stopped before its end, if it did (a budget, the first violation).
+    pub stopped: Option<Stopped>,
+    /// It found a violation.
+    pub found: bool,
+    /// What one more state would have held when the memory budget stopped it.
+    pub needed_bytes: Option<u64>,
     pub peak_bytes: u64,
     /// Bytes of one state, sampled (the largest seen).
     pub state_bytes: u64,
@@ -374,7 +399,9 @@ impl<M: Model> Explorer<M> {
         Counts {
             stats: self.stats,
             depth_cut: self.depth_cut,
-            stopped_or_found: self.stopped.is_some() || !self.found.is_empty(),
+            stopped: self.stopped,
+            found: !self.found.is_empty(),
+            needed_bytes: self.needed_bytes,
             peak_bytes: self.peak_bytes,
             state_bytes: self.state_bytes,
         }
@@ -590,6 +617,7 @@ impl<M: Model> Explorer<M> {
             return false;
         }
         self.stats.states += 1;
+        self.seen.visited(self.stats.states);
         if self.stats.states % 256 == 0 {
             self.state_bytes = self.state_bytes.max(model_state_bytes::<M>(w));
         }
@@ -639,7 +667,7 @@ impl<M: Model> Explorer<M> {
     fn room_for_one_more(&mut self, fp: u64) -> bool {
         // Breadth first links states by 32-bit indexes (Options::check says so too).
         let links_full = matches!(&self.frontier, Frontier::Bfs { links, .. } if links.len() >= u32::MAX as usize - 1);
-        let full = self.stats.states >= self.o.max_states || links_full;
+        let full = self.seen.states(self.stats.states) >= self.o.max_states || links_full;
         if full && !self.seen.contains(fp) {
             self.stopped = Some(Stopped::MaxStates);
             return false;

@@ -15,12 +15,20 @@
 //!
 //! What the order can change, the result of several threads must not (the
 //! same result whatever the thread count): which schedule reaches a
-//! violation, where a budget stops, which states a depth cut leaves
-//! unexplored, the deepest level. So a search that finds a violation, stops
-//! at a budget or cuts a path at the depth budget gives nothing
-//! ([`explore_swarm`] returns `None`, all threads stop at once), and the
-//! caller searches again on one thread. So does one whose visited set a
-//! one-thread search might not have had the memory for.
+//! violation, which states a depth cut leaves unexplored, the deepest level.
+//! So a search that finds a violation or cuts a path at the depth budget
+//! gives nothing ([`explore_swarm`] returns [`GaveWay`], all threads stop at
+//! once), and the caller searches again on one thread. So does one whose
+//! visited set a one-thread search might not have had the memory for.
+//!
+//! A search a budget stops (the states' or the memory's) and that found
+//! nothing is the exception: which states it covered depends on its order
+//! on one thread as on several, and one thread would only stop at the same
+//! budget after as long again (sync-scaled-6x4 passed 50 million states in
+//! 6 minutes on two threads, then one thread started again from the start).
+//! Its report is the threads', and says so ([`Exploration::budget_on_threads`]).
+//! Each thread stops at the state budget as the shared set counts it, told
+//! [`TELL_STATES`] states at a time by each thread.
 //!
 //! The deepest level is the same on one thread as on several where every
 //! path from the start to a state has one length. The shared set keeps the
@@ -37,6 +45,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::fingerprint::{FpSet, SharedFpSet};
 use super::search::Counts;
+#[cfg(doc)]
+use super::TELL_STATES;
 use super::{Exploration, Explorer, Options, Progress, Stopped, PROGRESS_EVERY};
 use crate::engine::Model;
 
@@ -54,6 +64,9 @@ struct Swarm<M> {
     abort: AtomicBool,
     /// Some thread's search found something or stopped (not by `abort`).
     stirred: AtomicBool,
+    /// The budget that stopped a thread, where none found anything: the
+    /// state or the memory budget, and what one more state would have held.
+    budget: Mutex<Option<(Stopped, Option<u64>)>>,
     /// Each thread's progress, as of its last slice.
     live: Vec<Mutex<Progress>>,
     finished: AtomicUsize,
@@ -86,10 +99,16 @@ fn search<M: Model>(sw: &Swarm<M>, t: usize, between: &mut dyn FnMut()) -> End {
     let mut aborted = false;
     loop {
         let done = x.run(PROGRESS_EVERY);
-        if !aborted && x.counts().stopped_or_found {
-            sw.stirred.store(true, Relaxed);
+        if !aborted {
+            let c = x.counts();
+            match c.stopped {
+                _ if c.found => sw.stirred.store(true, Relaxed),
+                Some(b @ (Stopped::MaxStates | Stopped::MaxBytes)) => sw.stop_at(b, c.needed_bytes),
+                Some(_) => sw.stirred.store(true, Relaxed),
+                None => {}
+            }
         }
-        if sw.stirred.load(Relaxed) || sw.seen.ungraded() {
+        if sw.stirred.load(Relaxed) || sw.seen.ungraded() || sw.budget_reached() {
             sw.abort.store(true, Relaxed);
         }
         *sw.live[t].lock().unwrap_or_else(PoisonError::into_inner) = x.progress();
@@ -106,6 +125,19 @@ fn search<M: Model>(sw: &Swarm<M>, t: usize, between: &mut dyn FnMut()) -> End {
 }
 
 impl<M> Swarm<M> {
+    /// Notes that `budget` stopped a thread (the first one noted stands).
+    fn stop_at(&self, budget: Stopped, needed_bytes: Option<u64>) {
+        let mut b = self.budget.lock().unwrap_or_else(PoisonError::into_inner);
+        b.get_or_insert((budget, needed_bytes));
+    }
+
+    fn budget_reached(&self) -> bool {
+        self.budget
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
     /// The threads' progress summed (the deepest level, the most).
     fn progress(&self) -> Progress {
         let mut p = Progress::default();
@@ -121,14 +153,9 @@ impl<M> Swarm<M> {
         p
     }
 
-    /// Reports progress (false cancels) and stops every thread past the state
-    /// budget; true when the search goes on.
+    /// Reports progress (false cancels); true when the search goes on.
     fn check(&self, progress: &mut dyn FnMut(&Progress) -> bool) -> bool {
         let p = self.progress();
-        if p.states > self.o.max_states {
-            self.stirred.store(true, Relaxed);
-            self.abort.store(true, Relaxed);
-        }
         if !progress(&p) {
             self.abort.store(true, Relaxed);
             return false;
@@ -218,6 +245,7 @@ where
         seen,
         abort: AtomicBool::new(false),
         stirred: AtomicBool::new(false),
+        budget: Mutex::new(None),
         live: (0..threads).map(|_| Mutex::default()).collect(),
         finished: AtomicUsize::new(0),
     };
@@ -254,12 +282,6 @@ fn merge<M: Model>(sw: &Swarm<M>, ends: &[End], cancelled: bool) -> Result<Explo
     if sw.stirred.load(Relaxed) {
         return Err(Nothing::Stirred);
     }
-    if ends.iter().any(|e| e.0.depth_cut > 0) {
-        return Err(Nothing::Cut);
-    }
-    if sw.seen.ungraded() {
-        return Err(Nothing::Ungraded);
-    }
     let mut stats = Progress::default();
     let (mut peak, mut state_bytes) = (0, 0);
     for (c, ..) in ends {
@@ -275,6 +297,28 @@ fn merge<M: Model>(sw: &Swarm<M>, ends: &[End], cancelled: bool) -> Result<Explo
     for (c, root, _) in &ends[1..] {
         stats.transitions -= (*root).min(c.stats.transitions);
     }
+    let peak = peak.max(sw.seen.bytes());
+    let report = |stopped| {
+        let counts = (stats, stopped, 0, peak);
+        super::report::<M>(sw.sc.header(), &sw.o, counts, Vec::new())
+    };
+    // A budget stopped them and nothing was found: one thread would stop at
+    // that budget too, after as long again, among other states. Which states
+    // a stopped search covered depends on its order whatever the threads: the
+    // report says what these covered, and that the count is theirs.
+    if let Some((budget, needed_bytes)) = *sw.budget.lock().unwrap_or_else(PoisonError::into_inner)
+    {
+        let mut x = report(budget);
+        x.needed_bytes = needed_bytes;
+        x.budget_on_threads = Some(ends.len() as u32);
+        return Ok(x);
+    }
+    if ends.iter().any(|e| e.0.depth_cut > 0) {
+        return Err(Nothing::Cut);
+    }
+    if sw.seen.ungraded() {
+        return Err(Nothing::Ungraded);
+    }
     // The most a one-thread search of these states could have held: its
     // table's growth, and a path of the deepest level with a child made
     // ahead at each. Its sampled size of a state may be another, its
@@ -288,14 +332,7 @@ fn merge<M: Model>(sw: &Swarm<M>, ends: &[End], cancelled: bool) -> Result<Explo
         true => Stopped::Cancelled,
         false => Stopped::Exhausted,
     };
-    let peak = peak.max(sw.seen.bytes());
-    let counts = (stats, stopped, 0, peak);
-    Ok(super::report::<M>(
-        sw.sc.header(),
-        &sw.o,
-        counts,
-        Vec::new(),
-    ))
+    Ok(report(stopped))
 }
 
 #[cfg(test)]
@@ -317,12 +354,16 @@ mod tests {
         let mut cases = crate::explore::cases::depth_first();
         let all = cases.last().expect("to the end").clone();
         cases.push(Options { ids: true, ..all });
-        let (mut swarmed, mut compared) = (0, 0);
+        let (mut swarmed, mut compared, mut budgeted) = (0, 0, 0);
         for o in &cases {
             let one = counts_only(explore_with(sc, o, &mut |_| true));
             for t in [2, 3] {
                 compared += 1;
                 match swarm(sc, o, t, &mut |_| true) {
+                    Ok(x) if x.budget_on_threads.is_some() => {
+                        budget_alike(&x, &one, o, t);
+                        budgeted += 1;
+                    }
                     Ok(x) => {
                         assert_eq!(counts_only(x), one, "{name} on {t} threads: {o:?}");
                         swarmed += 1;
@@ -338,7 +379,33 @@ mod tests {
                 }
             }
         }
-        (swarmed, compared)
+        (swarmed + budgeted, compared)
+    }
+
+    /// A search of `t` threads that a budget stopped, beside one thread's:
+    /// stopped at that budget, having found nothing, within the slack the
+    /// threads' counting leaves.
+    fn budget_alike(x: &Exploration, one: &Exploration, o: &Options, t: usize) {
+        let why = format!("{} on {t} threads: {o:?}", x.scenario);
+        assert!(
+            matches!(x.stopped, Stopped::MaxStates | Stopped::MaxBytes),
+            "{why}"
+        );
+        assert!(x.truncated && x.violations.is_empty(), "{why}");
+        assert_eq!(x.budget_on_threads, Some(t as u32), "{why}");
+        if x.stopped == Stopped::MaxStates {
+            let slack = (crate::explore::TELL_STATES - 1) * (t as u64 - 1);
+            assert!(
+                (o.max_states..=o.max_states + slack).contains(&x.states),
+                "{why}: {} states",
+                x.states
+            );
+        }
+        // One thread stops at that budget too, unless the states it covered
+        // hold a violation (another order, other states).
+        if one.violations.is_empty() {
+            assert_eq!(one.stopped, x.stopped, "{why}");
+        }
     }
 
     /// Several threads depth first give what one thread gives (states,
@@ -367,9 +434,9 @@ mod tests {
         );
     }
 
-    /// A search of more states than the budget allows gives nothing (the one
-    /// thread stops where one thread would), and a cancel reports what was
-    /// searched, cancelled.
+    /// A search of more states than the budget allows is reported as the
+    /// threads searched it, stopped at the budget; one that finds a violation
+    /// gives nothing; a cancel reports what was searched, cancelled.
     #[test]
     fn a_budget_or_a_cancel_stops_every_thread() {
         let sc = crate::builtin::get("sync-scaled-3x3").expect("a built-in");
@@ -380,8 +447,33 @@ mod tests {
             order: Order::Dfs,
             ..Options::exhaustive(200, 100)
         };
+        let x = swarm(&*sc, &o, 2, &mut |_| true).expect("the threads' report");
+        assert_eq!(x.stopped, Stopped::MaxStates);
+        assert!(x.truncated && x.violations.is_empty());
+        assert_eq!(x.budget_on_threads, Some(2));
+        // Each thread stops at the budget as the shared set counts it.
+        assert!(
+            (100..100 + crate::explore::TELL_STATES).contains(&x.states),
+            "{} states",
+            x.states
+        );
+        assert!(x
+            .text()
+            .contains("threads: 2 searched depth first until a budget stopped them"));
+        assert!(x.text().contains("raise --max-states"), "{}", x.text());
+        // A violation found gives way, budget or not: one thread finds which.
+        let mut bug = (*sc).clone();
+        bug.set_version("ca7ef26e4b").expect("a version");
+        let o = Options {
+            max_states: 1_000_000,
+            ..Options::first(200, 1_000_000)
+        };
+        let o = Options {
+            order: Order::Dfs,
+            ..o
+        };
         assert_eq!(
-            swarm(&*sc, &o, 2, &mut |_| true).err(),
+            swarm(&bug, &o, 2, &mut |_| true).err(),
             Some(Nothing::Stirred)
         );
         let o = Options {
