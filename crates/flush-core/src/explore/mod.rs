@@ -406,6 +406,21 @@ impl Exploration {
         what
     }
 
+    /// The report's `threads:` line, if any: depth first on several threads,
+    /// which gave way to one or which a budget stopped.
+    fn threads_words(&self) -> String {
+        if let Some(g) = &self.gave_way {
+            return format!("threads: {g}\n");
+        }
+        match self.budget_on_threads {
+            Some(t) => format!(
+                "threads: {t} searched depth first until a budget stopped them (they tell each other their counts {TELL_STATES} states at a time, so theirs may pass the state budget by up to {}); which states a stopped search covers depends on the order it visits them in, so another thread count covers others (--threads 1 gives one thread's report)\n",
+                (TELL_STATES - 1) * u64::from(t.saturating_sub(1))
+            ),
+            None => String::new(),
+        }
+    }
+
     pub fn text(&self) -> String {
         let mut s = format!(
             "# explore {}{}\n",
@@ -422,15 +437,7 @@ impl Exploration {
         if let Some(w) = self.depth_first_words() {
             s.push_str(&format!("order: {w}; --max-memory raises the budget\n"));
         }
-        if let Some(g) = &self.gave_way {
-            s.push_str(&format!("threads: {g}\n"));
-        }
-        if let Some(t) = self.budget_on_threads {
-            s.push_str(&format!(
-                "threads: {t} searched depth first until a budget stopped them (they tell each other their counts {TELL_STATES} states at a time, so theirs may pass the state budget by up to {}); which states a stopped search covers depends on the order it visits them in, so another thread count covers others (--threads 1 gives one thread's report)\n",
-                (TELL_STATES - 1) * u64::from(t.saturating_sub(1))
-            ));
-        }
+        s.push_str(&self.threads_words());
         match self.time_ms {
             // Below 10 ms a rate says more about the clock than the search.
             Some(t) if t >= 10 => {
