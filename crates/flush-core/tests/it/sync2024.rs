@@ -1457,6 +1457,71 @@ fn a_timed_out_handler_fails_to_load_stats() {
     }
 }
 
+/// A handler whose attempt's loads all returned before the deadline goes on
+/// to `UpdateSegmentView`, which reads no ctx (services.go:337-345@ca7ef26e4b):
+/// the deadline, the retry's whole handler, datacoord's return and the flow
+/// graph's insert of 300 may all come between. With 101 missing at the
+/// datanode the first handler must load; a model that loaded and applied in
+/// one step had it apply before the deadline or fail after it, never both
+/// load in time and apply late.
+#[test]
+fn a_handler_that_loaded_before_its_deadline_applies_after_it() {
+    let text = RETRIED.replace(
+        r#""datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ]"#,
+        r#""datanode": []"#,
+    );
+    let sc = with_version(parse(&text), Version::Ca7ef26e4b);
+    // g0 datacoord ticks (handler g2); g2 receives (101 missing) and loads
+    // under its live ctx; g0's deadline (retry handler g3); g3 receives and
+    // applies (adds 101); g0 returns; g1 waits, inserts 300 and syncs it
+    // (task g4); g2 applies late: 300 is not in its request; g4 runs.
+    let schedule = "0,2,2,0,3,3,0,1,1,1,2,4";
+    let r = sync_run(&sc, script(schedule, 1));
+    assert_eq!(kind(&r), OutcomeKind::Panic);
+    let evs = events(&r);
+    let at = |f: &dyn Fn(&Ev) -> bool| pos_of(&evs, f).expect("the event");
+    let loaded = at(&|e| matches!(e, Ev::StatsLoaded { partition: 1, .. }));
+    let timed_out = at(&|e| matches!(e, Ev::AttemptTimedOut { running: true, .. }));
+    let returned = at(&|e| matches!(e, Ev::SyncSegmentsSuccess { .. }));
+    let removed = at(&|e| matches!(e, Ev::MetacacheRemoved { segment: 300, .. }));
+    assert!(loaded < timed_out && timed_out < returned && returned < removed);
+    assert_eq!(evs[loaded].0, 3, "g2's second step loads");
+    assert!(pos_of(&evs, |e| matches!(e, Ev::LoadStatsCtxDone { .. })).is_none());
+    let added = |e: &Ev| matches!(e, Ev::MetacacheAdded { segment: 101, .. });
+    assert_eq!(evs.iter().filter(|(_, e)| added(e)).count(), 1, "{evs:?}");
+    // Between its two steps the handler stands before UpdateSegmentView.
+    let mut mid = flush_core::engine::Run::new(sc.model(), script(schedule, 1));
+    mid.run_steps(3);
+    let g2 = sc.describe(mid.head(), 2).expect("g2 runs");
+    assert_eq!(
+        g2.waits_on,
+        "nothing: the PK stats are loaded; UpdateSegmentView next"
+    );
+    // Fixed: UpdateSegmentView keeps Growing segments.
+    for v in [Version::B5c9a7364b, Version::C65f41dc60] {
+        let r = sync_run(&with_version(parse(&text), v), script(schedule, 1));
+        assert_ne!(kind(&r), OutcomeKind::Panic, "{v:?}");
+        assert!(panic_kinds(&sc, v).is_empty(), "{v:?}");
+    }
+    // Sleep sets over the two steps' footprints visit what a full search does.
+    for v in [Version::Ca7ef26e4b, Version::B5c9a7364b] {
+        let sc = with_version(parse(&text), v);
+        let o = flush_core::explore::Options {
+            ids: true,
+            ..flush_core::explore::Options::exhaustive(100, 1_000_000)
+        };
+        let full = flush_core::explore::explore_with(&sc, &o, &mut |_| true);
+        let o = flush_core::explore::Options { reduce: true, ..o };
+        let reduced = flush_core::explore::explore_with(&sc, &o, &mut |_| true);
+        assert!(reduced.reduced && !full.truncated);
+        assert_eq!(full.states, reduced.states, "{v:?}");
+        let msgs = |x: &flush_core::explore::Exploration| -> Vec<String> {
+            x.violations.iter().map(|f| f.message.clone()).collect()
+        };
+        assert_eq!(msgs(&full), msgs(&reduced), "{v:?}");
+    }
+}
+
 /// #34226 (before 2e434e4453) calls without a per-attempt deadline
 /// (session_manager.go:240-242@2e434e4453): no attempt times out, the mark has
 /// no effect, and the run says so where the request is sent. The reduction's

@@ -203,6 +203,12 @@ pub enum Ev {
         partition: i64,
         load: Ids,
     },
+    /// A handler serving an attempt under a deadline loaded the PK stats of
+    /// `load` while its ctx was live; `UpdateSegmentView` is its next step.
+    StatsLoaded {
+        partition: i64,
+        load: Ids,
+    },
     SyncSegmentsSuccess {
         partition: i64,
         /// The list the datacoord actor holds (shared: a request may select
@@ -617,6 +623,7 @@ impl Ev {
             AttemptTimedOut { .. } => go::SESSION_MANAGER_IMPL_SYNC_SEGMENTS_RETRY,
             LoadStatsCtxDone { .. } => go::LOAD_STATS_CTX_DONE,
             DatanodeReceives { .. }
+            | StatsLoaded { .. }
             | SyncSegmentsEmpty { .. }
             | MissingSkipped { .. }
             | LoadingPks { .. }
@@ -802,6 +809,11 @@ impl Ev {
                 "loading the PK stats of {} under a done ctx: LoadStats fails (context deadline exceeded); the handler returns the error, UpdateSegmentView is not called",
                 ids_short(load.iter().copied())
             ),
+            StatsLoaded { load, .. } => write!(
+                out,
+                "conc.AwaitAll returned: the PK stats of {} loaded while the attempt's ctx was live; UpdateSegmentView next, which reads no ctx (the deadline may pass first)",
+                ids_short(load.iter().copied())
+            ),
             SyncSegmentsSuccess { selected, .. } => write!(out, "sync segments success (selected {})", ids_short(selected.iter().copied())),
             FlowgraphDelivered { actor, index } => write!(
                 out,
@@ -967,6 +979,10 @@ fn handler_waits(at: &HandlerAt) -> (String, GoFn) {
                 "PK stats of {} missing segment(s) (conc.AwaitAll)",
                 load.len()
             ),
+            go::DATA_NODE_SYNC_SEGMENTS,
+        ),
+        HandlerAt::Apply { .. } => (
+            "nothing: the PK stats are loaded; UpdateSegmentView next".to_owned(),
             go::DATA_NODE_SYNC_SEGMENTS,
         ),
     }

@@ -191,24 +191,25 @@ impl World {
         ev: &mut Vec<Ev>,
     ) -> Option<HandlerAt> {
         let HandlerAt::Attempt { at, ctx_done } = at else {
-            return self.step_handler_at(g, req, at, false, ev);
+            return self.step_handler_at(g, req, at, None, ev);
         };
         // The deadline step writes this handler's ctx: ordered against it.
         self.order(footprint::key::ATTEMPT_CTX, g.into(), 0);
-        let at = self.step_handler_at(g, req, *at, ctx_done, ev)?;
+        let at = self.step_handler_at(g, req, *at, Some(ctx_done), ev)?;
         Some(HandlerAt::Attempt {
             at: Box::new(at),
             ctx_done,
         })
     }
 
-    /// The handler from point `at`, its ctx done (`ctx_done`) or not.
+    /// The handler from point `at`; `deadline`: it serves an attempt under a
+    /// deadline, which has passed (its ctx done) or not.
     fn step_handler_at(
         &mut self,
         g: Gid,
         req: &SyncRequest,
         at: HandlerAt,
-        ctx_done: bool,
+        deadline: Option<bool>,
         ev: &mut Vec<Ev>,
     ) -> Option<HandlerAt> {
         match at {
@@ -241,15 +242,34 @@ impl World {
                 Some(HandlerAt::LoadStats { load })
             }
             HandlerAt::LoadStats { load } => {
-                self.load_stats(g, req, &load, ctx_done, ev);
+                if !self.load_stats(g, req, &load, deadline == Some(true), ev) {
+                    return None;
+                }
+                if deadline.is_some() {
+                    ev.push(Ev::StatsLoaded {
+                        partition: req.partition,
+                        load: load.clone(),
+                    });
+                    return Some(HandlerAt::Apply { load });
+                }
+                self.update_segment_view(req, &load, ev);
+                self.finish(g);
                 None
             }
-            HandlerAt::Attempt { at, .. } => self.step_handler_at(g, req, *at, ctx_done, ev),
+            HandlerAt::Apply { load } => {
+                // services.go:342-345@ca7ef26e4b — the futures' values, then
+                // UpdateSegmentView, with no look at the ctx.
+                self.update_segment_view(req, &load, ev);
+                self.finish(g);
+                None
+            }
+            HandlerAt::Attempt { at, .. } => self.step_handler_at(g, req, *at, deadline, ev),
         }
     }
 
-    /// The handler's `conc.AwaitAll` on the stats pool, then `UpdateSegmentView`;
-    /// it returns (or the datanode panics).
+    /// The handler's `conc.AwaitAll` on the stats pool: true when every load
+    /// succeeded (`UpdateSegmentView` next); else the handler has returned
+    /// the error, or the datanode panicked.
     fn load_stats(
         &mut self,
         g: Gid,
@@ -257,7 +277,7 @@ impl World {
         load: &Ids,
         ctx_done: bool,
         ev: &mut Vec<Ev>,
-    ) {
+    ) -> bool {
         // services.go:318-335 — each load runs in the stats pool:
         // binlog.DecompressBinLog over []*FieldBinlog{seg.GetPkStatsLog()}.
         if let Some(nil) = load
@@ -274,7 +294,7 @@ impl World {
                 format!("runtime error: invalid memory address or nil pointer dereference (binlog.DecompressBinLog on the nil PkStatsLog of segment {nil}, in the datanode's stats pool)"),
                 ev,
             );
-            return;
+            return false;
         }
         if ctx_done {
             // services.go:326 `util.LoadStats(ctx, ..)` reads the stats
@@ -288,10 +308,9 @@ impl World {
                 load: load.clone(),
             });
             self.finish(g);
-            return;
+            return false;
         }
-        self.update_segment_view(req, load, ev);
-        self.finish(g);
+        true
     }
 
     /// Which missing segments the handler loads and adds (the version's load rule).

@@ -276,24 +276,7 @@ fn sync_segments_lane(w: &World) -> Lane {
                             crate::scenario::join_ids(req.segments.iter().map(|s| s.segment))
                         }
                     )),
-                    Line::with(
-                        "muted",
-                        match at {
-                            HandlerAt::LoadStats { load } => format!(
-                                "loading PK stats of {}",
-                                crate::scenario::join_ids(load.iter().copied())
-                            ),
-                            HandlerAt::Receive => "arrived".to_owned(),
-                            HandlerAt::Attempt { ctx_done, .. } => format!(
-                                "serving a first attempt{}",
-                                if *ctx_done {
-                                    " that timed out (ctx done)"
-                                } else {
-                                    " under its deadline"
-                                }
-                            ),
-                        },
-                    ),
+                    Line::with("muted", handler_at_words(at)),
                 ],
             }),
             _ => {}
@@ -480,5 +463,29 @@ fn datacoord_panel(w: &World, before: Option<&World>, quiet: &Quiet) -> Panel {
         class: "datacoord".into(),
         title: "Datacoord's meta".to_owned(),
         blocks: vec![Block::Table(Table::folding(columns, rows, QUIET_WORDS))],
+    }
+}
+
+/// Where a SyncSegments handler stands, for its card.
+fn handler_at_words(at: &HandlerAt) -> String {
+    match at {
+        HandlerAt::LoadStats { load } => format!(
+            "loading PK stats of {}",
+            crate::scenario::join_ids(load.iter().copied())
+        ),
+        HandlerAt::Apply { load } => format!(
+            "PK stats of {} loaded; UpdateSegmentView next",
+            crate::scenario::join_ids(load.iter().copied())
+        ),
+        HandlerAt::Receive => "arrived".to_owned(),
+        HandlerAt::Attempt { at, ctx_done } => format!(
+            "{}, serving a first attempt{}",
+            handler_at_words(at),
+            if *ctx_done {
+                " that timed out (ctx done)"
+            } else {
+                " under its deadline"
+            }
+        ),
     }
 }

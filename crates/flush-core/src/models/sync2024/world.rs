@@ -172,6 +172,13 @@ pub enum HandlerAt {
     /// `"retried"` op's first attempt); `ctx_done` once the deadline has passed
     /// (gRPC cancels the handler's ctx with the client's deadline).
     Attempt { at: Box<HandlerAt>, ctx_done: bool },
+    /// Inside [`HandlerAt::Attempt`] only: `conc.AwaitAll` returned, the PK
+    /// stats of `load` read while the ctx was live; `UpdateSegmentView` next,
+    /// which reads no ctx (services.go:337-345@ca7ef26e4b), so the deadline may
+    /// pass before it. Without a deadline nothing reads the ctx, so loading
+    /// and applying are one step (the load touches nothing another goroutine
+    /// does: it commutes with every step between).
+    Apply { load: Ids },
 }
 
 pub struct Goroutine {
