@@ -1458,7 +1458,7 @@ fn a_timed_out_handler_fails_to_load_stats() {
 }
 
 /// A handler whose attempt's loads all returned before the deadline goes on
-/// to `UpdateSegmentView`, which reads no ctx (services.go:337-345@ca7ef26e4b):
+/// to `UpdateSegmentView`, which reads no ctx (services.go:337-346@ca7ef26e4b):
 /// the deadline, the retry's whole handler, datacoord's return and the flow
 /// graph's insert of 300 may all come between. With 101 missing at the
 /// datanode the first handler must load; a model that loaded and applied in

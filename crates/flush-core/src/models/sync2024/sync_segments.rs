@@ -257,7 +257,7 @@ impl World {
                 None
             }
             HandlerAt::Apply { load } => {
-                // services.go:342-345@ca7ef26e4b — the futures' values, then
+                // services.go:342-346@ca7ef26e4b — the futures' values, then
                 // UpdateSegmentView, with no look at the ctx.
                 self.update_segment_view(req, &load, ev);
                 self.finish(g);

@@ -174,7 +174,7 @@ pub enum HandlerAt {
     Attempt { at: Box<HandlerAt>, ctx_done: bool },
     /// Inside [`HandlerAt::Attempt`] only: `conc.AwaitAll` returned, the PK
     /// stats of `load` read while the ctx was live; `UpdateSegmentView` next,
-    /// which reads no ctx (services.go:337-345@ca7ef26e4b), so the deadline may
+    /// which reads no ctx (services.go:337-346@ca7ef26e4b), so the deadline may
     /// pass before it. Without a deadline nothing reads the ctx, so loading
     /// and applying are one step (the load touches nothing another goroutine
     /// does: it commutes with every step between).
