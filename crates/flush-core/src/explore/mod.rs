@@ -412,13 +412,17 @@ impl Exploration {
         if let Some(g) = &self.gave_way {
             return format!("threads: {g}\n");
         }
-        match self.budget_on_threads {
-            Some(t) => format!(
-                "threads: {t} searched depth first until a budget stopped them (they tell each other their counts {TELL_STATES} states at a time, so theirs may pass the state budget by up to {}); which states a stopped search covers depends on the order it visits them in, so another thread count covers others (--threads 1 gives one thread's report)\n",
+        let Some(t) = self.budget_on_threads else {
+            return String::new();
+        };
+        let slack = match self.stopped {
+            Stopped::MaxStates => format!(
+                " (they tell each other their counts {TELL_STATES} states at a time, so theirs may pass the state budget by up to {})",
                 (TELL_STATES - 1) * u64::from(t.saturating_sub(1))
             ),
-            None => String::new(),
-        }
+            _ => String::new(),
+        };
+        format!("threads: {t} searched depth first until a budget stopped them{slack}; which states a stopped search covers depends on the order it visits them in, so another thread count covers others (--threads 1 gives one thread's report)\n")
     }
 
     pub fn text(&self) -> String {

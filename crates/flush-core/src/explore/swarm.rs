@@ -457,10 +457,29 @@ mod tests {
             "{} states",
             x.states
         );
-        assert!(x
-            .text()
-            .contains("threads: 2 searched depth first until a budget stopped them"));
+        assert!(
+            x.text().contains("threads: 2 searched depth first until a budget stopped them (they tell each other their counts 64 states at a time, so theirs may pass the state budget by up to 63);"),
+            "{}",
+            x.text()
+        );
         assert!(x.text().contains("raise --max-states"), "{}", x.text());
+        // The memory budget likewise, with what one more state would have held.
+        let small = Options {
+            max_states: u64::MAX,
+            max_bytes: 1 << 20,
+            ..o.clone()
+        };
+        let x = swarm(&*sc, &small, 2, &mut |_| true).expect("the threads' report");
+        assert_eq!(x.stopped, Stopped::MaxBytes);
+        assert!(x.needed_bytes.is_some_and(|n| n > 1 << 20));
+        assert!(
+            x.text().contains(
+                "threads: 2 searched depth first until a budget stopped them; which states"
+            ),
+            "{}",
+            x.text()
+        );
+        assert!(x.text().contains("raise --max-memory"), "{}", x.text());
         // A violation found gives way, budget or not: one thread finds which.
         let mut bug = (*sc).clone();
         bug.set_version("ca7ef26e4b").expect("a version");
