@@ -160,12 +160,13 @@ struct ExploreArgs {
     races: bool,
     /// Threads of the search (default: every core); the result is the same for
     /// any count. Depth first runs on them while nothing it finds could depend
-    /// on its order (no violation or cut; every path to a state one length),
-    /// else one thread searches again from the start (the report's `threads:`
-    /// line says how far they went and why). A budget that stops them first
-    /// ends the search with their report (which states a stopped search covers
-    /// depends on its order on any number of threads). The race check and
-    /// --reduce run on one.
+    /// on its order (no violation, cut or memory budget; every path to a state
+    /// one length), else one thread searches again from the start (the report's `threads:`
+    /// line says how far they went and why, and lists a violation they found
+    /// that it stopped short of). The state budget, where it stops them
+    /// first, ends the search with their report (which states a stopped
+    /// search covers depends on its order on any number of threads). The race
+    /// check and --reduce run on one.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
     threads: Option<u32>,
     /// Try steps that commute in one order only (sleep sets): the same states

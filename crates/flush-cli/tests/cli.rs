@@ -2490,6 +2490,82 @@ fn explore_on_threads_stopped_by_a_budget_reports_their_search() {
     );
 }
 
+/// A thread taking the choices in reverse finds at once a panic the first
+/// order reaches late: the threads give way to one thread, which stops at
+/// the state budget before it gets there. What the threads found is no less
+/// real: it is listed (it was dropped: "none found so far", exit 0). The
+/// memory budget gives way too, as one thread fits more states in it.
+#[test]
+fn explore_keeps_what_its_threads_found_when_one_thread_stops_short() {
+    let args = |v: &str, t: &str, budget: &[&str]| {
+        let mut a = vec![
+            "explore",
+            "builtin:sync-scaled-4x3",
+            "--version",
+            v,
+            "--order",
+            "dfs",
+            "--all",
+            "--threads",
+            t,
+            "--progress",
+            "0",
+            "--page",
+            "none",
+            "--json",
+        ];
+        a.extend_from_slice(budget);
+        a.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let run = |v: &str, t: &str, budget: &[&str]| {
+        let a = args(v, t, budget);
+        let o = flushscope(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        (o.status.code(), v)
+    };
+    let (code, v) = run("4cf1a358ba", "2", &["--max-states", "1000"]);
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(v["stopped"], "max_states", "{v}");
+    let gave = v["gave_way"].as_str().unwrap();
+    assert!(
+        gave.contains("it stopped before it reached one violation the threads found"),
+        "{gave}"
+    );
+    let panic = &v["violations"][0];
+    assert_eq!(panic["kind"], "panic", "{v}");
+    let schedule = panic["schedule"].as_str().unwrap();
+    // Its schedule replays it.
+    let replay = flushscope(&[
+        "run",
+        "builtin:sync-scaled-4x3",
+        "--version",
+        "4cf1a358ba",
+        "--schedule",
+        schedule,
+        "--json",
+    ]);
+    let r: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap();
+    assert_eq!(r["outcome"]["kind"], "panic", "{r}");
+    // One thread alone finds nothing within that budget.
+    let (code, one) = run("4cf1a358ba", "1", &["--max-states", "1000"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(one["violations"].as_array().unwrap().len(), 0);
+    // A memory budget gives way (at a version where nothing breaks), and the
+    // one thread covers what it alone does.
+    let mem = ["--max-memory", "1M"];
+    let (_, two) = run("b5c9a7364b", "2", &mem);
+    let (_, one) = run("b5c9a7364b", "1", &mem);
+    assert!(
+        two["gave_way"]
+            .as_str()
+            .unwrap()
+            .contains("the memory budget stopped them, and one thread fits more states in it"),
+        "{two}"
+    );
+    assert_eq!(two["states"], one["states"]);
+    assert_eq!(two["stopped"], "max_bytes");
+}
+
 #[test]
 fn explore_says_when_its_threads_gave_way_to_one() {
     let args = |t: &str| {

@@ -224,8 +224,6 @@ pub(super) struct Counts {
     pub stopped: Option<Stopped>,
     /// It found a violation.
     pub found: bool,
-    /// What one more state would have held when the memory budget stopped it.
-    pub needed_bytes: Option<u64>,
     pub peak_bytes: u64,
     /// Bytes of one state, sampled (the largest seen).
     pub state_bytes: u64,
@@ -401,7 +399,6 @@ impl<M: Model> Explorer<M> {
             depth_cut: self.depth_cut,
             stopped: self.stopped,
             found: !self.found.is_empty(),
-            needed_bytes: self.needed_bytes,
             peak_bytes: self.peak_bytes,
             state_bytes: self.state_bytes,
         }

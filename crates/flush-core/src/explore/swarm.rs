@@ -21,14 +21,20 @@
 //! once), and the caller searches again on one thread. So does one whose
 //! visited set a one-thread search might not have had the memory for.
 //!
-//! A search a budget stops (the states' or the memory's) and that found
-//! nothing is the exception: which states it covered depends on its order
-//! on one thread as on several, and one thread would only stop at the same
-//! budget after as long again (sync-scaled-6x4 passed 50 million states in
-//! 6 minutes on two threads, then one thread started again from the start).
-//! Its report is the threads', and says so ([`Exploration::budget_on_threads`]).
-//! Each thread stops at the state budget as the shared set counts it, told
-//! [`TELL_STATES`] states at a time by each thread.
+//! What the threads found goes with their way to one thread ([`GaveWay`]):
+//! that one may stop at a budget before it reaches a violation a thread
+//! taking the choices in reverse found early, and the caller lists it then.
+//!
+//! A search the state budget stops and that found nothing is the exception:
+//! which states it covered depends on its order on one thread as on several,
+//! and one thread would only stop at the same budget after as long again
+//! (sync-scaled-6x4 passed 50 million states in 6 minutes on two threads,
+//! then one thread started again from the start). Its report is the
+//! threads', and says so ([`Exploration::budget_on_threads`]). Each thread
+//! stops at the state budget as the shared set counts it, told
+//! [`TELL_STATES`] states at a time by each thread. The memory budget gives
+//! way: one thread fits more states in it (the shared set's 256 tables take
+//! 2.5 MiB before they hold anything, and 10 bytes a slot to one thread's 8).
 //!
 //! The deepest level is the same on one thread as on several where every
 //! path from the start to a state has one length. The shared set keeps the
@@ -47,7 +53,7 @@ use super::fingerprint::{FpSet, SharedFpSet};
 use super::search::Counts;
 #[cfg(doc)]
 use super::TELL_STATES;
-use super::{Exploration, Explorer, Options, Progress, Stopped, PROGRESS_EVERY};
+use super::{Exploration, Explorer, Found, Options, Progress, Stopped, PROGRESS_EVERY};
 use crate::engine::Model;
 
 /// How often the thread that reports progress looks again once its own
@@ -64,16 +70,22 @@ struct Swarm<M> {
     abort: AtomicBool,
     /// Some thread's search found something or stopped (not by `abort`).
     stirred: AtomicBool,
-    /// The budget that stopped a thread, where none found anything: the
-    /// state or the memory budget, and what one more state would have held.
-    budget: Mutex<Option<(Stopped, Option<u64>)>>,
+    /// The state budget stopped a thread, and none found anything.
+    states_budget: AtomicBool,
+    /// The memory budget stopped a thread, and none found anything.
+    memory_budget: AtomicBool,
+    /// What the threads found (each thread's, shrunk), one per key: given
+    /// with the threads' way to one thread, which may stop at a budget
+    /// before it reaches them.
+    found: Mutex<Vec<Found>>,
     /// Each thread's progress, as of its last slice.
     live: Vec<Mutex<Progress>>,
     finished: AtomicUsize,
 }
 
 /// What a thread's search ended with: its counts, its start state's choices,
-/// and whether it was stopped before its end.
+/// and whether it was stopped before its end (what it found goes to
+/// [`Swarm::found`]).
 type End = (Counts, u64, bool);
 
 /// Counts a thread's search as finished however it ends: a thread that
@@ -103,12 +115,14 @@ fn search<M: Model>(sw: &Swarm<M>, t: usize, between: &mut dyn FnMut()) -> End {
             let c = x.counts();
             match c.stopped {
                 _ if c.found => sw.stirred.store(true, Relaxed),
-                Some(b @ (Stopped::MaxStates | Stopped::MaxBytes)) => sw.stop_at(b, c.needed_bytes),
+                Some(Stopped::MaxStates) => sw.states_budget.store(true, Relaxed),
+                Some(Stopped::MaxBytes) => sw.memory_budget.store(true, Relaxed),
                 Some(_) => sw.stirred.store(true, Relaxed),
                 None => {}
             }
         }
-        if sw.stirred.load(Relaxed) || sw.seen.ungraded() || sw.budget_reached() {
+        let budget = sw.states_budget.load(Relaxed) || sw.memory_budget.load(Relaxed);
+        if sw.stirred.load(Relaxed) || sw.seen.ungraded() || budget {
             sw.abort.store(true, Relaxed);
         }
         *sw.live[t].lock().unwrap_or_else(PoisonError::into_inner) = x.progress();
@@ -121,21 +135,24 @@ fn search<M: Model>(sw: &Swarm<M>, t: usize, between: &mut dyn FnMut()) -> End {
             aborted = true;
         }
     }
+    if x.counts().found {
+        sw.keep(x.report().violations);
+    }
     (x.counts(), root, aborted)
 }
 
 impl<M> Swarm<M> {
-    /// Notes that `budget` stopped a thread (the first one noted stands).
-    fn stop_at(&self, budget: Stopped, needed_bytes: Option<u64>) {
-        let mut b = self.budget.lock().unwrap_or_else(PoisonError::into_inner);
-        b.get_or_insert((budget, needed_bytes));
-    }
-
-    fn budget_reached(&self) -> bool {
-        self.budget
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some()
+    /// Keeps what a thread found: of two findings of one key, the shorter.
+    fn keep(&self, found: Vec<Found>) {
+        let mut kept = self.found.lock().unwrap_or_else(PoisonError::into_inner);
+        for f in found {
+            match kept.iter_mut().find(|k| k.key == f.key) {
+                Some(k) if (f.steps, &f.schedule) < (k.steps, &k.schedule) => *k = f,
+                Some(_) => {}
+                None => kept.push(f),
+            }
+        }
+        kept.sort_by(|a, b| a.key.cmp(&b.key));
     }
 
     /// The threads' progress summed (the deepest level, the most).
@@ -177,30 +194,32 @@ pub fn explore_swarm<M>(
 where
     M: Model + Send + Sync,
 {
-    let mut states = 0;
-    let mut told = |p: &Progress| {
-        states = p.states;
-        progress(p)
-    };
-    swarm(sc, o, threads, &mut told).map_err(|n| GaveWay {
+    swarm(sc, o, threads, progress).map_err(|(n, states, found)| GaveWay {
         states,
         why: n.words(),
+        found,
     })
 }
 
-/// Why several threads gave nothing, and about how many states they had
-/// visited (as of the last progress report) before they did.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why several threads gave nothing, how many states they had visited before
+/// they did, and what they found
+/// (shrunk; one per key): the one thread that searches again may stop at a
+/// budget before it reaches a violation the threads found, which is no less
+/// real for it.
+#[derive(Clone, Debug, PartialEq)]
 pub struct GaveWay {
     pub states: u64,
     pub why: &'static str,
+    pub found: Vec<Found>,
 }
 
 /// Why several threads gave nothing (see [`explore_swarm`]).
 #[derive(Debug, PartialEq)]
 enum Nothing {
-    /// A violation found, a budget reached (before or after a cancel).
+    /// A violation found (or a thread's panic).
     Stirred,
+    /// The memory budget stopped them: one thread fits more states in it.
+    MemoryBudget,
     /// A path cut at the depth budget.
     Cut,
     /// A state reached by paths of two lengths.
@@ -212,7 +231,8 @@ enum Nothing {
 impl Nothing {
     fn words(&self) -> &'static str {
         match self {
-            Nothing::Stirred => "they found a violation or reached a budget, and which schedule or stop a search reports depends on the order it visits states in",
+            Nothing::Stirred => "they found a violation, and which schedule a search reports depends on the order it visits states in",
+            Nothing::MemoryBudget => "the memory budget stopped them, and one thread fits more states in it (its visited set takes fewer bytes a state than the threads' shared one)",
             Nothing::Cut => "a path was cut at the depth budget, and which states a cut leaves unexplored depends on the order states are visited in",
             Nothing::Ungraded => "a state is reached by paths of two lengths, so the deepest level depends on the order states are visited in",
             Nothing::Memory => "one thread might not have had the memory for the states they visited",
@@ -225,7 +245,7 @@ fn swarm<M>(
     o: &Options,
     threads: usize,
     progress: &mut dyn FnMut(&Progress) -> bool,
-) -> Result<Exploration, Nothing>
+) -> Result<Exploration, (Nothing, u64, Vec<Found>)>
 where
     M: Model + Send + Sync,
 {
@@ -245,7 +265,9 @@ where
         seen,
         abort: AtomicBool::new(false),
         stirred: AtomicBool::new(false),
-        budget: Mutex::new(None),
+        states_budget: AtomicBool::new(false),
+        memory_budget: AtomicBool::new(false),
+        found: Mutex::new(Vec::new()),
         live: (0..threads).map(|_| Mutex::default()).collect(),
         finished: AtomicUsize::new(0),
     };
@@ -274,13 +296,19 @@ where
         ends
     });
     sw.check(&mut |_| true);
-    merge(&sw, &ends, cancelled)
+    merge(&sw, &ends, cancelled).map_err(|n| {
+        let found = sw.found.lock().unwrap_or_else(PoisonError::into_inner);
+        (n, sw.progress().states, found.clone())
+    })
 }
 
 /// The threads' counts as one search's report, or why not (see [`explore_swarm`]).
 fn merge<M: Model>(sw: &Swarm<M>, ends: &[End], cancelled: bool) -> Result<Exploration, Nothing> {
     if sw.stirred.load(Relaxed) {
         return Err(Nothing::Stirred);
+    }
+    if sw.memory_budget.load(Relaxed) {
+        return Err(Nothing::MemoryBudget);
     }
     let mut stats = Progress::default();
     let (mut peak, mut state_bytes) = (0, 0);
@@ -302,14 +330,13 @@ fn merge<M: Model>(sw: &Swarm<M>, ends: &[End], cancelled: bool) -> Result<Explo
         let counts = (stats, stopped, 0, peak);
         super::report::<M>(sw.sc.header(), &sw.o, counts, Vec::new())
     };
-    // A budget stopped them and nothing was found: one thread would stop at
-    // that budget too, after as long again, among other states. Which states
-    // a stopped search covered depends on its order whatever the threads: the
-    // report says what these covered, and that the count is theirs.
-    if let Some((budget, needed_bytes)) = *sw.budget.lock().unwrap_or_else(PoisonError::into_inner)
-    {
-        let mut x = report(budget);
-        x.needed_bytes = needed_bytes;
+    // The state budget stopped them and nothing was found: one thread would
+    // stop at that budget too, after as long again, among other states.
+    // Which states a stopped search covered depends on its order whatever
+    // the threads: the report says what these covered, and that the count is
+    // theirs. (The memory budget gives way: one thread fits more in it.)
+    if sw.states_budget.load(Relaxed) {
+        let mut x = report(Stopped::MaxStates);
         x.budget_on_threads = Some(ends.len() as u32);
         return Ok(x);
     }
@@ -368,9 +395,9 @@ mod tests {
                         assert_eq!(counts_only(x), one, "{name} on {t} threads: {o:?}");
                         swarmed += 1;
                     }
-                    Err(Nothing::Ungraded) => assert!(!graded, "{name}: {o:?}"),
+                    Err((Nothing::Ungraded, ..)) => assert!(!graded, "{name}: {o:?}"),
                     // Only where the order could change the result.
-                    Err(why) => assert!(
+                    Err((why, ..)) => assert!(
                         !one.violations.is_empty()
                             || one.depth_cut > 0
                             || one.stopped != Stopped::Exhausted,
@@ -387,20 +414,15 @@ mod tests {
     /// threads' counting leaves.
     fn budget_alike(x: &Exploration, one: &Exploration, o: &Options, t: usize) {
         let why = format!("{} on {t} threads: {o:?}", x.scenario);
-        assert!(
-            matches!(x.stopped, Stopped::MaxStates | Stopped::MaxBytes),
-            "{why}"
-        );
+        assert_eq!(x.stopped, Stopped::MaxStates, "{why}");
         assert!(x.truncated && x.violations.is_empty(), "{why}");
         assert_eq!(x.budget_on_threads, Some(t as u32), "{why}");
-        if x.stopped == Stopped::MaxStates {
-            let slack = (crate::explore::TELL_STATES - 1) * (t as u64 - 1);
-            assert!(
-                (o.max_states..=o.max_states + slack).contains(&x.states),
-                "{why}: {} states",
-                x.states
-            );
-        }
+        let slack = (crate::explore::TELL_STATES - 1) * (t as u64 - 1);
+        assert!(
+            (o.max_states..=o.max_states + slack).contains(&x.states),
+            "{why}: {} states",
+            x.states
+        );
         // One thread stops at that budget too, unless the states it covered
         // hold a violation (another order, other states).
         if one.violations.is_empty() {
@@ -463,23 +485,20 @@ mod tests {
             x.text()
         );
         assert!(x.text().contains("raise --max-states"), "{}", x.text());
-        // The memory budget likewise, with what one more state would have held.
+        // The memory budget gives way: the shared set's tables take 2.5 MiB
+        // before they hold anything, so the threads stopped within a few
+        // hundred states of a 1 MiB budget where one thread visits 45,000
+        // (sync-scaled-6x4).
         let small = Options {
             max_states: u64::MAX,
             max_bytes: 1 << 20,
             ..o.clone()
         };
-        let x = swarm(&*sc, &small, 2, &mut |_| true).expect("the threads' report");
-        assert_eq!(x.stopped, Stopped::MaxBytes);
-        assert!(x.needed_bytes.is_some_and(|n| n > 1 << 20));
-        assert!(
-            x.text().contains(
-                "threads: 2 searched depth first until a budget stopped them; which states"
-            ),
-            "{}",
-            x.text()
-        );
-        assert!(x.text().contains("raise --max-memory"), "{}", x.text());
+        let (why, states, found) = swarm(&*sc, &small, 2, &mut |_| true)
+            .err()
+            .expect("gave way");
+        assert_eq!((why, found), (Nothing::MemoryBudget, Vec::new()));
+        assert!(states > 0);
         // A violation found gives way, budget or not: one thread finds which.
         let mut bug = (*sc).clone();
         bug.set_version("ca7ef26e4b").expect("a version");
@@ -491,10 +510,14 @@ mod tests {
             order: Order::Dfs,
             ..o
         };
-        assert_eq!(
-            swarm(&bug, &o, 2, &mut |_| true).err(),
-            Some(Nothing::Stirred)
-        );
+        let (why, _, found) = swarm(&bug, &o, 2, &mut |_| true).err().expect("gave way");
+        assert_eq!(why, Nothing::Stirred);
+        // With what they found, shrunk, for the one thread that may stop
+        // at a budget before it reaches it.
+        assert!(!found.is_empty());
+        for f in &found {
+            assert!(f.steps > 0 && !f.key.is_empty(), "{f:?}");
+        }
         let o = Options {
             max_states: 1_000_000,
             ..o
