@@ -510,7 +510,7 @@ mod tests {
             order: Order::Dfs,
             ..o
         };
-        let (why, _, found) = swarm(&bug, &o, 2, &mut |_| true).err().expect("gave way");
+        let (why, _, found) = swarm(&bug, &o, 2, &mut |_| true).expect_err("gave way");
         assert_eq!(why, Nothing::Stirred);
         // With what they found, shrunk, for the one thread that may stop
         // at a budget before it reaches it.
