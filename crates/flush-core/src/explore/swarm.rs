@@ -494,9 +494,7 @@ mod tests {
             max_bytes: 1 << 20,
             ..o.clone()
         };
-        let (why, states, found) = swarm(&*sc, &small, 2, &mut |_| true)
-            .err()
-            .expect("gave way");
+        let (why, states, found) = swarm(&*sc, &small, 2, &mut |_| true).expect_err("gave way");
         assert_eq!((why, found), (Nothing::MemoryBudget, Vec::new()));
         assert!(states > 0);
         // A violation found gives way, budget or not: one thread finds which.
