@@ -615,15 +615,20 @@ impl Exploration {
     }
 }
 
-/// `1.5 GiB`, `12 MiB`, `800 KiB`.
+/// `1.5 GiB`, `12 MiB`, `2.9 MiB`, `800 KiB`: rounded to the nearest, a
+/// tenth below 10 MiB (whole MiB print whole). It took whole MiB down, so a
+/// search that held 2,096,836 bytes under a 2 MiB budget said "held ~1 MiB".
 pub fn bytes_words(b: u64) -> String {
     const K: u64 = 1 << 10;
     const M: u64 = 1 << 20;
     const G: u64 = 1 << 30;
     if b >= G {
         format!("{:.1} GiB", b as f64 / G as f64)
+    } else if b >= 10 * M || b % M == 0 {
+        format!("{} MiB", (b + M / 2) / M)
     } else if b >= M {
-        format!("{} MiB", b / M)
+        let tenths = (b * 10 + M / 2) / M;
+        format!("{}.{} MiB", tenths / 10, tenths % 10)
     } else {
         format!("{} KiB", b.div_ceil(K))
     }

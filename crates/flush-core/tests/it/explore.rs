@@ -725,3 +725,17 @@ fn a_search_of_exactly_its_state_budget_is_complete() {
     }
     assert_eq!(checked, 12);
 }
+
+/// Sizes are rounded to the nearest, a tenth below 10 MiB: a search that held
+/// 2,096,836 bytes under a 2 MiB budget said "held ~1 MiB".
+#[test]
+fn sizes_in_words_round_to_the_nearest() {
+    use flush_core::explore::bytes_words;
+    assert_eq!(bytes_words(2_096_836), "2.0 MiB");
+    assert_eq!(bytes_words(3_144_400), "3.0 MiB");
+    assert_eq!(bytes_words(1_572_864), "1.5 MiB");
+    assert_eq!(bytes_words(8 << 20), "8 MiB");
+    assert_eq!(bytes_words((12 << 20) + (600 << 10)), "13 MiB");
+    assert_eq!(bytes_words(800 << 10), "800 KiB");
+    assert_eq!(bytes_words(3 << 29), "1.5 GiB");
+}
