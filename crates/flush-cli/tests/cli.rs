@@ -2465,7 +2465,7 @@ fn explore_on_threads_stopped_by_a_budget_reports_their_search() {
     assert_eq!(v["budget_on_threads"], 2, "{v}");
     assert!(v.get("gave_way").is_none(), "{v}");
     let states = v["states"].as_u64().unwrap();
-    assert!((20_000..20_064).contains(&states), "{states} states");
+    assert!((20_000..=20_064).contains(&states), "{states} states");
     let text = flushscope(&[
         "explore",
         "builtin:sync-scaled-4x3",

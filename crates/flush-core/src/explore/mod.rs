@@ -213,7 +213,8 @@ pub const PROGRESS_EVERY: u64 = 4096;
 
 /// Depth first on several threads, each tells the others the states it
 /// visited this many at a time; each stops at the state budget as told, so
-/// they may pass it by this many less one each but one.
+/// they may pass it by this many each but one (63 untold, and one it has
+/// just inserted and not counted yet).
 pub(crate) const TELL_STATES: u64 = 64;
 
 impl Options {
@@ -418,7 +419,7 @@ impl Exploration {
         let slack = match self.stopped {
             Stopped::MaxStates => format!(
                 " (they tell each other their counts {TELL_STATES} states at a time, so theirs may pass the state budget by up to {})",
-                (TELL_STATES - 1) * u64::from(t.saturating_sub(1))
+                TELL_STATES * u64::from(t.saturating_sub(1))
             ),
             _ => String::new(),
         };
