@@ -1522,33 +1522,6 @@ fn a_handler_that_loaded_before_its_deadline_applies_after_it() {
     }
 }
 
-/// The policy matrix of a `"retried"` scenario: a row that is a version's
-/// preset runs the op as that version does. It ran every row as the file's
-/// version, with its per-attempt deadline: "as in 2e434e4453" searched 51
-/// states where `explore --version 2e434e4453` searches 12 (helper-97).
-#[test]
-fn a_matrix_row_runs_a_retried_op_as_its_version_does() {
-    let sc = retried_at(Version::Ca7ef26e4b, true);
-    let o = flush_core::explore::Options::exhaustive(100, 1_000_000);
-    let rows = flush_core::explore::matrix(&sc, &o, &mut |_| {});
-    let mut seen = 0;
-    for v in Version::ALL {
-        let row = rows
-            .iter()
-            .find(|r| r.presets.contains(&v.as_str()))
-            .expect("a row per version");
-        let alone =
-            flush_core::explore::explore_with(&with_version(sc.clone(), v), &o, &mut |_| true);
-        assert_eq!(row.states, alone.states, "{v:?}");
-        let kinds = |f: &[flush_core::explore::Found]| -> Vec<String> {
-            f.iter().map(|f| f.key.clone()).collect()
-        };
-        assert_eq!(kinds(&row.findings), kinds(&alone.violations), "{v:?}");
-        seen += 1;
-    }
-    assert_eq!(seen, 6);
-}
-
 /// #34226 (before 2e434e4453) calls without a per-attempt deadline
 /// (session_manager.go:240-242@2e434e4453): no attempt times out, the mark has
 /// no effect, and the run says so where the request is sent. The reduction's

@@ -52,11 +52,6 @@ pub struct Knobs {
     pub request: RequestFilter,
     pub keep: ViewKeep,
     pub load: LoadRule,
-    /// Each SyncSegments attempt runs under a deadline (session_manager.go:241@ca7ef26e4b;
-    /// none from #34226, :240-242@2e434e4453): what a `"retried"` op does.
-    /// No knob of the design space: the version's, or the matrix's for a
-    /// row that is a version's preset ([`super::setup::Policy::deadline`]).
-    pub deadline: bool,
 }
 
 fn name_of<T: PartialEq>(all: &[(&'static str, T)], v: T) -> &'static str {
@@ -72,7 +67,6 @@ impl Knobs {
             request: p.request.unwrap_or(k.request),
             keep: p.keep.unwrap_or(k.keep),
             load: p.load.unwrap_or(k.load),
-            deadline: p.deadline.unwrap_or(k.deadline),
         }
     }
 
@@ -108,13 +102,7 @@ impl Knobs {
             request,
             keep,
             load,
-            deadline: v.attempt_deadline(),
         }
-    }
-
-    /// The design space's knobs (not the deadline), to compare with a preset's.
-    pub fn design(&self) -> (RequestFilter, ViewKeep, LoadRule) {
-        (self.request, self.keep, self.load)
     }
 }
 

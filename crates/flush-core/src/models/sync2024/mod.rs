@@ -206,21 +206,23 @@ impl crate::engine::Model for Scenario {
         for &(_, _, request) in REQUEST_SETTINGS {
             for &(_, _, keep) in KEEP_SETTINGS {
                 for &(_, _, load) in LOAD_SETTINGS {
-                    let k = (request, keep, load);
-                    let presets: Vec<Version> = Version::ALL
-                        .into_iter()
-                        .filter(|&x| Knobs::of(x).design() == k)
-                        .collect();
+                    let k = Knobs {
+                        request,
+                        keep,
+                        load,
+                    };
                     let mut v = self.clone();
                     v.policy = setup::Policy {
                         request: Some(request),
                         keep: Some(keep),
                         load: Some(load),
-                        // A version's preset runs a "retried" op as that
-                        // version does (it ran it as the scenario's).
-                        deadline: presets.first().map(|x| x.attempt_deadline()),
                     };
-                    out.push((presets.iter().map(|x| x.as_str()).collect(), v));
+                    let presets = Version::ALL
+                        .iter()
+                        .filter(|&&x| Knobs::of(x) == k)
+                        .map(|x| x.as_str())
+                        .collect();
+                    out.push((presets, v));
                 }
             }
         }

@@ -290,11 +290,6 @@ pub struct Policy {
     pub request: Option<super::RequestFilter>,
     pub keep: Option<super::ViewKeep>,
     pub load: Option<super::LoadRule>,
-    /// Whether each SyncSegments attempt runs under a deadline, where not the
-    /// version's ([`Version::attempt_deadline`]): no knob a file sets, but
-    /// the policy matrix's, so that a row that is a version's preset runs a
-    /// `"retried"` op as that version does (see `Model::variants`).
-    pub deadline: Option<bool>,
 }
 
 impl Scenario {
@@ -422,7 +417,6 @@ fn policy(top: &Fields) -> Res<Policy> {
         request: pick(&f, "request", super::knobs::REQUEST_SETTINGS)?,
         keep: pick(&f, "keep", super::knobs::KEEP_SETTINGS)?,
         load: pick(&f, "load", super::knobs::LOAD_SETTINGS)?,
-        deadline: None,
     })
 }
 

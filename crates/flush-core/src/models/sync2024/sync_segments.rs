@@ -72,12 +72,12 @@ impl World {
     /// (`context.Background()`, session_manager.go:242@2e434e4453) the mark has
     /// no effect, and the run says so.
     fn send(&mut self, req: SyncRequest, selected: Ids, retried: bool, ev: &mut Vec<Ev>) -> Flow {
-        if retried && !self.knobs.deadline {
+        if retried && !self.version.attempt_deadline() {
             ev.push(Ev::RetryWithoutDeadline {
                 version: self.version,
             });
         }
-        if retried && self.knobs.deadline {
+        if retried && self.version.attempt_deadline() {
             let at = HandlerAt::Attempt {
                 at: Box::new(HandlerAt::Receive),
                 ctx_done: false,
