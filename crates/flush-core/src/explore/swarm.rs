@@ -202,10 +202,9 @@ where
 }
 
 /// Why several threads gave nothing, how many states they had visited before
-/// they did, and what they found
-/// (shrunk; one per key): the one thread that searches again may stop at a
-/// budget before it reaches a violation the threads found, which is no less
-/// real for it.
+/// they did, and what they found (shrunk; one per key): the one thread that
+/// searches again may stop at a budget before it reaches a violation the
+/// threads found, which is no less real for it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaveWay {
     pub states: u64,
@@ -326,8 +325,10 @@ fn merge<M: Model>(sw: &Swarm<M>, ends: &[End], cancelled: bool) -> Result<Explo
         stats.transitions -= (*root).min(c.stats.transitions);
     }
     let peak = peak.max(sw.seen.bytes());
+    // Paths cut at the depth budget (a search they end gives way, below).
+    let cut = ends.iter().map(|e| e.0.depth_cut).sum();
     let report = |stopped| {
-        let counts = (stats, stopped, 0, peak);
+        let counts = (stats, stopped, cut, peak);
         super::report::<M>(sw.sc.header(), &sw.o, counts, Vec::new())
     };
     // The state budget stopped them and nothing was found: one thread would
