@@ -10,8 +10,11 @@ use super::races::races_at;
 use super::reduce::Touched;
 use super::{
     findings_new, is_invariant_key, wants_shrink, Exploration, Found, Options, Order, Progress,
-    Shrinking, Stopped, SHRINK_REPLAYS, TELL_STATES,
+    Shrinking, Stopped, SHRINK_REPLAYS,
 };
+// Only a search of several threads tells a shared set its states.
+#[cfg(not(target_arch = "wasm32"))]
+use super::TELL_STATES;
 use crate::engine::{Model, OutcomeKind};
 use crate::sched::Choice;
 
