@@ -2437,28 +2437,36 @@ fn logs_names_a_repeated_line() {
 /// one thread, which searches again from the start: the report says so and
 /// why (a 6x4 search counted 48.8 million states on two threads, then started
 /// again from 2.6 million with no word of it), and the result is one thread's.
+/// `explore SCENARIO` depth first to the end on `threads` threads, quietly,
+/// with no page links.
+fn dfs_on_threads<'a>(scenario: &'a str, threads: &'a str) -> Vec<&'a str> {
+    vec![
+        "explore",
+        scenario,
+        "--order",
+        "dfs",
+        "--all",
+        "--threads",
+        threads,
+        "--progress",
+        "0",
+        "--page",
+        "none",
+    ]
+}
+
 /// Depth first on two threads, a state budget that stops the threads before
 /// they find anything ends the search with their report: one thread would
 /// only reach the same budget after as long again (sync-scaled-6x4 passed 50
 /// million states on two threads in 6 minutes, then one thread started over).
 #[test]
 fn explore_on_threads_stopped_by_a_budget_reports_their_search() {
-    let o = flushscope(&[
-        "explore",
-        "builtin:sync-scaled-4x3",
-        "--version",
-        "b5c9a7364b",
-        "--order",
-        "dfs",
-        "--all",
-        "--threads",
-        "2",
-        "--max-states",
-        "20000",
-        "--progress",
-        "0",
-        "--json",
-    ]);
+    let args = [
+        &dfs_on_threads("builtin:sync-scaled-4x3", "2")[..],
+        &["--version", "b5c9a7364b", "--max-states", "20000"],
+    ]
+    .concat();
+    let o = flushscope(&[&args[..], &["--json"]].concat());
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["stopped"], "max_states", "{v}");
@@ -2466,21 +2474,7 @@ fn explore_on_threads_stopped_by_a_budget_reports_their_search() {
     assert!(v.get("gave_way").is_none(), "{v}");
     let states = v["states"].as_u64().unwrap();
     assert!((20_000..=20_064).contains(&states), "{states} states");
-    let text = flushscope(&[
-        "explore",
-        "builtin:sync-scaled-4x3",
-        "--version",
-        "b5c9a7364b",
-        "--order",
-        "dfs",
-        "--all",
-        "--threads",
-        "2",
-        "--max-states",
-        "20000",
-        "--progress",
-        "0",
-    ]);
+    let text = flushscope(&args);
     let out = stdout(&text);
     assert!(
         out.contains("threads: 2 searched depth first until a budget stopped them")
@@ -2497,29 +2491,14 @@ fn explore_on_threads_stopped_by_a_budget_reports_their_search() {
 /// memory budget gives way too, as one thread fits more states in it.
 #[test]
 fn explore_keeps_what_its_threads_found_when_one_thread_stops_short() {
-    let args = |v: &str, t: &str, budget: &[&str]| {
-        let mut a = vec![
-            "explore",
-            "builtin:sync-scaled-4x3",
-            "--version",
-            v,
-            "--order",
-            "dfs",
-            "--all",
-            "--threads",
-            t,
-            "--progress",
-            "0",
-            "--page",
-            "none",
-            "--json",
-        ];
-        a.extend_from_slice(budget);
-        a.into_iter().map(str::to_owned).collect::<Vec<_>>()
-    };
     let run = |v: &str, t: &str, budget: &[&str]| {
-        let a = args(v, t, budget);
-        let o = flushscope(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        let a = [
+            &dfs_on_threads("builtin:sync-scaled-4x3", t)[..],
+            &["--version", v, "--json"],
+            budget,
+        ]
+        .concat();
+        let o = flushscope(&a);
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         (o.status.code(), v)
     };
@@ -2568,24 +2547,8 @@ fn explore_keeps_what_its_threads_found_when_one_thread_stops_short() {
 
 #[test]
 fn explore_says_when_its_threads_gave_way_to_one() {
-    let args = |t: &str| {
-        [
-            "explore",
-            "builtin:segment-not-found",
-            "--order",
-            "dfs",
-            "--all",
-            "--threads",
-            t,
-            "--progress",
-            "0",
-            "--page",
-            "none",
-        ]
-        .map(str::to_owned)
-    };
-    let two = flushscope(&args("2").each_ref().map(String::as_str));
-    let one = flushscope(&args("1").each_ref().map(String::as_str));
+    let two = flushscope(&dfs_on_threads("builtin:segment-not-found", "2"));
+    let one = flushscope(&dfs_on_threads("builtin:segment-not-found", "1"));
     let out = stdout(&two);
     assert!(
         out.contains("threads: 2 threads searched depth first to about ")

@@ -1396,6 +1396,15 @@ fn a_retried_request_is_applied_after_a_new_growing_segment() {
     }
 }
 
+/// [`RETRIED`] with 101 missing at the datanode: the first handler loads
+/// its PK stats.
+fn retried_101_missing() -> String {
+    RETRIED.replace(
+        r#""datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ]"#,
+        r#""datanode": []"#,
+    )
+}
+
 fn explore_states(sc: &Scenario) -> u64 {
     let x = flush_core::explore::explore(sc, 100, 1_000_000);
     assert!(!x.truncated);
@@ -1408,10 +1417,7 @@ fn explore_states(sc: &Scenario) -> u64 {
 /// the retry's handler adds the segment.
 #[test]
 fn a_timed_out_handler_fails_to_load_stats() {
-    let text = RETRIED.replace(
-        r#""datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ]"#,
-        r#""datanode": []"#,
-    );
+    let text = retried_101_missing();
     let sc = with_version(parse(&text), Version::B5c9a7364b);
     // g0 datacoord: tick (handler g2); g2 receives (101 missing, loads);
     // g0: deadline (retry handler g3); g2: the load fails; g3 receives, loads.
@@ -1466,10 +1472,7 @@ fn a_timed_out_handler_fails_to_load_stats() {
 /// load in time and apply late.
 #[test]
 fn a_handler_that_loaded_before_its_deadline_applies_after_it() {
-    let text = RETRIED.replace(
-        r#""datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ]"#,
-        r#""datanode": []"#,
-    );
+    let text = retried_101_missing();
     let sc = with_version(parse(&text), Version::Ca7ef26e4b);
     // g0 datacoord ticks (handler g2); g2 receives (101 missing) and loads
     // under its live ctx; g0's deadline (retry handler g3); g3 receives and
