@@ -379,9 +379,9 @@ pub struct Exploration {
     /// searched again from the start): how far they went and why, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gave_way: Option<String>,
-    /// Depth first on this many threads, which a budget stopped (and nothing
-    /// found): the report is theirs, as which states a stopped search covered
-    /// depends on the order it visits them in, whatever the threads.
+    /// Depth first on this many threads, which the state budget stopped (and
+    /// nothing found): the report is theirs, as which states a stopped search
+    /// covered depends on the order it visits them in, whatever the threads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_on_threads: Option<u32>,
     /// Wall time, filled in by the caller (the core has no clock).

@@ -182,7 +182,8 @@ impl<M> Swarm<M> {
 }
 
 /// Explores `sc` depth first as `o` says on `threads` threads (2 to 256), and
-/// reports as one thread would; `None` where the result could depend on the
+/// reports as one thread would, or as the threads searched where the state
+/// budget stopped them; [`GaveWay`] where the result could depend on the
 /// order of visiting (see the module's words): search on one thread then. A
 /// cancel (`progress` says false) reports the search so far, cancelled.
 pub fn explore_swarm<M>(
