@@ -1405,6 +1405,25 @@ fn retried_101_missing() -> String {
     )
 }
 
+/// A sleep-set search of `sc` (goroutine ids kept) visits the states and
+/// finds the violations a full search does.
+fn reduced_agrees(sc: &Scenario) {
+    let o = flush_core::explore::Options {
+        ids: true,
+        ..flush_core::explore::Options::exhaustive(100, 1_000_000)
+    };
+    let full = flush_core::explore::explore_with(sc, &o, &mut |_| true);
+    let o = flush_core::explore::Options { reduce: true, ..o };
+    let reduced = flush_core::explore::explore_with(sc, &o, &mut |_| true);
+    let at = sc.version;
+    assert!(reduced.reduced && !full.truncated, "{at:?}");
+    assert_eq!(full.states, reduced.states, "{at:?}");
+    let msgs = |x: &flush_core::explore::Exploration| -> Vec<String> {
+        x.violations.iter().map(|f| f.message.clone()).collect()
+    };
+    assert_eq!(msgs(&full), msgs(&reduced), "{at:?}");
+}
+
 fn explore_states(sc: &Scenario) -> u64 {
     let x = flush_core::explore::explore(sc, 100, 1_000_000);
     assert!(!x.truncated);
@@ -1508,20 +1527,7 @@ fn a_handler_that_loaded_before_its_deadline_applies_after_it() {
     }
     // Sleep sets over the two steps' footprints visit what a full search does.
     for v in [Version::Ca7ef26e4b, Version::B5c9a7364b] {
-        let sc = with_version(parse(&text), v);
-        let o = flush_core::explore::Options {
-            ids: true,
-            ..flush_core::explore::Options::exhaustive(100, 1_000_000)
-        };
-        let full = flush_core::explore::explore_with(&sc, &o, &mut |_| true);
-        let o = flush_core::explore::Options { reduce: true, ..o };
-        let reduced = flush_core::explore::explore_with(&sc, &o, &mut |_| true);
-        assert!(reduced.reduced && !full.truncated);
-        assert_eq!(full.states, reduced.states, "{v:?}");
-        let msgs = |x: &flush_core::explore::Exploration| -> Vec<String> {
-            x.violations.iter().map(|f| f.message.clone()).collect()
-        };
-        assert_eq!(msgs(&full), msgs(&reduced), "{v:?}");
+        reduced_agrees(&with_version(parse(&text), v));
     }
 }
 
@@ -1570,23 +1576,7 @@ fn retried_has_no_effect_without_a_per_attempt_deadline() {
     assert!(flush_core::AnyScenario::parse(&bad, "bad.json").is_err());
     // Sleep sets over the new steps' footprints visit what a full search does.
     for v in &Version::ALL[..2] {
-        let sc = retried_at(*v, true);
-        let o = flush_core::explore::Options {
-            ids: true,
-            ..flush_core::explore::Options::exhaustive(100, 1_000_000)
-        };
-        let full = flush_core::explore::explore_with(&sc, &o, &mut |_| true);
-        let reduced = flush_core::explore::explore_with(
-            &sc,
-            &flush_core::explore::Options { reduce: true, ..o },
-            &mut |_| true,
-        );
-        assert!(reduced.reduced);
-        assert_eq!(full.states, reduced.states, "{v:?}");
-        let msgs = |x: &flush_core::explore::Exploration| -> Vec<String> {
-            x.violations.iter().map(|f| f.message.clone()).collect()
-        };
-        assert_eq!(msgs(&full), msgs(&reduced), "{v:?}");
+        reduced_agrees(&retried_at(*v, true));
     }
 }
 
