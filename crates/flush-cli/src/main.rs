@@ -33,7 +33,7 @@ struct At {
     #[arg(long)]
     version: Option<String>,
     /// Set a what-if knob, `KEY=SETTING` (repeatable; flush-2021: `handler_chains_tail=on`,
-    /// ...; sync-2024: `request=`, `keep=`, `load=`), after --version: the run is
+    /// ...; sync-2024: `request=`, `keep=`, `load=`, `deadline=`), after --version: the run is
     /// labelled "proposed" when it differs from the version.
     #[arg(long = "knob", value_name = "KEY=SETTING")]
     knobs: Vec<String>,

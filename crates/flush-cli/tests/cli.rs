@@ -1680,7 +1680,7 @@ fn a_knob_on_the_command_line_is_the_files_policy_and_a_bad_one_says_why() {
         ),
         (
             "filter=healthy",
-            "the sync-2024 model has no knob \"filter\"; it has request, keep and load",
+            "the sync-2024 model has no knob \"filter\"; it has request, keep, load and deadline",
         ),
     ] {
         let o = flushscope(&["run", "builtin:segment-not-found", "--knob", knob]);

@@ -15,15 +15,19 @@ pub fn builtin(name: &str) -> AnyScenario {
     flush_core::builtin::get(name).unwrap_or_else(|| panic!("no built-in {name}"))
 }
 
+/// A built-in's file, as a JSON tree.
+pub fn builtin_json(name: &str) -> serde_json::Value {
+    let path = format!("{}/../../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 /// A built-in's file with one top-level key set (`what_if`, `policy`, ...), parsed.
 pub fn builtin_with(
     name: &str,
     key: &str,
     value: serde_json::Value,
 ) -> Result<AnyScenario, flush_core::ScenarioError> {
-    let path = format!("{}/../../scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    let mut v: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut v = builtin_json(name);
     v[key] = value;
     AnyScenario::parse(&v.to_string(), name)
 }

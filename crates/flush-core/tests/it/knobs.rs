@@ -16,6 +16,24 @@ fn toy() -> AnyScenario {
     AnyScenario::parse(&text, "mutex-lost-update.json").unwrap()
 }
 
+/// segment-not-found with its SyncSegments tick `"retried"` (the knob
+/// `deadline` then matters, and is listed).
+fn retried() -> AnyScenario {
+    let mut tree = common::builtin_json("segment-not-found");
+    let ops = tree["actors"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .flat_map(|a| a["ops"].as_array_mut().unwrap().iter_mut());
+    let mut marked = 0;
+    for op in ops.filter(|o| o["op"] == "sync_segments") {
+        op["retried"] = serde_json::json!(true);
+        marked += 1;
+    }
+    assert!(marked > 0);
+    AnyScenario::parse(&tree.to_string(), "retried.json").unwrap()
+}
+
 fn settings(sc: &AnyScenario) -> Vec<(&'static str, &'static str)> {
     sc.knobs().iter().map(|k| (k.key, k.current)).collect()
 }
@@ -93,7 +111,7 @@ fn setting_a_knob_by_name_is_the_scenario_files_policy() {
             common::builtin("segment-not-found"),
             "filter",
             "healthy",
-            "no knob \"filter\"; it has request, keep and load",
+            "no knob \"filter\"; it has request, keep, load and deadline",
         ),
         (
             common::builtin("compaction-race"),
@@ -118,8 +136,11 @@ fn setting_a_knob_by_name_is_the_scenario_files_policy() {
 
 #[test]
 fn the_matrix_rows_are_every_combination_once_and_set_knob_rebuilds_each() {
-    for name in ["segment-not-found", "compaction-race"] {
-        let base = common::builtin(name);
+    for (name, base) in [
+        ("segment-not-found", common::builtin("segment-not-found")),
+        ("compaction-race", common::builtin("compaction-race")),
+        ("retried", retried()),
+    ] {
         let variants = base.variants();
         let distinct: BTreeSet<_> = variants.iter().map(|(_, v)| settings(v)).collect();
         let product: usize = base.knobs().iter().map(|k| k.settings.len()).product();
@@ -154,5 +175,14 @@ fn the_matrix_rows_are_every_combination_once_and_set_knob_rebuilds_each() {
             base.versions().len().max(1),
             "{name}: each version is one row"
         );
+        let deadline = base.knobs().iter().any(|k| k.key == "deadline");
+        assert_eq!(deadline, name == "retried", "{name}");
     }
+    // Set in a file's policy, the knob is listed (and kept on export) even
+    // without a "retried" op.
+    let mut sc = common::builtin("segment-not-found");
+    sc.set_knob("deadline", "none").unwrap();
+    assert_eq!(sc.proposed(), ["deadline=none"]);
+    assert_eq!(sc.knobs().len(), 4);
+    assert_eq!(sc.variants().len(), 64);
 }

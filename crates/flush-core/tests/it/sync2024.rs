@@ -1336,6 +1336,56 @@ fn retried_at(v: Version, retried: bool) -> Scenario {
     with_version(parse(&text), v)
 }
 
+/// The deadline is a knob: the policy matrix of a `"retried"` file at
+/// 2e434e4453 (no deadline, session_manager.go:240-242@2e434e4453) runs its
+/// row "as in ca7ef26e4b" with ca7ef26e4b's per-attempt deadline
+/// (session_manager.go:240-250@ca7ef26e4b), so it panics as a file at
+/// ca7ef26e4b does; and `deadline=per_attempt` at 2e434e4453 times out there,
+/// logging at that commit's lines (session_manager.go:244@2e434e4453).
+#[test]
+fn the_deadline_is_a_knob_the_matrix_sets_per_row() {
+    use flush_core::explore::{matrix, Options};
+    let at = retried_at(Version::V2e434e4453, true);
+    let rows = matrix(&at, &Options::exhaustive(100, 1_000_000), &mut |_| ());
+    assert_eq!(rows.len(), 64);
+    let row = |v: &str| rows.iter().find(|r| r.presets.contains(&v)).unwrap();
+    let ca7 = row("ca7ef26e4b");
+    assert!(
+        ca7.settings.contains(&("deadline", "per_attempt")),
+        "{:?}",
+        ca7.settings
+    );
+    assert!(ca7.proposed.contains(&"deadline=per_attempt"));
+    assert!(
+        ca7.findings
+            .iter()
+            .any(|f| f.message.contains("segment not found")),
+        "{}",
+        ca7.verdict()
+    );
+    assert_eq!(
+        row("2e434e4453").settings.last(),
+        Some(&("deadline", "none"))
+    );
+    let mut with = at.clone();
+    Model::set_knob(&mut with, "deadline", "per_attempt").unwrap();
+    let r = sync_run(&with, seeded(1));
+    let evs = events(&r);
+    let timed_out = pos_of(&evs, |e| matches!(e, Ev::AttemptTimedOut { .. }))
+        .expect("the first attempt times out under the knob");
+    let line = evs[timed_out].1.log_line(Version::V2e434e4453).unwrap();
+    assert!(line.contains("session_manager.go:244]"), "{line}");
+    // The reverse: a deadline-less call at ca7ef26e4b says the knob made it so.
+    let mut without = retried_at(Version::Ca7ef26e4b, true);
+    Model::set_knob(&mut without, "deadline", "none").unwrap();
+    let evs = events(&sync_run(&without, seeded(1)));
+    let said = pos_of(&evs, |e| matches!(e, Ev::RetryWithoutDeadline { .. })).unwrap();
+    let mut text = String::new();
+    evs[said].1.render(&without, &mut text);
+    assert!(text.contains("under the knob deadline=none"), "{text}");
+    assert!(panic_kinds(&without, Version::Ca7ef26e4b).is_empty());
+}
+
 /// At ca7ef26e4b the late handler removes the Growing L1 segment 300 and its
 /// sync task panics (#34018's panic, reached only through the retry); at
 /// b5c9a7364b and c65f41dc60 UpdateSegmentView keeps every Growing segment:

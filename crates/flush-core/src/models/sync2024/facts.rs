@@ -401,12 +401,12 @@ pub const LOG_SITES: &[LogSite] = &[
     LogSite::new(
         "datacoord/session_manager.go",
         "failed to sync segments",
-        &[246],
+        &[246, 244],
     ),
     LogSite::new(
         "datanode/services.go",
         "failed to load segment stats log",
-        &[328, 327],
+        &[328, 327, 334],
     ),
     LogSite::new(
         "writebuffer/write_buffer.go",
@@ -496,6 +496,8 @@ struct Lines {
     dropped_ignored: u32,
     /// The handler's "failed to load segment stats log" (services.go).
     load_failed: u32,
+    /// retry.Do's closure: "failed to sync segments" (session_manager.go).
+    attempt_failed: u32,
 }
 
 /// The line version `v` logs `message` of `file` (named as [`LOG_SITES`] name
@@ -517,15 +519,10 @@ pub fn line_of(v: Version, file: &str, message: &str) -> Option<u32> {
             return since_2e434e4453.then_some(319)
         }
         ("datanode/services.go", "segment loading PKs") => return since_2e434e4453.then_some(322),
-        // Printed where an attempt may time out (the model's only way to
-        // them); 2e434e4453 logs them at other lines (:244, services.go:334),
-        // on failures the model does not take.
-        ("datacoord/session_manager.go", "failed to sync segments") => {
-            return v.attempt_deadline().then_some(246)
-        }
-        ("datanode/services.go", "failed to load segment stats log") => {
-            return v.attempt_deadline().then_some(l.load_failed)
-        }
+        // Printed where an attempt times out (the model's only way to them:
+        // at 2e434e4453 and 439fb24b32 only under the knob deadline=per_attempt).
+        ("datacoord/session_manager.go", "failed to sync segments") => l.attempt_failed,
+        ("datanode/services.go", "failed to load segment stats log") => l.load_failed,
         ("datacoord/sync_segments_scheduler.go", "sync segments success") => l.scheduler_success,
         ("datacoord/session_manager.go", "success to sync segments") => l.session_success,
         ("datanode/services.go", "DataNode receives SyncSegments") => l.receives,
@@ -564,7 +561,15 @@ fn lines(v: Version) -> Lines {
         // datacoord/services.go:489,494@ca7ef26e4b..c65f41dc60; :490,495@4cf1a358ba and later.
         get_segment: if old_services { 489 } else { 490 },
         dropped_ignored: if old_services { 494 } else { 495 },
-        load_failed: if old_services { 328 } else { 327 },
+        // services.go:328@ca7ef26e4b..c65f41dc60, :327@4cf1a358ba,
+        // :334@2e434e4453 and 439fb24b32; session_manager.go:246 up to
+        // 4cf1a358ba, :244 from 2e434e4453 (its closure lost two lines).
+        load_failed: match v {
+            _ if old_services => 328,
+            Version::V4cf1a358ba => 327,
+            _ => 334,
+        },
+        attempt_failed: if v.attempt_deadline() { 246 } else { 244 },
     }
 }
 
@@ -793,8 +798,13 @@ impl Ev {
             RpcSucceeded => write!(out, "SyncSegments RPC returned success"),
             RetryWithoutDeadline { version } => write!(
                 out,
-                "[{}] \"retried\" has no effect at this version: SessionManagerImpl.SyncSegments calls the datanode under context.Background() (session_manager.go:240-242, #34226), so no attempt times out; the request is sent once",
-                version.as_str()
+                "[{}] \"retried\" has no effect {}: SessionManagerImpl.SyncSegments calls the datanode under context.Background() (session_manager.go:240-242@2e434e4453, #34226), so no attempt times out; the request is sent once",
+                version.as_str(),
+                if version.attempt_deadline() {
+                    "under the knob deadline=none"
+                } else {
+                    "at this version"
+                }
             ),
             AttemptTimedOut { handler, running: true } => write!(
                 out,
@@ -862,12 +872,13 @@ impl Ev {
                 "[INFO] [datacoord/session_manager.go:{}] [\"success to sync segments\"]",
                 l.session_success
             ),
-            // session_manager.go:246@ca7ef26e4b..4cf1a358ba: retry.Do's closure
-            // logs the attempt's error (DeadlineExceeded; its text is gRPC's,
-            // not compared) on the logger of nodeID and planID.
-            AttemptTimedOut { .. } => {
-                "[WARN] [datacoord/session_manager.go:246] [\"failed to sync segments\"]".to_owned()
-            }
+            // session_manager.go:246@ca7ef26e4b..4cf1a358ba (:244 later): retry.Do's
+            // closure logs the attempt's error (DeadlineExceeded; its text is
+            // gRPC's, not compared) on the logger of nodeID and planID.
+            AttemptTimedOut { .. } => format!(
+                "[WARN] [datacoord/session_manager.go:{}] [\"failed to sync segments\"]",
+                l.attempt_failed
+            ),
             // services.go:328@ca7ef26e4b (:327@4cf1a358ba): each stats-pool
             // future whose LoadStats fails logs on the handler's logger, which
             // carries the partition (:276-282).

@@ -1,6 +1,7 @@
 //! The design space the Milvus versions are points of: which segments datacoord's
 //! SyncSegments tick sends, which cached segments `UpdateSegmentView` spares, which
-//! missing ones the datanode loads. Each [`Version`] is a preset of these knobs.
+//! missing ones the datanode loads, and whether each attempt of datacoord's call
+//! has a deadline. Each [`Version`] is a preset of these knobs.
 
 use super::setup::{DcSegment, Level, SegState, Version};
 use super::MetaSeg;
@@ -46,12 +47,27 @@ pub enum LoadRule {
     FlushedNotL0,
 }
 
+/// How datacoord's `SessionManagerImpl.SyncSegments` calls the datanode in each
+/// attempt of its `retry.Do`: what a `"retried"` op's first attempt can do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Deadline {
+    /// Under `context.WithTimeout(.., CompactionRPCTimeout)` (10 s): an attempt
+    /// times out while the datanode's handler may still run, and the same
+    /// request is sent again (session_manager.go:240-250@ca7ef26e4b, the same
+    /// lines up to 4cf1a358ba).
+    PerAttempt,
+    /// Under `context.Background()`: no attempt times out, a `"retried"` mark
+    /// has no effect (session_manager.go:240-242@2e434e4453, #34226).
+    Background,
+}
+
 /// The design space the versions are points of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Knobs {
     pub request: RequestFilter,
     pub keep: ViewKeep,
     pub load: LoadRule,
+    pub deadline: Deadline,
 }
 
 fn name_of<T: PartialEq>(all: &[(&'static str, T)], v: T) -> &'static str {
@@ -67,6 +83,7 @@ impl Knobs {
             request: p.request.unwrap_or(k.request),
             keep: p.keep.unwrap_or(k.keep),
             load: p.load.unwrap_or(k.load),
+            deadline: p.deadline.unwrap_or(k.deadline),
         }
     }
 
@@ -81,6 +98,9 @@ impl Knobs {
         }
         if self.load != preset.load {
             out.push(name_of(PROPOSED_LOAD, self.load));
+        }
+        if self.deadline != preset.deadline {
+            out.push(name_of(PROPOSED_DEADLINE, self.deadline));
         }
         out
     }
@@ -102,6 +122,11 @@ impl Knobs {
             request,
             keep,
             load,
+            deadline: if v.attempt_deadline() {
+                Deadline::PerAttempt
+            } else {
+                Deadline::Background
+            },
         }
     }
 }
@@ -132,6 +157,10 @@ const PROPOSED_KEEP: &[(&str, ViewKeep)] = &[
 const PROPOSED_LOAD: &[(&str, LoadRule)] = &[
     ("load=every_missing", LoadRule::EveryMissing),
     ("load=flushed_not_l0", LoadRule::FlushedNotL0),
+];
+const PROPOSED_DEADLINE: &[(&str, Deadline)] = &[
+    ("deadline=per_attempt", Deadline::PerAttempt),
+    ("deadline=none", Deadline::Background),
 ];
 
 /// Does datacoord's request include this segment? (`sync_segments_scheduler.go`)
@@ -244,6 +273,18 @@ pub const LOAD_SETTINGS: &Settings<LoadRule> = &[
         LoadRule::FlushedNotL0,
     ),
 ];
+pub const DEADLINE_SETTINGS: &Settings<Deadline> = &[
+    (
+        "per_attempt",
+        "Datacoord calls the datanode under a 10 s deadline per attempt: a \"retried\" op's first attempt times out while its handler may still run, and retry.Do sends the same request again (session_manager.go:240-250@ca7ef26e4b).",
+        Deadline::PerAttempt,
+    ),
+    (
+        "none",
+        "Datacoord calls the datanode under context.Background(): no attempt times out, and a \"retried\" op sends its request once (session_manager.go:240-242@2e434e4453, #34226).",
+        Deadline::Background,
+    ),
+];
 
 fn knob<T: Copy + PartialEq>(
     (key, label, go): (&'static str, &'static str, &'static str),
@@ -274,10 +315,16 @@ fn knob<T: Copy + PartialEq>(
     }
 }
 
-/// The three knobs of a scenario at version `v` with `policy`.
-pub fn knob_list(v: Version, policy: super::setup::Policy) -> Vec<crate::engine::Knob> {
+/// The knobs of a scenario at version `v` with `policy`: three, and a fourth,
+/// `deadline`, when `deadline` (the scenario has a `"retried"` op, or its
+/// policy sets it; elsewhere it changes nothing).
+pub fn knob_list(
+    v: Version,
+    policy: super::setup::Policy,
+    deadline: bool,
+) -> Vec<crate::engine::Knob> {
     let (current, preset) = (Knobs::with(v, policy), Knobs::of(v));
-    vec![
+    let mut out = vec![
         knob(
             (
                 "request",
@@ -311,7 +358,21 @@ pub fn knob_list(v: Version, policy: super::setup::Policy) -> Vec<crate::engine:
             current,
             preset,
         ),
-    ]
+    ];
+    if deadline {
+        out.push(knob(
+            (
+                "deadline",
+                "Whether each attempt of datacoord's call has a deadline",
+                "session_manager.go:240-250",
+            ),
+            DEADLINE_SETTINGS,
+            |k| k.deadline,
+            current,
+            preset,
+        ));
+    }
+    out
 }
 
 fn setting<T: Copy>(key: &str, all: &Settings<T>, value: &str) -> Result<T, String> {
@@ -333,9 +394,10 @@ pub fn set_knob(policy: &mut super::setup::Policy, key: &str, value: &str) -> Re
         "request" => policy.request = Some(setting(key, REQUEST_SETTINGS, value)?),
         "keep" => policy.keep = Some(setting(key, KEEP_SETTINGS, value)?),
         "load" => policy.load = Some(setting(key, LOAD_SETTINGS, value)?),
+        "deadline" => policy.deadline = Some(setting(key, DEADLINE_SETTINGS, value)?),
         _ => {
             return Err(format!(
-                "the sync-2024 model has no knob \"{}\"; it has request, keep and load",
+                "the sync-2024 model has no knob \"{}\"; it has request, keep, load and deadline",
                 crate::scenario::json::short(key)
             ))
         }

@@ -170,7 +170,7 @@ impl crate::engine::Model for Scenario {
         Knobs::with(self.version, self.policy).differences(Knobs::of(self.version))
     }
     fn knobs(&self) -> Vec<crate::engine::Knob> {
-        knob_list(self.version, self.policy)
+        knob_list(self.version, self.policy, self.shows_deadline())
     }
     fn set_knob(&mut self, key: &str, value: &str) -> Result<(), String> {
         set_knob(&mut self.policy, key, value)
@@ -201,28 +201,43 @@ impl crate::engine::Model for Scenario {
             .collect();
         Some(("policy", apart))
     }
+    /// Every combination of the knobs [`Model::knobs`] lists: `deadline` only
+    /// where it matters (a `"retried"` op), else the version's own, and a
+    /// version is then the preset of a row whatever its deadline.
     fn variants(&self) -> Vec<(Vec<&'static str>, Scenario)> {
+        let deadlines: Vec<Option<Deadline>> = if self.shows_deadline() {
+            DEADLINE_SETTINGS.iter().map(|x| Some(x.2)).collect()
+        } else {
+            vec![None]
+        };
         let mut out = Vec::new();
         for &(_, _, request) in REQUEST_SETTINGS {
             for &(_, _, keep) in KEEP_SETTINGS {
                 for &(_, _, load) in LOAD_SETTINGS {
-                    let k = Knobs {
-                        request,
-                        keep,
-                        load,
-                    };
-                    let mut v = self.clone();
-                    v.policy = setup::Policy {
-                        request: Some(request),
-                        keep: Some(keep),
-                        load: Some(load),
-                    };
-                    let presets = Version::ALL
-                        .iter()
-                        .filter(|&&x| Knobs::of(x) == k)
-                        .map(|x| x.as_str())
-                        .collect();
-                    out.push((presets, v));
+                    for &deadline in &deadlines {
+                        let mut v = self.clone();
+                        v.policy = setup::Policy {
+                            request: Some(request),
+                            keep: Some(keep),
+                            load: Some(load),
+                            deadline,
+                        };
+                        let k = Knobs::with(v.version, v.policy);
+                        let presets = Version::ALL
+                            .iter()
+                            .filter(|&&x| {
+                                let p = Knobs::of(x);
+                                p == k
+                                    || (deadline.is_none()
+                                        && Knobs {
+                                            deadline: k.deadline,
+                                            ..p
+                                        } == k)
+                            })
+                            .map(|x| x.as_str())
+                            .collect();
+                        out.push((presets, v));
+                    }
                 }
             }
         }

@@ -217,7 +217,7 @@ pub enum Op {
     SyncSegments {
         partition: i64,
         /// `"retried": true`: the first attempt times out at datacoord and is
-        /// sent again with the same request ([`Version::attempt_deadline`]).
+        /// sent again with the same request (knob [`super::Deadline`]).
         retried: bool,
     },
     WaitFor(WaitFor),
@@ -290,9 +290,25 @@ pub struct Policy {
     pub request: Option<super::RequestFilter>,
     pub keep: Option<super::ViewKeep>,
     pub load: Option<super::LoadRule>,
+    pub deadline: Option<super::Deadline>,
 }
 
 impl Scenario {
+    /// Whether an op is `"retried"` (the knob `deadline` then matters).
+    pub fn retried(&self) -> bool {
+        self.actors.iter().any(|a| {
+            a.ops
+                .iter()
+                .any(|o| matches!(o, Op::SyncSegments { retried: true, .. }))
+        })
+    }
+
+    /// Whether the scenario shows the knob `deadline`: it has a `"retried"` op,
+    /// or its policy sets the knob.
+    pub fn shows_deadline(&self) -> bool {
+        self.policy.deadline.is_some() || self.retried()
+    }
+
     /// Runs the scenario at another version.
     pub fn at_version(&mut self, v: Version) {
         self.version = v;
@@ -399,7 +415,7 @@ fn policy(top: &Fields) -> Res<Policy> {
     };
     let f = node.fields(
         "the knobs set apart from the version",
-        &["request", "keep", "load"],
+        &["request", "keep", "load", "deadline"],
     )?;
     fn pick<T: Copy>(f: &Fields, key: &str, all: &super::knobs::Settings<T>) -> Res<Option<T>> {
         let Some(n) = f.get(key) else { return Ok(None) };
@@ -417,6 +433,7 @@ fn policy(top: &Fields) -> Res<Policy> {
         request: pick(&f, "request", super::knobs::REQUEST_SETTINGS)?,
         keep: pick(&f, "keep", super::knobs::KEEP_SETTINGS)?,
         load: pick(&f, "load", super::knobs::LOAD_SETTINGS)?,
+        deadline: pick(&f, "deadline", super::knobs::DEADLINE_SETTINGS)?,
     })
 }
 

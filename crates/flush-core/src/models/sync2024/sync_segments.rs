@@ -68,16 +68,18 @@ impl World {
     /// req)`: `retry.Do` calls the datanode with the one `req` the scheduler built
     /// (the closure captures it). A `"retried"` op's first attempt runs under its
     /// deadline (`context.WithTimeout(.., CompactionRPCTimeout)`, :241) and times
-    /// out ([`World::attempt_deadline`]); at a version without that deadline
-    /// (`context.Background()`, session_manager.go:242@2e434e4453) the mark has
-    /// no effect, and the run says so.
+    /// out ([`World::attempt_deadline`]); without that deadline (knob
+    /// `deadline=none`, as `context.Background()` at
+    /// session_manager.go:242@2e434e4453) the mark has no effect, and the run
+    /// says so.
     fn send(&mut self, req: SyncRequest, selected: Ids, retried: bool, ev: &mut Vec<Ev>) -> Flow {
-        if retried && !self.version.attempt_deadline() {
+        let deadline = self.knobs.deadline == super::Deadline::PerAttempt;
+        if retried && !deadline {
             ev.push(Ev::RetryWithoutDeadline {
                 version: self.version,
             });
         }
-        if retried && self.version.attempt_deadline() {
+        if retried && deadline {
             let at = HandlerAt::Attempt {
                 at: Box::new(HandlerAt::Receive),
                 ctx_done: false,
