@@ -86,8 +86,9 @@ enum Cmd {
     /// Progress goes to stderr on a terminal.
     Explore(ExploreArgs),
     /// The policy matrix: the scenario under every combination of its model's
-    /// knobs (flush-2021: the what_if changes; sync-2024: request, keep, load), each
-    /// explored to the end or the budget; the Milvus versions are rows of it.
+    /// knobs (flush-2021: the what_if changes; sync-2024: request, keep, load, and
+    /// deadline where an op is "retried"), each explored to the end or the budget;
+    /// the Milvus versions are rows of it.
     Matrix {
         /// Scenario file, `-` for stdin, or `builtin:NAME`.
         file: String,
