@@ -2495,6 +2495,48 @@ test('what if: a knob reruns the scenario labelled proposed, the permalink keeps
   await ctx.close();
 });
 
+test('what if: a "retried" file shows the deadline knob, and its matrix runs the row of each version with that version\'s deadline', async () => {
+  // segment-not-found at 2e434e4453 (no per-attempt deadline), its tick retried.
+  const file = JSON.parse(readFileSync(new globalThis.URL('../scenarios/segment-not-found.json', import.meta.url)));
+  file.version = '2e434e4453';
+  for (const a of file.actors) for (const o of a.ops) if (o.op === 'sync_segments') o.retried = true;
+  const buffer = Buffer.from(JSON.stringify(file));
+  const { page, errors } = await open('mode=scripted');
+  await page.setInputFiles('#upload', { name: 'retried.json', mimeType: 'application/json', buffer });
+  await page.waitForSelector('#knob-deadline');
+  assert.equal(await page.inputValue('#knob-deadline'), 'none');
+  await page.selectOption('#knob-deadline', 'per_attempt');
+  await page.waitForSelector('#proposed');
+  assert.equal((await page.textContent('#proposed')).trim(), 'proposed: deadline=per_attempt');
+  await page.click('#knobs-reset');
+  await page.waitForFunction(() => !document.querySelector('#proposed'));
+  await page.click('#matrix-btn');
+  await page.waitForFunction(() => document.querySelectorAll('#matrix tbody tr').length === 64, null, { timeout: 30000 });
+  const rows = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => ({
+    settings: tr.dataset.settings, verdict: tr.dataset.verdict, who: tr.querySelector('th').textContent,
+  })));
+  const byKey = Object.fromEntries(rows.map((r) => [r.settings, r]));
+  // Before the knob, this row ran without a deadline (the file's version's call).
+  const ca7 = byKey['request=healthy_with_pk_statslog,keep=l0_growing,load=every_missing,deadline=per_attempt'];
+  assert.deepEqual([ca7.who, ca7.verdict], ['as in ca7ef26e4b', 'finds']);
+  assert.equal(rows.filter((r) => r.who.startsWith('as in')).length, 6, 'each version is a row');
+  if (process.env.FLUSHSCOPE_BIN) {
+    const path = join(tmpdir(), `flushscope-retried-${process.pid}.json`);
+    writeFileSync(path, buffer);
+    const m = spawnSync(process.env.FLUSHSCOPE_BIN, ['matrix', path, '--json']);
+    rmSync(path);
+    const cli = JSON.parse(m.stdout.toString());
+    assert.equal(cli.length, rows.length, m.stderr.toString());
+    for (const r of cli) {
+      const key = Object.entries(r.settings).map(([k, v]) => `${k}=${v}`).join(',');
+      assert.equal(byKey[key].verdict, r.findings.length ? 'finds' : 'ok', key);
+    }
+  }
+  await audit(page, 'the deadline knob and a matrix of 64 rows');
+  await page.locator('#whatif').screenshot({ path: `${SHOTS}41-whatif-deadline.png` });
+  await noCrash(page, errors);
+});
+
 test('guided tours: each plays to its end by keyboard, every stop at its step with its highlight, the glossary on hover and focus', async () => {
   const { page, ctx, errors } = await open('', { waitFor: '#tours' });
   for (const id of ['one-flush', 'injections', 'issue-34018']) {
