@@ -554,6 +554,56 @@ impl SharedFpSet {
     }
 }
 
+/// One thread's memory of the fingerprints it has put into or found in a
+/// [`SharedFpSet`], with their depths: direct mapped, a slot per few bits of a
+/// fingerprint, the last one met there kept. Three steps in four reach a
+/// state visited before, most often one this thread reached a few steps back
+/// (the other order of two steps that commute); found here, the shared set's
+/// lock is not taken, and its line does not cross to this thread's core.
+/// [`SLOTS`](Recent::SLOTS) × 10 bytes, counted in the shared set's bytes.
+#[cfg(not(target_arch = "wasm32"))]
+pub struct Recent {
+    fps: Box<[u64]>,
+    depths: Box<[u16]>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Recent {
+    const SLOTS: usize = 1 << 14;
+
+    /// A thread's memory, its bytes added to `set`'s.
+    pub fn new(set: &SharedFpSet) -> Recent {
+        let bytes = Self::SLOTS * (size_of::<u64>() + size_of::<u16>());
+        set.bytes
+            .fetch_add(bytes as u64, std::sync::atomic::Ordering::Relaxed);
+        Recent {
+            fps: vec![EMPTY; Self::SLOTS].into_boxed_slice(),
+            depths: vec![0; Self::SLOTS].into_boxed_slice(),
+        }
+    }
+
+    /// As [`SharedFpSet::insert`] (0 is 1 there too): a fingerprint this
+    /// thread met at its slot is not looked up again, and a depth other than
+    /// the one it was met at is told as the shared set tells it. A depth met
+    /// there is the state's first depth, or the set has been told of another.
+    pub fn insert(&mut self, set: &SharedFpSet, fp: u64, depth: u32) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let fp = if fp == EMPTY { 1 } else { fp };
+        let i = (fp >> 8) as usize & (Self::SLOTS - 1);
+        if self.fps[i] == fp {
+            if u32::from(self.depths[i]) != depth {
+                set.ungraded.store(true, Relaxed);
+            }
+            return false;
+        }
+        let new = set.insert(fp, depth);
+        if let Ok(d) = u16::try_from(depth) {
+            (self.fps[i], self.depths[i]) = (fp, d);
+        }
+        new
+    }
+}
+
 /// `fp * n / 2^64` rounded down, in u64 arithmetic: `(fp >> 32) * n` and the
 /// low half's product shifted down cannot overflow when added (at most
 /// `2^64 - 2^33 + 1` and `2^32 - 1`).
@@ -592,6 +642,39 @@ mod tests {
         // A depth no slot holds stops the search (it is told as a mismatch).
         let deep = SharedFpSet::new();
         assert!(!deep.insert(1, 70_000) && deep.ungraded());
+    }
+
+    /// A thread's memory of the shared set answers as the set does: what
+    /// another thread put there is found, a state met again at another depth
+    /// is told, 0 is 1, and its bytes are counted in the set's.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn a_threads_memory_of_the_shared_set_answers_as_the_set() {
+        let set = SharedFpSet::new();
+        let empty = set.bytes();
+        let (mut a, mut b) = (Recent::new(&set), Recent::new(&set));
+        assert_eq!(set.bytes() - empty, 2 * Recent::SLOTS as u64 * 10);
+        let fps: Vec<u64> = (0..3 * Recent::SLOTS as u64)
+            .map(|i| fingerprint(&i))
+            .collect();
+        for (i, &fp) in fps.iter().enumerate() {
+            assert!(a.insert(&set, fp, (i % 7) as u32), "{i}");
+            assert!(!a.insert(&set, fp, (i % 7) as u32), "{i}");
+        }
+        // Most are no longer in `a`'s memory; each is in the set.
+        for (i, &fp) in fps.iter().enumerate() {
+            assert!(!a.insert(&set, fp, (i % 7) as u32) && !b.insert(&set, fp, (i % 7) as u32));
+        }
+        assert!(!set.ungraded());
+        assert!(b.insert(&set, 0, 3) && !a.insert(&set, 1, 3) && !b.insert(&set, 0, 3));
+        assert!(!set.ungraded());
+        // In `b`'s memory at depth 3: another depth is told without the set.
+        assert!(!b.insert(&set, 0, 4));
+        assert!(set.ungraded());
+        let deep = SharedFpSet::new();
+        let mut c = Recent::new(&deep);
+        assert!(!c.insert(&deep, 5, 70_000) && deep.ungraded());
+        assert!(c.insert(&deep, 5, 9), "a depth beyond u16 is not kept");
     }
 
     #[test]

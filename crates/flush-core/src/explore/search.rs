@@ -89,7 +89,10 @@ const AHEAD_FROM: u64 = 8 << 20;
 enum Seen {
     Own(FpSet),
     #[cfg(not(target_arch = "wasm32"))]
-    Shared(Arc<super::fingerprint::SharedFpSet>),
+    Shared(
+        Arc<super::fingerprint::SharedFpSet>,
+        Box<super::fingerprint::Recent>,
+    ),
 }
 
 impl Seen {
@@ -100,7 +103,7 @@ impl Seen {
         match self {
             Seen::Own(s) => s.insert(fp),
             #[cfg(not(target_arch = "wasm32"))]
-            Seen::Shared(s) => s.insert(fp, _depth()),
+            Seen::Shared(s, recent) => recent.insert(s, fp, _depth()),
         }
     }
 
@@ -110,7 +113,7 @@ impl Seen {
         match self {
             Seen::Own(_) => mine,
             #[cfg(not(target_arch = "wasm32"))]
-            Seen::Shared(s) => s.states() + mine % TELL_STATES,
+            Seen::Shared(s, _) => s.states() + mine % TELL_STATES,
         }
     }
 
@@ -118,7 +121,7 @@ impl Seen {
     #[inline]
     fn visited(&self, _mine: u64) {
         #[cfg(not(target_arch = "wasm32"))]
-        if let Seen::Shared(s) = self {
+        if let Seen::Shared(s, _) = self {
             if _mine % TELL_STATES == 0 {
                 s.add_states(TELL_STATES);
             }
@@ -129,7 +132,7 @@ impl Seen {
         match self {
             Seen::Own(s) => s.contains(fp),
             #[cfg(not(target_arch = "wasm32"))]
-            Seen::Shared(s) => s.contains(fp),
+            Seen::Shared(s, _) => s.contains(fp),
         }
     }
 
@@ -137,7 +140,7 @@ impl Seen {
         match self {
             Seen::Own(s) => s.bytes(),
             #[cfg(not(target_arch = "wasm32"))]
-            Seen::Shared(s) => s.bytes(),
+            Seen::Shared(s, _) => s.bytes(),
         }
     }
 
@@ -145,7 +148,7 @@ impl Seen {
         match self {
             Seen::Own(s) => s.bytes_to_insert(),
             #[cfg(not(target_arch = "wasm32"))]
-            Seen::Shared(s) => s.bytes_to_insert(_fp),
+            Seen::Shared(s, _) => s.bytes_to_insert(_fp),
         }
     }
 
@@ -155,7 +158,7 @@ impl Seen {
         match self {
             Seen::Own(s) => s.prefetch(fp),
             #[cfg(not(target_arch = "wasm32"))]
-            Seen::Shared(s) => s.prefetch(fp),
+            Seen::Shared(s, _) => s.prefetch(fp),
         }
     }
 }
@@ -373,12 +376,14 @@ impl<M: Model> Explorer<M> {
         t: usize,
     ) -> Explorer<M> {
         let root = sc.init();
+        let recent = Box::new(super::fingerprint::Recent::new(&seen));
         let o = Options {
             from_depth: 0,
             order: Order::Dfs,
             ..o
         };
-        let mut x = Explorer::from_state_in(sc, root, o, Vec::new(), (Seen::Shared(seen), t > 0));
+        let mut x =
+            Explorer::from_state_in(sc, root, o, Vec::new(), (Seen::Shared(seen, recent), t > 0));
         x.from_start = true;
         x.stats.states = u64::from(t == 0);
         x
