@@ -87,8 +87,8 @@ enum Cmd {
     Explore(ExploreArgs),
     /// The policy matrix: the scenario under every combination of its model's
     /// knobs (flush-2021: the what_if changes; sync-2024: request, keep, load, and
-    /// deadline where an op is "retried"), each explored to the end or the budget;
-    /// the Milvus versions are rows of it.
+    /// deadline where an op is "retried" or the file's policy sets it), each
+    /// explored to the end or the budget; the Milvus versions are rows of it.
     Matrix {
         /// Scenario file, `-` for stdin, or `builtin:NAME`.
         file: String,
@@ -1169,21 +1169,33 @@ fn apply_version(sc: &mut AnyScenario, at: &At) -> Result<(), String> {
     if let Some(v) = &at.version {
         sc.set_version(v).map_err(|e| format!("--version: {e}"))?;
     }
+    // An argument is quoted as a scenario's value is, cut to its first 40
+    // characters (the message names the setting in full where it matters).
+    let short = flush_core::scenario::json::short;
     for (i, k) in at.knobs.iter().enumerate() {
-        let (key, setting) = k
-            .split_once('=')
-            .ok_or_else(|| format!("--knob {k}: expected KEY=SETTING, e.g. keep=growing"))?;
+        let (key, setting) = k.split_once('=').ok_or_else(|| {
+            format!(
+                "--knob {}: expected KEY=SETTING, e.g. keep=growing",
+                short(k)
+            )
+        })?;
         // A second setting of one knob is a mistake, not an override.
         if let Some(first) = at.knobs[..i]
             .iter()
             .find(|f| f.split_once('=').is_some_and(|(k2, _)| k2 == key))
         {
             return Err(format!(
-                "--knob {k}: {key} is already set by --knob {first}; give each knob once"
+                "--knob {}: {} is already set by --knob {}; give each knob once",
+                short(k),
+                short(key),
+                short(first)
             ));
         }
         sc.set_knob(key, setting)
-            .map_err(|e| format!("--knob {k}: {e}"))?;
+            .map_err(|e| format!("--knob {}: {e}", short(k)))?;
+    }
+    for why in sc.idle_knobs() {
+        note(&format!("note: {why}"));
     }
     Ok(())
 }
@@ -1452,6 +1464,15 @@ fn version_words(v: &str) -> &str {
     }
 }
 
+/// `, proposed: keep=growing` for a replay under knobs apart from the version
+/// (it is of a proposal, not of the version's code), else nothing.
+fn proposed_words(proposed: &[&str]) -> String {
+    match proposed.is_empty() {
+        true => String::new(),
+        false => format!(" (proposed: {})", proposed.join(", ")),
+    }
+}
+
 fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
     let c = &i.conformance;
     let mut out = records_head(shown, &i.log);
@@ -1475,8 +1496,9 @@ fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
     out.push_str("\n# Replayed under\n");
     for t in &i.tried {
         out.push_str(&format!(
-            "  {}: {} of {} modelled lines matched{}\n",
+            "  {}{}: {} of {} modelled lines matched{}\n",
             version_words(t.version),
+            proposed_words(&t.proposed),
             t.matched,
             t.wanted,
             if t.complete { " (every one)" } else { "" }
@@ -1490,8 +1512,9 @@ fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
     }
     out.push_str(&cut_short_words(i));
     out.push_str(&format!(
-        "\n# The log, replayed under {} (schedule {}; {} states searched)\n",
+        "\n# The log, replayed under {}{} (schedule {}; {} states searched)\n",
         version_words(i.version),
+        proposed_words(&i.scenario.proposed()),
         flush_core::sched::format_schedule(&c.schedule),
         c.states
     ));

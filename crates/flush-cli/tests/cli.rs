@@ -1661,7 +1661,8 @@ fn a_knob_on_the_command_line_is_the_files_policy_and_a_bad_one_says_why() {
     std::fs::remove_file(&tmp).ok();
     assert!(by_flag["trace"].as_array().is_some_and(|t| t.len() > 7));
     assert_eq!(by_flag["trace"], by_file["trace"]);
-    // Explore takes it too: chaining the old tail removes the splice.
+    // Explore takes it too: chaining the old tail removes the splice, and
+    // the report says it is of a proposal (its JSON too).
     let o = flushscope(&[
         "explore",
         "builtin:inject-done-splice",
@@ -1669,6 +1670,63 @@ fn a_knob_on_the_command_line_is_the_files_policy_and_a_bad_one_says_why() {
         "handler_chains_tail=on",
     ]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).starts_with("# explore inject-done-splice, proposed: handler_chains_tail\n"),
+        "{}",
+        stdout(&o)
+    );
+    let o = flushscope(&[
+        "explore",
+        "builtin:segment-not-found",
+        "--knob",
+        "keep=growing",
+        "--json",
+    ]);
+    let x: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(x["proposed"], serde_json::json!(["keep=growing"]));
+    let o = flushscope(&["explore", "builtin:segment-not-found", "--json"]);
+    let x: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(x.get("proposed").is_none(), "the version's own: no key");
+    // A knob that changes nothing in this scenario is said to, on stderr.
+    let o = flushscope(&[
+        "run",
+        "builtin:segment-not-found",
+        "--version",
+        "2e434e4453",
+        "--knob",
+        "deadline=per_attempt",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "note: deadline=per_attempt changes nothing here: no sync_segments op is \"retried\""
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = flushscope(&[
+        "run",
+        "builtin:segment-not-found",
+        "--knob",
+        "deadline=per_attempt",
+    ]);
+    assert!(
+        !stderr(&o).contains("note:"),
+        "the version's own: {}",
+        stderr(&o)
+    );
+    // A long argument is quoted cut, as a scenario's values are.
+    let long = format!("deadline={}", "x".repeat(80));
+    let o = flushscope(&["run", "builtin:segment-not-found", "--knob", &long]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with(&format!(
+            "flushscope: --knob deadline={}…: ",
+            "x".repeat(31)
+        )),
+        "{}",
+        stderr(&o)
+    );
     for (knob, want) in [
         (
             "keep",
@@ -2565,4 +2623,74 @@ fn explore_says_when_its_threads_gave_way_to_one() {
     };
     assert_eq!(body(&out), body(&stdout(&one)));
     assert!(!stdout(&one).contains("threads: "));
+}
+
+/// A log replayed against a file whose knobs differ from a version is a
+/// replay of a proposal: the report says so at each version it tried (and
+/// its JSON). segment-not-found at 2e434e4453, its tick "retried", under
+/// deadline=per_attempt: the attempt times out, as 2e434e4453's code cannot.
+#[test]
+fn a_log_replayed_under_knobs_says_proposed() {
+    let path = format!(
+        "{}/../../scenarios/segment-not-found.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    file["version"] = "2e434e4453".into();
+    file["policy"] = serde_json::json!({"deadline": "per_attempt"});
+    for a in file["actors"].as_array_mut().unwrap() {
+        for o in a["ops"].as_array_mut().unwrap() {
+            if o["op"] == "sync_segments" {
+                o["retried"] = true.into();
+            }
+        }
+    }
+    let tmp = std::env::temp_dir().join(format!("flushscope-knob-log-{}", std::process::id()));
+    let (sc, log) = (tmp.with_extension("json"), tmp.with_extension("log"));
+    std::fs::write(&sc, file.to_string()).unwrap();
+    let o = flushscope(&["run", sc.to_str().unwrap(), "--logs"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The run's Milvus lines, as a log has them.
+    let lines: String = stdout(&o)
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_start().split_once("  ")?.1;
+            let milvus = l.starts_with("[INFO]") || l.starts_with("[WARN]");
+            milvus.then(|| format!("[2024/06/19 10:09:59.080 +00:00] {l}\n"))
+        })
+        .collect();
+    assert!(lines.contains("session_manager.go:244"), "{lines}");
+    std::fs::write(&log, lines).unwrap();
+    let args = [
+        "logs",
+        log.to_str().unwrap(),
+        "--against",
+        sc.to_str().unwrap(),
+    ];
+    let o = flushscope(&[&args[..], &["--page", "none"]].concat());
+    let text = stdout(&o);
+    let j = flushscope(&[&args[..], &["--page", "none", "--json"]].concat());
+    std::fs::remove_file(&sc).ok();
+    std::fs::remove_file(&log).ok();
+    assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
+    assert!(
+        text.contains("  2e434e4453 (proposed: deadline=per_attempt): 11 of 11 modelled lines matched (every one)"),
+        "{text}"
+    );
+    assert!(text.contains("  4cf1a358ba: "), "{text}");
+    assert!(
+        text.contains(
+            "# The log, replayed under 2e434e4453 (proposed: deadline=per_attempt) (schedule "
+        ),
+        "{text}"
+    );
+    let j: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+    let tried = j["tried"].as_array().unwrap();
+    let at = |v: &str| tried.iter().find(|t| t["version"] == v).unwrap();
+    assert_eq!(
+        at("2e434e4453")["proposed"],
+        serde_json::json!(["deadline=per_attempt"])
+    );
+    assert!(at("4cf1a358ba").get("proposed").is_none());
 }

@@ -166,6 +166,12 @@ pub trait Model: Clone + Sized + 'static {
     fn proposed(&self) -> Vec<&'static str> {
         Vec::new()
     }
+    /// The knobs set apart from the version that change nothing in this
+    /// scenario, each with why, in a sentence (a run is labelled "proposed"
+    /// all the same, so the faces say so).
+    fn idle_knobs(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// The model's what-if knobs, each with its settings and where this scenario
     /// stands (see [`Knob`]); empty for a model without knobs.
     fn knobs(&self) -> Vec<Knob> {

@@ -533,6 +533,10 @@ impl Inferred {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Tried {
     pub version: &'static str,
+    /// The knobs the scenario sets apart from this version
+    /// ([`crate::Model::proposed`]): the replay is of a proposal, not of it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proposed: Vec<&'static str>,
     pub complete: bool,
     /// Records explained in order, of those the model prints.
     pub matched: usize,
@@ -767,6 +771,7 @@ impl Importing {
         }
         self.tried.push(Tried {
             version: v,
+            proposed: sc.proposed(),
             complete: c.complete,
             matched: c.explained,
             wanted: c.wanted,

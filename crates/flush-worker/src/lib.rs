@@ -835,6 +835,7 @@ pub fn restore(xs: &mut [Exploration], keys: &[Vec<String>], spec: &JobSpec) {
     for (i, x) in xs.iter_mut().enumerate() {
         if let Some(s) = spec.search_of(i) {
             x.version = s.sc.header().version;
+            x.proposed = s.sc.proposed();
             // As the search applied them: a lens's searches start after the
             // run's schedule and the choice each looks at, and none goes past
             // the scenario's step limit (`Options::applied`).
@@ -1204,6 +1205,7 @@ mod tests {
         Exploration {
             scenario: "segment-not-found".into(),
             version,
+            proposed: Vec::new(),
             order: Order::Dfs,
             states: 12,
             transitions: 30,

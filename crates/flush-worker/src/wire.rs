@@ -199,12 +199,13 @@ pub(crate) fn progress(o: Obj) -> Read<Progress> {
 }
 
 /// A report as `Exploration`'s JSON has it. `options` and the findings' keys are
-/// not in it, and `version` is a `&'static str` this reader cannot make: `restore`
-/// puts all three back from the job.
+/// not in it, and `version` and `proposed` are `&'static str`s this reader
+/// cannot make: `restore` puts all four back from the job.
 pub(crate) fn exploration(o: Obj) -> Read<Exploration> {
     Ok(Exploration {
         scenario: o.str("scenario")?,
         version: None,
+        proposed: Vec::new(),
         order: o.named("order", &ORDERS)?,
         states: o.u64("states")?,
         transitions: o.u64("transitions")?,

@@ -336,6 +336,10 @@ pub struct Progress {
 pub struct Exploration {
     pub scenario: String,
     pub version: Option<&'static str>,
+    /// The knobs set apart from the version ([`Model::proposed`]): the search
+    /// is of a proposal, labelled so.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proposed: Vec<&'static str>,
     pub order: Order,
     pub states: u64,
     pub transitions: u64,
@@ -428,9 +432,13 @@ impl Exploration {
 
     pub fn text(&self) -> String {
         let mut s = format!(
-            "# explore {}{}\n",
+            "# explore {}{}{}\n",
             self.scenario,
             self.version.map(|v| format!(" @ {v}")).unwrap_or_default(),
+            match self.proposed.is_empty() {
+                true => String::new(),
+                false => format!(", proposed: {}", self.proposed.join(", ")),
+            }
         );
         s.push_str(&format!(
             "states explored: {} ({} transitions, depth {}), {}\n",
@@ -744,14 +752,16 @@ pub fn finding_keys<M: Model>(sc: &M, w: &M::State) -> Vec<String> {
 /// The report of a search: its counts (`stats`, why it stopped, paths cut at
 /// the depth budget, the most bytes held) and what it found.
 pub(crate) fn report<M: Model>(
-    header: &crate::scenario::Header,
+    sc: &M,
     o: &Options,
     (stats, stopped, depth_cut, peak_bytes): (Progress, Stopped, u64, u64),
     violations: Vec<Found>,
 ) -> Exploration {
+    let header = sc.header();
     Exploration {
         scenario: header.name.clone(),
         version: header.version,
+        proposed: sc.proposed(),
         order: o.order,
         states: stats.states,
         transitions: stats.transitions,

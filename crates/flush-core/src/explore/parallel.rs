@@ -784,7 +784,7 @@ where
     let stopped = b.stopped.unwrap_or(Stopped::Exhausted);
     let seen_bytes = read(&sh.seen).bytes();
     let mut x = super::report::<M>(
-        sc.header(),
+        sc,
         o,
         (b.stats, stopped, b.depth_cut, b.peak_bytes.max(seen_bytes)),
         b.found,

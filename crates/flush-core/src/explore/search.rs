@@ -582,7 +582,7 @@ impl<M: Model> Explorer<M> {
         }
         let peak = self.peak_bytes.max(self.seen.bytes());
         let counts = (self.stats, stopped, self.depth_cut, peak);
-        let mut x = super::report::<M>(self.sc.header(), &self.o, counts, violations);
+        let mut x = super::report::<M>(&*self.sc, &self.o, counts, violations);
         x.needed_bytes = self.needed_bytes;
         x.depth_first_from = self.depth_first_from;
         // Depth first, a state first reached at the depth limit is not searched

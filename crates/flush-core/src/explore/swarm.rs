@@ -330,7 +330,7 @@ fn merge<M: Model>(sw: &Swarm<M>, ends: &[End], cancelled: bool) -> Result<Explo
     let cut = ends.iter().map(|e| e.0.depth_cut).sum();
     let report = |stopped| {
         let counts = (stats, stopped, cut, peak);
-        super::report::<M>(sw.sc.header(), &sw.o, counts, Vec::new())
+        super::report::<M>(&*sw.sc, &sw.o, counts, Vec::new())
     };
     // The state budget stopped them and nothing was found: one thread would
     // stop at that budget too, after as long again, among other states.

@@ -195,6 +195,11 @@ impl AnyScenario {
         each_scenario!(self, s => s.proposed())
     }
 
+    /// The knobs set that change nothing here, each with why (see `Model::idle_knobs`).
+    pub fn idle_knobs(&self) -> Vec<String> {
+        each_scenario!(self, s => s.idle_knobs())
+    }
+
     /// The model's what-if knobs (see [`crate::engine::Knob`]).
     pub fn knobs(&self) -> Vec<crate::engine::Knob> {
         each_scenario!(self, s => s.knobs())

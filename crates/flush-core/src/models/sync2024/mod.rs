@@ -172,6 +172,21 @@ impl crate::engine::Model for Scenario {
     fn knobs(&self) -> Vec<crate::engine::Knob> {
         knob_list(self.version, self.policy, self.shows_deadline())
     }
+    /// `deadline` apart from the version, with no op `"retried"`: only an
+    /// attempt that times out reads it.
+    fn idle_knobs(&self) -> Vec<String> {
+        let k = Knobs::with(self.version, self.policy);
+        if self.retried() || k.deadline == Knobs::of(self.version).deadline {
+            return Vec::new();
+        }
+        let set = DEADLINE_SETTINGS
+            .iter()
+            .find(|x| x.2 == k.deadline)
+            .map_or("?", |x| x.0);
+        vec![format!(
+            "deadline={set} changes nothing here: no sync_segments op is \"retried\" (the deadline matters only to a first attempt that times out)"
+        )]
+    }
     fn set_knob(&mut self, key: &str, value: &str) -> Result<(), String> {
         set_knob(&mut self.policy, key, value)
     }
@@ -202,8 +217,9 @@ impl crate::engine::Model for Scenario {
         Some(("policy", apart))
     }
     /// Every combination of the knobs [`Model::knobs`] lists: `deadline` only
-    /// where it matters (a `"retried"` op), else the version's own, and a
-    /// version is then the preset of a row whatever its deadline.
+    /// where it matters (a `"retried"` op) or the policy sets it, else the
+    /// version's own, and a version is then the preset of a row whatever its
+    /// deadline.
     fn variants(&self) -> Vec<(Vec<&'static str>, Scenario)> {
         let deadlines: Vec<Option<Deadline>> = if self.shows_deadline() {
             DEADLINE_SETTINGS.iter().map(|x| Some(x.2)).collect()
