@@ -124,6 +124,9 @@ fn message(e: ImportError, text: &str) -> String {
 pub struct TriedView {
     /// `""`: a model without versions.
     pub version: String,
+    /// The knobs the scenario sets apart from this version: the replay is of
+    /// a proposal (see `flush_core::logs::Tried::proposed`).
+    pub proposed: Vec<String>,
     pub complete: bool,
     pub matched: usize,
     pub wanted: usize,
@@ -227,6 +230,7 @@ impl ImportView {
                 .iter()
                 .map(|t| TriedView {
                     version: t.version.to_owned(),
+                    proposed: t.proposed.iter().map(|k| (*k).to_owned()).collect(),
                     complete: t.complete,
                     matched: t.matched,
                     wanted: t.wanted,
@@ -279,6 +283,7 @@ impl ImportView {
                 let t = Obj::of(j, "a version tried")?;
                 Ok(TriedView {
                     version: t.str("version")?,
+                    proposed: each(t.arr("proposed")?, "proposed", |j| string(j, "a knob"))?,
                     complete: t.bool("complete")?,
                     matched: t.u64("matched")? as usize,
                     wanted: t.u64("wanted")? as usize,
@@ -452,6 +457,35 @@ mod tests {
         assert!(
             why.starts_with("no log FlushScope reads: its one line is not a Go panic"),
             "{why}"
+        );
+    }
+
+    /// A log replayed against a scenario whose knobs differ from a version is
+    /// a proposal's replay there: each version tried names those knobs, as
+    /// the CLI's report does, across the wire.
+    #[test]
+    fn a_version_tried_under_knobs_says_proposed() {
+        // As the page sends it: the view's knobs, each version's presets for
+        // the others.
+        let mut sc = builtin::get("segment-not-found").unwrap();
+        sc.set_knob("keep", "growing").unwrap();
+        let source = Source::Builtin("segment-not-found".into());
+        let knobs = [("keep".to_owned(), "growing".to_owned())];
+        let said = converse(&ToWorker::Import {
+            id: 5,
+            text: LOG.to_owned(),
+            against: Some(Box::new(against(&source, &sc, &knobs))),
+        });
+        let Some(FromWorker::Imported { id: 5, view }) = said.last() else {
+            panic!("{said:?}")
+        };
+        let tried = |v: &str| view.tried.iter().find(|t| t.version == v).unwrap();
+        assert_eq!(tried("ca7ef26e4b").proposed, ["keep=growing"]);
+        assert!(tried("b5c9a7364b").proposed.is_empty(), "its own keep");
+        assert_eq!(
+            tried("4cf1a358ba").proposed,
+            ["keep=growing"],
+            "the knob goes with the scenario to every version"
         );
     }
 

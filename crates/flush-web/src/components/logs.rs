@@ -478,7 +478,7 @@ fn result_view(
     list: &NodeRef,
 ) -> Html {
     let v = &i.view;
-    let under = version_words(&v.version);
+    let under = shown_words(v);
     let summary = summary(v);
     let spec = ViewSpec {
         source: i.source.clone(),
@@ -513,7 +513,7 @@ fn result_view(
 
 /// What the import found, in a sentence.
 fn summary(v: &ImportView) -> String {
-    let under = version_words(&v.version);
+    let under = shown_words(v);
     if v.complete {
         format!(
             "Under {under}, a schedule of {} prints {} the model knows, in order.",
@@ -533,13 +533,25 @@ fn summary(v: &ImportView) -> String {
     }
 }
 
-/// A version as the panel names it; `""` is a model without versions.
-fn version_words(v: &str) -> String {
-    if v.is_empty() {
+/// A version as the panel names it, with the knobs that make its replay a
+/// proposal's (a reviewer must never take one for Milvus as released); `""`
+/// is a model without versions.
+fn version_words(v: &str, proposed: &[String]) -> String {
+    let name = if v.is_empty() {
         "the scenario's code".to_owned()
     } else {
         v.to_owned()
+    };
+    match proposed.is_empty() {
+        true => name,
+        false => format!("{name} (proposed: {})", proposed.join(", ")),
     }
+}
+
+/// The version the replay is shown under, as [`version_words`] names it.
+fn shown_words(v: &ImportView) -> String {
+    let tried = v.tried.iter().find(|t| t.version == v.version);
+    version_words(&v.version, tried.map_or(&[][..], |t| &t.proposed))
 }
 
 fn versions_table(v: &ImportView, source: &Source) -> Html {
@@ -558,7 +570,7 @@ fn versions_table(v: &ImportView, source: &Source) -> Html {
             <tbody>
             {for v.tried.iter().map(|t| html! {
                 <tr data-version={t.version.clone()} data-complete={t.complete.to_string()}>
-                    <th scope="row">{version_words(&t.version)}</th>
+                    <th scope="row">{version_words(&t.version, &t.proposed)}</th>
                     <td>{format!("{} of {}", t.matched, t.wanted)}</td>
                     <td>{match &t.unexplained {
                         Some(u) => escape_unsafe(u, false).into_owned(),
