@@ -2671,6 +2671,14 @@ fn a_log_replayed_under_knobs_says_proposed() {
     let o = flushscope(&[&args[..], &["--page", "none"]].concat());
     let text = stdout(&o);
     let j = flushscope(&[&args[..], &["--page", "none", "--json"]].concat());
+    // Inferred from the log alone, no op is "retried": the report says what
+    // the model would need to print the attempt's failure.
+    let inferred = stdout(&flushscope(&[
+        "logs",
+        log.to_str().unwrap(),
+        "--page",
+        "none",
+    ]));
     std::fs::remove_file(&sc).ok();
     std::fs::remove_file(&log).ok();
     assert_eq!(o.status.code(), Some(0), "{text}{}", stderr(&o));
@@ -2693,4 +2701,8 @@ fn a_log_replayed_under_knobs_says_proposed() {
         serde_json::json!(["deadline=per_attempt"])
     );
     assert!(at("4cf1a358ba").get("proposed").is_none());
+    assert!(
+        inferred.contains("the model never takes the path that logs it here: it logs it only where an attempt times out, at a sync_segments op marked \"retried\""),
+        "{inferred}"
+    );
 }

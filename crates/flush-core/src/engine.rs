@@ -120,6 +120,12 @@ pub trait Model: Clone + Sized + 'static {
     fn log_line_at(&self, _file: &str, _message: &str) -> Option<u32> {
         None
     }
+    /// What a scenario needs for the model to print that site's line at all,
+    /// where that is more than running (an op's mark, a knob): told where no
+    /// schedule of a scenario prints a log's line.
+    fn log_needs(&self, _file: &str, _message: &str) -> Option<&'static str> {
+        None
+    }
     /// Whether the model prints the error of that site's line (where it does
     /// not, an imported line's error is not compared).
     fn log_keeps_error(&self, _file: &str, _message: &str) -> bool {

@@ -1013,9 +1013,20 @@ impl<'a, M: Model> Search<'a, M> {
             false => format!("no run of this scenario prints this line within its step limit (its \"max_steps\", {limit}), where its runs stop"),
         };
         match prints_anywhere(self.sc, k, &further) {
-            Some(Prints::No) if !self.printed_sites.contains(site_fingerprint(k)) => Some(never),
+            Some(Prints::No) if !self.printed_sites.contains(site_fingerprint(k)) => {
+                Some(self.needs(k, never))
+            }
             Some(Prints::No | Prints::Otherwise) => Some(OTHER_LEVEL.to_owned()),
             Some(Prints::Yes) | None => None,
+        }
+    }
+
+    /// `never` (no schedule prints `k`), with what the scenario would need
+    /// for the model to print it, where the model says ([`Model::log_needs`]).
+    fn needs(&self, k: &Key, never: String) -> String {
+        match self.sc.log_needs(&k.file, &k.message) {
+            Some(n) => format!("{never} here: {n}"),
+            None => never,
         }
     }
 
@@ -1035,7 +1046,10 @@ impl<'a, M: Model> Search<'a, M> {
                 Some(Prints::No) if self.printed_sites.contains(site_fingerprint(k)) => {
                     OTHER_LEVEL.to_owned()
                 }
-                Some(Prints::No) => "no schedule of this scenario prints this line: the model never takes the path that logs it".to_owned(),
+                Some(Prints::No) => self.needs(
+                    k,
+                    "no schedule of this scenario prints this line: the model never takes the path that logs it".to_owned(),
+                ),
                 None => format!(
                     "no schedule printed this line within {} states and {} steps{}",
                     self.o.max_states, self.o.max_steps, self.o.hint

@@ -140,6 +140,19 @@ impl crate::engine::Model for Scenario {
     fn log_keeps_error(&self, file: &str, message: &str) -> bool {
         crate::logs::conform::keeps_error(facts::LOG_SITES, file, message)
     }
+    /// An attempt's failure is the model's only path to these lines: a
+    /// `"retried"` op's first attempt, timed out under a per-attempt deadline
+    /// (session_manager.go:240-250@ca7ef26e4b; the handler's load under its
+    /// done ctx, services.go:328@ca7ef26e4b).
+    fn log_needs(&self, file: &str, message: &str) -> Option<&'static str> {
+        match (file, message) {
+            ("datacoord/session_manager.go", "failed to sync segments")
+            | ("datanode/services.go", "failed to load segment stats log") => Some(
+                "it logs it only where an attempt times out, at a sync_segments op marked \"retried\" under a per-attempt deadline (up to 4cf1a358ba, or the knob deadline=per_attempt)",
+            ),
+            _ => None,
+        }
+    }
     fn log_line_at(&self, file: &str, message: &str) -> Option<u32> {
         facts::line_of(self.version, file, message)
             .or_else(|| crate::logs::conform::line_here(facts::LOG_SITES, file, message))
