@@ -1694,3 +1694,69 @@ fn an_added_segment_flushed_through_its_stale_sealed_entry_is_explained() {
     }
     assert_eq!(checked, 4);
 }
+
+/// A log of a `"retried"` tick (its first attempt times out: datacoord's
+/// "failed to sync segments", session_manager.go:246@ca7ef26e4b, and two
+/// handlers' "DataNode receives SyncSegments", the first maybe after the op's
+/// success) infers one retried op, not two ticks, and is explained in full at
+/// its version: each seed's run, and the schedule where the late handler
+/// removes the new growing segment and its sync task panics (#34018's panic
+/// through the retry).
+#[test]
+fn a_retried_ticks_log_infers_a_retried_op() {
+    use flush_core::logs::{conform::Options, import};
+    const RETRIED: &str = r#"{ "name": "retried-late", "model": "sync-2024", "version": "ca7ef26e4b", "seed": 1,
+      "datacoord": [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 },
+                     { "segment": 300, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 } ],
+      "datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ],
+      "actors": [
+        { "name": "datacoord", "ops": [ { "op": "sync_segments", "partition": 1, "retried": true } ] },
+        { "name": "flowgraph", "ops": [ { "op": "wait_for", "actor": "datacoord", "index": 0 },
+                                        { "op": "insert", "segment": 300, "partition": 1, "rows": 10 },
+                                        { "op": "sync", "segment": 300 } ] } ] }"#;
+    let sc = flush_core::AnyScenario::parse(RETRIED, "retried.json").unwrap();
+    let mut policies: Vec<_> = (1..=6).map(flush_core::Policy::Seeded).collect();
+    policies.push(flush_core::Policy::Scripted {
+        script: flush_core::sched::Choice::parse_list("0,0,3,0,1,1,1,2,4").unwrap(),
+        fallback_seed: 1,
+    });
+    let mut late = 0;
+    for policy in policies {
+        let mut run = sc.run(policy.clone());
+        run.run_to_end();
+        let text = printed_log(&run);
+        assert!(text.contains("session_manager.go:246"), "{text}");
+        let i = import(&text, Some("ca7ef26e4b"), &Options::default()).unwrap();
+        let inferred = i.inferred.as_ref().unwrap();
+        assert!(
+            i.conformance.complete,
+            "{policy:?}: {:?}\n{text}{:#?}",
+            i.conformance.unexplained, inferred.notes
+        );
+        let ticks = inferred.json.matches(r#""op": "sync_segments""#).count();
+        assert_eq!(ticks, 1, "{}", inferred.json);
+        assert!(
+            inferred.json.contains(r#""retried": true"#),
+            "{}",
+            inferred.json
+        );
+        assert!(
+            inferred
+                .notes
+                .iter()
+                .any(|n| n.starts_with("Its first attempt failed (line ")),
+            "{:#?}",
+            inferred.notes
+        );
+        let success = text.find("success to sync segments").unwrap();
+        late += usize::from(text[success..].contains("DataNode receives SyncSegments"));
+        if text.contains("panic: segment not found") {
+            assert!(i.conformance.complete);
+            late += 100;
+        }
+    }
+    assert!(
+        late > 100,
+        "the panic, and a handler after the op's success: {late}"
+    );
+}

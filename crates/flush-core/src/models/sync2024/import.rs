@@ -86,6 +86,13 @@ struct Req {
     /// The first line of it the log shows (for the handler lines before
     /// either side's: the first of them).
     first: u32,
+    /// Datacoord's "failed to sync segments": its first attempt timed out
+    /// and retry.Do sent it again (session_manager.go:240-250@ca7ef26e4b),
+    /// so two handlers serve it, the first maybe after its success.
+    retried: Option<u32>,
+    /// "DataNode receives SyncSegments" lines still to come that are its
+    /// handlers' (the attempts' own), not new requests.
+    receives_left: u8,
 }
 
 #[derive(Default)]
@@ -448,7 +455,9 @@ impl Seen {
     /// the log does not show (it started before the log does), which
     /// datacoord's success line names later.
     fn open_request(&mut self, at: u32) -> usize {
-        if self.requests.last().is_none_or(|r| r.succeeded.is_some()) {
+        // A retried request's first handler may run on after its success.
+        let done = |r: &Req| r.succeeded.is_some() && r.retried.is_none();
+        if self.requests.last().is_none_or(done) {
             self.requests.push(Req {
                 first: at,
                 ..Req::default()
@@ -474,12 +483,52 @@ impl Seen {
             }
             _ => self.requests.push(Req {
                 partition,
-                received: None,
                 succeeded: Some(at),
                 first: at,
+                ..Req::default()
             }),
         }
         self.requests.len()
+    }
+
+    /// Datacoord's "failed to sync segments" at line `at` (its logger names no
+    /// partition): the request under way timed out and is sent again, so the
+    /// next "DataNode receives SyncSegments" is its second handler's; with no
+    /// request under way, its first handler has not logged yet either.
+    fn attempt_failed(&mut self, at: u32) {
+        match self.requests.last_mut() {
+            Some(r) if r.succeeded.is_none() && r.retried.is_none() => {
+                r.retried = Some(at);
+                r.receives_left = 1;
+            }
+            _ => self.requests.push(Req {
+                first: at,
+                retried: Some(at),
+                receives_left: 2,
+                ..Req::default()
+            }),
+        }
+    }
+
+    /// "DataNode receives SyncSegments" for `partition` at line `at`: a
+    /// handler of a retried request that still has one to come, else a new
+    /// request.
+    fn received(&mut self, at: u32, partition: Option<i64>) {
+        let same =
+            |r: &Req| r.partition.is_none() || partition.is_none() || r.partition == partition;
+        match self.requests.last_mut() {
+            Some(r) if r.receives_left > 0 && same(r) => {
+                r.receives_left -= 1;
+                r.received = r.received.or(Some(at));
+                r.partition = r.partition.or(partition);
+            }
+            _ => self.requests.push(Req {
+                partition,
+                received: Some(at),
+                first: at,
+                ..Req::default()
+            }),
+        }
     }
 
     fn synced(&mut self, segment: i64, at: u32, submitted: bool) {
@@ -601,12 +650,10 @@ impl Seen {
         let partition = partition_of(l);
         match (file(l), l.message.as_str(), seg) {
             ("datanode/services.go", "DataNode receives SyncSegments", _) => {
-                self.requests.push(Req {
-                    partition,
-                    received: Some(at),
-                    succeeded: None,
-                    first: at,
-                })
+                self.received(at, partition)
+            }
+            ("datacoord/session_manager.go", "failed to sync segments", _) => {
+                self.attempt_failed(at)
             }
             ("datacoord/sync_segments_scheduler.go", "sync segments success", _) => {
                 self.listed(at, partition, l.field("segments").unwrap_or_default())
@@ -1155,7 +1202,15 @@ fn request_ops(seen: &Seen, partition: i64, notes: &mut Vec<String>) -> Vec<Stri
                 r.first
             ),
         });
-        ops.push(format!(r#"{{ "op": "sync_segments", "partition": {p} }}"#));
+        if let Some(failed) = r.retried {
+            notes.push(format!(
+                "Its first attempt failed (line {failed}, \"failed to sync segments\"; the model's only such failure is an attempt that times out) and datacoord sent it again: the op is \"retried\", two handlers serve it."
+            ));
+        }
+        ops.push(match r.retried {
+            Some(_) => format!(r#"{{ "op": "sync_segments", "partition": {p}, "retried": true }}"#),
+            None => format!(r#"{{ "op": "sync_segments", "partition": {p} }}"#),
+        });
     }
     ops
 }
