@@ -192,3 +192,17 @@ pub fn builtins_at_every_version() -> Vec<(&'static str, AnyScenario)> {
 pub fn reaches(sc: &AnyScenario, schedule: &[Choice], key: &str) -> Option<usize> {
     sc.reaches(schedule, key)
 }
+
+/// A sync-2024 scenario whose one SyncSegments tick is `"retried"` (its first
+/// attempt times out while its handler runs on) before the flow graph inserts
+/// into and syncs a new growing segment, 300: at ca7ef26e4b the late handler
+/// removes it and its sync task panics.
+pub const RETRIED: &str = r#"{ "name": "retried-late", "model": "sync-2024", "version": "ca7ef26e4b", "seed": 1,
+  "datacoord": [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 },
+                 { "segment": 300, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 } ],
+  "datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ],
+  "actors": [
+    { "name": "datacoord", "ops": [ { "op": "sync_segments", "partition": 1, "retried": true } ] },
+    { "name": "flowgraph", "ops": [ { "op": "wait_for", "actor": "datacoord", "index": 0 },
+                                    { "op": "insert", "segment": 300, "partition": 1, "rows": 10 },
+                                    { "op": "sync", "segment": 300 } ] } ] }"#;

@@ -1705,16 +1705,7 @@ fn an_added_segment_flushed_through_its_stale_sealed_entry_is_explained() {
 #[test]
 fn a_retried_ticks_log_infers_a_retried_op() {
     use flush_core::logs::{conform::Options, import};
-    const RETRIED: &str = r#"{ "name": "retried-late", "model": "sync-2024", "version": "ca7ef26e4b", "seed": 1,
-      "datacoord": [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 },
-                     { "segment": 300, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 } ],
-      "datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ],
-      "actors": [
-        { "name": "datacoord", "ops": [ { "op": "sync_segments", "partition": 1, "retried": true } ] },
-        { "name": "flowgraph", "ops": [ { "op": "wait_for", "actor": "datacoord", "index": 0 },
-                                        { "op": "insert", "segment": 300, "partition": 1, "rows": 10 },
-                                        { "op": "sync", "segment": 300 } ] } ] }"#;
-    let sc = flush_core::AnyScenario::parse(RETRIED, "retried.json").unwrap();
+    let sc = flush_core::AnyScenario::parse(crate::common::RETRIED, "retried.json").unwrap();
     let mut policies: Vec<_> = (1..=6).map(flush_core::Policy::Seeded).collect();
     policies.push(flush_core::Policy::Scripted {
         script: flush_core::sched::Choice::parse_list("0,0,3,0,1,1,1,2,4").unwrap(),

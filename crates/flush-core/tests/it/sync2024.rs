@@ -1317,16 +1317,6 @@ fn stale_flushing_and_flushed_entries_change_nothing() {
 /// first attempt's handler still runs: it applies its request late, after 300
 /// was added. Datacoord does not know 300 has rows (no PK statslog), so the
 /// request leaves it out.
-const RETRIED: &str = r#"{ "name": "retried-late", "model": "sync-2024", "version": "ca7ef26e4b", "seed": 1,
-  "datacoord": [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "statslog": true, "rows": 1000 },
-                 { "segment": 300, "partition": 1, "state": "Growing", "level": "L1", "statslog": false, "rows": 0 } ],
-  "datanode":  [ { "segment": 101, "partition": 1, "state": "Flushed", "level": "L1", "rows": 1000 } ],
-  "actors": [
-    { "name": "datacoord", "ops": [ { "op": "sync_segments", "partition": 1, "retried": true } ] },
-    { "name": "flowgraph", "ops": [ { "op": "wait_for", "actor": "datacoord", "index": 0 },
-                                    { "op": "insert", "segment": 300, "partition": 1, "rows": 10 },
-                                    { "op": "sync", "segment": 300 } ] } ] }"#;
-
 fn retried_at(v: Version, retried: bool) -> Scenario {
     let text = if retried {
         RETRIED.to_owned()
