@@ -1464,7 +1464,7 @@ fn version_words(v: &str) -> &str {
     }
 }
 
-/// `, proposed: keep=growing` for a replay under knobs apart from the version
+/// ` (proposed: keep=growing)` for a replay under knobs apart from the version
 /// (it is of a proposal, not of the version's code), else nothing.
 fn proposed_words(proposed: &[&str]) -> String {
     match proposed.is_empty() {
