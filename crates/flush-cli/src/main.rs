@@ -1464,15 +1464,6 @@ fn version_words(v: &str) -> &str {
     }
 }
 
-/// ` (proposed: keep=growing)` for a replay under knobs apart from the version
-/// (it is of a proposal, not of the version's code), else nothing.
-fn proposed_words(proposed: &[&str]) -> String {
-    match proposed.is_empty() {
-        true => String::new(),
-        false => format!(" (proposed: {})", proposed.join(", ")),
-    }
-}
-
 fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
     let c = &i.conformance;
     let mut out = records_head(shown, &i.log);
@@ -1498,7 +1489,7 @@ fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
         out.push_str(&format!(
             "  {}{}: {} of {} modelled lines matched{}\n",
             version_words(t.version),
-            proposed_words(&t.proposed),
+            flush_core::report::proposed_words(" (", &t.proposed),
             t.matched,
             t.wanted,
             if t.complete { " (every one)" } else { "" }
@@ -1514,7 +1505,7 @@ fn import_text(shown: &str, i: &flush_core::logs::Import) -> String {
     out.push_str(&format!(
         "\n# The log, replayed under {}{} (schedule {}; {} states searched)\n",
         version_words(i.version),
-        proposed_words(&i.scenario.proposed()),
+        flush_core::report::proposed_words(" (", &i.scenario.proposed()),
         flush_core::sched::format_schedule(&c.schedule),
         c.states
     ));

@@ -116,20 +116,27 @@ pub fn policy_words(p: &Policy) -> String {
     }
 }
 
+/// `proposed: keep=growing, ...` after `before` for a run under knobs apart
+/// from its version ([`Model::proposed`]), else nothing: every face labels a
+/// proposal so (`", "` in a title, `" ("` after a version's name, closed).
+pub fn proposed_words<S: AsRef<str>>(before: &str, proposed: &[S]) -> String {
+    if proposed.is_empty() {
+        return String::new();
+    }
+    let knobs: Vec<&str> = proposed.iter().map(AsRef::as_ref).collect();
+    let close = if before.ends_with('(') { ")" } else { "" };
+    format!("{before}proposed: {}{close}", knobs.join(", "))
+}
+
 /// `# name (model @ version), policy`, the first line of a text trace.
 pub fn title_line<M: Model>(run: &Run<M>) -> String {
     let h = run.header();
-    let proposed = run.scenario().proposed();
     format!(
         "# {} ({}{}{}), {}",
         h.name,
         h.model,
         h.version.map(|v| format!(" @ {v}")).unwrap_or_default(),
-        if proposed.is_empty() {
-            String::new()
-        } else {
-            format!(", proposed: {}", proposed.join(", "))
-        },
+        proposed_words(", ", &run.scenario().proposed()),
         policy_words(run.policy())
     )
 }

@@ -435,10 +435,7 @@ impl Exploration {
             "# explore {}{}{}\n",
             self.scenario,
             self.version.map(|v| format!(" @ {v}")).unwrap_or_default(),
-            match self.proposed.is_empty() {
-                true => String::new(),
-                false => format!(", proposed: {}", self.proposed.join(", ")),
-            }
+            crate::report::proposed_words(", ", &self.proposed)
         );
         s.push_str(&format!(
             "states explored: {} ({} transitions, depth {}), {}\n",

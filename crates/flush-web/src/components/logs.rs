@@ -538,14 +538,14 @@ fn summary(v: &ImportView) -> String {
 /// is a model without versions.
 fn version_words(v: &str, proposed: &[String]) -> String {
     let name = if v.is_empty() {
-        "the scenario's code".to_owned()
+        "the scenario's code"
     } else {
-        v.to_owned()
+        v
     };
-    match proposed.is_empty() {
-        true => name,
-        false => format!("{name} (proposed: {})", proposed.join(", ")),
-    }
+    format!(
+        "{name}{}",
+        flush_core::report::proposed_words(" (", proposed)
+    )
 }
 
 /// The version the replay is shown under, as [`version_words`] names it.

@@ -24,8 +24,9 @@ pub mod whatif;
 /// a proposal for Milvus as released).
 pub(crate) fn version_name(sc: &flush_core::AnyScenario, v: &str) -> String {
     let mut at = sc.clone();
-    match at.set_version(v).map(|()| at.proposed()) {
-        Ok(p) if !p.is_empty() => format!("{v} (proposed: {})", p.join(", ")),
-        _ => v.to_owned(),
-    }
+    let p = at
+        .set_version(v)
+        .map(|()| at.proposed())
+        .unwrap_or_default();
+    format!("{v}{}", flush_core::report::proposed_words(" (", &p))
 }

@@ -188,17 +188,12 @@ impl crate::engine::Model for Scenario {
     /// `deadline` apart from the version, with no op `"retried"`: only an
     /// attempt that times out reads it.
     fn idle_knobs(&self) -> Vec<String> {
-        let k = Knobs::with(self.version, self.policy);
-        if self.retried() || k.deadline == Knobs::of(self.version).deadline {
-            return Vec::new();
-        }
-        let set = DEADLINE_SETTINGS
-            .iter()
-            .find(|x| x.2 == k.deadline)
-            .map_or("?", |x| x.0);
-        vec![format!(
-            "deadline={set} changes nothing here: no sync_segments op is \"retried\" (the deadline matters only to a first attempt that times out)"
-        )]
+        let retried = self.retried();
+        self.proposed()
+            .into_iter()
+            .filter(|p| !retried && p.starts_with("deadline="))
+            .map(|p| format!("{p} changes nothing here: no sync_segments op is \"retried\" (the deadline matters only to a first attempt that times out)"))
+            .collect()
     }
     fn set_knob(&mut self, key: &str, value: &str) -> Result<(), String> {
         set_knob(&mut self.policy, key, value)
